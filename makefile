@@ -1,0 +1,98 @@
+# petscspmv: GPU sparse-matrix formats as PETSc matrix types.
+#
+#   make                         build lib/libpetscspmv.so, the tests and the examples
+#   make demo                    set-up if needed, build, and run the demo solve comparing formats
+#   make check                   the whole test suite; its last line is "N passed, N failed"
+#   make install PREFIX=/path    library and header under PREFIX
+#
+# PETSc comes from PETSC_DIR/PETSC_ARCH when set, otherwise from the cached build made by
+# scripts/setup-petsc.sh (make setup).
+
+ifeq ($(strip $(PETSC_DIR)),)
+  PETSC_DIR  := $(shell bash -c '. scripts/petsc-env.sh >/dev/null; echo $$PETSC_DIR')
+  PETSC_ARCH :=
+endif
+export PETSC_DIR PETSC_ARCH
+
+PETSC_READY := $(wildcard $(PETSC_DIR)/lib/petsc/conf/variables)
+ifneq ($(PETSC_READY),)
+  include $(PETSC_DIR)/lib/petsc/conf/variables
+  include $(PETSC_DIR)/lib/petsc/conf/rules
+endif
+
+.DEFAULT_GOAL := all
+PREFIX ?= /usr/local
+LIB     = lib/libpetscspmv.so
+OBJDIR  = build/obj
+BINDIR  = build/bin
+SRC_C  := $(shell find src -name '*.c' | sort)
+SRC_CU := $(shell find src -name '*.cu' | sort)
+OBJ     = $(SRC_C:%.c=$(OBJDIR)/%.o)
+ifneq ($(strip $(CUDAC)),)
+  OBJ  += $(SRC_CU:%.cu=$(OBJDIR)/%.cu.o)
+endif
+HEADERS := $(shell find include src -name '*.h') include/petscspmv.h
+CCPPFLAGS   += -I$(CURDIR)/include
+CUDACPPFLAGS += -I$(CURDIR)/include
+CUDAC_FLAGS += -Xcompiler -Wall --extended-lambda
+
+# the stock PETSc programs the tests and the demo run with -dll_append
+PETSC_SRC ?= $(firstword $(wildcard $(PETSC_DIR)/src $(PETSC_DIR)/share/petsc/examples/src $(PETSCSPMV_CACHE_SRC)))
+PETSCSPMV_CACHE_SRC := $(shell bash -c '. scripts/petsc-env.sh >/dev/null; echo $$PETSCSPMV_CACHE/petsc-$$PETSC_VERSION/src')
+TESTS    = $(BINDIR)/test_matrices $(BINDIR)/test_ops $(BINDIR)/test_errors
+EXAMPLES = $(BINDIR)/spmvbench
+STOCK    = $(BINDIR)/ex19 $(BINDIR)/ksp_ex2
+
+all: check-petsc $(LIB) $(TESTS) $(EXAMPLES) $(STOCK)
+
+check-petsc:
+	@test -n "$(PETSC_READY)" || { echo "No PETSc at PETSC_DIR=$(PETSC_DIR): run 'make setup' (or scripts/setup-petsc.sh), or set PETSC_DIR/PETSC_ARCH to your own PETSc build"; exit 1; }
+
+setup:
+	@scripts/setup-petsc.sh
+
+$(OBJDIR)/%.o: %.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(PETSC_COMPILE_SINGLE) $<
+
+$(OBJDIR)/%.cu.o: %.cu $(HEADERS)
+	@mkdir -p $(@D)
+	$(PETSC_CUCOMPILE_SINGLE) $<
+
+$(LIB): $(OBJ)
+	@mkdir -p $(@D)
+	$(CLINKER) -shared -Wl,-soname,libpetscspmv.so -o $@ $(OBJ) $(PETSC_LIB)
+
+# tests and examples find the library next to them, wherever the tree is copied
+$(BINDIR)/%: tests/%.c tests/*.h $(LIB)
+	@mkdir -p $(@D)
+	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< -L$(CURDIR)/lib -Wl,-rpath,'$$ORIGIN/../../lib' -lpetscspmv $(PETSC_LIB)
+
+$(BINDIR)/spmvbench: examples/spmvbench.c tests/mmread.h $(LIB)
+	@mkdir -p $(@D)
+	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) -Itests $< -L$(CURDIR)/lib -Wl,-rpath,'$$ORIGIN/../../lib' -lpetscspmv $(PETSC_LIB)
+
+$(BINDIR)/ex19: $(PETSC_SRC)/snes/tutorials/ex19.c
+	@mkdir -p $(@D)
+	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< $(PETSC_LIB)
+
+$(BINDIR)/ksp_ex2: $(PETSC_SRC)/ksp/ksp/tutorials/ex2.c
+	@mkdir -p $(@D)
+	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< $(PETSC_LIB)
+
+check test: all
+	@tests/run.sh
+
+demo: setup
+	@$(MAKE) --no-print-directory all
+	@examples/demo.sh
+
+install: all
+	install -d $(PREFIX)/lib $(PREFIX)/include
+	install -m 755 $(LIB) $(PREFIX)/lib/
+	install -m 644 include/petscspmv.h $(PREFIX)/include/
+
+clean::
+	rm -rf build lib
+
+.PHONY: all check test demo install setup check-petsc

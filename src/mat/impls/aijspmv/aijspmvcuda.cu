@@ -1,0 +1,92 @@
+/*
+  Device services of the shared layer: memory, copies on PETSc's current stream, and the value
+  refresh (a gather from the CSR values into the format's slots).
+*/
+#include "aijspmvimpl.h"
+#include <petscdevice_cuda.h>
+
+PetscErrorCode MatSpmvCUDAAvailable(PetscBool *avail)
+{
+  static int ndevices = -1; /* the answer does not change during a run */
+
+  PetscFunctionBegin;
+  if (ndevices < 0) {
+    /* no driver, a stub driver or no device all mean: no GPU, not an error */
+    if (cudaGetDeviceCount(&ndevices) != cudaSuccess) ndevices = 0;
+    (void)cudaGetLastError();
+  }
+  *avail = ndevices > 0 ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDAGetStream(void **stream)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  PetscCall(PetscGetCurrentCUDAStream(&s));
+  *stream = (void *)s;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDAMalloc(void **ptr, size_t bytes)
+{
+  PetscFunctionBegin;
+  *ptr = NULL;
+  if (bytes) PetscCallCUDA(cudaMalloc(ptr, bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDAFree(void *ptr)
+{
+  PetscFunctionBegin;
+  if (ptr) PetscCallCUDA(cudaFree(ptr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDACopyToDevice(void *dst, const void *src, size_t bytes, void *stream)
+{
+  PetscFunctionBegin;
+  if (bytes) PetscCallCUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, (cudaStream_t)stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDACopyToHost(void *dst, const void *src, size_t bytes, void *stream)
+{
+  PetscFunctionBegin;
+  if (bytes) {
+    PetscCallCUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, (cudaStream_t)stream));
+    PetscCallCUDA(cudaStreamSynchronize((cudaStream_t)stream));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDAUpload(void **dst, const void *src, size_t bytes)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvCUDAMalloc(dst, bytes));
+  if (bytes) PetscCallCUDA(cudaMemcpy(*dst, src, bytes, cudaMemcpyHostToDevice));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <typename V, typename I>
+__global__ void MatSpmvGatherKernel(I nslots, const I *__restrict__ slot2csr, const V *__restrict__ csrval, V *__restrict__ val)
+{
+  for (I s = blockIdx.x * blockDim.x + threadIdx.x; s < nslots; s += gridDim.x * blockDim.x) {
+    I k    = slot2csr[s];
+    val[s] = k >= 0 ? csrval[k] : V(0);
+  }
+}
+
+PetscErrorCode MatSpmvCUDAGather(PetscInt nslots, const int *slot2csr, const PetscScalar *csrval, PetscScalar *val, void *stream)
+{
+  PetscFunctionBegin;
+  if (nslots) {
+    const int threads = 256;
+    const int blocks  = (int)PetscMin((nslots + threads - 1) / threads, 65536);
+
+    MatSpmvGatherKernel<PetscScalar, int><<<blocks, threads, 0, (cudaStream_t)stream>>>((int)nslots, slot2csr, csrval, val);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,30 @@
+#pragma once
+/* Device-side helpers shared by the formats' kernels */
+#include <petscdevice_cuda.h>
+#include <cuda/std/type_traits>
+
+/* y += v for rows shared by several threads; complex values add their two parts */
+template <typename V>
+__device__ __forceinline__ void MatSpmvAtomicAdd(V *y, V v)
+{
+  if constexpr (cuda::std::is_same<V, float>::value || cuda::std::is_same<V, double>::value) {
+    atomicAdd(y, v);
+  } else {
+    using R = decltype(v.real());
+    atomicAdd(reinterpret_cast<R *>(y), v.real());
+    atomicAdd(reinterpret_cast<R *>(y) + 1, v.imag());
+  }
+}
+
+/* host array of PetscInt -> new device array of int (sizes were checked by the layer) */
+static inline PetscErrorCode MatSpmvCUDAUploadInt(int **d, const PetscInt *h, PetscInt n)
+{
+  int *tmp;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(n, &tmp));
+  for (PetscInt k = 0; k < n; k++) tmp[k] = (int)h[k];
+  PetscCall(MatSpmvCUDAUpload((void **)d, tmp, n * sizeof(int)));
+  PetscCall(PetscFree(tmp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

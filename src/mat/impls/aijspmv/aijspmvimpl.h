@@ -1,0 +1,115 @@
+#pragma once
+/*
+  The shared layer of petscspmv: every format is a SeqAIJ/MPIAIJ whose host CSR stays the
+  master copy. The layer owns all PETSc plumbing (types, conversion, staleness, vectors,
+  streams, logging, options, viewing); a format supplies only a MatSpmvFormat table.
+*/
+#include <petscspmv.h>
+#include <petsc/private/matimpl.h>
+
+/* The CSR pattern a format builds its layout from */
+typedef struct {
+  PetscInt        m, n, nnz;
+  const PetscInt *i, *j;
+} MatSpmvCSR;
+
+/* One product operator (A, or A^T for the transpose products) in a format's layout.
+   The layer owns the values; the format owns fmt, its index arrays. */
+typedef struct _n_MatSpmvLayout *MatSpmvLayout;
+struct _n_MatSpmvLayout {
+  PetscInt     m, n;        /* rows and columns of the operator */
+  PetscInt     nnz;         /* true nonzeros */
+  PetscInt     nslots;      /* value slots, padding included */
+  PetscInt    *slot2csr;    /* CSR position of A feeding each slot, -1 for padding (host) */
+  PetscScalar *val;         /* slot values, host backend only */
+  PetscScalar *d_val;       /* slot values, CUDA backend only */
+  int         *d_slot2csr;  /* slot2csr on the device, for value refreshes */
+  size_t       indexbytes;  /* bytes of the format's index arrays (for the footprint) */
+  void        *fmt;         /* the format's own arrays, host and device */
+};
+
+/* What a format provides. All functions receive the layout of one operator. */
+typedef struct {
+  const char *name;    /* "brc": option prefix -mat_brc_, root type name */
+  const char *aijname; /* "aijbrc" */
+  const char *seqtype; /* "seqaijbrc" */
+  const char *mpitype; /* "mpiaijbrc" */
+  const char *title;   /* for viewers */
+  size_t      paramsize;
+  const void *paramsdefault;
+  /* parse -mat_<name>_* inside an open options block */
+  PetscErrorCode (*setfromoptions)(PetscOptionItems, void *params);
+  /* host layout from the CSR pattern: set L->nslots, L->slot2csr (CSR positions of csr), L->fmt, L->indexbytes */
+  PetscErrorCode (*build)(const void *params, const MatSpmvCSR *csr, MatSpmvLayout L);
+  /* row and column of every slot (row -1 for a slot no row owns) for layout checks */
+  PetscErrorCode (*slotrowcol)(MatSpmvLayout L, PetscInt *row, PetscInt *col);
+  /* y = A x (+ z, when z is not NULL; z may equal y) with the host reference kernel, from L->val */
+  PetscErrorCode (*multhost)(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y);
+  /* copy the index arrays to the device */
+  PetscErrorCode (*upload)(MatSpmvLayout L);
+  /* same as multhost on device arrays, from L->d_val, on the given cudaStream_t */
+  PetscErrorCode (*multdevice)(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, void *stream);
+  PetscErrorCode (*destroy)(MatSpmvLayout L); /* free L->fmt, host and device */
+  PetscErrorCode (*view)(MatSpmvLayout L, PetscViewer viewer);
+  /* filled in at registration */
+  PetscLogEvent event_build, event_refresh, event_mult, event_multT;
+  PetscErrorCode (*createseq)(Mat);
+  PetscErrorCode (*creatempi)(Mat);
+} MatSpmvFormat;
+
+/* Each format defines its two constructors with this and registers itself with one line
+   in src/sys/spmvpackage.c */
+#define MATSPMV_DEFINE_CREATE(SUFFIX, format) \
+  PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJ##SUFFIX(Mat A) \
+  { \
+    PetscFunctionBegin; \
+    PetscCall(MatCreate_SeqAIJSpmv(A, &(format))); \
+    PetscFunctionReturn(PETSC_SUCCESS); \
+  } \
+  PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJ##SUFFIX(Mat A) \
+  { \
+    PetscFunctionBegin; \
+    PetscCall(MatCreate_MPIAIJSpmv(A, &(format))); \
+    PetscFunctionReturn(PETSC_SUCCESS); \
+  }
+
+PETSC_INTERN PetscErrorCode MatSpmvRegisterFormat(MatSpmvFormat *);
+PETSC_INTERN PetscErrorCode MatSpmvFormatFind(MatType, MatSpmvFormat **);
+/* save the functions we override from a pristine MATSEQAIJ or MATMPIAIJ, once */
+PETSC_INTERN PetscErrorCode MatSpmvSaveBaseOps(Mat);
+PETSC_INTERN PetscErrorCode MatCreate_SeqAIJSpmv(Mat, MatSpmvFormat *);
+PETSC_INTERN PetscErrorCode MatCreate_MPIAIJSpmv(Mat, MatSpmvFormat *);
+PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqAIJSpmv(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJSpmv(Mat, MatType, MatReuse, Mat *);
+/* the format's parameters of any petscspmv matrix (the MPI type's are pushed to its blocks) */
+PETSC_INTERN PetscErrorCode MatSpmvGetParams_Private(Mat, MatSpmvFormat **, void **);
+PETSC_INTERN PetscErrorCode MatSpmvParamsChanged_Private(Mat);
+
+/* Functions PETSc keeps hidden, saved from pristine SEQAIJ and MPIAIJ matrices */
+typedef struct {
+  PetscErrorCode (*mult)(Mat, Vec, Vec);
+  PetscErrorCode (*multadd)(Mat, Vec, Vec, Vec);
+  PetscErrorCode (*multtranspose)(Mat, Vec, Vec);
+  PetscErrorCode (*multtransposeadd)(Mat, Vec, Vec, Vec);
+  PetscErrorCode (*destroy)(Mat);
+  PetscErrorCode (*duplicate)(Mat, MatDuplicateOption, Mat *);
+  PetscErrorCode (*setfromoptions)(Mat, PetscOptionItems);
+  PetscErrorCode (*view)(Mat, PetscViewer);
+  PetscErrorCode (*assemblyend)(Mat, MatAssemblyType);
+  PetscErrorCode (*setup)(Mat);
+  PetscErrorCode (*setpreallocationcoo)(Mat, PetscCount, PetscInt[], PetscInt[]);                     /* mpi: MatSetPreallocationCOO_C */
+  PetscErrorCode (*retrievevalues)(Mat);                                              /* seq: MatRetrieveValues_C */
+  PetscErrorCode (*preallocation)(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[]); /* mpi: MatMPIAIJSetPreallocation_C */
+} MatSpmvBaseOps;
+PETSC_INTERN MatSpmvBaseOps MatSpmvBaseSeq, MatSpmvBaseMPI;
+
+/* Device services (aijspmvcuda.cu); all take a cudaStream_t as void* */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAAvailable(PetscBool *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDAGetStream(void **);
+PETSC_INTERN PetscErrorCode MatSpmvCUDAMalloc(void **, size_t);
+PETSC_INTERN PetscErrorCode MatSpmvCUDAFree(void *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDACopyToDevice(void *, const void *, size_t, void *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDACopyToHost(void *, const void *, size_t, void *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDAGather(PetscInt, const int *, const PetscScalar *, PetscScalar *, void *);
+/* upload host array n*size bytes to a new device array (NULL when n is 0) */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAUpload(void **, const void *, size_t);

@@ -1,0 +1,368 @@
+/*
+  MPIAIJ-derived types: an MPIAIJ whose diagonal and off-diagonal blocks are the format's
+  SeqAIJ-derived type. MatMult_MPIAIJ already overlaps the blocks' products with the ghost
+  scatter, so this type only makes sure the blocks are of the right type, whatever created them
+  (preallocation, hash-mode MatSetUp, COO assembly, disassembly), and carries the options.
+*/
+#include "aijspmvimpl.h"
+
+typedef struct {
+  MatSpmvFormat *format;
+  void          *params;
+  PetscBool      paramsset;
+  MatSpmvBackend backend;
+} Mat_MPIAIJSpmv;
+
+/* Convert plain SeqAIJ blocks and give every block the parameters of A */
+static PetscErrorCode MatSpmvMPISyncBlocks(Mat A, PetscBool push)
+{
+  Mat_MPIAIJSpmv *sp = (Mat_MPIAIJSpmv *)A->spptr;
+  Mat             blk[2];
+  const PetscInt *garray;
+
+  PetscFunctionBegin;
+  if (!A->preallocated) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &blk[0], &blk[1], &garray));
+  for (int b = 0; b < 2; b++) {
+    PetscBool      plain, ours, same;
+    MatSpmvFormat *f;
+    void          *p;
+
+    if (!blk[b]) continue;
+    PetscCall(PetscObjectTypeCompare((PetscObject)blk[b], MATSEQAIJ, &plain));
+    if (plain) {
+      PetscCall(MatConvert_SeqAIJ_SeqAIJSpmv(blk[b], sp->format->seqtype, MAT_INPLACE_MATRIX, &blk[b]));
+      push = PETSC_TRUE;
+    }
+    PetscCall(PetscObjectTypeCompare((PetscObject)blk[b], sp->format->seqtype, &ours));
+    PetscCheck(ours, PetscObjectComm((PetscObject)A), PETSC_ERR_PLIB, "Block of %s has type %s", sp->format->mpitype, ((PetscObject)blk[b])->type_name);
+    if (!push) continue;
+    PetscCall(MatSpmvGetParams_Private(blk[b], &f, &p));
+    PetscCall(PetscMemcmp(p, sp->params, f->paramsize, &same));
+    if (!same) {
+      PetscCall(PetscMemcpy(p, sp->params, f->paramsize));
+      PetscCall(MatSpmvParamsChanged_Private(blk[b]));
+    }
+    PetscCall(MatSpmvSetBackend(blk[b], sp->backend));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvMPIOptionsParse(Mat A, PetscOptionItems PetscOptionsObject)
+{
+  Mat_MPIAIJSpmv *sp = (Mat_MPIAIJSpmv *)A->spptr;
+  char            opt[64];
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(opt, sizeof(opt), "-mat_%s_backend", sp->format->name));
+  PetscCall(PetscOptionsEnum(opt, "Where products run: auto (GPU if visible), cuda, host (reference kernel)", "MatSpmvSetBackend", MatSpmvBackends, (PetscEnum)sp->backend, (PetscEnum *)&sp->backend, NULL));
+  PetscCall(sp->format->setfromoptions(PetscOptionsObject, sp->params));
+  sp->paramsset = PETSC_TRUE;
+  PetscCall(MatSpmvMPISyncBlocks(A, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Programs that never call MatSetFromOptions() still get -mat_<fmt>_* honoured at the first product */
+static PetscErrorCode MatSpmvMPILazyOptions(Mat A)
+{
+  Mat_MPIAIJSpmv *sp = (Mat_MPIAIJSpmv *)A->spptr;
+
+  PetscFunctionBegin;
+  if (sp->paramsset) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscObjectOptionsBegin((PetscObject)A);
+  PetscCall(MatSpmvMPIOptionsParse(A, PetscOptionsObject));
+  PetscOptionsEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMult_MPIAIJSpmv(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvMPILazyOptions(A));
+  PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
+  PetscCall(MatSpmvBaseMPI.mult(A, x, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultAdd_MPIAIJSpmv(Mat A, Vec x, Vec z, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvMPILazyOptions(A));
+  PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
+  PetscCall(MatSpmvBaseMPI.multadd(A, x, z, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultTranspose_MPIAIJSpmv(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvMPILazyOptions(A));
+  PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
+  PetscCall(MatSpmvBaseMPI.multtranspose(A, x, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultTransposeAdd_MPIAIJSpmv(Mat A, Vec x, Vec z, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvMPILazyOptions(A));
+  PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
+  PetscCall(MatSpmvBaseMPI.multtransposeadd(A, x, z, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAssemblyEnd_MPIAIJSpmv(Mat A, MatAssemblyType mode)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvBaseMPI.assemblyend(A, mode));
+  PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMPIAIJSetPreallocation_MPIAIJSpmv(Mat A, PetscInt d_nz, const PetscInt d_nnz[], PetscInt o_nz, const PetscInt o_nnz[])
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvBaseMPI.preallocation(A, d_nz, d_nnz, o_nz, o_nnz));
+  PetscCall(MatSpmvMPISyncBlocks(A, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetPreallocationCOO_MPIAIJSpmv(Mat A, PetscCount n, PetscInt coo_i[], PetscInt coo_j[])
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvBaseMPI.setpreallocationcoo(A, n, coo_i, coo_j));
+  PetscCall(MatSpmvMPISyncBlocks(A, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetFromOptions_MPIAIJSpmv(Mat A, PetscOptionItems PetscOptionsObject)
+{
+  Mat_MPIAIJSpmv *sp = (Mat_MPIAIJSpmv *)A->spptr;
+
+  PetscFunctionBegin;
+  if (MatSpmvBaseMPI.setfromoptions) PetscCall(MatSpmvBaseMPI.setfromoptions(A, PetscOptionsObject));
+  PetscOptionsHeadBegin(PetscOptionsObject, sp->format->title);
+  PetscCall(MatSpmvMPIOptionsParse(A, PetscOptionsObject));
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvSetBackend_MPIAIJSpmv(Mat A, MatSpmvBackend backend)
+{
+  Mat_MPIAIJSpmv *sp = (Mat_MPIAIJSpmv *)A->spptr;
+
+  PetscFunctionBegin;
+  sp->backend = backend;
+  PetscCall(MatSpmvMPISyncBlocks(A, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvGetBackend_MPIAIJSpmv(Mat A, MatSpmvBackend *backend)
+{
+  PetscFunctionBegin;
+  *backend = ((Mat_MPIAIJSpmv *)A->spptr)->backend;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvGetParams_MPIAIJSpmv(Mat A, MatSpmvFormat **format, void **params)
+{
+  Mat_MPIAIJSpmv *sp = (Mat_MPIAIJSpmv *)A->spptr;
+
+  PetscFunctionBegin;
+  *format = sp->format;
+  *params = sp->params;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvParamsChanged_MPIAIJSpmv(Mat A)
+{
+  PetscFunctionBegin;
+  ((Mat_MPIAIJSpmv *)A->spptr)->paramsset = PETSC_TRUE;
+  PetscCall(MatSpmvMPISyncBlocks(A, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvCheckLayout_MPIAIJSpmv(Mat A)
+{
+  Mat             Ad, Ao;
+  const PetscInt *garray;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
+  PetscCall(MatSpmvCheckLayout(Ad));
+  PetscCall(MatSpmvCheckLayout(Ao));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvGetStorage_MPIAIJSpmv(Mat A, PetscInt *nslots, PetscLogDouble *bytes)
+{
+  Mat             blk[2];
+  const PetscInt *garray;
+  PetscInt        ns = 0;
+  PetscLogDouble  nb = 0;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &blk[0], &blk[1], &garray));
+  for (int b = 0; b < 2; b++) {
+    PetscInt       s;
+    PetscLogDouble by;
+
+    PetscCall(MatSpmvGetStorage(blk[b], &s, &by));
+    ns += s;
+    nb += by;
+  }
+  if (nslots) *nslots = ns;
+  if (bytes) *bytes = nb;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static const char *const MatSpmvMPIComposedNames[] = {"MatConvert_%s_mpiaij_C", "MatConvert_mpiaij_%s_C", "MatSpmvSetBackend_C", "MatSpmvGetBackend_C", "MatSpmvGetParams_C", "MatSpmvParamsChanged_C", "MatSpmvCheckLayout_C", "MatSpmvGetStorage_C", "MatMPIAIJSetPreallocation_C", "MatSetPreallocationCOO_C"};
+
+static PetscErrorCode MatSpmvMPIStrip(Mat B)
+{
+  Mat_MPIAIJSpmv *sp = (Mat_MPIAIJSpmv *)B->spptr;
+  char            name[128];
+
+  PetscFunctionBegin;
+  PetscCall(PetscFree(sp->params));
+  PetscCall(PetscFree(B->spptr));
+  for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(MatSpmvMPIComposedNames); k++) {
+    PetscCall(PetscSNPrintf(name, sizeof(name), MatSpmvMPIComposedNames[k], ((PetscObject)B)->type_name));
+    PetscCall(PetscObjectComposeFunction((PetscObject)B, name, NULL));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDestroy_MPIAIJSpmv(Mat A)
+{
+  PetscFunctionBegin;
+  if (A->spptr) PetscCall(MatSpmvMPIStrip(A));
+  PetscCall(MatSpmvBaseMPI.destroy(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDuplicate_MPIAIJSpmv(Mat A, MatDuplicateOption op, Mat *M)
+{
+  Mat_MPIAIJSpmv *sp = (Mat_MPIAIJSpmv *)A->spptr, *msp;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvBaseMPI.duplicate(A, op, M));
+  msp = (Mat_MPIAIJSpmv *)(*M)->spptr;
+  PetscCheck(msp && msp->format == sp->format, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Duplicate lost the %s type", sp->format->mpitype);
+  PetscCall(PetscMemcpy(msp->params, sp->params, sp->format->paramsize));
+  msp->paramsset = sp->paramsset;
+  msp->backend   = sp->backend;
+  PetscCall(MatSpmvMPISyncBlocks(*M, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatConvert_MPIAIJSpmv_MPIAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat             B = *newmat, blk[2];
+  const PetscInt *garray;
+
+  PetscFunctionBegin;
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  else if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatSpmvMPIStrip(B));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatMPIAIJSetPreallocation_C", MatSpmvBaseMPI.preallocation));
+  B->ops->mult                = MatSpmvBaseMPI.mult;
+  B->ops->multadd             = MatSpmvBaseMPI.multadd;
+  B->ops->multtranspose       = MatSpmvBaseMPI.multtranspose;
+  B->ops->multtransposeadd    = MatSpmvBaseMPI.multtransposeadd;
+  B->ops->destroy             = MatSpmvBaseMPI.destroy;
+  B->ops->duplicate           = MatSpmvBaseMPI.duplicate;
+  B->ops->setfromoptions      = MatSpmvBaseMPI.setfromoptions;
+  B->ops->assemblyend         = MatSpmvBaseMPI.assemblyend;
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", MatSpmvBaseMPI.setpreallocationcoo));
+  if (B->preallocated) {
+    PetscCall(MatMPIAIJGetSeqAIJ(B, &blk[0], &blk[1], &garray));
+    for (int b = 0; b < 2; b++)
+      if (blk[b]) PetscCall(MatConvert(blk[b], MATSEQAIJ, MAT_INPLACE_MATRIX, &blk[b]));
+  }
+  PetscCall(PetscFree(B->defaultvectype));
+  PetscCall(PetscStrallocpy(VECSTANDARD, &B->defaultvectype));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIAIJ));
+  *newmat = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatConvert_MPIAIJ_MPIAIJSpmv(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat             B = *newmat;
+  Mat_MPIAIJSpmv *sp;
+  MatSpmvFormat  *format;
+  PetscBool       same;
+  char            name[128];
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvFormatFind(type, &format));
+  PetscCheck(format, PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "%s is not a petscspmv type", type);
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  else if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, format->mpitype, &same));
+  if (same) {
+    *newmat = B;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATMPIAIJ, &same));
+  PetscCheck(same, PetscObjectComm((PetscObject)B), PETSC_ERR_SUP, "Cannot convert a %s matrix to %s in place: convert it to MATMPIAIJ first", ((PetscObject)B)->type_name, format->mpitype);
+  PetscCall(MatSpmvSaveBaseOps(B));
+
+  PetscCall(PetscNew(&sp));
+  sp->format = format;
+  PetscCall(PetscMalloc(format->paramsize, &sp->params));
+  PetscCall(PetscMemcpy(sp->params, format->paramsdefault, format->paramsize));
+  sp->backend = MAT_SPMV_BACKEND_AUTO;
+  B->spptr    = sp;
+
+  B->ops->mult                = MatMult_MPIAIJSpmv;
+  B->ops->multadd             = MatMultAdd_MPIAIJSpmv;
+  B->ops->multtranspose       = MatMultTranspose_MPIAIJSpmv;
+  B->ops->multtransposeadd    = MatMultTransposeAdd_MPIAIJSpmv;
+  B->ops->destroy             = MatDestroy_MPIAIJSpmv;
+  B->ops->duplicate           = MatDuplicate_MPIAIJSpmv;
+  B->ops->setfromoptions      = MatSetFromOptions_MPIAIJSpmv;
+  B->ops->assemblyend         = MatAssemblyEnd_MPIAIJSpmv;
+
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatMPIAIJSetPreallocation_C", MatMPIAIJSetPreallocation_MPIAIJSpmv));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", MatSetPreallocationCOO_MPIAIJSpmv));
+  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_mpiaij_C", format->mpitype));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, name, MatConvert_MPIAIJSpmv_MPIAIJ));
+  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_mpiaij_%s_C", format->mpitype));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, name, MatConvert_MPIAIJ_MPIAIJSpmv));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvSetBackend_C", MatSpmvSetBackend_MPIAIJSpmv));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvGetBackend_C", MatSpmvGetBackend_MPIAIJSpmv));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvGetParams_C", MatSpmvGetParams_MPIAIJSpmv));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvParamsChanged_C", MatSpmvParamsChanged_MPIAIJSpmv));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvCheckLayout_C", MatSpmvCheckLayout_MPIAIJSpmv));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvGetStorage_C", MatSpmvGetStorage_MPIAIJSpmv));
+#if defined(PETSC_HAVE_CUDA)
+  {
+    PetscBool gpu;
+
+    PetscCall(MatSpmvCUDAAvailable(&gpu));
+    if (gpu) PetscCall(MatSetVecType(B, VECCUDA));
+  }
+#endif
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, format->mpitype));
+  PetscCall(MatSpmvMPISyncBlocks(B, PETSC_TRUE));
+  *newmat = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCreate_MPIAIJSpmv(Mat A, MatSpmvFormat *format)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSetType(A, MATMPIAIJ));
+  PetscCall(MatConvert_MPIAIJ_MPIAIJSpmv(A, format->mpitype, MAT_INPLACE_MATRIX, &A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

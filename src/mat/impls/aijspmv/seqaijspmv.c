@@ -1,0 +1,696 @@
+/*
+  SeqAIJ-derived GPU matrix types: the plumbing shared by every petscspmv format.
+
+  The host CSR of SeqAIJ is the master copy. A format layout of A (and of A^T, built on the
+  first transpose product) is built lazily at the top of each product and kept current by
+  a fingerprint: a structure change rebuilds the layout, a values-only change refreshes the
+  slot values through the stored slot -> CSR map (one gather, on the device when there is one).
+*/
+#include "aijspmvimpl.h"
+
+typedef struct {
+  MatSpmvFormat *format;
+  void          *params;
+  PetscBool      paramsset; /* set by options or the API: no lazy options parse */
+  MatSpmvBackend backend;   /* as requested */
+  PetscBool      resolved;  /* ondevice decided */
+  PetscBool      ondevice;
+  /* fingerprint of the structure the layouts were built from */
+  PetscObjectState nonzerostate;
+  PetscInt         m, n, nnz;
+  MatSpmvLayout    L[2];     /* A, A^T */
+  PetscObjectState state[2]; /* object state whose values each layout holds */
+  /* device copy of the CSR values, source of the gathers */
+  PetscScalar     *d_csrval;
+  PetscObjectState d_csrstate;
+  /* staging buffers for host vectors */
+  PetscScalar *d_x, *d_y;
+  PetscInt     d_xn, d_yn;
+} Mat_SeqAIJSpmv;
+
+static const PetscObjectState MATSPMV_NOSTATE = -1; /* no real state has this value */
+
+static PetscErrorCode MatSpmvSetBackend_SeqAIJSpmv(Mat, MatSpmvBackend);
+static PetscErrorCode MatSpmvParamsChanged_SeqAIJSpmv(Mat);
+
+static PetscErrorCode MatSpmvLayoutDestroy(Mat_SeqAIJSpmv *sp, MatSpmvLayout *L)
+{
+  PetscFunctionBegin;
+  if (!*L) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(sp->format->destroy(*L));
+  PetscCall(PetscFree((*L)->slot2csr));
+  PetscCall(PetscFree((*L)->val));
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(MatSpmvCUDAFree((*L)->d_val));
+  PetscCall(MatSpmvCUDAFree((*L)->d_slot2csr));
+#endif
+  PetscCall(PetscFree(*L));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvReset(Mat_SeqAIJSpmv *sp)
+{
+  PetscFunctionBegin;
+  for (int t = 0; t < 2; t++) {
+    PetscCall(MatSpmvLayoutDestroy(sp, &sp->L[t]));
+    sp->state[t] = MATSPMV_NOSTATE;
+  }
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(MatSpmvCUDAFree(sp->d_csrval));
+  PetscCall(MatSpmvCUDAFree(sp->d_x));
+  PetscCall(MatSpmvCUDAFree(sp->d_y));
+#endif
+  sp->d_csrval     = NULL;
+  sp->d_x          = NULL;
+  sp->d_y          = NULL;
+  sp->d_xn         = 0;
+  sp->d_yn         = 0;
+  sp->d_csrstate   = MATSPMV_NOSTATE;
+  sp->nonzerostate = MATSPMV_NOSTATE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Options of the format and the backend, under the matrix's prefix; layouts are dropped only if something changed */
+static PetscErrorCode MatSpmvOptionsParse(Mat A, PetscOptionItems PetscOptionsObject)
+{
+  Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
+  char            opt[64];
+  MatSpmvBackend  backend = sp->backend;
+  void           *old;
+  PetscBool       same;
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(opt, sizeof(opt), "-mat_%s_backend", sp->format->name));
+  PetscCall(PetscOptionsEnum(opt, "Where products run: auto (GPU if visible), cuda, host (reference kernel)", "MatSpmvSetBackend", MatSpmvBackends, (PetscEnum)backend, (PetscEnum *)&backend, NULL));
+  PetscCall(MatSpmvSetBackend_SeqAIJSpmv(A, backend));
+  PetscCall(PetscMalloc(sp->format->paramsize, &old));
+  PetscCall(PetscMemcpy(old, sp->params, sp->format->paramsize));
+  PetscCall(sp->format->setfromoptions(PetscOptionsObject, sp->params));
+  PetscCall(PetscMemcmp(old, sp->params, sp->format->paramsize, &same));
+  PetscCall(PetscFree(old));
+  if (!same) PetscCall(MatSpmvReset(sp));
+  sp->paramsset = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetFromOptions_SeqAIJSpmv(Mat A, PetscOptionItems PetscOptionsObject)
+{
+  Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
+
+  PetscFunctionBegin;
+  if (MatSpmvBaseSeq.setfromoptions) PetscCall(MatSpmvBaseSeq.setfromoptions(A, PetscOptionsObject));
+  PetscOptionsHeadBegin(PetscOptionsObject, sp->format->title);
+  PetscCall(MatSpmvOptionsParse(A, PetscOptionsObject));
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Programs that never call MatSetFromOptions() still get -mat_<fmt>_* honoured at the first product */
+static PetscErrorCode MatSpmvLazyOptions(Mat A)
+{
+  Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
+
+  PetscFunctionBegin;
+  if (sp->paramsset) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscObjectOptionsBegin((PetscObject)A);
+  PetscCall(MatSpmvOptionsParse(A, PetscOptionsObject));
+  PetscOptionsEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvResolveBackend(Mat A)
+{
+  Mat_SeqAIJSpmv *sp  = (Mat_SeqAIJSpmv *)A->spptr;
+  PetscBool       gpu = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  if (sp->resolved) PetscFunctionReturn(PETSC_SUCCESS);
+#if defined(PETSC_HAVE_CUDA)
+  if (sp->backend != MAT_SPMV_BACKEND_HOST) PetscCall(MatSpmvCUDAAvailable(&gpu));
+#endif
+  PetscCheck(gpu || sp->backend != MAT_SPMV_BACKEND_CUDA, PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "-mat_%s_backend cuda was asked for but no CUDA GPU is visible%s; use -mat_%s_backend auto or host to run the host reference kernel", sp->format->name,
+#if defined(PETSC_HAVE_CUDA)
+             "",
+#else
+             " (PETSc was built without CUDA)",
+#endif
+             sp->format->name);
+  if (!gpu && sp->backend == MAT_SPMV_BACKEND_AUTO) {
+    static PetscBool said = PETSC_FALSE;
+    if (!said) PetscCall(PetscInfo(A, "No CUDA GPU visible: %s products run the host reference kernel\n", sp->format->name));
+    said = PETSC_TRUE;
+  }
+  sp->ondevice = gpu;
+  sp->resolved = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* CSR of A^T with, for each of its positions, the position in A's CSR it came from */
+static PetscErrorCode MatSpmvTransposeCSR(const MatSpmvCSR *csr, PetscInt **ti, PetscInt **tj, PetscInt **perm)
+{
+  PetscInt *cnt;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(csr->n + 1, ti));
+  PetscCall(PetscMalloc1(csr->nnz, tj));
+  PetscCall(PetscMalloc1(csr->nnz, perm));
+  PetscCall(PetscMalloc1(csr->n, &cnt));
+  for (PetscInt k = 0; k < csr->nnz; k++) (*ti)[csr->j[k] + 1]++;
+  for (PetscInt c = 0; c < csr->n; c++) (*ti)[c + 1] += (*ti)[c];
+  for (PetscInt c = 0; c < csr->n; c++) cnt[c] = (*ti)[c];
+  for (PetscInt r = 0; r < csr->m; r++) {
+    for (PetscInt k = csr->i[r]; k < csr->i[r + 1]; k++) {
+      PetscInt p = cnt[csr->j[k]]++;
+      (*tj)[p]   = r;
+      (*perm)[p] = k;
+    }
+  }
+  PetscCall(PetscFree(cnt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Build the layout of A (t = 0) or A^T (t = 1) from the current structure */
+static PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
+{
+  Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
+  MatSpmvLayout   L;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(sp->format->event_build, A, 0, 0, 0));
+  PetscCall(PetscNew(&L));
+  if (t == 0) {
+    L->m   = csr->m;
+    L->n   = csr->n;
+    L->nnz = csr->nnz;
+    PetscCall(sp->format->build(sp->params, csr, L));
+  } else {
+    PetscInt  *ti, *tj, *perm;
+    MatSpmvCSR tcsr = {csr->n, csr->m, csr->nnz, NULL, NULL};
+
+    PetscCall(MatSpmvTransposeCSR(csr, &ti, &tj, &perm));
+    tcsr.i = ti;
+    tcsr.j = tj;
+    L->m   = csr->n;
+    L->n   = csr->m;
+    L->nnz = csr->nnz;
+    PetscCall(sp->format->build(sp->params, &tcsr, L));
+    for (PetscInt s = 0; s < L->nslots; s++)
+      if (L->slot2csr[s] >= 0) L->slot2csr[s] = perm[L->slot2csr[s]];
+    PetscCall(PetscFree(ti));
+    PetscCall(PetscFree(tj));
+    PetscCall(PetscFree(perm));
+  }
+  /* device kernels index with 32-bit integers */
+  PetscCheck(L->nslots <= PETSC_INT32_MAX && L->m < PETSC_INT32_MAX && L->n < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s stores %" PetscInt_FMT " slots for a %" PetscInt_FMT " x %" PetscInt_FMT " matrix: more than 32-bit indices address; split the matrix over more MPI processes or use MATAIJ", sp->format->name, L->nslots, L->m, L->n);
+  if (sp->ondevice) {
+#if defined(PETSC_HAVE_CUDA)
+    int *map;
+
+    PetscCall(PetscMalloc1(L->nslots, &map));
+    for (PetscInt s = 0; s < L->nslots; s++) map[s] = (int)L->slot2csr[s];
+    PetscCall(MatSpmvCUDAUpload((void **)&L->d_slot2csr, map, L->nslots * sizeof(int)));
+    PetscCall(PetscFree(map));
+    PetscCall(MatSpmvCUDAMalloc((void **)&L->d_val, L->nslots * sizeof(PetscScalar)));
+    PetscCall(sp->format->upload(L));
+    PetscCall(PetscLogCpuToGpu(L->nslots * sizeof(int) + L->indexbytes));
+#endif
+  } else PetscCall(PetscMalloc1(L->nslots, &L->val));
+  sp->L[t]     = L;
+  sp->state[t] = MATSPMV_NOSTATE;
+  PetscCall(PetscLogEventEnd(sp->format->event_build, A, 0, 0, 0));
+  PetscCall(PetscInfo(A, "%s layout of %s: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " nonzeros in %" PetscInt_FMT " slots\n", sp->format->name, t ? "A^T" : "A", L->m, L->n, L->nnz, L->nslots));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Bring the layout of A (t = 0) or A^T (t = 1) up to date with A */
+static PetscErrorCode MatSpmvUpdate(Mat A, int t, MatSpmvLayout *Lout)
+{
+  Mat_SeqAIJSpmv  *sp = (Mat_SeqAIJSpmv *)A->spptr;
+  PetscObjectState nzstate, state;
+  const PetscInt  *ai, *aj;
+  PetscScalar     *aa;
+  PetscMemType     mtype;
+  MatSpmvCSR       csr;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvLazyOptions(A));
+  PetscCall(MatSpmvResolveBackend(A));
+  PetscCall(MatGetNonzeroState(A, &nzstate));
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
+  PetscCheck(PetscMemTypeHost(mtype), PETSC_COMM_SELF, PETSC_ERR_PLIB, "petscspmv expects the SeqAIJ master copy on the host");
+  csr.m   = A->rmap->n;
+  csr.n   = A->cmap->n;
+  csr.nnz = ai ? ai[csr.m] : 0;
+  csr.i   = ai;
+  csr.j   = aj;
+  if (nzstate != sp->nonzerostate || csr.m != sp->m || csr.n != sp->n || csr.nnz != sp->nnz) {
+    PetscCall(MatSpmvReset(sp));
+    sp->nonzerostate = nzstate;
+    sp->m            = csr.m;
+    sp->n            = csr.n;
+    sp->nnz          = csr.nnz;
+  }
+  if (!sp->L[t]) PetscCall(MatSpmvBuild(A, t, &csr));
+  *Lout = sp->L[t];
+  if (sp->state[t] == state) PetscFunctionReturn(PETSC_SUCCESS);
+
+  PetscCall(PetscLogEventBegin(sp->format->event_refresh, A, 0, 0, 0));
+  if (sp->ondevice) {
+#if defined(PETSC_HAVE_CUDA)
+    void *stream;
+
+    PetscCall(MatSpmvCUDAGetStream(&stream));
+    if (sp->d_csrstate != state) {
+      if (!sp->d_csrval) PetscCall(MatSpmvCUDAMalloc((void **)&sp->d_csrval, csr.nnz * sizeof(PetscScalar)));
+      PetscCall(MatSpmvCUDACopyToDevice(sp->d_csrval, aa, csr.nnz * sizeof(PetscScalar), stream));
+      PetscCall(PetscLogCpuToGpu(csr.nnz * sizeof(PetscScalar)));
+      sp->d_csrstate = state;
+    }
+    PetscCall(MatSpmvCUDAGather((*Lout)->nslots, (*Lout)->d_slot2csr, sp->d_csrval, (*Lout)->d_val, stream));
+#endif
+  } else {
+    MatSpmvLayout L = *Lout;
+    for (PetscInt s = 0; s < L->nslots; s++) L->val[s] = L->slot2csr[s] >= 0 ? aa[L->slot2csr[s]] : 0.0;
+  }
+  sp->state[t] = state;
+  PetscCall(PetscLogEventEnd(sp->format->event_refresh, A, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y = op(A) x (+ z); t = 0: op(A) = A, t = 1: op(A) = A^T */
+static PetscErrorCode MatSpmvApply(Mat A, int t, Vec x, Vec z, Vec y)
+{
+  Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
+  MatSpmvLayout   L;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvUpdate(A, t, &L));
+  PetscCall(PetscLogEventBegin(t ? sp->format->event_multT : sp->format->event_mult, A, x, y, 0));
+  if (!sp->ondevice) {
+    const PetscScalar *px, *pz = NULL;
+    PetscScalar       *py;
+
+    PetscCall(VecGetArrayRead(x, &px));
+    if (z == y) {
+      PetscCall(VecGetArray(y, &py));
+      pz = py;
+    } else {
+      if (z) PetscCall(VecGetArrayRead(z, &pz));
+      PetscCall(VecGetArrayWrite(y, &py));
+    }
+    PetscCall(sp->format->multhost(L, px, pz, py));
+    PetscCall(PetscLogFlops(2.0 * L->nnz - (z ? 0 : L->m)));
+    PetscCall(VecRestoreArrayRead(x, &px));
+    if (z == y) PetscCall(VecRestoreArray(y, &py));
+    else {
+      if (z) PetscCall(VecRestoreArrayRead(z, &pz));
+      PetscCall(VecRestoreArrayWrite(y, &py));
+    }
+  } else {
+#if defined(PETSC_HAVE_CUDA)
+    const PetscScalar *px, *pz = NULL, *hz = NULL;
+    PetscScalar       *py, *dx, *dy;
+    PetscMemType       xmt, ymt, zmt = PETSC_MEMTYPE_HOST;
+    void              *stream;
+
+    PetscCall(MatSpmvCUDAGetStream(&stream));
+    PetscCall(VecGetArrayReadAndMemType(x, &px, &xmt));
+    if (z == y) PetscCall(VecGetArrayAndMemType(y, &py, &ymt));
+    else {
+      if (z) PetscCall(VecGetArrayReadAndMemType(z, &pz, &zmt));
+      PetscCall(VecGetArrayWriteAndMemType(y, &py, &ymt));
+    }
+    /* host vectors go through device staging buffers */
+    dx = (PetscScalar *)px;
+    if (PetscMemTypeHost(xmt) && L->n) {
+      if (sp->d_xn < L->n) {
+        PetscCall(MatSpmvCUDAFree(sp->d_x));
+        PetscCall(MatSpmvCUDAMalloc((void **)&sp->d_x, L->n * sizeof(PetscScalar)));
+        sp->d_xn = L->n;
+      }
+      dx = sp->d_x;
+      PetscCall(MatSpmvCUDACopyToDevice(dx, px, L->n * sizeof(PetscScalar), stream));
+      PetscCall(PetscLogCpuToGpu(L->n * sizeof(PetscScalar)));
+    }
+    dy = py;
+    if (PetscMemTypeHost(ymt) && L->m) {
+      if (sp->d_yn < L->m) {
+        PetscCall(MatSpmvCUDAFree(sp->d_y));
+        PetscCall(MatSpmvCUDAMalloc((void **)&sp->d_y, L->m * sizeof(PetscScalar)));
+        sp->d_yn = L->m;
+      }
+      dy = sp->d_y;
+    }
+    /* z on the host, or y staged with y == z: z is first copied into y's device array */
+    if (z == y) hz = PetscMemTypeHost(ymt) ? py : NULL;
+    else if (z && PetscMemTypeHost(zmt)) hz = pz;
+    if (hz && L->m) {
+      PetscCall(MatSpmvCUDACopyToDevice(dy, hz, L->m * sizeof(PetscScalar), stream));
+      PetscCall(PetscLogCpuToGpu(L->m * sizeof(PetscScalar)));
+    }
+    if (z) pz = hz ? dy : (z == y ? dy : pz);
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(sp->format->multdevice(L, dx, pz, dy, stream));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogGpuFlops(2.0 * L->nnz - (z ? 0 : L->m)));
+    if (dy != py && L->m) {
+      PetscCall(MatSpmvCUDACopyToHost(py, dy, L->m * sizeof(PetscScalar), stream));
+      PetscCall(PetscLogGpuToCpu(L->m * sizeof(PetscScalar)));
+    }
+    PetscCall(VecRestoreArrayReadAndMemType(x, &px));
+    if (z == y) PetscCall(VecRestoreArrayAndMemType(y, &py));
+    else {
+      if (z) PetscCall(VecRestoreArrayReadAndMemType(z, &pz));
+      PetscCall(VecRestoreArrayWriteAndMemType(y, &py));
+    }
+#endif
+  }
+  PetscCall(PetscLogEventEnd(t ? sp->format->event_multT : sp->format->event_mult, A, x, y, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMult_SeqAIJSpmv(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvApply(A, 0, x, NULL, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultAdd_SeqAIJSpmv(Mat A, Vec x, Vec z, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvApply(A, 0, x, z, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultTranspose_SeqAIJSpmv(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvApply(A, 1, x, NULL, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultTransposeAdd_SeqAIJSpmv(Mat A, Vec x, Vec z, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvApply(A, 1, x, z, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatRetrieveValues() changes the values without bumping the object state */
+static PetscErrorCode MatRetrieveValues_SeqAIJSpmv(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvBaseSeq.retrievevalues(A));
+  PetscCall(PetscObjectStateIncrease((PetscObject)A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatView_SeqAIJSpmv(Mat A, PetscViewer viewer)
+{
+  Mat_SeqAIJSpmv   *sp = (Mat_SeqAIJSpmv *)A->spptr;
+  PetscBool         isascii;
+  PetscViewerFormat format;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvBaseSeq.view(A, viewer));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscViewerGetFormat(viewer, &format));
+  if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(PETSC_SUCCESS);
+  if (A->assembled && !A->factortype) {
+    MatSpmvLayout L;
+
+    PetscCall(MatSpmvUpdate(A, 0, &L));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "%s (%s), backend %s\n", sp->format->title, sp->format->name, sp->ondevice ? "CUDA" : "host reference"));
+    PetscCall(PetscViewerASCIIPushTab(viewer));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "slots %" PetscInt_FMT " for %" PetscInt_FMT " nonzeros: padding ratio %.3f, %.2f bytes per nonzero stored (CSR: %.2f)\n", L->nslots, L->nnz, L->nnz ? (double)L->nslots / (double)L->nnz : 1.0,
+                                     L->nnz ? (double)(L->nslots * sizeof(PetscScalar) + L->indexbytes) / (double)L->nnz : 0.0, L->nnz ? (double)(L->nnz * (sizeof(PetscScalar) + sizeof(int)) + (L->m + 1) * sizeof(int)) / (double)L->nnz : 0.0));
+    PetscCall(sp->format->view(L, viewer));
+    PetscCall(PetscViewerASCIIPopTab(viewer));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static const char *const MatSpmvComposedNames[] = {"MatConvert_%s_seqaij_C", "MatConvert_seqaij_%s_C", "MatSpmvSetBackend_C", "MatSpmvGetBackend_C", "MatSpmvGetParams_C", "MatSpmvParamsChanged_C", "MatSpmvCheckLayout_C", "MatSpmvGetStorage_C", "MatRetrieveValues_C"};
+
+static PetscErrorCode MatDestroy_SeqAIJSpmv(Mat A)
+{
+  Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
+  char            name[128];
+
+  PetscFunctionBegin;
+  if (sp) {
+    PetscCall(MatSpmvReset(sp));
+    PetscCall(PetscFree(sp->params));
+    PetscCall(PetscFree(A->spptr));
+    for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(MatSpmvComposedNames); k++) {
+      PetscCall(PetscSNPrintf(name, sizeof(name), MatSpmvComposedNames[k], ((PetscObject)A)->type_name));
+      PetscCall(PetscObjectComposeFunction((PetscObject)A, name, NULL));
+    }
+  }
+  PetscCall(MatSpmvBaseSeq.destroy(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatConvert_SeqAIJSpmv_SeqAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat             B  = *newmat;
+  Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
+  char            name[128];
+
+  PetscFunctionBegin;
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  else if (reuse == MAT_REUSE_MATRIX) PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+  if (reuse != MAT_REUSE_MATRIX) {
+    sp = (Mat_SeqAIJSpmv *)B->spptr;
+    PetscCall(MatSpmvReset(sp));
+    PetscCall(PetscFree(sp->params));
+    PetscCall(PetscFree(B->spptr));
+    for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(MatSpmvComposedNames); k++) {
+      PetscCall(PetscSNPrintf(name, sizeof(name), MatSpmvComposedNames[k], ((PetscObject)B)->type_name));
+      PetscCall(PetscObjectComposeFunction((PetscObject)B, name, NULL));
+    }
+    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatRetrieveValues_C", MatSpmvBaseSeq.retrievevalues));
+    B->ops->mult             = MatSpmvBaseSeq.mult;
+    B->ops->multadd          = MatSpmvBaseSeq.multadd;
+    B->ops->multtranspose    = MatSpmvBaseSeq.multtranspose;
+    B->ops->multtransposeadd = MatSpmvBaseSeq.multtransposeadd;
+    B->ops->destroy          = MatSpmvBaseSeq.destroy;
+    B->ops->duplicate        = MatSpmvBaseSeq.duplicate;
+    B->ops->setfromoptions   = MatSpmvBaseSeq.setfromoptions;
+    B->ops->view             = MatSpmvBaseSeq.view;
+    PetscCall(PetscFree(B->defaultvectype));
+    PetscCall(PetscStrallocpy(VECSTANDARD, &B->defaultvectype));
+    PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQAIJ));
+  }
+  *newmat = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDuplicate_SeqAIJSpmv(Mat A, MatDuplicateOption op, Mat *M)
+{
+  Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr, *msp;
+
+  PetscFunctionBegin;
+  /* SeqAIJ's duplicate creates the copy with our type name, so it gets a fresh spptr */
+  PetscCall(MatSpmvBaseSeq.duplicate(A, op, M));
+  msp = (Mat_SeqAIJSpmv *)(*M)->spptr;
+  PetscCheck(msp && msp->format == sp->format, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Duplicate lost the %s type", sp->format->name);
+  PetscCall(PetscMemcpy(msp->params, sp->params, sp->format->paramsize));
+  msp->paramsset = sp->paramsset;
+  msp->backend   = sp->backend;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvSetBackend_SeqAIJSpmv(Mat A, MatSpmvBackend backend)
+{
+  Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
+
+  PetscFunctionBegin;
+  if (backend == sp->backend) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvReset(sp));
+  sp->backend  = backend;
+  sp->resolved = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvGetBackend_SeqAIJSpmv(Mat A, MatSpmvBackend *backend)
+{
+  Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
+
+  PetscFunctionBegin;
+  *backend = sp->backend;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvGetParams_SeqAIJSpmv(Mat A, MatSpmvFormat **format, void **params)
+{
+  Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
+
+  PetscFunctionBegin;
+  *format = sp->format;
+  *params = sp->params;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvGetStorage_SeqAIJSpmv(Mat A, PetscInt *nslots, PetscLogDouble *bytes)
+{
+  MatSpmvLayout L;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvUpdate(A, 0, &L));
+  if (nslots) *nslots = L->nslots;
+  if (bytes) *bytes = (PetscLogDouble)L->nslots * sizeof(PetscScalar) + (PetscLogDouble)L->indexbytes;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Layout invariants, for tests: every nonzero in exactly one slot at its row and column,
+   padding slots hold zeros at a valid column, slot values equal the CSR values */
+static PetscErrorCode MatSpmvCheckLayout_SeqAIJSpmv(Mat A)
+{
+  Mat_SeqAIJSpmv    *sp = (Mat_SeqAIJSpmv *)A->spptr;
+  const PetscInt    *ai, *aj;
+  PetscScalar       *aa;
+  PetscMemType       mtype;
+  PetscInt          *row, *col, *seen, *rowof;
+  PetscScalar       *val;
+
+  PetscFunctionBegin;
+  for (int t = 0; t < 2; t++) {
+    MatSpmvLayout L;
+
+    PetscCall(MatSpmvUpdate(A, t, &L));
+    PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
+    PetscCall(PetscMalloc3(L->nslots, &row, L->nslots, &col, L->nslots, &val));
+    PetscCall(PetscCalloc1(L->nnz, &seen));
+    PetscCall(PetscMalloc1(L->nnz, &rowof));
+    for (PetscInt r = 0; r < A->rmap->n; r++)
+      for (PetscInt k = ai[r]; k < ai[r + 1]; k++) rowof[k] = r;
+    if (sp->ondevice) {
+#if defined(PETSC_HAVE_CUDA)
+      void *stream;
+
+      PetscCall(MatSpmvCUDAGetStream(&stream));
+      PetscCall(MatSpmvCUDACopyToHost(val, L->d_val, L->nslots * sizeof(PetscScalar), stream));
+#endif
+    } else PetscCall(PetscArraycpy(val, L->val, L->nslots));
+    PetscCall(sp->format->slotrowcol(L, row, col));
+    for (PetscInt s = 0; s < L->nslots; s++) {
+      PetscInt k = L->slot2csr[s], r, c;
+
+      PetscCheck(col[s] >= 0 && col[s] < PetscMax(L->n, 1), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s%s: slot %" PetscInt_FMT " has column %" PetscInt_FMT " outside [0, %" PetscInt_FMT ")", sp->format->name, t ? "^T" : "", s, col[s], L->n);
+      PetscCheck(row[s] >= -1 && row[s] < L->m, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s%s: slot %" PetscInt_FMT " has row %" PetscInt_FMT, sp->format->name, t ? "^T" : "", s, row[s]);
+      if (k < 0) {
+        PetscCheck(val[s] == (PetscScalar)0.0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s%s: padding slot %" PetscInt_FMT " holds a nonzero", sp->format->name, t ? "^T" : "", s);
+        continue;
+      }
+      PetscCheck(k < L->nnz && !seen[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s%s: CSR position %" PetscInt_FMT " stored %s", sp->format->name, t ? "^T" : "", k, k < L->nnz ? "twice" : "out of range");
+      seen[k] = 1;
+      r = rowof[k];
+      c = aj[k];
+      if (t) {
+        PetscInt tmp = r;
+        r            = c;
+        c            = tmp;
+      }
+      PetscCheck(row[s] == r && col[s] == c, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s%s: slot %" PetscInt_FMT " at (%" PetscInt_FMT ", %" PetscInt_FMT ") holds the entry (%" PetscInt_FMT ", %" PetscInt_FMT ")", sp->format->name, t ? "^T" : "", s, row[s], col[s], r, c);
+      PetscCheck(val[s] == aa[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s%s: slot %" PetscInt_FMT " holds a stale value", sp->format->name, t ? "^T" : "", s);
+    }
+    for (PetscInt k = 0; k < L->nnz; k++) PetscCheck(seen[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s%s: CSR position %" PetscInt_FMT " is in no slot", sp->format->name, t ? "^T" : "", k);
+    PetscCall(PetscFree3(row, col, val));
+    PetscCall(PetscFree(seen));
+    PetscCall(PetscFree(rowof));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatConvert_SeqAIJ_SeqAIJSpmv(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat             B = *newmat;
+  Mat_SeqAIJSpmv *sp;
+  MatSpmvFormat  *format;
+  PetscBool       same;
+  char            name[128];
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvFormatFind(type, &format));
+  PetscCheck(format, PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "%s is not a petscspmv type", type);
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  else if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, format->seqtype, &same));
+  if (same) {
+    *newmat = B;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQAIJ, &same));
+  PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot convert a %s matrix to %s in place: convert it to MATSEQAIJ first", ((PetscObject)B)->type_name, format->seqtype);
+  PetscCheck(!B->factortype, PETSC_COMM_SELF, PETSC_ERR_SUP, "A factored matrix cannot become %s", format->seqtype);
+  PetscCall(MatSpmvSaveBaseOps(B));
+
+  PetscCall(PetscNew(&sp));
+  sp->format = format;
+  PetscCall(PetscMalloc(format->paramsize, &sp->params));
+  PetscCall(PetscMemcpy(sp->params, format->paramsdefault, format->paramsize));
+  sp->backend = MAT_SPMV_BACKEND_AUTO;
+  for (int t = 0; t < 2; t++) sp->state[t] = MATSPMV_NOSTATE;
+  sp->d_csrstate   = MATSPMV_NOSTATE;
+  sp->nonzerostate = MATSPMV_NOSTATE; /* MatDuplicate copies nonzerostate: start from an impossible one */
+  B->spptr         = sp;
+
+  B->ops->mult             = MatMult_SeqAIJSpmv;
+  B->ops->multadd          = MatMultAdd_SeqAIJSpmv;
+  B->ops->multtranspose    = MatMultTranspose_SeqAIJSpmv;
+  B->ops->multtransposeadd = MatMultTransposeAdd_SeqAIJSpmv;
+  B->ops->destroy          = MatDestroy_SeqAIJSpmv;
+  B->ops->duplicate        = MatDuplicate_SeqAIJSpmv;
+  B->ops->setfromoptions   = MatSetFromOptions_SeqAIJSpmv;
+  B->ops->view             = MatView_SeqAIJSpmv;
+
+  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_seqaij_C", format->seqtype));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, name, MatConvert_SeqAIJSpmv_SeqAIJ));
+  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_seqaij_%s_C", format->seqtype));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, name, MatConvert_SeqAIJ_SeqAIJSpmv));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvSetBackend_C", MatSpmvSetBackend_SeqAIJSpmv));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvGetBackend_C", MatSpmvGetBackend_SeqAIJSpmv));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvGetParams_C", MatSpmvGetParams_SeqAIJSpmv));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvParamsChanged_C", MatSpmvParamsChanged_SeqAIJSpmv));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvCheckLayout_C", MatSpmvCheckLayout_SeqAIJSpmv));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvGetStorage_C", MatSpmvGetStorage_SeqAIJSpmv));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatRetrieveValues_C", MatRetrieveValues_SeqAIJSpmv));
+#if defined(PETSC_HAVE_CUDA)
+  {
+    PetscBool gpu;
+
+    /* MatCreateVecs() then gives CUDA vectors: products without staging copies */
+    PetscCall(MatSpmvCUDAAvailable(&gpu));
+    if (gpu) PetscCall(MatSetVecType(B, VECCUDA));
+  }
+#endif
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, format->seqtype));
+  *newmat = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCreate_SeqAIJSpmv(Mat A, MatSpmvFormat *format)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSetType(A, MATSEQAIJ));
+  PetscCall(MatConvert_SeqAIJ_SeqAIJSpmv(A, format->seqtype, MAT_INPLACE_MATRIX, &A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After the format's parameters changed through the API, the layouts must be rebuilt */
+static PetscErrorCode MatSpmvParamsChanged_SeqAIJSpmv(Mat A)
+{
+  Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvReset(sp));
+  sp->paramsset = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,342 @@
+/*
+  MATBRC: Blocked Row-Column storage (Ashari, Sedaghati, Eisenlohr, Sadayappan, ICS'14).
+
+  Rows are sorted by length and cut into pieces of at most B2 nonzeros; pieces, longest first,
+  are packed B1 at a time into blocks of width T = the longest piece of the block (Eq. 2), stored
+  column-major so the B1 threads of a block read consecutive slots. Shorter pieces are padded
+  with zeros at the previous column. A row cut into several pieces is summed with atomics.
+*/
+#include "brcimpl.h"
+
+static const MatBRCParams MatBRCParamsDefault = {32, 0, 200, 0};
+
+static PetscErrorCode MatSetFromOptions_BRC(PetscOptionItems PetscOptionsObject, void *params)
+{
+  MatBRCParams *p = (MatBRCParams *)params;
+  PetscBool     set;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsRangeInt("-mat_brc_b1", "Rows per block (a power of two); 32 is one warp per block", "MatBRCSetBlockHeight", p->b1, &p->b1, &set, 1, 256));
+  PetscCheck(!(p->b1 & (p->b1 - 1)), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_brc_b1 %" PetscInt_FMT " must be a power of two from 1 to 256, e.g. 32", p->b1);
+  PetscCall(PetscOptionsRangeInt("-mat_brc_b2", "Largest block width; 0 picks min(round(mu+sigma), longest row, b2_max) (paper Eq. 3)", "MatBRCSetBlockWidth", p->b2, &p->b2, &set, 0, PETSC_INT_MAX));
+  PetscCall(PetscOptionsRangeInt("-mat_brc_b2_max", "Cap on the automatic block width", "MatBRCSetBlockWidth", p->b2max, &p->b2max, &set, 1, PETSC_INT_MAX));
+  PetscCall(PetscOptionsRangeInt("-mat_brc_coarsen", "Blocks per thread; 0 picks 4 when sigma > mu (paper), else 1", "MatBRCSetCoarsening", p->coarsen, &p->coarsen, &set, 0, 1024));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Algorithm 1 of the paper, in linear time: a row of length k*B2 + r gives k pieces of B2 and one
+   of r; a counting sort orders pieces by length (longest first, rows in their original order
+   among equals), which is the order the paper's priority queue produces up to ties. */
+static PetscErrorCode MatBuild_BRC(const void *params, const MatSpmvCSR *csr, MatSpmvLayout L)
+{
+  const MatBRCParams *p = (const MatBRCParams *)params;
+  MatBRCLayout       *brc;
+  PetscInt            m = csr->m, b1 = p->b1, b2, npieces = 0, *cnt, *prow, *pstart, *plen, nslots = 0;
+  PetscReal           sum = 0, sum2 = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&brc));
+  L->fmt = brc;
+  for (PetscInt r = 0; r < m; r++) {
+    PetscInt len = csr->i[r + 1] - csr->i[r];
+
+    sum += len;
+    sum2 += (PetscReal)len * len;
+    brc->maxnz = PetscMax(brc->maxnz, len);
+  }
+  brc->mu    = m ? sum / m : 0;
+  brc->sigma = m ? PetscSqrtReal(PetscMax(sum2 / m - brc->mu * brc->mu, 0)) : 0;
+  b2         = p->b2 > 0 ? p->b2 : PetscMin(PetscMin((PetscInt)PetscFloorReal(brc->mu + brc->sigma + 0.5), brc->maxnz), p->b2max);
+  b2         = PetscMax(b2, 1);
+  brc->b1    = b1;
+  brc->b2    = b2;
+  brc->rep   = p->coarsen > 0 ? p->coarsen : (brc->sigma > brc->mu ? 4 : 1);
+
+  /* pieces, counted by length */
+  PetscCall(PetscCalloc1(b2 + 1, &cnt));
+  for (PetscInt r = 0; r < m; r++) {
+    PetscInt len = csr->i[r + 1] - csr->i[r];
+
+    if (!len) brc->ninit++;
+    else if (len > b2) brc->ninit++, brc->nsplit++;
+    cnt[b2] += len / b2;
+    if (len % b2) cnt[len % b2]++;
+  }
+  for (PetscInt l = 1; l <= b2; l++) npieces += cnt[l];
+  /* exclusive offsets, longest pieces first */
+  {
+    PetscInt off = 0;
+    for (PetscInt l = b2; l >= 1; l--) {
+      PetscInt c = cnt[l];
+      cnt[l]     = off;
+      off += c;
+    }
+  }
+  PetscCall(PetscMalloc3(npieces, &prow, npieces, &pstart, npieces, &plen));
+  PetscCall(PetscMalloc1(brc->ninit, &brc->initrows));
+  brc->ninit = 0;
+  for (PetscInt r = 0; r < m; r++) {
+    PetscInt len = csr->i[r + 1] - csr->i[r], k;
+
+    if (!len || len > b2) brc->initrows[brc->ninit++] = r;
+    for (k = 0; k + b2 <= len; k += b2) {
+      PetscInt q = cnt[b2]++;
+      prow[q]    = r;
+      pstart[q]  = csr->i[r] + k;
+      plen[q]    = b2;
+    }
+    if (k < len) {
+      PetscInt q = cnt[len - k]++;
+      prow[q]    = r;
+      pstart[q]  = csr->i[r] + k;
+      plen[q]    = len - k;
+    }
+  }
+  PetscCall(PetscFree(cnt));
+
+  /* blocks of b1 pieces, width = their first (longest) piece */
+  brc->nblocks = (npieces + b1 - 1) / b1;
+  PetscCall(PetscMalloc1(brc->nblocks + 1, &brc->blockoff));
+  brc->blockoff[0] = 0;
+  for (PetscInt b = 0; b < brc->nblocks; b++) {
+    nslots += b1 * plen[b * b1];
+    brc->blockoff[b + 1] = nslots;
+  }
+  L->nslots = nslots;
+  PetscCall(PetscMalloc1(nslots, &L->slot2csr));
+  PetscCall(PetscMalloc1(nslots, &brc->col));
+  PetscCall(PetscMalloc1(brc->nblocks * b1, &brc->rowidx));
+  for (PetscInt b = 0; b < brc->nblocks; b++) {
+    PetscInt off = brc->blockoff[b], T = (brc->blockoff[b + 1] - off) / b1;
+
+    for (PetscInt r = 0; r < b1; r++) {
+      PetscInt q = b * b1 + r;
+
+      if (q < npieces) {
+        PetscInt row = prow[q], len = csr->i[row + 1] - csr->i[row];
+
+        brc->rowidx[q] = len > b2 ? -(row + 2) : row;
+        for (PetscInt j = 0; j < T; j++) {
+          PetscInt s = off + j * b1 + r;
+
+          if (j < plen[q]) {
+            brc->col[s]    = csr->j[pstart[q] + j];
+            L->slot2csr[s] = pstart[q] + j;
+          } else { /* padding: the previous column, already in cache */
+            brc->col[s]    = brc->col[s - b1];
+            L->slot2csr[s] = -1;
+          }
+        }
+      } else { /* dummy row of the last block: reads the previous row's columns */
+        brc->rowidx[q] = -1;
+        for (PetscInt j = 0; j < T; j++) {
+          PetscInt s     = off + j * b1 + r;
+          brc->col[s]    = brc->col[s - 1];
+          L->slot2csr[s] = -1;
+        }
+      }
+    }
+  }
+  PetscCall(PetscFree3(prow, pstart, plen));
+  L->indexbytes = sizeof(int) * (nslots + brc->nblocks * b1 + brc->nblocks + 1 + brc->ninit);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSlotRowCol_BRC(MatSpmvLayout L, PetscInt *row, PetscInt *col)
+{
+  MatBRCLayout *brc = (MatBRCLayout *)L->fmt;
+
+  PetscFunctionBegin;
+  for (PetscInt b = 0; b < brc->nblocks; b++) {
+    PetscInt off = brc->blockoff[b], T = (brc->blockoff[b + 1] - off) / brc->b1;
+
+    for (PetscInt r = 0; r < brc->b1; r++) {
+      PetscInt dst = brc->rowidx[b * brc->b1 + r];
+
+      for (PetscInt j = 0; j < T; j++) {
+        PetscInt s = off + j * brc->b1 + r;
+        row[s]     = dst >= 0 ? dst : (dst == -1 ? -1 : -dst - 2);
+        col[s]     = brc->col[s];
+      }
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Host reference kernel: the device kernel's arithmetic as plain loops */
+static PetscErrorCode MatMultHost_BRC(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
+{
+  MatBRCLayout *brc = (MatBRCLayout *)L->fmt;
+
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < brc->ninit; k++) y[brc->initrows[k]] = z ? z[brc->initrows[k]] : 0.0;
+  for (PetscInt b = 0; b < brc->nblocks; b++) {
+    PetscInt off = brc->blockoff[b], T = (brc->blockoff[b + 1] - off) / brc->b1;
+
+    for (PetscInt r = 0; r < brc->b1; r++) {
+      PetscInt    dst = brc->rowidx[b * brc->b1 + r];
+      PetscScalar sum = 0;
+
+      for (PetscInt j = 0; j < T; j++) {
+        PetscInt s = off + j * brc->b1 + r;
+        sum += L->val[s] * x[brc->col[s]];
+      }
+      if (dst >= 0) y[dst] = z ? z[dst] + sum : sum;
+      else if (dst < -1) y[-dst - 2] += sum;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatLayoutDestroy_BRC(MatSpmvLayout L)
+{
+  MatBRCLayout *brc = (MatBRCLayout *)L->fmt;
+
+  PetscFunctionBegin;
+  if (!brc) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscFree(brc->blockoff));
+  PetscCall(PetscFree(brc->rowidx));
+  PetscCall(PetscFree(brc->col));
+  PetscCall(PetscFree(brc->initrows));
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(MatSpmvCUDAFree(brc->d_blockoff));
+  PetscCall(MatSpmvCUDAFree(brc->d_rowidx));
+  PetscCall(MatSpmvCUDAFree(brc->d_col));
+  PetscCall(MatSpmvCUDAFree(brc->d_initrows));
+#endif
+  PetscCall(PetscFree(L->fmt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatLayoutView_BRC(MatSpmvLayout L, PetscViewer viewer)
+{
+  MatBRCLayout *brc = (MatBRCLayout *)L->fmt;
+
+  PetscFunctionBegin;
+  PetscCall(PetscViewerASCIIPrintf(viewer, "row lengths: mean %.2f, std. dev. %.2f, max %" PetscInt_FMT "\n", (double)brc->mu, (double)brc->sigma, brc->maxnz));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "B1 %" PetscInt_FMT " rows per block, B2 %" PetscInt_FMT " (largest block width), coarsening %" PetscInt_FMT " blocks per thread\n", brc->b1, brc->b2, brc->rep));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " blocks, mean width %.2f; %" PetscInt_FMT " rows split over several blocks (atomic sums)\n", brc->nblocks, brc->nblocks ? (double)L->nslots / (double)(brc->nblocks * brc->b1) : 0.0, brc->nsplit));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+MatSpmvFormat MatSpmvFormat_BRC = {
+  .name           = "brc",
+  .aijname        = MATAIJBRC,
+  .seqtype        = MATSEQAIJBRC,
+  .mpitype        = MATMPIAIJBRC,
+  .title          = "Blocked Row-Column (BRC)",
+  .paramsize      = sizeof(MatBRCParams),
+  .paramsdefault  = &MatBRCParamsDefault,
+  .setfromoptions = MatSetFromOptions_BRC,
+  .build          = MatBuild_BRC,
+  .slotrowcol     = MatSlotRowCol_BRC,
+  .multhost       = MatMultHost_BRC,
+#if defined(PETSC_HAVE_CUDA)
+  .upload     = MatUpload_BRC,
+  .multdevice = MatMultDevice_BRC,
+#endif
+  .destroy    = MatLayoutDestroy_BRC,
+  .view       = MatLayoutView_BRC,
+  .createseq  = MatCreate_SeqAIJBRC,
+  .creatempi  = MatCreate_MPIAIJBRC,
+};
+
+MATSPMV_DEFINE_CREATE(BRC, MatSpmvFormat_BRC)
+
+static PetscErrorCode MatBRCGetParams(Mat A, MatBRCParams **p)
+{
+  MatSpmvFormat *f;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvGetParams_Private(A, &f, (void **)p));
+  PetscCheck(f == &MatSpmvFormat_BRC, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Matrix of type %s is not MATBRC: set its type with MatSetType(A, MATBRC) or -mat_type brc", ((PetscObject)A)->type_name);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatBRCSetBlockHeight - sets B1, the rows per BRC block (one thread per row of a block)
+
+  Logically Collective
+
+  Input Parameters:
++ A  - a `MATBRC` matrix
+- b1 - a power of two from 1 to 256; 32 (one warp per block, the paper's choice) by default
+
+  Options Database Key:
+. -mat_brc_b1 <b1> - rows per block
+
+  Level: advanced
+
+.seealso: `MATBRC`, `MatBRCSetBlockWidth()`, `MatBRCSetCoarsening()`
+@*/
+PetscErrorCode MatBRCSetBlockHeight(Mat A, PetscInt b1)
+{
+  MatBRCParams *p;
+
+  PetscFunctionBegin;
+  PetscValidLogicalCollectiveInt(A, b1, 2);
+  PetscCheck(b1 >= 1 && b1 <= 256 && !(b1 & (b1 - 1)), PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "BRC block height %" PetscInt_FMT " must be a power of two from 1 to 256, e.g. 32", b1);
+  PetscCall(MatBRCGetParams(A, &p));
+  p->b1 = b1;
+  PetscCall(MatSpmvParamsChanged_Private(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatBRCSetBlockWidth - sets B2, the largest width of a BRC block; longer rows are split over blocks
+
+  Logically Collective
+
+  Input Parameters:
++ A  - a `MATBRC` matrix
+- b2 - positive width, or 0 for the paper's Eq. 3: min(round(mu + sigma), longest row, b2_max)
+
+  Options Database Keys:
++ -mat_brc_b2 <b2>         - the width
+- -mat_brc_b2_max <200>    - cap of the automatic width
+
+  Level: advanced
+
+.seealso: `MATBRC`, `MatBRCSetBlockHeight()`
+@*/
+PetscErrorCode MatBRCSetBlockWidth(Mat A, PetscInt b2)
+{
+  MatBRCParams *p;
+
+  PetscFunctionBegin;
+  PetscValidLogicalCollectiveInt(A, b2, 2);
+  PetscCheck(b2 >= 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "BRC block width %" PetscInt_FMT " must be positive, or 0 for automatic", b2);
+  PetscCall(MatBRCGetParams(A, &p));
+  p->b2 = b2;
+  PetscCall(MatSpmvParamsChanged_Private(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatBRCSetCoarsening - sets how many blocks each GPU thread works through (thread coarsening)
+
+  Logically Collective
+
+  Input Parameters:
++ A   - a `MATBRC` matrix
+- rep - from 1 to 1024, or 0 for the paper's rule: 4 when sigma > mu, else 1
+
+  Options Database Key:
+. -mat_brc_coarsen <rep> - blocks per thread
+
+  Level: advanced
+
+.seealso: `MATBRC`, `MatBRCSetBlockWidth()`
+@*/
+PetscErrorCode MatBRCSetCoarsening(Mat A, PetscInt rep)
+{
+  MatBRCParams *p;
+
+  PetscFunctionBegin;
+  PetscValidLogicalCollectiveInt(A, rep, 2);
+  PetscCheck(rep >= 0 && rep <= 1024, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "BRC coarsening %" PetscInt_FMT " must be from 1 to 1024, or 0 for automatic", rep);
+  PetscCall(MatBRCGetParams(A, &p));
+  p->coarsen = rep;
+  PetscCall(MatSpmvParamsChanged_Private(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,27 @@
+#pragma once
+#include "../aijspmv/aijspmvimpl.h"
+
+typedef struct {
+  PetscInt b1;      /* rows per block */
+  PetscInt b2;      /* largest block width, 0: automatic (paper Eq. 3) */
+  PetscInt b2max;   /* cap of the automatic width */
+  PetscInt coarsen; /* blocks per thread, 0: automatic */
+} MatBRCParams;
+
+typedef struct {
+  PetscInt  b1, b2, rep; /* as chosen for this matrix */
+  PetscInt  nblocks;
+  PetscInt *blockoff; /* nblocks + 1: first slot of each block; width = (blockoff[b+1] - blockoff[b]) / b1 */
+  PetscInt *rowidx;   /* nblocks * b1: row >= 0 written once, -(row + 2) summed atomically, -1 dummy */
+  PetscInt *col;      /* nslots, column-major inside each block */
+  PetscInt  ninit;    /* rows set to z (or 0) before the blocks run: empty rows and split rows */
+  PetscInt *initrows;
+  PetscInt  nsplit, maxnz;
+  PetscReal mu, sigma;
+  int      *d_blockoff, *d_rowidx, *d_col, *d_initrows;
+} MatBRCLayout;
+
+PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJBRC(Mat);
+PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJBRC(Mat);
+PETSC_INTERN PetscErrorCode MatUpload_BRC(MatSpmvLayout);
+PETSC_INTERN PetscErrorCode MatMultDevice_BRC(MatSpmvLayout, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);

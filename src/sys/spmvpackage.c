@@ -1,0 +1,238 @@
+/*
+  Package registration of petscspmv: the format registry, the saved PETSc base functions,
+  and the entry points PETSc calls (-dll_append) or applications call (PetscSpmvInitializePackage).
+*/
+#include "../mat/impls/aijspmv/aijspmvimpl.h"
+
+/* One line per format */
+PETSC_INTERN MatSpmvFormat MatSpmvFormat_BRC;
+static MatSpmvFormat *const MatSpmvFormats[] = {&MatSpmvFormat_BRC};
+
+const char *const MatSpmvBackends[] = {"auto", "cuda", "host", "MatSpmvBackend", "MAT_SPMV_BACKEND_", NULL};
+
+MatSpmvBaseOps   MatSpmvBaseSeq, MatSpmvBaseMPI;
+static PetscBool MatSpmvBaseSeqSaved = PETSC_FALSE, MatSpmvBaseMPISaved = PETSC_FALSE;
+static PetscBool PetscSpmvPackageInitialized = PETSC_FALSE;
+
+PetscErrorCode MatSpmvSaveBaseOps(Mat A)
+{
+  PetscBool seq, mpi;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJ, &seq));
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJ, &mpi));
+  PetscCheck(seq || mpi, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Base functions come from MATSEQAIJ or MATMPIAIJ, not %s", ((PetscObject)A)->type_name);
+  if ((seq && MatSpmvBaseSeqSaved) || (mpi && MatSpmvBaseMPISaved)) PetscFunctionReturn(PETSC_SUCCESS);
+  {
+    MatSpmvBaseOps *b = seq ? &MatSpmvBaseSeq : &MatSpmvBaseMPI;
+
+    b->mult                = A->ops->mult;
+    b->multadd             = A->ops->multadd;
+    b->multtranspose       = A->ops->multtranspose;
+    b->multtransposeadd    = A->ops->multtransposeadd;
+    b->destroy             = A->ops->destroy;
+    b->duplicate           = A->ops->duplicate;
+    b->setfromoptions      = A->ops->setfromoptions;
+    b->view                = A->ops->view;
+    b->assemblyend         = A->ops->assemblyend;
+    b->setup               = A->ops->setup;
+    if (seq) PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatRetrieveValues_C", &b->retrievevalues));
+    else {
+      PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatMPIAIJSetPreallocation_C", &b->preallocation));
+      PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatSetPreallocationCOO_C", &b->setpreallocationcoo));
+    }
+  }
+  if (seq) MatSpmvBaseSeqSaved = PETSC_TRUE;
+  else MatSpmvBaseMPISaved = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The format of a type name: root ("brc", "aijbrc"), sequential or parallel */
+PetscErrorCode MatSpmvFormatFind(MatType type, MatSpmvFormat **format)
+{
+  PetscFunctionBegin;
+  *format = NULL;
+  for (size_t f = 0; f < PETSC_STATIC_ARRAY_LENGTH(MatSpmvFormats); f++) {
+    MatSpmvFormat *fmt = MatSpmvFormats[f];
+    PetscBool      match;
+
+    PetscCall(PetscStrcmpAny(type, &match, fmt->name, fmt->aijname, fmt->seqtype, fmt->mpitype, ""));
+    if (match) *format = fmt;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvRegisterFormat(MatSpmvFormat *fmt)
+{
+  char NAME[16], ev[32];
+
+  PetscFunctionBegin;
+  PetscCall(MatRegisterRootName(fmt->name, fmt->seqtype, fmt->mpitype));
+  PetscCall(MatRegisterRootName(fmt->aijname, fmt->seqtype, fmt->mpitype));
+  PetscCall(MatRegister(fmt->seqtype, fmt->createseq));
+  PetscCall(MatRegister(fmt->mpitype, fmt->creatempi));
+  PetscCall(PetscStrncpy(NAME, fmt->name, sizeof(NAME)));
+  PetscCall(PetscStrtoupper(NAME));
+  PetscCall(PetscSNPrintf(ev, sizeof(ev), "Mat%sBuild", NAME));
+  PetscCall(PetscLogEventRegister(ev, MAT_CLASSID, &fmt->event_build));
+  PetscCall(PetscSNPrintf(ev, sizeof(ev), "Mat%sRefresh", NAME));
+  PetscCall(PetscLogEventRegister(ev, MAT_CLASSID, &fmt->event_refresh));
+  PetscCall(PetscSNPrintf(ev, sizeof(ev), "Mat%sMult", NAME));
+  PetscCall(PetscLogEventRegister(ev, MAT_CLASSID, &fmt->event_mult));
+  PetscCall(PetscSNPrintf(ev, sizeof(ev), "Mat%sMultT", NAME));
+  PetscCall(PetscLogEventRegister(ev, MAT_CLASSID, &fmt->event_multT));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PetscSpmvFinalizePackage - called by `PetscFinalize()`; resets the package so it may be initialized again
+
+  Level: developer
+
+.seealso: `PetscSpmvInitializePackage()`
+@*/
+PetscErrorCode PetscSpmvFinalizePackage(void)
+{
+  PetscFunctionBegin;
+  PetscSpmvPackageInitialized = PETSC_FALSE;
+  MatSpmvBaseSeqSaved         = PETSC_FALSE;
+  MatSpmvBaseMPISaved         = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PetscSpmvInitializePackage - registers the petscspmv matrix types (`MATBRC`, ...), their log events
+  and options. Programs that link libpetscspmv call it after `PetscInitialize()`; stock programs load
+  the library with `-dll_append /path/to/libpetscspmv.so`, which calls it for them.
+
+  Level: beginner
+
+.seealso: `MATBRC`, `PetscSpmvFinalizePackage()`
+@*/
+PetscErrorCode PetscSpmvInitializePackage(void)
+{
+  PetscFunctionBegin;
+  if (PetscSpmvPackageInitialized) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscSpmvPackageInitialized = PETSC_TRUE;
+  PetscCall(MatInitializePackage());
+  for (size_t f = 0; f < PETSC_STATIC_ARRAY_LENGTH(MatSpmvFormats); f++) PetscCall(MatSpmvRegisterFormat(MatSpmvFormats[f]));
+  PetscCall(PetscRegisterFinalize(PetscSpmvFinalizePackage));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Called by PETSc for -dll_append .../libpetscspmv.so: the name follows the library's basename */
+PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_petscspmv(void)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscSpmvInitializePackage());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatSpmvSetBackend - chooses where the products of a petscspmv matrix run
+
+  Logically Collective
+
+  Input Parameters:
++ A       - a `MATBRC` (or other petscspmv) matrix
+- backend - `MAT_SPMV_BACKEND_AUTO` (GPU when visible), `MAT_SPMV_BACKEND_CUDA` or `MAT_SPMV_BACKEND_HOST`
+
+  Options Database Key:
+. -mat_<format>_backend <auto,cuda,host> - for example `-mat_brc_backend host`
+
+  Level: intermediate
+
+.seealso: `MatSpmvGetBackend()`, `MatSpmvBackend`
+@*/
+PetscErrorCode MatSpmvSetBackend(Mat A, MatSpmvBackend backend)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(A, backend, 2);
+  PetscCheck(backend >= MAT_SPMV_BACKEND_AUTO && backend <= MAT_SPMV_BACKEND_HOST, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Unknown backend %d: use auto, cuda or host", (int)backend);
+  PetscUseMethod(A, "MatSpmvSetBackend_C", (Mat, MatSpmvBackend), (A, backend));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatSpmvGetBackend - where the products of a petscspmv matrix are asked to run
+
+  Not Collective
+
+  Input Parameter:
+. A - a petscspmv matrix
+
+  Output Parameter:
+. backend - the requested backend
+
+  Level: intermediate
+
+.seealso: `MatSpmvSetBackend()`
+@*/
+PetscErrorCode MatSpmvGetBackend(Mat A, MatSpmvBackend *backend)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatSpmvGetBackend_C", (Mat, MatSpmvBackend *), (A, backend));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatSpmvCheckLayout - checks the invariants of the format layouts of A and A^T against the CSR
+  master copy: every nonzero stored exactly once at its row and column with its current value,
+  padding slots zero. Errors with `PETSC_ERR_PLIB` on a violation. Meant for tests.
+
+  Collective
+
+  Input Parameter:
+. A - an assembled petscspmv matrix
+
+  Level: developer
+
+.seealso: `MATBRC`
+@*/
+PetscErrorCode MatSpmvCheckLayout(Mat A)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatSpmvCheckLayout_C", (Mat), (A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvGetParams_Private(Mat A, MatSpmvFormat **format, void **params)
+{
+  PetscFunctionBegin;
+  PetscUseMethod(A, "MatSpmvGetParams_C", (Mat, MatSpmvFormat **, void **), (A, format, params));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvParamsChanged_Private(Mat A)
+{
+  PetscFunctionBegin;
+  PetscUseMethod(A, "MatSpmvParamsChanged_C", (Mat), (A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatSpmvGetStorage - the storage of a petscspmv matrix's format layout (of A, not A^T)
+
+  Collective
+
+  Input Parameter:
+. A - an assembled petscspmv matrix
+
+  Output Parameters:
++ nslots - value slots, padding included (local)
+- bytes  - bytes of values and index arrays (local)
+
+  Level: intermediate
+
+.seealso: `MATBRC`
+@*/
+PetscErrorCode MatSpmvGetStorage(Mat A, PetscInt *nslots, PetscLogDouble *bytes)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatSpmvGetStorage_C", (Mat, PetscInt *, PetscLogDouble *), (A, nslots, bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The whole petscspmv test suite. Without a GPU the formats run their host reference kernels and
+# the GPU-only cases are skipped; with one, everything runs on the CUDA kernels.
+# Last line: "N passed, N failed".
+#   tests/run.sh [-k pattern]     only the cases whose name contains pattern
+set -u
+cd "$(dirname "$0")/.."
+root=$PWD
+. scripts/petsc-env.sh
+filter=
+[ "${1:-}" = -k ] && filter=${2:-}
+bin=$root/build/bin
+lib=$root/lib/libpetscspmv.so
+mats=$root/tests/matrices
+logs=$root/build/test-logs
+mkdir -p "$logs"
+MPIEXEC=${MPIEXEC:-mpiexec}
+np2="$MPIEXEC --oversubscribe -n 2"
+types=${PETSCSPMV_TEST_TYPES:-brc}
+export PETSC_OPTIONS="${PETSC_OPTIONS:-} -use_gpu_aware_mpi 0"
+
+gpu=0
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; then gpu=1; fi
+echo "petscspmv tests: PETSC_DIR=$PETSC_DIR, GPU: $([ $gpu = 1 ] && nvidia-smi -L | head -1 || echo none, host reference kernels)"
+
+pass=0 fail=0 skip=0
+run() { # name command...
+  local name=$1; shift
+  case "$name" in *"$filter"*) ;; *) return ;; esac
+  local log="$logs/$(echo "$name" | tr -c 'A-Za-z0-9_.-' _).log"
+  if timeout 900 bash -c '"$@"' _ "$@" >"$log" 2>&1; then
+    pass=$((pass + 1)); echo "PASS $name"
+  else
+    fail=$((fail + 1)); echo "FAIL $name (log: $log)"; tail -15 "$log" | sed 's/^/     /'
+  fi
+}
+skip() { skip=$((skip + 1)); echo "SKIP $1"; }
+
+# the linear iteration counts and the final residual norm class of a stock-program run
+iters() { grep -E "Linear solve converged|Nonlinear solve converged|Number of SNES iterations|iterations [0-9]+$" "$1" | sed -E 's/ due to [A-Z_]+//'; }
+same_iterations() { # name reference-args -- test-args (both on the same program)
+  local name=$1 prog=$2; shift 2
+  local ref=() tst=() side=ref
+  for a in "$@"; do
+    if [ "$a" = -- ]; then side=tst; continue; fi
+    if [ $side = ref ]; then ref+=("$a"); else tst+=("$a"); fi
+  done
+  local dir=$logs/$(echo "$name" | tr -c 'A-Za-z0-9_.-' _)
+  mkdir -p "$dir"
+  "${ref[@]}" >"$dir/ref.log" 2>&1 || { echo "reference run failed"; cat "$dir/ref.log"; return 1; }
+  "${tst[@]}" >"$dir/test.log" 2>&1 || { echo "test run failed"; cat "$dir/test.log"; return 1; }
+  iters "$dir/ref.log" >"$dir/ref.it"; iters "$dir/test.log" >"$dir/test.it"
+  [ -s "$dir/ref.it" ] || { echo "no iteration counts in the reference run"; return 1; }
+  diff "$dir/ref.it" "$dir/test.it" || { echo "iteration counts differ (reference < > $prog)"; return 1; }
+  echo "same iterations:"; cat "$dir/test.it"
+}
+export -f iters same_iterations
+
+for t in $types; do
+  seqt=seqaij$t
+  gpuopt=()
+  [ $gpu = 1 ] && gpuopt=(-mat_${t}_backend cuda)   # no silent host fallback on a GPU machine
+  run "$t: layout + products, shared matrices and edge cases, 1 rank" $bin/test_matrices -type $t -dir "$mats" "${gpuopt[@]}"
+  run "$t: layout + products, shared matrices and edge cases, 2 ranks" $np2 $bin/test_matrices -type $t -dir "$mats" "${gpuopt[@]}"
+  run "$t: value-changing operations, 1 rank" $bin/test_ops -type $t "${gpuopt[@]}"
+  run "$t: value-changing operations, 2 ranks" $np2 $bin/test_ops -type $t "${gpuopt[@]}"
+  run "$t: value-changing operations, host reference kernel forced" $bin/test_ops -type $t -mat_${t}_backend host
+  run "$t: bad input, 1 rank" $bin/test_errors -type $t -gpu $gpu
+  run "$t: bad input, 2 ranks" $np2 $bin/test_errors -type $t -gpu $gpu
+  run "$t: -mat_type $t gives $seqt and shows its options" bash -c "$bin/ksp_ex2 -dll_append $lib -mat_type $t -mat_view ::ascii_info -help | grep -q -- '-mat_${t}_backend' && $bin/ksp_ex2 -dll_append $lib -mat_type $t -mat_view ::ascii_info | grep -q 'type: $seqt'"
+  ex19="$bin/ex19 -da_grid_x 24 -da_grid_y 24 -snes_converged_reason -ksp_converged_reason"
+  for np in 1 2; do
+    mpi="$MPIEXEC --oversubscribe -n $np"
+    for pc in ilu jacobi; do
+      pcopt="-pc_type $pc"
+      [ $pc = ilu ] && [ $np = 2 ] && pcopt="-pc_type bjacobi -sub_pc_type ilu"
+      run "$t: SNES ex19 $pc, $np rank(s), same iterations as aij" same_iterations x ex19 \
+        $mpi $ex19 $pcopt -dm_mat_type aij -- $mpi $ex19 $pcopt -dll_append $lib -dm_mat_type $t "${gpuopt[@]}"
+    done
+    run "$t: KSP ex2, $np rank(s), same iterations as aij" same_iterations x ksp_ex2 \
+      $mpi $bin/ksp_ex2 -m 40 -n 40 -ksp_converged_reason -mat_type aij -- $mpi $bin/ksp_ex2 -m 40 -n 40 -ksp_converged_reason -dll_append $lib -mat_type $t "${gpuopt[@]}"
+  done
+  if [ $gpu = 1 ]; then
+    run "$t: SNES ex19 with CUDA vectors, same iterations as aij" same_iterations x ex19 \
+      $ex19 -pc_type jacobi -dm_mat_type aij -- $ex19 -pc_type jacobi -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
+    run "$t: SNES ex19 with CUDA vectors, 2 ranks" same_iterations x ex19 \
+      $np2 $ex19 -pc_type jacobi -dm_mat_type aij -- $np2 $ex19 -pc_type jacobi -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
+  else
+    skip "$t: SNES ex19 with CUDA vectors (no GPU)"
+  fi
+done
+echo "($skip skipped)"
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]

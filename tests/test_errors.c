@@ -1,0 +1,100 @@
+static char help[] = "Bad input gets a clear PETSc error, and the matrix stays intact.\n"
+                     "  -type <brc>  petscspmv type to test\n";
+
+#include <petscspmv.h>
+#include "check.h"
+
+static PetscErrorCode Laplacian(MatType type, PetscInt n, Mat *A)
+{
+  PetscInt rstart, rend;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+  PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, n, n));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(MatSetUp(*A));
+  PetscCall(MatGetOwnershipRange(*A, &rstart, &rend));
+  for (PetscInt i = rstart; i < rend; i++) {
+    PetscInt    c[3] = {i - 1, i, i + 1};
+    PetscScalar v[3] = {-1.0, 2.0 + i % 3, -1.0};
+    PetscCall(MatSetValues(*A, 1, &i, 3, c, v, INSERT_VALUES)); /* out-of-range columns are ignored */
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The call must fail with the given error class; its message goes to the log for the reader */
+#define EXPECT_ERROR(call, code) \
+  do { \
+    PetscErrorCode ierr_; \
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL)); \
+    ierr_ = (call); \
+    PetscCall(PetscPopErrorHandler()); \
+    PetscCheck(ierr_ == (code), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s returned %d, expected %d", #call, (int)ierr_, (int)(code)); \
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok %s fails with error %d\n", #call, (int)ierr_)); \
+  } while (0)
+
+static PetscErrorCode SetFromOptionsWith(Mat A, const char *opt, const char *val)
+{
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsSetValue(NULL, opt, val));
+  ierr = MatSetFromOptions(A);
+  PetscCall(PetscOptionsClearValue(NULL, opt));
+  PetscFunctionReturn(ierr);
+}
+
+int main(int argc, char **argv)
+{
+  char        type[64] = MATBRC;
+  Mat         A, Aref, Plain;
+  PetscRandom rnd;
+  PetscBool   isbrc, gpu = PETSC_FALSE;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscSpmvInitializePackage());
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-type", type, sizeof(type), NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu", &gpu, NULL));
+  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
+  PetscCall(Laplacian(type, 500, &A));
+  PetscCall(Laplacian(MATAIJ, 500, &Aref));
+  PetscCall(Laplacian(MATAIJ, 50, &Plain));
+  PetscCall(CheckProducts(A, Aref, rnd, "before"));
+
+  PetscCall(PetscStrcmp(type, MATBRC, &isbrc));
+  if (isbrc) {
+    EXPECT_ERROR(MatBRCSetBlockHeight(A, 3), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(MatBRCSetBlockHeight(A, 512), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(MatBRCSetBlockWidth(A, -2), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(MatBRCSetCoarsening(A, 5000), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(MatBRCSetBlockWidth(Plain, 8), PETSC_ERR_ARG_WRONG);
+    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_brc_b1", "24"), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_brc_b2_max", "0"), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_brc_coarsen", "-1"), PETSC_ERR_ARG_OUTOFRANGE);
+  }
+  EXPECT_ERROR(MatSpmvSetBackend(Plain, MAT_SPMV_BACKEND_HOST), PETSC_ERR_SUP);
+  EXPECT_ERROR(MatSpmvSetBackend(A, (MatSpmvBackend)7), PETSC_ERR_ARG_OUTOFRANGE);
+  PetscCall(CheckProducts(A, Aref, rnd, "after rejected settings"));
+  if (!gpu) {
+    /* a GPU run asked for where there is none */
+    Vec x, y;
+
+    PetscCall(MatSpmvSetBackend(A, MAT_SPMV_BACKEND_CUDA));
+    PetscCall(MatCreateVecs(Aref, &x, &y));
+    PetscCall(VecSet(x, 1.0));
+    EXPECT_ERROR(MatMult(A, x, y), PETSC_ERR_SUP_SYS);
+    PetscCall(MatSpmvSetBackend(A, MAT_SPMV_BACKEND_AUTO));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
+    PetscCall(CheckProducts(A, Aref, rnd, "after a CUDA run was refused"));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all bad inputs rejected for %s\n", type));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Aref));
+  PetscCall(MatDestroy(&Plain));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(PetscFinalize());
+  return 0;
+}

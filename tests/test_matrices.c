@@ -1,0 +1,210 @@
+static char help[] = "Layout invariants and every product against MATAIJ, on the shared real matrices and on edge cases.\n"
+                     "  -type <brc>       petscspmv type to test\n"
+                     "  -dir <path>       folder of Matrix Market files (../shared/matrices)\n"
+                     "  -params <k>       test only parameter set k of the format (default: all)\n";
+
+#include <petscspmv.h>
+#include "check.h"
+#include "mmread.h"
+#include <dirent.h>
+
+/* Deterministic pseudo-random numbers, identical on every rank */
+static PetscInt Hash(PetscInt a, PetscInt b)
+{
+  unsigned long long h = (unsigned long long)a * 0x9E3779B97F4A7C15ULL ^ ((unsigned long long)b + 0x632BE59BD9B4E019ULL);
+  h ^= h >> 31;
+  h *= 0xBF58476D1CE4E5B9ULL;
+  h ^= h >> 29;
+  return (PetscInt)(h & 0x7fffffff);
+}
+
+static int CompareNames(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+typedef enum {
+  EDGE_EMPTY_0x0,
+  EDGE_ROWS_NO_COLS,
+  EDGE_COLS_NO_ROWS,
+  EDGE_EMPTY_ROWS,
+  EDGE_LONG_ROW,
+  EDGE_TALL,
+  EDGE_WIDE,
+  EDGE_POWERLAW,
+  EDGE_ALL_ZERO_PATTERN,
+  EDGE_COUNT
+} EdgeCase;
+static const char *EdgeNames[] = {"0x0", "40x0", "0x40", "empty-rows", "one-long-row", "tall-300x50", "wide-50x300", "power-law", "no-entries"};
+
+static PetscErrorCode EdgeMatrix(EdgeCase e, Mat *A)
+{
+  PetscInt m = 0, n = 0, rstart, rend;
+
+  PetscFunctionBegin;
+  switch (e) {
+  case EDGE_EMPTY_0x0:
+    break;
+  case EDGE_ROWS_NO_COLS:
+    m = 40;
+    break;
+  case EDGE_COLS_NO_ROWS:
+    n = 40;
+    break;
+  case EDGE_EMPTY_ROWS:
+  case EDGE_ALL_ZERO_PATTERN:
+    m = n = 200;
+    break;
+  case EDGE_LONG_ROW:
+    m = n = 1000;
+    break;
+  case EDGE_TALL:
+    m = 300, n = 50;
+    break;
+  case EDGE_WIDE:
+    m = 50, n = 300;
+    break;
+  case EDGE_POWERLAW:
+    m = n = 3000;
+    break;
+  default:
+    break;
+  }
+  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+  PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, m, n));
+  PetscCall(MatSetType(*A, MATAIJ));
+  PetscCall(MatSetUp(*A));
+  PetscCall(MatGetOwnershipRange(*A, &rstart, &rend));
+  for (PetscInt i = rstart; i < rend; i++) {
+    PetscInt len = 0;
+
+    switch (e) {
+    case EDGE_EMPTY_ROWS:
+      len = i % 3 ? 0 : 1 + i % 7;
+      break;
+    case EDGE_LONG_ROW:
+      len = i == 17 ? n : 2;
+      break;
+    case EDGE_TALL:
+    case EDGE_WIDE:
+      len = 1 + Hash(i, 1) % PetscMin(n, 12);
+      break;
+    case EDGE_POWERLAW: /* lengths ~ 1 / u^2: many short rows, a few up to n */
+      len = PetscMin(n, (PetscInt)(1.0 / PetscSqr(0.02 + (Hash(i, 2) % 1000) / 1000.0)));
+      break;
+    default:
+      len = 0;
+    }
+    for (PetscInt k = 0; k < len; k++) {
+      PetscInt    j = (e == EDGE_LONG_ROW && i == 17) ? k : (k == 0 && i < n ? i : Hash(i, k + 3) % n);
+      PetscScalar v = 1.0 + (PetscReal)(Hash(i, j) % 1000) / 100.0;
+      PetscCall(MatSetValues(*A, 1, &i, 1, &j, &v, INSERT_VALUES));
+    }
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Format parameter sets that stress the layout: defaults, extremes, coarsening */
+static PetscErrorCode SetParams(Mat A, MatType type, PetscInt k, PetscBool *exists)
+{
+  PetscBool brc;
+
+  PetscFunctionBegin;
+  *exists = PETSC_FALSE;
+  PetscCall(PetscStrcmp(type, MATBRC, &brc));
+  if (brc) {
+    const PetscInt b1[] = {32, 1, 8, 256, 32, 16}, b2[] = {0, 1, 3, 0, 7, 0}, rep[] = {0, 1, 3, 2, 1, 5};
+    if (k >= (PetscInt)PETSC_STATIC_ARRAY_LENGTH(b1)) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(MatBRCSetBlockHeight(A, b1[k]));
+    PetscCall(MatBRCSetBlockWidth(A, b2[k]));
+    PetscCall(MatBRCSetCoarsening(A, rep[k]));
+    *exists = PETSC_TRUE;
+  } else *exists = k == 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TestOne(Mat Aref, MatType type, PetscInt only, PetscRandom rnd, const char *name)
+{
+  PetscFunctionBegin;
+  for (PetscInt k = 0;; k++) {
+    Mat       A;
+    PetscBool exists;
+    char      label[PETSC_MAX_PATH_LEN];
+
+    PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
+    PetscCall(SetParams(A, type, k, &exists));
+    if (!exists) {
+      PetscCall(MatDestroy(&A));
+      break;
+    }
+    if (only < 0 || only == k) {
+      PetscCall(MatSetFromOptions(A)); /* command-line options override */
+      PetscCall(PetscSNPrintf(label, sizeof(label), "%s [params %" PetscInt_FMT "]", name, k));
+      PetscCall(MatSpmvCheckLayout(A));
+      PetscCall(CheckProducts(A, Aref, rnd, label));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok %s %s\n", type, label));
+    }
+    PetscCall(MatDestroy(&A));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  char        type[64] = MATBRC, dir[PETSC_MAX_PATH_LEN] = "../shared/matrices";
+  PetscInt    only = -1, count = 0;
+  PetscRandom rnd;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscSpmvInitializePackage());
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-type", type, sizeof(type), NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-dir", dir, sizeof(dir), NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-params", &only, NULL));
+  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
+  PetscCall(PetscRandomSetFromOptions(rnd));
+
+  for (int e = 0; e < EDGE_COUNT; e++) {
+    Mat Aref;
+
+    PetscCall(EdgeMatrix((EdgeCase)e, &Aref));
+    PetscCall(TestOne(Aref, type, only, rnd, EdgeNames[e]));
+    PetscCall(MatDestroy(&Aref));
+    count++;
+  }
+  {
+    DIR           *d = opendir(dir);
+    struct dirent *ent;
+    char         **names = NULL;
+    int            nnames = 0;
+
+    PetscCheck(d, PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "Cannot open %s: give the matrices folder with -dir", dir);
+    while ((ent = readdir(d))) {
+      size_t len = strlen(ent->d_name);
+      if (len > 4 && !strcmp(ent->d_name + len - 4, ".mtx")) {
+        PetscCall(PetscRealloc(sizeof(char *) * (nnames + 1), &names));
+        PetscCall(PetscStrallocpy(ent->d_name, &names[nnames++]));
+      }
+    }
+    closedir(d);
+    qsort(names, nnames, sizeof(char *), CompareNames); /* same order on every rank */
+    for (int k = 0; k < nnames; k++) {
+      Mat  Aref;
+      char path[PETSC_MAX_PATH_LEN];
+
+      PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", dir, names[k]));
+      PetscCall(MatLoadMatrixMarket(PETSC_COMM_WORLD, path, MATAIJ, &Aref));
+      PetscCall(TestOne(Aref, type, only, rnd, names[k]));
+      PetscCall(MatDestroy(&Aref));
+      PetscCall(PetscFree(names[k]));
+      count++;
+    }
+    PetscCall(PetscFree(names));
+    PetscCheck(nnames > 0, PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "No .mtx files in %s", dir);
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all %" PetscInt_FMT " matrices passed for %s\n", count, type));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(PetscFinalize());
+  return 0;
+}

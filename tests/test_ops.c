@@ -1,0 +1,217 @@
+static char help[] = "Every value-changing AIJ operation, then every product, against MATAIJ.\n"
+                     "  -type <brc>  petscspmv type to test\n"
+                     "  -n <30>      grid points per direction of the test operator\n";
+
+#include <petscspmv.h>
+#include "check.h"
+
+/* A nonsymmetric 2D 5-point operator with a few long-range couplings: rows of different lengths */
+static PetscErrorCode FillOperator(Mat A, PetscInt n)
+{
+  PetscInt rstart, rend;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  for (PetscInt row = rstart; row < rend; row++) {
+    PetscInt    i = row / n, j = row % n, cols[8], nc = 0;
+    PetscScalar v[8];
+
+    cols[nc] = row, v[nc++] = 4.0 + (row % 5) * 0.1;
+    if (i > 0) cols[nc] = row - n, v[nc++] = -1.0;
+    if (i < n - 1) cols[nc] = row + n, v[nc++] = -1.2;
+    if (j > 0) cols[nc] = row - 1, v[nc++] = -0.9;
+    if (j < n - 1) cols[nc] = row + 1, v[nc++] = -1.1;
+    if (row % 7 == 0) cols[nc] = (row * 31 + 5) % (n * n), v[nc++] = 0.25;
+    PetscCall(MatSetValues(A, 1, &row, nc, cols, v, ADD_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CreateOperator(MatType type, PetscInt n, Mat *A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+  PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, n * n, n * n));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(MatSeqAIJSetPreallocation(*A, 6, NULL));
+  PetscCall(MatMPIAIJSetPreallocation(*A, 6, NULL, 2, NULL));
+  PetscCall(FillOperator(*A, n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Check(Mat A, Mat Aref, PetscRandom rnd, const char *step)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvCheckLayout(A));
+  PetscCall(CheckProducts(A, Aref, rnd, step));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok %s\n", step));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the SeqAIJ block that MatSeqAIJGetArray() may touch: A itself, or its diagonal block */
+static PetscErrorCode LocalBlock(Mat A, Mat *B)
+{
+  PetscBool mpi;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATMPIAIJ, &mpi));
+  if (mpi) PetscCall(MatMPIAIJGetSeqAIJ(A, B, NULL, NULL));
+  else *B = A;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  char        type[64] = MATBRC;
+  PetscInt    n = 30, rstart, rend;
+  Mat         A, Aref, X, M[2];
+  Vec         l, r;
+  PetscRandom rnd;
+  PetscBool   same;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscSpmvInitializePackage());
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-type", type, sizeof(type), NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
+  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
+  PetscCall(PetscRandomSetFromOptions(rnd));
+
+  PetscCall(CreateOperator(type, n, &A));
+  PetscCall(MatSetFromOptions(A));
+  PetscCall(CreateOperator(MATAIJ, n, &Aref));
+  M[0] = A, M[1] = Aref;
+  PetscCall(Check(A, Aref, rnd, "built with MatSetType and MatSetValues"));
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  PetscCall(MatCreateVecs(Aref, &r, &l));
+  PetscCall(VecSetRandom(l, rnd));
+  PetscCall(VecSetRandom(r, rnd));
+
+  for (int k = 0; k < 2; k++) { /* values at existing positions */
+    for (PetscInt row = rstart; row < rend; row += 3) {
+      PetscScalar v = 0.5 + row % 3;
+      PetscCall(MatSetValues(M[k], 1, &row, 1, &row, &v, ADD_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(M[k], MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(M[k], MAT_FINAL_ASSEMBLY));
+  }
+  PetscCall(Check(A, Aref, rnd, "MatSetValues + assembly"));
+  for (int k = 0; k < 2; k++) PetscCall(MatScale(M[k], 2.5));
+  PetscCall(Check(A, Aref, rnd, "MatScale"));
+  for (int k = 0; k < 2; k++) PetscCall(MatShift(M[k], 1.5));
+  PetscCall(Check(A, Aref, rnd, "MatShift"));
+  for (int k = 0; k < 2; k++) PetscCall(MatDiagonalScale(M[k], l, r));
+  PetscCall(Check(A, Aref, rnd, "MatDiagonalScale"));
+  for (int k = 0; k < 2; k++) PetscCall(MatDiagonalSet(M[k], l, INSERT_VALUES));
+  PetscCall(Check(A, Aref, rnd, "MatDiagonalSet"));
+  {
+    PetscInt rows[3] = {rstart, (rstart + rend) / 2, rend - 1};
+    for (int k = 0; k < 2; k++) PetscCall(MatZeroRows(M[k], rend > rstart ? 3 : 0, rows, 3.0, NULL, NULL));
+    PetscCall(Check(A, Aref, rnd, "MatZeroRows"));
+    for (int k = 0; k < 2; k++) {
+      PetscCall(MatSetOption(M[k], MAT_KEEP_NONZERO_PATTERN, PETSC_TRUE));
+      rows[0] = rstart + 1;
+      PetscCall(MatZeroRows(M[k], rend > rstart + 1 ? 1 : 0, rows, 0.0, NULL, NULL));
+    }
+    PetscCall(Check(A, Aref, rnd, "MatZeroRows keeping the pattern"));
+  }
+  for (int k = 0; k < 2; k++) {
+    PetscCall(MatSetOption(M[k], MAT_NEW_NONZERO_LOCATIONS, PETSC_FALSE));
+    PetscCall(MatStoreValues(M[k]));
+    PetscCall(MatScale(M[k], -3.0));
+  }
+  PetscCall(Check(A, Aref, rnd, "MatScale after MatStoreValues"));
+  for (int k = 0; k < 2; k++) {
+    PetscCall(MatRetrieveValues(M[k]));
+    PetscCall(MatSetOption(M[k], MAT_NEW_NONZERO_LOCATIONS, PETSC_TRUE));
+  }
+  PetscCall(Check(A, Aref, rnd, "MatRetrieveValues"));
+
+  PetscCall(CreateOperator(MATAIJ, n, &X));
+  PetscCall(MatScale(X, 0.3));
+  for (int k = 0; k < 2; k++) PetscCall(MatAXPY(M[k], 0.7, X, SUBSET_NONZERO_PATTERN));
+  PetscCall(Check(A, Aref, rnd, "MatAXPY"));
+  for (int k = 0; k < 2; k++) PetscCall(MatCopy(X, M[k], SAME_NONZERO_PATTERN));
+  PetscCall(Check(A, Aref, rnd, "MatCopy from MATAIJ"));
+  for (int k = 0; k < 2; k++) {
+    Mat          B;
+    PetscScalar *a;
+    MatInfo      info;
+
+    PetscCall(LocalBlock(M[k], &B));
+    PetscCall(MatGetInfo(B, MAT_LOCAL, &info));
+    PetscCall(MatSeqAIJGetArray(B, &a));
+    for (PetscInt i = 0; i < (PetscInt)info.nz_used; i++) a[i] = a[i] * 1.25 + (PetscReal)(i % 5);
+    PetscCall(MatSeqAIJRestoreArray(B, &a));
+  }
+  PetscCall(Check(A, Aref, rnd, "MatSeqAIJGetArray/RestoreArray"));
+  for (int k = 0; k < 2; k++) {
+    Mat          B;
+    PetscScalar *a;
+    MatInfo      info;
+
+    PetscCall(LocalBlock(M[k], &B));
+    PetscCall(MatGetInfo(B, MAT_LOCAL, &info));
+    PetscCall(MatSeqAIJGetArrayWrite(B, &a));
+    for (PetscInt i = 0; i < (PetscInt)info.nz_used; i++) a[i] = 1.0 + (PetscReal)(i % 11);
+    PetscCall(MatSeqAIJRestoreArrayWrite(B, &a));
+  }
+  PetscCall(Check(A, Aref, rnd, "MatSeqAIJGetArrayWrite/RestoreArrayWrite"));
+  for (int k = 0; k < 2; k++) { /* new nonzero locations: the structure changes */
+    PetscCall(MatSetOption(M[k], MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    for (PetscInt row = rstart; row < rend; row += 5) {
+      PetscInt    col = (row * 17 + 3) % (n * n);
+      PetscScalar v   = -0.75;
+      PetscCall(MatSetValues(M[k], 1, &row, 1, &col, &v, ADD_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(M[k], MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(M[k], MAT_FINAL_ASSEMBLY));
+  }
+  PetscCall(Check(A, Aref, rnd, "new nonzero pattern"));
+  for (int k = 0; k < 2; k++) PetscCall(MatAXPY(M[k], -1.5, X, DIFFERENT_NONZERO_PATTERN));
+  PetscCall(Check(A, Aref, rnd, "MatAXPY with a different pattern"));
+  for (int k = 0; k < 2; k++) PetscCall(MatZeroEntries(M[k]));
+  PetscCall(Check(A, Aref, rnd, "MatZeroEntries"));
+  for (int k = 0; k < 2; k++) PetscCall(FillOperator(M[k], n));
+  PetscCall(Check(A, Aref, rnd, "refilled after MatZeroEntries"));
+  {
+    Mat     D, C;
+    MatType ta, td;
+
+    PetscCall(MatGetType(A, &ta));
+    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &D));
+    PetscCall(MatGetType(D, &td));
+    PetscCall(PetscObjectTypeCompare((PetscObject)D, ta, &same));
+    PetscCheck(same, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "MatDuplicate gave %s, not %s", td, ta);
+    PetscCall(Check(D, Aref, rnd, "MatDuplicate"));
+    PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &C));
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)C, MATAIJ, &same));
+    PetscCall(CheckProducts(C, Aref, rnd, "MatConvert to MATAIJ"));
+    PetscCall(MatConvert(D, MATAIJ, MAT_INPLACE_MATRIX, &D));
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)D, &same, MATSEQAIJ, MATMPIAIJ, ""));
+    PetscCall(MatGetType(D, &td));
+    PetscCheck(same, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "In-place MatConvert to MATAIJ gave %s", td);
+    PetscCall(CheckProducts(D, Aref, rnd, "in-place MatConvert to MATAIJ"));
+    PetscCall(MatConvert(D, type, MAT_INPLACE_MATRIX, &D));
+    PetscCall(PetscObjectTypeCompare((PetscObject)D, ta, &same));
+    PetscCall(MatGetType(D, &td));
+    PetscCheck(same, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "In-place MatConvert back gave %s", td);
+    PetscCall(Check(D, Aref, rnd, "in-place MatConvert from MATAIJ"));
+    PetscCall(MatDestroy(&D));
+    PetscCall(MatDestroy(&C));
+  }
+  {
+    MatType ta;
+    PetscCall(MatGetType(A, &ta));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all operations passed for %s\n", ta));
+  }
+  PetscCall(VecDestroy(&l));
+  PetscCall(VecDestroy(&r));
+  PetscCall(MatDestroy(&X));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Aref));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(PetscFinalize());
+  return 0;
+}
