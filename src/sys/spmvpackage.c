@@ -128,6 +128,17 @@ PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_petscspmv(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* MatSpmvUseMethod() with an error that tells the user what to do */
+#define MatSpmvUseMethod(A, name, types, args) \
+  do { \
+    PetscErrorCode(*f_) types; \
+    MatType t_; \
+    PetscCall(PetscObjectQueryFunction((PetscObject)(A), name, &f_)); \
+    PetscCall(MatGetType(A, &t_)); \
+    PetscCheck(f_, PetscObjectComm((PetscObject)(A)), PETSC_ERR_ARG_WRONG, "Matrix of type %s is not a petscspmv type: create it with -mat_type brc (or MatSetType(A, MATBRC)) or convert it with MatConvert()", t_ ? t_ : "(not set)"); \
+    PetscCall((*f_)args); \
+  } while (0)
+
 /*@
   MatSpmvSetBackend - chooses where the products of a petscspmv matrix run
 
@@ -150,7 +161,7 @@ PetscErrorCode MatSpmvSetBackend(Mat A, MatSpmvBackend backend)
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveEnum(A, backend, 2);
   PetscCheck(backend >= MAT_SPMV_BACKEND_AUTO && backend <= MAT_SPMV_BACKEND_HOST, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Unknown backend %d: use auto, cuda or host", (int)backend);
-  PetscUseMethod(A, "MatSpmvSetBackend_C", (Mat, MatSpmvBackend), (A, backend));
+  MatSpmvUseMethod(A, "MatSpmvSetBackend_C", (Mat, MatSpmvBackend), (A, backend));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -173,7 +184,7 @@ PetscErrorCode MatSpmvGetBackend(Mat A, MatSpmvBackend *backend)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
-  PetscUseMethod(A, "MatSpmvGetBackend_C", (Mat, MatSpmvBackend *), (A, backend));
+  MatSpmvUseMethod(A, "MatSpmvGetBackend_C", (Mat, MatSpmvBackend *), (A, backend));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -195,21 +206,21 @@ PetscErrorCode MatSpmvCheckLayout(Mat A)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
-  PetscUseMethod(A, "MatSpmvCheckLayout_C", (Mat), (A));
+  MatSpmvUseMethod(A, "MatSpmvCheckLayout_C", (Mat), (A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatSpmvGetParams_Private(Mat A, MatSpmvFormat **format, void **params)
 {
   PetscFunctionBegin;
-  PetscUseMethod(A, "MatSpmvGetParams_C", (Mat, MatSpmvFormat **, void **), (A, format, params));
+  MatSpmvUseMethod(A, "MatSpmvGetParams_C", (Mat, MatSpmvFormat **, void **), (A, format, params));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatSpmvParamsChanged_Private(Mat A)
 {
   PetscFunctionBegin;
-  PetscUseMethod(A, "MatSpmvParamsChanged_C", (Mat), (A));
+  MatSpmvUseMethod(A, "MatSpmvParamsChanged_C", (Mat), (A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -233,6 +244,6 @@ PetscErrorCode MatSpmvGetStorage(Mat A, PetscInt *nslots, PetscLogDouble *bytes)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
-  PetscUseMethod(A, "MatSpmvGetStorage_C", (Mat, PetscInt *, PetscLogDouble *), (A, nslots, bytes));
+  MatSpmvUseMethod(A, "MatSpmvGetStorage_C", (Mat, PetscInt *, PetscLogDouble *), (A, nslots, bytes));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -36,7 +36,10 @@ static PetscErrorCode MatSpmvMPISyncBlocks(Mat A, PetscBool push)
     }
     PetscCall(PetscObjectTypeCompare((PetscObject)blk[b], sp->format->seqtype, &ours));
     PetscCheck(ours, PetscObjectComm((PetscObject)A), PETSC_ERR_PLIB, "Block of %s has type %s", sp->format->mpitype, ((PetscObject)blk[b])->type_name);
-    if (!push) continue;
+    if (!push) {
+      PetscCall(MatSpmvPrepare_SeqAIJSpmv(blk[b]));
+      continue;
+    }
     PetscCall(MatSpmvGetParams_Private(blk[b], &f, &p));
     PetscCall(PetscMemcmp(p, sp->params, f->paramsize, &same));
     if (!same) {

@@ -145,6 +145,15 @@ static PetscErrorCode MatSpmvResolveBackend(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Options and backend settled: errors surface here, before MatMult_MPIAIJ starts its scatter */
+PetscErrorCode MatSpmvPrepare_SeqAIJSpmv(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvLazyOptions(A));
+  PetscCall(MatSpmvResolveBackend(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* CSR of A^T with, for each of its positions, the position in A's CSR it came from */
 static PetscErrorCode MatSpmvTransposeCSR(const MatSpmvCSR *csr, PetscInt **ti, PetscInt **tj, PetscInt **perm)
 {
