@@ -220,8 +220,10 @@ int main(int argc, char **argv)
   PetscCall(MatGetSize(Aref, &m, &ncols));
   {
     const PetscInt *ri, *rj;
-    PetscBool       done;
-    PetscCall(MatGetRowIJ(Aref, 0, PETSC_FALSE, PETSC_FALSE, &m, &ri, &rj, &done));
+    PetscScalar    *ra;
+    PetscMemType    mt;
+
+    PetscCall(MatSeqAIJGetCSRAndMemType(Aref, &ri, &rj, &ra, &mt));
     nnz = ri[m];
     mu  = (PetscReal)nnz / m;
     for (PetscInt i = 0; i < m; i++) {
@@ -230,7 +232,6 @@ int main(int argc, char **argv)
       maxlen = PetscMax(maxlen, len);
     }
     sigma = PetscSqrtReal(sigma / m);
-    PetscCall(MatRestoreRowIJ(Aref, 0, PETSC_FALSE, PETSC_FALSE, &m, &ri, &rj, &done));
   }
   minbytes = (double)(sizeof(PetscScalar) + sizeof(int)) * nnz + sizeof(int) * (m + 1.0) + sizeof(PetscScalar) * (double)(m + ncols);
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "matrix %s: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " nonzeros, row length mean %.2f std %.2f max %" PetscInt_FMT "; minimal bytes %.1f MB; %" PetscInt_FMT " timed products\n", matrix, m, ncols, nnz, (double)mu, (double)sigma, maxlen, minbytes / 1e6, reps));
