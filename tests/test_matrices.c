@@ -133,7 +133,13 @@ static PetscErrorCode TestOne(Mat Aref, MatType type, PetscInt only, PetscRandom
     PetscBool exists;
     char      label[PETSC_MAX_PATH_LEN];
 
-    PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
+    char        as[64];
+    PetscMPIInt size;
+
+    /* MatConvert() under the root name, the aij root name and the concrete name */
+    PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+    PetscCall(PetscSNPrintf(as, sizeof(as), "%s%s", k % 3 == 0 ? "" : (k % 3 == 1 ? "aij" : (size > 1 ? "mpiaij" : "seqaij")), type));
+    PetscCall(MatConvert(Aref, as, MAT_INITIAL_MATRIX, &A));
     PetscCall(SetParams(A, type, k, &exists));
     if (!exists) {
       PetscCall(MatDestroy(&A));

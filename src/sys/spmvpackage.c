@@ -84,6 +84,23 @@ PetscErrorCode MatSpmvRegisterFormat(MatSpmvFormat *fmt)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* MatConvert() finds converters composed on the source or the target: compose ours under every
+   name a user may ask for (root, aij root, concrete type); NULL functions remove them */
+PetscErrorCode MatSpmvComposeConverters(Mat B, MatSpmvFormat *f, PetscBool mpi, PetscErrorCode (*toBase)(Mat, MatType, MatReuse, Mat *), PetscErrorCode (*fromBase)(Mat, MatType, MatReuse, Mat *))
+{
+  const char *base = mpi ? MATMPIAIJ : MATSEQAIJ, *ourtype = mpi ? f->mpitype : f->seqtype;
+  char        name[128];
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", ourtype, base));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, name, toBase));
+  for (int k = 0; k < 3; k++) {
+    PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", base, k == 0 ? f->name : (k == 1 ? f->aijname : ourtype)));
+    PetscCall(PetscObjectComposeFunction((PetscObject)B, name, fromBase));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@C
   PetscSpmvFinalizePackage - called by `PetscFinalize()`; resets the package so it may be initialized again
 

@@ -75,6 +75,7 @@ typedef struct {
 
 PETSC_INTERN PetscErrorCode MatSpmvRegisterFormat(MatSpmvFormat *);
 PETSC_INTERN PetscErrorCode MatSpmvFormatFind(MatType, MatSpmvFormat **);
+PETSC_INTERN PetscErrorCode MatSpmvComposeConverters(Mat, MatSpmvFormat *, PetscBool, PetscErrorCode (*)(Mat, MatType, MatReuse, Mat *), PetscErrorCode (*)(Mat, MatType, MatReuse, Mat *));
 /* save the functions we override from a pristine MATSEQAIJ or MATMPIAIJ, once */
 PETSC_INTERN PetscErrorCode MatSpmvSaveBaseOps(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_SeqAIJSpmv(Mat, MatSpmvFormat *);

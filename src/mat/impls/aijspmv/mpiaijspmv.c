@@ -221,20 +221,17 @@ static PetscErrorCode MatSpmvGetStorage_MPIAIJSpmv(Mat A, PetscInt *nslots, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static const char *const MatSpmvMPIComposedNames[] = {"MatConvert_%s_mpiaij_C", "MatConvert_mpiaij_%s_C", "MatSpmvSetBackend_C", "MatSpmvGetBackend_C", "MatSpmvGetParams_C", "MatSpmvParamsChanged_C", "MatSpmvCheckLayout_C", "MatSpmvGetStorage_C", "MatMPIAIJSetPreallocation_C", "MatSetPreallocationCOO_C"};
+static const char *const MatSpmvMPIComposedNames[] = {"MatSpmvSetBackend_C", "MatSpmvGetBackend_C", "MatSpmvGetParams_C", "MatSpmvParamsChanged_C", "MatSpmvCheckLayout_C", "MatSpmvGetStorage_C", "MatMPIAIJSetPreallocation_C", "MatSetPreallocationCOO_C"};
 
 static PetscErrorCode MatSpmvMPIStrip(Mat B)
 {
   Mat_MPIAIJSpmv *sp = (Mat_MPIAIJSpmv *)B->spptr;
-  char            name[128];
 
   PetscFunctionBegin;
+  PetscCall(MatSpmvComposeConverters(B, sp->format, PETSC_TRUE, NULL, NULL));
   PetscCall(PetscFree(sp->params));
   PetscCall(PetscFree(B->spptr));
-  for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(MatSpmvMPIComposedNames); k++) {
-    PetscCall(PetscSNPrintf(name, sizeof(name), MatSpmvMPIComposedNames[k], ((PetscObject)B)->type_name));
-    PetscCall(PetscObjectComposeFunction((PetscObject)B, name, NULL));
-  }
+  for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(MatSpmvMPIComposedNames); k++) PetscCall(PetscObjectComposeFunction((PetscObject)B, MatSpmvMPIComposedNames[k], NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -301,7 +298,6 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJSpmv(Mat A, MatType type, MatReuse reuse,
   Mat_MPIAIJSpmv *sp;
   MatSpmvFormat  *format;
   PetscBool       same;
-  char            name[128];
 
   PetscFunctionBegin;
   PetscCall(MatSpmvFormatFind(type, &format));
@@ -338,10 +334,7 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJSpmv(Mat A, MatType type, MatReuse reuse,
 
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatMPIAIJSetPreallocation_C", MatMPIAIJSetPreallocation_MPIAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", MatSetPreallocationCOO_MPIAIJSpmv));
-  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_mpiaij_C", format->mpitype));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, name, MatConvert_MPIAIJSpmv_MPIAIJ));
-  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_mpiaij_%s_C", format->mpitype));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, name, MatConvert_MPIAIJ_MPIAIJSpmv));
+  PetscCall(MatSpmvComposeConverters(B, format, PETSC_TRUE, MatConvert_MPIAIJSpmv_MPIAIJ, MatConvert_MPIAIJ_MPIAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvSetBackend_C", MatSpmvSetBackend_MPIAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvGetBackend_C", MatSpmvGetBackend_MPIAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvGetParams_C", MatSpmvGetParams_MPIAIJSpmv));

@@ -442,22 +442,19 @@ static PetscErrorCode MatView_SeqAIJSpmv(Mat A, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static const char *const MatSpmvComposedNames[] = {"MatConvert_%s_seqaij_C", "MatConvert_seqaij_%s_C", "MatSpmvSetBackend_C", "MatSpmvGetBackend_C", "MatSpmvGetParams_C", "MatSpmvParamsChanged_C", "MatSpmvCheckLayout_C", "MatSpmvGetStorage_C", "MatRetrieveValues_C"};
+static const char *const MatSpmvComposedNames[] = {"MatSpmvSetBackend_C", "MatSpmvGetBackend_C", "MatSpmvGetParams_C", "MatSpmvParamsChanged_C", "MatSpmvCheckLayout_C", "MatSpmvGetStorage_C", "MatRetrieveValues_C"};
 
 static PetscErrorCode MatDestroy_SeqAIJSpmv(Mat A)
 {
   Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
-  char            name[128];
 
   PetscFunctionBegin;
   if (sp) {
+    PetscCall(MatSpmvComposeConverters(A, sp->format, PETSC_FALSE, NULL, NULL));
     PetscCall(MatSpmvReset(sp));
     PetscCall(PetscFree(sp->params));
     PetscCall(PetscFree(A->spptr));
-    for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(MatSpmvComposedNames); k++) {
-      PetscCall(PetscSNPrintf(name, sizeof(name), MatSpmvComposedNames[k], ((PetscObject)A)->type_name));
-      PetscCall(PetscObjectComposeFunction((PetscObject)A, name, NULL));
-    }
+    for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(MatSpmvComposedNames); k++) PetscCall(PetscObjectComposeFunction((PetscObject)A, MatSpmvComposedNames[k], NULL));
   }
   PetscCall(MatSpmvBaseSeq.destroy(A));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -467,20 +464,17 @@ static PetscErrorCode MatConvert_SeqAIJSpmv_SeqAIJ(Mat A, MatType type, MatReuse
 {
   Mat             B  = *newmat;
   Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
-  char            name[128];
 
   PetscFunctionBegin;
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
   else if (reuse == MAT_REUSE_MATRIX) PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
   if (reuse != MAT_REUSE_MATRIX) {
     sp = (Mat_SeqAIJSpmv *)B->spptr;
+    PetscCall(MatSpmvComposeConverters(B, sp->format, PETSC_FALSE, NULL, NULL));
     PetscCall(MatSpmvReset(sp));
     PetscCall(PetscFree(sp->params));
     PetscCall(PetscFree(B->spptr));
-    for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(MatSpmvComposedNames); k++) {
-      PetscCall(PetscSNPrintf(name, sizeof(name), MatSpmvComposedNames[k], ((PetscObject)B)->type_name));
-      PetscCall(PetscObjectComposeFunction((PetscObject)B, name, NULL));
-    }
+    for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(MatSpmvComposedNames); k++) PetscCall(PetscObjectComposeFunction((PetscObject)B, MatSpmvComposedNames[k], NULL));
     PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatRetrieveValues_C", MatSpmvBaseSeq.retrievevalues));
     B->ops->mult             = MatSpmvBaseSeq.mult;
     B->ops->multadd          = MatSpmvBaseSeq.multadd;
@@ -621,7 +615,6 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJSpmv(Mat A, MatType type, MatReuse reuse,
   Mat_SeqAIJSpmv *sp;
   MatSpmvFormat  *format;
   PetscBool       same;
-  char            name[128];
 
   PetscFunctionBegin;
   PetscCall(MatSpmvFormatFind(type, &format));
@@ -660,10 +653,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJSpmv(Mat A, MatType type, MatReuse reuse,
   B->ops->setfromoptions   = MatSetFromOptions_SeqAIJSpmv;
   B->ops->view             = MatView_SeqAIJSpmv;
 
-  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_seqaij_C", format->seqtype));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, name, MatConvert_SeqAIJSpmv_SeqAIJ));
-  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_seqaij_%s_C", format->seqtype));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, name, MatConvert_SeqAIJ_SeqAIJSpmv));
+  PetscCall(MatSpmvComposeConverters(B, format, PETSC_FALSE, MatConvert_SeqAIJSpmv_SeqAIJ, MatConvert_SeqAIJ_SeqAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvSetBackend_C", MatSpmvSetBackend_SeqAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvGetBackend_C", MatSpmvGetBackend_SeqAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvGetParams_C", MatSpmvGetParams_SeqAIJSpmv));
