@@ -58,3 +58,4 @@ PETSC_EXTERN PetscErrorCode MatSpmvGetStorage(Mat, PetscInt *, PetscLogDouble *)
 PETSC_EXTERN PetscErrorCode MatBRCSetBlockHeight(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatBRCSetBlockWidth(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatBRCSetCoarsening(Mat, PetscInt);
+PETSC_EXTERN PetscErrorCode MatBRCSetSortWindow(Mat, PetscInt);

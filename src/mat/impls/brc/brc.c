@@ -8,7 +8,7 @@
 */
 #include "brcimpl.h"
 
-static const MatBRCParams MatBRCParamsDefault = {32, 0, 200, 0};
+static const MatBRCParams MatBRCParamsDefault = {32, 0, 200, 0, 0};
 
 static PetscErrorCode MatSetFromOptions_BRC(PetscOptionItems PetscOptionsObject, void *params)
 {
@@ -20,18 +20,21 @@ static PetscErrorCode MatSetFromOptions_BRC(PetscOptionItems PetscOptionsObject,
   PetscCheck(!(p->b1 & (p->b1 - 1)), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_brc_b1 %" PetscInt_FMT " must be a power of two from 1 to 256, e.g. 32", p->b1);
   PetscCall(PetscOptionsRangeInt("-mat_brc_b2", "Largest block width; 0 picks min(round(mu+sigma), longest row, b2_max) (paper Eq. 3)", "MatBRCSetBlockWidth", p->b2, &p->b2, &set, 0, PETSC_INT_MAX));
   PetscCall(PetscOptionsRangeInt("-mat_brc_b2_max", "Cap on the automatic block width", "MatBRCSetBlockWidth", p->b2max, &p->b2max, &set, 1, PETSC_INT_MAX));
+  PetscCall(PetscOptionsRangeInt("-mat_brc_window", "Rows per length-sorting window; 0 sorts all rows (the paper)", "MatBRCSetSortWindow", p->window, &p->window, &set, 0, PETSC_INT_MAX));
   PetscCall(PetscOptionsRangeInt("-mat_brc_coarsen", "Blocks per thread; 0 picks 4 when sigma > mu (paper), else 1", "MatBRCSetCoarsening", p->coarsen, &p->coarsen, &set, 0, 1024));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Algorithm 1 of the paper, in linear time: a row of length k*B2 + r gives k pieces of B2 and one
    of r; a counting sort orders pieces by length (longest first, rows in their original order
-   among equals), which is the order the paper's priority queue produces up to ties. */
+   among equals), which is the order the paper's priority queue produces up to ties.
+   The sort runs inside windows of consecutive rows (all rows: the paper's global sort); each
+   window's pieces fill whole blocks, so a block writes y inside its window. */
 static PetscErrorCode MatBuild_BRC(const void *params, const MatSpmvCSR *csr, MatSpmvLayout L)
 {
   const MatBRCParams *p = (const MatBRCParams *)params;
   MatBRCLayout       *brc;
-  PetscInt            m = csr->m, b1 = p->b1, b2, npieces = 0, *cnt, *prow, *pstart, *plen, nslots = 0;
+  PetscInt            m = csr->m, b1 = p->b1, b2, W, npad = 0, q0 = 0, *cnt, *prow, *pstart, *plen, nslots = 0;
   PetscReal           sum = 0, sum2 = 0;
 
   PetscFunctionBegin;
@@ -46,56 +49,74 @@ static PetscErrorCode MatBuild_BRC(const void *params, const MatSpmvCSR *csr, Ma
   }
   brc->mu    = m ? sum / m : 0;
   brc->sigma = m ? PetscSqrtReal(PetscMax(sum2 / m - brc->mu * brc->mu, 0)) : 0;
-  b2         = p->b2 > 0 ? p->b2 : PetscMin(PetscMin((PetscInt)PetscFloorReal(brc->mu + brc->sigma + 0.5), brc->maxnz), p->b2max);
-  b2         = PetscMax(b2, 1);
+  b2         = p->b2 > 0 ? p->b2 : PetscMin((PetscInt)PetscFloorReal(brc->mu + brc->sigma + 0.5), p->b2max);
+  b2         = PetscMax(PetscMin(b2, brc->maxnz), 1); /* no piece is longer than the longest row */
+  W          = p->window > 0 ? p->window : PetscMax(m, 1);
   brc->b1    = b1;
   brc->b2    = b2;
   brc->rep   = p->coarsen > 0 ? p->coarsen : (brc->sigma > brc->mu ? 4 : 1);
+  brc->window = W;
 
-  /* pieces, counted by length */
-  PetscCall(PetscCalloc1(b2 + 1, &cnt));
+  /* rows that blocks do not write alone: empty rows and rows split over several pieces */
   for (PetscInt r = 0; r < m; r++) {
     PetscInt len = csr->i[r + 1] - csr->i[r];
-
-    if (!len) brc->ninit++;
-    else if (len > b2) brc->ninit++, brc->nsplit++;
-    cnt[b2] += len / b2;
-    if (len % b2) cnt[len % b2]++;
+    if (!len || len > b2) brc->ninit++;
+    if (len > b2) brc->nsplit++;
   }
-  for (PetscInt l = 1; l <= b2; l++) npieces += cnt[l];
-  /* exclusive offsets, longest pieces first */
-  {
-    PetscInt off = 0;
-    for (PetscInt l = b2; l >= 1; l--) {
-      PetscInt c = cnt[l];
-      cnt[l]     = off;
-      off += c;
-    }
-  }
-  PetscCall(PetscMalloc3(npieces, &prow, npieces, &pstart, npieces, &plen));
   PetscCall(PetscMalloc1(brc->ninit, &brc->initrows));
   brc->ninit = 0;
   for (PetscInt r = 0; r < m; r++) {
-    PetscInt len = csr->i[r + 1] - csr->i[r], k;
-
+    PetscInt len = csr->i[r + 1] - csr->i[r];
     if (!len || len > b2) brc->initrows[brc->ninit++] = r;
-    for (k = 0; k + b2 <= len; k += b2) {
-      PetscInt q = cnt[b2]++;
-      prow[q]    = r;
-      pstart[q]  = csr->i[r] + k;
-      plen[q]    = b2;
+  }
+  /* pieces of each window, rounded up to whole blocks */
+  for (PetscInt w0 = 0; w0 < m; w0 += W) {
+    PetscInt c = 0;
+    for (PetscInt r = w0; r < PetscMin(m, w0 + W); r++) {
+      PetscInt len = csr->i[r + 1] - csr->i[r];
+      c += len / b2 + (len % b2 ? 1 : 0);
     }
-    if (k < len) {
-      PetscInt q = cnt[len - k]++;
-      prow[q]    = r;
-      pstart[q]  = csr->i[r] + k;
-      plen[q]    = len - k;
+    npad += (c + b1 - 1) / b1 * b1;
+  }
+  PetscCall(PetscMalloc3(npad, &prow, npad, &pstart, npad, &plen));
+  PetscCall(PetscMalloc1(b2 + 1, &cnt));
+  for (PetscInt w0 = 0; w0 < m; w0 += W) {
+    PetscInt w1 = PetscMin(m, w0 + W), c = 0;
+
+    PetscCall(PetscArrayzero(cnt, b2 + 1));
+    for (PetscInt r = w0; r < w1; r++) {
+      PetscInt len = csr->i[r + 1] - csr->i[r];
+      cnt[b2] += len / b2;
+      if (len % b2) cnt[len % b2]++;
     }
+    for (PetscInt l = b2; l >= 1; l--) { /* exclusive offsets, longest pieces first */
+      PetscInt n = cnt[l];
+      cnt[l]     = q0 + c;
+      c += n;
+    }
+    for (PetscInt r = w0; r < w1; r++) {
+      PetscInt len = csr->i[r + 1] - csr->i[r], k;
+
+      for (k = 0; k + b2 <= len; k += b2) {
+        PetscInt q = cnt[b2]++;
+        prow[q]    = r;
+        pstart[q]  = csr->i[r] + k;
+        plen[q]    = b2;
+      }
+      if (k < len) {
+        PetscInt q = cnt[len - k]++;
+        prow[q]    = r;
+        pstart[q]  = csr->i[r] + k;
+        plen[q]    = len - k;
+      }
+    }
+    for (PetscInt q = q0 + c; q < q0 + (c + b1 - 1) / b1 * b1; q++) prow[q] = -1, pstart[q] = 0, plen[q] = 0; /* dummy lanes */
+    q0 += (c + b1 - 1) / b1 * b1;
   }
   PetscCall(PetscFree(cnt));
 
   /* blocks of b1 pieces, width = their first (longest) piece */
-  brc->nblocks = (npieces + b1 - 1) / b1;
+  brc->nblocks = npad / b1;
   PetscCall(PetscMalloc1(brc->nblocks + 1, &brc->blockoff));
   brc->blockoff[0] = 0;
   for (PetscInt b = 0; b < brc->nblocks; b++) {
@@ -105,40 +126,30 @@ static PetscErrorCode MatBuild_BRC(const void *params, const MatSpmvCSR *csr, Ma
   L->nslots = nslots;
   PetscCall(PetscMalloc1(nslots, &L->slot2csr));
   PetscCall(PetscMalloc1(nslots, &brc->col));
-  PetscCall(PetscMalloc1(brc->nblocks * b1, &brc->rowidx));
+  PetscCall(PetscMalloc1(npad, &brc->rowidx));
   for (PetscInt b = 0; b < brc->nblocks; b++) {
     PetscInt off = brc->blockoff[b], T = (brc->blockoff[b + 1] - off) / b1;
 
     for (PetscInt r = 0; r < b1; r++) {
-      PetscInt q = b * b1 + r;
+      PetscInt q = b * b1 + r, row = prow[q];
 
-      if (q < npieces) {
-        PetscInt row = prow[q], len = csr->i[row + 1] - csr->i[row];
+      if (row >= 0) brc->rowidx[q] = csr->i[row + 1] - csr->i[row] > b2 ? -(row + 2) : row;
+      else brc->rowidx[q] = -1;
+      for (PetscInt j = 0; j < T; j++) {
+        PetscInt s = off + j * b1 + r;
 
-        brc->rowidx[q] = len > b2 ? -(row + 2) : row;
-        for (PetscInt j = 0; j < T; j++) {
-          PetscInt s = off + j * b1 + r;
-
-          if (j < plen[q]) {
-            brc->col[s]    = csr->j[pstart[q] + j];
-            L->slot2csr[s] = pstart[q] + j;
-          } else { /* padding: the previous column, already in cache */
-            brc->col[s]    = brc->col[s - b1];
-            L->slot2csr[s] = -1;
-          }
-        }
-      } else { /* dummy row of the last block: reads the previous row's columns */
-        brc->rowidx[q] = -1;
-        for (PetscInt j = 0; j < T; j++) {
-          PetscInt s     = off + j * b1 + r;
-          brc->col[s]    = brc->col[s - 1];
+        if (j < plen[q]) {
+          brc->col[s]    = csr->j[pstart[q] + j];
+          L->slot2csr[s] = pstart[q] + j;
+        } else { /* padding at the previous column (already in cache): this lane's, or the previous lane's for a dummy */
+          brc->col[s]    = j ? brc->col[s - b1] : brc->col[s - 1];
           L->slot2csr[s] = -1;
         }
       }
     }
   }
   PetscCall(PetscFree3(prow, pstart, plen));
-  L->indexbytes = sizeof(int) * (nslots + brc->nblocks * b1 + brc->nblocks + 1 + brc->ninit);
+  L->indexbytes = sizeof(int) * (nslots + npad + brc->nblocks + 1 + brc->ninit);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -214,6 +225,7 @@ static PetscErrorCode MatLayoutView_BRC(MatSpmvLayout L, PetscViewer viewer)
 
   PetscFunctionBegin;
   PetscCall(PetscViewerASCIIPrintf(viewer, "row lengths: mean %.2f, std. dev. %.2f, max %" PetscInt_FMT "\n", (double)brc->mu, (double)brc->sigma, brc->maxnz));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "rows sorted by length in windows of %" PetscInt_FMT " rows\n", brc->window));
   PetscCall(PetscViewerASCIIPrintf(viewer, "B1 %" PetscInt_FMT " rows per block, B2 %" PetscInt_FMT " (largest block width), coarsening %" PetscInt_FMT " blocks per thread\n", brc->b1, brc->b2, brc->rep));
   PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " blocks, mean width %.2f; %" PetscInt_FMT " rows split over several blocks (atomic sums)\n", brc->nblocks, brc->nblocks ? (double)L->nslots / (double)(brc->nblocks * brc->b1) : 0.0, brc->nsplit));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -337,6 +349,39 @@ PetscErrorCode MatBRCSetCoarsening(Mat A, PetscInt rep)
   PetscCheck(rep >= 0 && rep <= 1024, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "BRC coarsening %" PetscInt_FMT " must be from 1 to 1024, or 0 for automatic", rep);
   PetscCall(MatBRCGetParams(A, &p));
   p->coarsen = rep;
+  PetscCall(MatSpmvParamsChanged_Private(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatBRCSetSortWindow - sets how many consecutive rows are sorted by length together
+
+  Logically Collective
+
+  Input Parameters:
++ A      - a `MATBRC` matrix
+- window - rows per window, or 0 to sort all rows at once as the paper does
+
+  Options Database Key:
+. -mat_brc_window <window> - rows per window
+
+  Note:
+  A window keeps each block's writes to y inside a stretch of rows, at the price of less even
+  blocks; see the README for the measured effect.
+
+  Level: advanced
+
+.seealso: `MATBRC`, `MatBRCSetBlockWidth()`
+@*/
+PetscErrorCode MatBRCSetSortWindow(Mat A, PetscInt window)
+{
+  MatBRCParams *p;
+
+  PetscFunctionBegin;
+  PetscValidLogicalCollectiveInt(A, window, 2);
+  PetscCheck(window >= 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "BRC sort window %" PetscInt_FMT " must be positive, or 0 to sort all rows", window);
+  PetscCall(MatBRCGetParams(A, &p));
+  p->window = window;
   PetscCall(MatSpmvParamsChanged_Private(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -6,10 +6,11 @@ typedef struct {
   PetscInt b2;      /* largest block width, 0: automatic (paper Eq. 3) */
   PetscInt b2max;   /* cap of the automatic width */
   PetscInt coarsen; /* blocks per thread, 0: automatic */
+  PetscInt window;  /* rows per length-sorting window, 0: all rows */
 } MatBRCParams;
 
 typedef struct {
-  PetscInt  b1, b2, rep; /* as chosen for this matrix */
+  PetscInt  b1, b2, rep, window; /* as chosen for this matrix */
   PetscInt  nblocks;
   PetscInt *blockoff; /* nblocks + 1: first slot of each block; width = (blockoff[b+1] - blockoff[b]) / b1 */
   PetscInt *rowidx;   /* nblocks * b1: row >= 0 written once, -(row + 2) summed atomically, -1 dummy */
