@@ -213,15 +213,10 @@ static PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
   PetscCheck(L->nslots <= PETSC_INT32_MAX && L->m < PETSC_INT32_MAX && L->n < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s stores %" PetscInt_FMT " slots for a %" PetscInt_FMT " x %" PetscInt_FMT " matrix: more than 32-bit indices address; split the matrix over more MPI processes or use MATAIJ", sp->format->name, L->nslots, L->m, L->n);
   if (sp->ondevice) {
 #if defined(PETSC_HAVE_CUDA)
-    int *map;
-
-    PetscCall(PetscMalloc1(L->nslots, &map));
-    for (PetscInt s = 0; s < L->nslots; s++) map[s] = (int)L->slot2csr[s];
-    PetscCall(MatSpmvCUDAUpload((void **)&L->d_slot2csr, map, L->nslots * sizeof(int)));
-    PetscCall(PetscFree(map));
+    /* the slot -> CSR map goes to the device at the first value refresh: the first fill is done on the host */
     PetscCall(MatSpmvCUDAMalloc((void **)&L->d_val, L->nslots * sizeof(PetscScalar)));
     PetscCall(sp->format->upload(L));
-    PetscCall(PetscLogCpuToGpu(L->nslots * sizeof(int) + L->indexbytes));
+    PetscCall(PetscLogCpuToGpu(L->indexbytes));
 #endif
   } else PetscCall(PetscMalloc1(L->nslots, &L->val));
   sp->L[t]     = L;
@@ -267,16 +262,36 @@ static PetscErrorCode MatSpmvUpdate(Mat A, int t, MatSpmvLayout *Lout)
   PetscCall(PetscLogEventBegin(sp->format->event_refresh, A, 0, 0, 0));
   if (sp->ondevice) {
 #if defined(PETSC_HAVE_CUDA)
-    void *stream;
+    MatSpmvLayout L = *Lout;
+    void         *stream;
 
     PetscCall(MatSpmvCUDAGetStream(&stream));
-    if (sp->d_csrstate != state) {
-      if (!sp->d_csrval) PetscCall(MatSpmvCUDAMalloc((void **)&sp->d_csrval, csr.nnz * sizeof(PetscScalar)));
-      PetscCall(MatSpmvCUDACopyToDevice(sp->d_csrval, aa, csr.nnz * sizeof(PetscScalar), stream));
-      PetscCall(PetscLogCpuToGpu(csr.nnz * sizeof(PetscScalar)));
-      sp->d_csrstate = state;
+    if (sp->state[t] == MATSPMV_NOSTATE) { /* first fill after a build: gather on the host, one upload */
+      PetscScalar *val;
+
+      PetscCall(PetscMalloc1(L->nslots, &val));
+      for (PetscInt s = 0; s < L->nslots; s++) val[s] = L->slot2csr[s] >= 0 ? aa[L->slot2csr[s]] : 0.0;
+      PetscCall(MatSpmvCUDACopyToDevice(L->d_val, val, L->nslots * sizeof(PetscScalar), stream));
+      PetscCall(PetscLogCpuToGpu(L->nslots * sizeof(PetscScalar)));
+      PetscCall(PetscFree(val));
+    } else { /* values changed, pattern kept: upload the CSR values, gather on the device */
+      if (!L->d_slot2csr && L->nslots) {
+        int *map;
+
+        PetscCall(PetscMalloc1(L->nslots, &map));
+        for (PetscInt s = 0; s < L->nslots; s++) map[s] = (int)L->slot2csr[s];
+        PetscCall(MatSpmvCUDAUpload((void **)&L->d_slot2csr, map, L->nslots * sizeof(int)));
+        PetscCall(PetscLogCpuToGpu(L->nslots * sizeof(int)));
+        PetscCall(PetscFree(map));
+      }
+      if (sp->d_csrstate != state) {
+        if (!sp->d_csrval) PetscCall(MatSpmvCUDAMalloc((void **)&sp->d_csrval, csr.nnz * sizeof(PetscScalar)));
+        PetscCall(MatSpmvCUDACopyToDevice(sp->d_csrval, aa, csr.nnz * sizeof(PetscScalar), stream));
+        PetscCall(PetscLogCpuToGpu(csr.nnz * sizeof(PetscScalar)));
+        sp->d_csrstate = state;
+      }
+      PetscCall(MatSpmvCUDAGather(L->nslots, L->d_slot2csr, sp->d_csrval, L->d_val, stream));
     }
-    PetscCall(MatSpmvCUDAGather((*Lout)->nslots, (*Lout)->d_slot2csr, sp->d_csrval, (*Lout)->d_val, stream));
 #endif
   } else {
     MatSpmvLayout L = *Lout;
