@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Demo solve: PETSc's stock SNES ex19 (driven cavity) with aij (CPU), aijcusparse (GPU) and brc,
+# same options otherwise; prints iterations and where the time went (from -log_view).
+#   examples/demo.sh [grid points per side] [extra ex19 options]
+set -u
+cd "$(dirname "$0")/.."
+. scripts/petsc-env.sh
+export PETSC_OPTIONS="${PETSC_OPTIONS:-} -use_gpu_aware_mpi 0"
+lib=$PWD/lib/libpetscspmv.so
+gpu=0
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; then gpu=1; fi
+n=${1:-$([ $gpu = 1 ] && echo 384 || echo 96)}
+shift || true
+common="-da_grid_x $n -da_grid_y $n -pc_type jacobi -ksp_type gmres -ksp_rtol 1e-8 -snes_rtol 1e-8 -snes_converged_reason -log_view $*"
+[ $gpu = 1 ] && common="$common -log_view_gpu_time"
+logs=build/demo; mkdir -p $logs
+
+ev() { awk -v e="$1" '$1 == e { print $4; exit }' "$2"; }          # max time of a log_view event
+cnt() { awk -v e="$1" '$1 == e { print $2; exit }' "$2"; }
+run() { # label args...
+  local label=$1; shift
+  local f=$logs/$(echo "$label" | tr -c 'A-Za-z0-9' _).log
+  if ! timeout 600 build/bin/ex19 $common "$@" >"$f" 2>&1; then
+    printf "%-26s failed, see %s\n" "$label" "$f"; return
+  fi
+  local newton=$(grep -o "Nonlinear solve converged due to [A-Z_]* iterations [0-9]*" "$f" | awk '{print $NF}')
+  printf "%-26s %7s %9s %10s %10s %10s %10s %10s\n" "$label" "${newton:-?}" "$(cnt MatMult "$f")" "$(ev MatMult "$f")" "$(ev PCApply "$f")" "$(ev KSPSolve "$f")" "$(ev SNESSolve "$f")" "$(ev MatBRCBuild "$f")"
+}
+echo "SNES ex19, ${n}x${n} grid (4 fields, $((4 * n * n)) unknowns), GMRES + Jacobi; times in seconds (-log_view max)"
+[ $gpu = 1 ] && echo "GPU: $(nvidia-smi -L | head -1)" || echo "No GPU visible: aijcusparse is skipped and brc runs its host reference kernel."
+printf "%-26s %7s %9s %10s %10s %10s %10s %10s\n" type Newton MatMults MatMult PCApply KSPSolve SNESSolve BRCBuild
+run "aij (CPU)" -dm_mat_type aij
+if [ $gpu = 1 ]; then
+  run "aijcusparse (GPU)" -dm_mat_type aijcusparse -dm_vec_type cuda
+  run "brc (GPU)" -dll_append $lib -dm_mat_type brc -dm_vec_type cuda
+else
+  run "brc (host reference)" -dll_append $lib -dm_mat_type brc
+fi
+echo "logs: $logs/"
