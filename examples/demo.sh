@@ -9,7 +9,7 @@ export PETSC_OPTIONS="${PETSC_OPTIONS:-} -use_gpu_aware_mpi 0"
 lib=$PWD/lib/libpetscspmv.so
 gpu=0
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; then gpu=1; fi
-n=${1:-$([ $gpu = 1 ] && echo 384 || echo 96)}
+n=${1:-$([ $gpu = 1 ] && echo 192 || echo 96)}
 shift || true
 common="-da_grid_x $n -da_grid_y $n -pc_type jacobi -ksp_type gmres -ksp_rtol 1e-8 -snes_rtol 1e-8 -snes_converged_reason -log_view $*"
 [ $gpu = 1 ] && common="$common -log_view_gpu_time"
