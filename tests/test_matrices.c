@@ -113,17 +113,14 @@ static PetscErrorCode SetParams(Mat A, MatType type, PetscInt k, PetscBool *exis
 
   PetscFunctionBegin;
   *exists = PETSC_FALSE;
-  PetscCall(PetscOptionsClearValue(NULL, "-mat_brc_two_phase"));
   PetscCall(PetscStrcmp(type, MATBRC, &brc));
   if (brc) {
-    const PetscInt    b1[] = {32, 1, 8, 256, 32, 16, 32, 32, 8}, b2[] = {0, 1, 3, 0, 7, 0, 0, 2, 0}, rep[] = {0, 1, 3, 2, 1, 5, 1, 1, 2}, window[] = {0, 0, 7, 100, 64, 1000, 0, 0, 50};
-    const char *const twophase[] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, "1", "0"}; /* NULL: automatic */
+    const PetscInt b1[] = {32, 1, 8, 256, 32, 16, 32}, b2[] = {0, 1, 3, 0, 7, 0, 0}, rep[] = {0, 1, 3, 2, 1, 5, 1}, window[] = {0, 0, 7, 100, 64, 1000, 0};
     if (k >= (PetscInt)PETSC_STATIC_ARRAY_LENGTH(b1)) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(MatBRCSetBlockHeight(A, b1[k]));
     PetscCall(MatBRCSetBlockWidth(A, b2[k]));
     PetscCall(MatBRCSetCoarsening(A, rep[k]));
     PetscCall(MatBRCSetSortWindow(A, window[k]));
-    if (twophase[k]) PetscCall(PetscOptionsSetValue(NULL, "-mat_brc_two_phase", twophase[k])); /* read by MatSetFromOptions() below */
     *exists = PETSC_TRUE;
   } else *exists = k == 0;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -9,7 +9,7 @@
 #include "brcimpl.h"
 
 /* coarsening 1 and a 32768-row sorting window measured fastest on the H200 (README) */
-static const MatBRCParams MatBRCParamsDefault = {32, 0, 200, 1, 32768, PETSC_BOOL3_UNKNOWN};
+static const MatBRCParams MatBRCParamsDefault = {32, 0, 200, 1, 32768};
 
 static PetscErrorCode MatSetFromOptions_BRC(PetscOptionItems PetscOptionsObject, void *params)
 {
@@ -22,7 +22,6 @@ static PetscErrorCode MatSetFromOptions_BRC(PetscOptionItems PetscOptionsObject,
   PetscCall(PetscOptionsRangeInt("-mat_brc_b2", "Largest block width; 0 picks min(round(mu+sigma), longest row, b2_max) (paper Eq. 3)", "MatBRCSetBlockWidth", p->b2, &p->b2, &set, 0, PETSC_INT_MAX));
   PetscCall(PetscOptionsRangeInt("-mat_brc_b2_max", "Cap on the automatic block width", "MatBRCSetBlockWidth", p->b2max, &p->b2max, &set, 1, PETSC_INT_MAX));
   PetscCall(PetscOptionsRangeInt("-mat_brc_window", "Rows per length-sorting window; 0 sorts all rows (the paper)", "MatBRCSetSortWindow", p->window, &p->window, &set, 0, PETSC_INT_MAX));
-  PetscCall(PetscOptionsBool3("-mat_brc_two_phase", "Write y through a lane-ordered buffer and a per-row sum (default: when rows are out of order)", "", PETSC_FALSE, &p->twophase, &set));
   PetscCall(PetscOptionsRangeInt("-mat_brc_coarsen", "Blocks per thread; 0 picks 4 when sigma > mu (paper), else 1", "MatBRCSetCoarsening", p->coarsen, &p->coarsen, &set, 0, 1024));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -150,38 +149,8 @@ static PetscErrorCode MatBuild_BRC(const void *params, const MatSpmvCSR *csr, Ma
       }
     }
   }
-  /* Where y goes. When blocks visit rows mostly in order, each lane stores its row's sum (atomics
-     for split rows). Otherwise a scattered 8-byte store costs a read-modify-write of a whole
-     memory sector, so blocks store partial sums in lane order and a second pass sums each row's
-     pieces and writes y in order (no atomics then). */
-  {
-    PetscInt breaks = 0, npieces = 0;
-
-    for (PetscInt q = 0; q < npad; q++) {
-      if (prow[q] >= 0) npieces++;
-      if (q && prow[q] >= 0 && prow[q] != prow[q - 1] + 1) breaks++;
-    }
-    brc->twophase = p->twophase == PETSC_BOOL3_UNKNOWN ? (PetscBool)(breaks > m / 8) : (PetscBool)(p->twophase == PETSC_BOOL3_TRUE);
-    brc->nlanes   = npad;
-    if (brc->twophase) {
-      PetscInt *next;
-
-      PetscCall(PetscCalloc1(m + 1, &brc->rowptr2));
-      PetscCall(PetscMalloc1(npieces, &brc->piecepos));
-      PetscCall(PetscMalloc1(npad, &brc->ybuf));
-      for (PetscInt q = 0; q < npad; q++)
-        if (prow[q] >= 0) brc->rowptr2[prow[q] + 1]++;
-      for (PetscInt r = 0; r < m; r++) brc->rowptr2[r + 1] += brc->rowptr2[r];
-      PetscCall(PetscMalloc1(m, &next));
-      PetscCall(PetscArraycpy(next, brc->rowptr2, m));
-      for (PetscInt q = 0; q < npad; q++)
-        if (prow[q] >= 0) brc->piecepos[next[prow[q]]++] = q;
-      PetscCall(PetscFree(next));
-      brc->ninit = 0; /* the second pass writes every row */
-    }
-    L->indexbytes = sizeof(int) * (nslots + brc->nblocks + 1) + (brc->twophase ? sizeof(int) * (m + 1 + npieces) + sizeof(PetscScalar) * npad : sizeof(int) * (npad + brc->ninit));
-  }
   PetscCall(PetscFree3(prow, pstart, plen));
+  L->indexbytes = sizeof(int) * (nslots + npad + brc->nblocks + 1 + brc->ninit);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -224,17 +193,8 @@ static PetscErrorCode MatMultHost_BRC(MatSpmvLayout L, const PetscScalar *x, con
         PetscInt s = off + j * brc->b1 + r;
         sum += L->val[s] * x[brc->col[s]];
       }
-      if (brc->twophase) brc->ybuf[b * brc->b1 + r] = sum;
-      else if (dst >= 0) y[dst] = z ? z[dst] + sum : sum;
+      if (dst >= 0) y[dst] = z ? z[dst] + sum : sum;
       else if (dst < -1) y[-dst - 2] += sum;
-    }
-  }
-  if (brc->twophase) {
-    for (PetscInt r = 0; r < L->m; r++) {
-      PetscScalar acc = z ? z[r] : 0.0;
-
-      for (PetscInt k = brc->rowptr2[r]; k < brc->rowptr2[r + 1]; k++) acc += brc->ybuf[brc->piecepos[k]];
-      y[r] = acc;
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -250,13 +210,7 @@ static PetscErrorCode MatLayoutDestroy_BRC(MatSpmvLayout L)
   PetscCall(PetscFree(brc->rowidx));
   PetscCall(PetscFree(brc->col));
   PetscCall(PetscFree(brc->initrows));
-  PetscCall(PetscFree(brc->rowptr2));
-  PetscCall(PetscFree(brc->piecepos));
-  PetscCall(PetscFree(brc->ybuf));
 #if defined(PETSC_HAVE_CUDA)
-  PetscCall(MatSpmvCUDAFree(brc->d_rowptr2));
-  PetscCall(MatSpmvCUDAFree(brc->d_piecepos));
-  PetscCall(MatSpmvCUDAFree(brc->d_ybuf));
   PetscCall(MatSpmvCUDAFree(brc->d_blockoff));
   PetscCall(MatSpmvCUDAFree(brc->d_rowidx));
   PetscCall(MatSpmvCUDAFree(brc->d_col));
@@ -274,8 +228,7 @@ static PetscErrorCode MatLayoutView_BRC(MatSpmvLayout L, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "row lengths: mean %.2f, std. dev. %.2f, max %" PetscInt_FMT "\n", (double)brc->mu, (double)brc->sigma, brc->maxnz));
   PetscCall(PetscViewerASCIIPrintf(viewer, "rows sorted by length in windows of %" PetscInt_FMT " rows\n", brc->window));
   PetscCall(PetscViewerASCIIPrintf(viewer, "B1 %" PetscInt_FMT " rows per block, B2 %" PetscInt_FMT " (largest block width), coarsening %" PetscInt_FMT " blocks per thread\n", brc->b1, brc->b2, brc->rep));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " blocks, mean width %.2f; %" PetscInt_FMT " rows split over several blocks\n", brc->nblocks, brc->nblocks ? (double)L->nslots / (double)(brc->nblocks * brc->b1) : 0.0, brc->nsplit));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "y written %s\n", brc->twophase ? "in two phases: lane-ordered partial sums, then a per-row sum" : "by the blocks (atomic sums for split rows)"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " blocks, mean width %.2f; %" PetscInt_FMT " rows split over several blocks (atomic sums)\n", brc->nblocks, brc->nblocks ? (double)L->nslots / (double)(brc->nblocks * brc->b1) : 0.0, brc->nsplit));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -19,7 +19,7 @@ __global__ void MatBRCInitKernel(I ninit, const I *__restrict__ rows, const V *_
 /* Each thread handles lane (tid % b1) of blocks tid / b1, + stride, ...: with coarsening fewer
    threads are launched and each goes through several blocks. z may alias y. B1 > 0 fixes the
    block height at compile time (shifts instead of divisions); B1 = 0 takes it from b1. */
-template <typename V, typename I, int B1, bool TWOPHASE>
+template <typename V, typename I, int B1>
 __global__ void __launch_bounds__(256) MatBRCMultKernel(I nblocks, I b1_, const I *__restrict__ blockoff, const I *__restrict__ rowidx, const I *__restrict__ col, const V *__restrict__ val, const V *__restrict__ x, const V *z, V *y)
 {
   const I b1     = B1 > 0 ? (I)B1 : b1_;
@@ -29,30 +29,16 @@ __global__ void __launch_bounds__(256) MatBRCMultKernel(I nblocks, I b1_, const 
 
   for (I b = tid / b1; b < nblocks; b += stride) {
     const I off = blockoff[b], T = (blockoff[b + 1] - off) / b1;
-    V sum = V(0);
+    const I dst = rowidx[b * b1 + lane];
+    V       sum = V(0);
 
 #pragma unroll 4
     for (I j = 0; j < T; j++) {
       const I s = off + j * b1 + lane;
       sum += val[s] * x[col[s]];
     }
-    if (TWOPHASE) y[b * b1 + lane] = sum; /* y is the lane-ordered buffer */
-    else {
-      const I dst = rowidx[b * b1 + lane];
-      if (dst >= 0) y[dst] = z ? z[dst] + sum : sum;
-      else if (dst < -1) MatSpmvAtomicAdd(&y[-dst - 2], sum);
-    }
-  }
-}
-
-/* Second phase: each row sums its pieces from the lane-ordered buffer; y written in order */
-template <typename V, typename I>
-__global__ void MatBRCSumPiecesKernel(I m, const I *__restrict__ rowptr, const I *__restrict__ pos, const V *__restrict__ ybuf, const V *z, V *y)
-{
-  for (I r = blockIdx.x * blockDim.x + threadIdx.x; r < m; r += gridDim.x * blockDim.x) {
-    V acc = z ? z[r] : V(0);
-    for (I k = rowptr[r]; k < rowptr[r + 1]; k++) acc += ybuf[pos[k]];
-    y[r] = acc;
+    if (dst >= 0) y[dst] = z ? z[dst] + sum : sum;
+    else if (dst < -1) MatSpmvAtomicAdd(&y[-dst - 2], sum);
   }
 }
 
@@ -62,15 +48,9 @@ PetscErrorCode MatUpload_BRC(MatSpmvLayout L)
 
   PetscFunctionBegin;
   PetscCall(MatSpmvCUDAUploadInt(&brc->d_blockoff, brc->blockoff, brc->nblocks + 1));
+  PetscCall(MatSpmvCUDAUploadInt(&brc->d_rowidx, brc->rowidx, brc->nblocks * brc->b1));
   PetscCall(MatSpmvCUDAUploadInt(&brc->d_col, brc->col, L->nslots));
-  if (brc->twophase) {
-    PetscCall(MatSpmvCUDAUploadInt(&brc->d_rowptr2, brc->rowptr2, L->m + 1));
-    PetscCall(MatSpmvCUDAUploadInt(&brc->d_piecepos, brc->piecepos, brc->rowptr2[L->m]));
-    PetscCall(MatSpmvCUDAMalloc((void **)&brc->d_ybuf, brc->nlanes * sizeof(PetscScalar)));
-  } else {
-    PetscCall(MatSpmvCUDAUploadInt(&brc->d_rowidx, brc->rowidx, brc->nlanes));
-    PetscCall(MatSpmvCUDAUploadInt(&brc->d_initrows, brc->initrows, brc->ninit));
-  }
+  PetscCall(MatSpmvCUDAUploadInt(&brc->d_initrows, brc->initrows, brc->ninit));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -92,20 +72,8 @@ PetscErrorCode MatMultDevice_BRC(MatSpmvLayout L, const PetscScalar *x, const Pe
     PetscInt nthr   = groups * brc->b1;
     int      blocks = (int)PetscMin((nthr + threads - 1) / threads, PETSC_INT32_MAX / threads);
 
-    PetscScalar *out = brc->twophase ? brc->d_ybuf : y;
-
-    if (brc->b1 == 32) {
-      if (brc->twophase) MatBRCMultKernel<PetscScalar, int, 32, true><<<blocks, threads, 0, s>>>((int)brc->nblocks, 32, brc->d_blockoff, brc->d_rowidx, brc->d_col, L->d_val, x, z, out);
-      else MatBRCMultKernel<PetscScalar, int, 32, false><<<blocks, threads, 0, s>>>((int)brc->nblocks, 32, brc->d_blockoff, brc->d_rowidx, brc->d_col, L->d_val, x, z, out);
-    } else {
-      if (brc->twophase) MatBRCMultKernel<PetscScalar, int, 0, true><<<blocks, threads, 0, s>>>((int)brc->nblocks, (int)brc->b1, brc->d_blockoff, brc->d_rowidx, brc->d_col, L->d_val, x, z, out);
-      else MatBRCMultKernel<PetscScalar, int, 0, false><<<blocks, threads, 0, s>>>((int)brc->nblocks, (int)brc->b1, brc->d_blockoff, brc->d_rowidx, brc->d_col, L->d_val, x, z, out);
-    }
-    PetscCallCUDA(cudaGetLastError());
-  }
-  if (brc->twophase && L->m) {
-    int blocks = (int)PetscMin((L->m + threads - 1) / threads, 65536 * 4);
-    MatBRCSumPiecesKernel<PetscScalar, int><<<blocks, threads, 0, s>>>((int)L->m, brc->d_rowptr2, brc->d_piecepos, brc->d_ybuf, z, y);
+    if (brc->b1 == 32) MatBRCMultKernel<PetscScalar, int, 32><<<blocks, threads, 0, s>>>((int)brc->nblocks, 32, brc->d_blockoff, brc->d_rowidx, brc->d_col, L->d_val, x, z, y);
+    else MatBRCMultKernel<PetscScalar, int, 0><<<blocks, threads, 0, s>>>((int)brc->nblocks, (int)brc->b1, brc->d_blockoff, brc->d_rowidx, brc->d_col, L->d_val, x, z, y);
     PetscCallCUDA(cudaGetLastError());
   }
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -7,7 +7,6 @@ typedef struct {
   PetscInt b2max;   /* cap of the automatic width */
   PetscInt coarsen; /* blocks per thread, 0: automatic */
   PetscInt window;  /* rows per length-sorting window, 0: all rows */
-  PetscBool3 twophase; /* y through a lane-ordered buffer and a per-row sum; unknown: when rows are out of order */
 } MatBRCParams;
 
 typedef struct {
@@ -19,14 +18,6 @@ typedef struct {
   PetscInt  ninit;    /* rows set to z (or 0) before the blocks run: empty rows and split rows */
   PetscInt *initrows;
   PetscInt  nsplit, maxnz;
-  /* two-phase output: blocks write lane-ordered partial sums to ybuf, then each row sums its pieces */
-  PetscBool    twophase;
-  PetscInt     nlanes;   /* nblocks * b1 */
-  PetscInt    *rowptr2;  /* m + 1: pieces of row r are lanes piecepos[rowptr2[r] .. rowptr2[r+1]) */
-  PetscInt    *piecepos;
-  PetscScalar *ybuf;     /* host reference kernel's buffer */
-  int         *d_rowptr2, *d_piecepos;
-  PetscScalar *d_ybuf;
   PetscReal mu, sigma;
   int      *d_blockoff, *d_rowidx, *d_col, *d_initrows;
 } MatBRCLayout;
