@@ -8,8 +8,11 @@
 # PETSc comes from PETSC_DIR/PETSC_ARCH when set, otherwise from the cached build made by
 # scripts/setup-petsc.sh (make setup).
 
+# PETSCSPMV_SCALAR=complex or single: build against that PETSc build, into build/<scalar>
+PETSCSPMV_SCALAR ?= real
+export PETSCSPMV_SCALAR
 ifeq ($(strip $(PETSC_DIR)),)
-  PETSC_DIR  := $(shell bash -c '. scripts/petsc-env.sh >/dev/null; echo $$PETSC_DIR')
+  PETSC_DIR  := $(shell PETSCSPMV_SCALAR=$(PETSCSPMV_SCALAR) bash -c '. scripts/petsc-env.sh >/dev/null; echo $$PETSC_DIR')
   PETSC_ARCH :=
 endif
 export PETSC_DIR PETSC_ARCH
@@ -22,9 +25,18 @@ endif
 
 .DEFAULT_GOAL := all
 PREFIX ?= /usr/local
-LIB     = lib/libpetscspmv.so
-OBJDIR  = build/obj
-BINDIR  = build/bin
+ifeq ($(PETSCSPMV_SCALAR),real)
+  BUILDDIR = build
+  LIBDIR   = lib
+  RPATH    = $$ORIGIN/../../lib
+else
+  BUILDDIR = build/$(PETSCSPMV_SCALAR)
+  LIBDIR   = $(BUILDDIR)/lib
+  RPATH    = $$ORIGIN/../lib
+endif
+LIB     = $(LIBDIR)/libpetscspmv.so
+OBJDIR  = $(BUILDDIR)/obj
+BINDIR  = $(BUILDDIR)/bin
 SRC_C  := $(shell find src -name '*.c' | sort)
 SRC_CU := $(shell find src -name '*.cu' | sort)
 OBJ     = $(SRC_C:%.c=$(OBJDIR)/%.o)
@@ -38,7 +50,7 @@ CUDAC_FLAGS += -Xcompiler -Wall --extended-lambda
 
 # the stock PETSc programs the tests and the demo run with -dll_append
 PETSC_SRC ?= $(firstword $(wildcard $(PETSC_DIR)/src $(PETSC_DIR)/share/petsc/examples/src $(PETSCSPMV_CACHE_SRC)))
-PETSCSPMV_CACHE_SRC := $(shell bash -c '. scripts/petsc-env.sh >/dev/null; echo $$PETSCSPMV_CACHE/petsc-$$PETSC_VERSION/src')
+PETSCSPMV_CACHE_SRC := $(shell PETSCSPMV_SCALAR=$(PETSCSPMV_SCALAR) bash -c '. scripts/petsc-env.sh >/dev/null; echo $$PETSCSPMV_CACHE/petsc-$$PETSC_VERSION/src')
 TESTS    = $(BINDIR)/test_matrices $(BINDIR)/test_ops $(BINDIR)/test_errors
 EXAMPLES = $(BINDIR)/spmvbench
 STOCK    = $(BINDIR)/ex19 $(BINDIR)/ksp_ex2
@@ -66,11 +78,11 @@ $(LIB): $(OBJ)
 # tests and examples find the library next to them, wherever the tree is copied
 $(BINDIR)/%: tests/%.c tests/*.h $(LIB)
 	@mkdir -p $(@D)
-	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< -L$(CURDIR)/lib -Wl,-rpath,'$$ORIGIN/../../lib' -lpetscspmv $(PETSC_LIB)
+	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< -L$(CURDIR)/$(LIBDIR) -Wl,-rpath,'$(RPATH)' -lpetscspmv $(PETSC_LIB)
 
 $(BINDIR)/spmvbench: examples/spmvbench.c tests/mmread.h $(LIB)
 	@mkdir -p $(@D)
-	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) -Itests $< -L$(CURDIR)/lib -Wl,-rpath,'$$ORIGIN/../../lib' -lpetscspmv $(PETSC_LIB)
+	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) -Itests $< -L$(CURDIR)/$(LIBDIR) -Wl,-rpath,'$(RPATH)' -lpetscspmv $(PETSC_LIB)
 
 $(BINDIR)/ex19: $(PETSC_SRC)/snes/tutorials/ex19.c
 	@mkdir -p $(@D)
@@ -80,8 +92,9 @@ $(BINDIR)/ksp_ex2: $(PETSC_SRC)/ksp/ksp/tutorials/ex2.c
 	@mkdir -p $(@D)
 	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< $(PETSC_LIB)
 
-check test: all
-	@tests/run.sh
+check test: setup
+	@$(MAKE) --no-print-directory all
+	@BUILDDIR=$(BUILDDIR) LIBDIR=$(LIBDIR) tests/run.sh
 
 demo: setup
 	@$(MAKE) --no-print-directory all
@@ -93,6 +106,6 @@ install: all
 	install -m 644 include/petscspmv.h $(PREFIX)/include/
 
 clean::
-	rm -rf build lib
+	rm -rf $(BUILDDIR) $(LIBDIR)
 
 .PHONY: all check test demo install setup check-petsc

@@ -2,19 +2,22 @@
 # Runs petscspmv on a GPU machine that has the CUDA runtime and Open MPI but no PETSc.
 #
 #   scripts/gpu-bundle.sh pack            (here) PETSc's include+lib (stripped), the BLAS/LAPACK it
-#                                         links, lib/ and build/bin/ -> .bundle/petscspmv-gpu.tar.xz
+#                                         links, lib/ and build/bin/ -> .bundle/petscspmv-gpu-real.tar.xz
+#                                         (PETSCSPMV_SCALAR=complex|single: that build instead)
 #   scripts/gpu-bundle.sh run CMD...      (there, in a copy of this tree holding .bundle/) unpack
 #                                         once, point the loader at it, run CMD (e.g. tests/run.sh)
 # The bundle is relocatable: programs find its libraries through LD_LIBRARY_PATH.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
-bundle=.bundle/petscspmv-gpu.tar.xz
+scalar=${PETSCSPMV_SCALAR:-real}
+if [ "$scalar" = real ]; then builddir=build libdir=lib; else builddir=build/$scalar libdir=build/$scalar/lib; fi
+bundle=.bundle/petscspmv-gpu-$scalar.tar.xz
 
 case "${1:-}" in
 pack)
   . scripts/petsc-env.sh
-  [ -f lib/libpetscspmv.so ] || { echo "build first: make"; exit 1; }
+  [ -f $libdir/libpetscspmv.so ] || { echo "build first: make PETSCSPMV_SCALAR=$scalar"; exit 1; }
   stage=$(mktemp -d)
   mkdir -p "$stage/petsc/lib" "$stage/deps"
   cp -a "$PETSC_DIR/include" "$stage/petsc/"
@@ -24,8 +27,9 @@ pack)
   for l in liblapack.so.3 libblas.so.3 libgfortran.so.5 libquadmath.so.0; do
     cp -L "/lib/x86_64-linux-gnu/$l" "$stage/deps/"
   done
-  mkdir -p "$stage/tree"
-  cp -a lib build/bin "$stage/tree/" 2>/dev/null || cp -a lib "$stage/tree/"
+  mkdir -p "$stage/tree/lib" "$stage/tree/bin"
+  cp -a $libdir/. "$stage/tree/lib/"
+  cp -a $builddir/bin/. "$stage/tree/bin/"
   mkdir -p .bundle
   tar -C "$stage" -cJf "$bundle" petsc deps tree
   rm -rf "$stage"
@@ -35,15 +39,15 @@ pack)
   ;;
 run)
   shift
-  dest=${PETSCSPMV_BUNDLE_DIR:-/tmp/petscspmv-bundle}
+  dest=${PETSCSPMV_BUNDLE_DIR:-/tmp/petscspmv-bundle}-$scalar
   if [ ! -d "$dest/petsc" ]; then
     mkdir -p "$dest"
     tar -C "$dest" -xJf "$bundle"
   fi
   # the tree's own build outputs come from the bundle
-  mkdir -p build lib
-  cp -a "$dest/tree/lib/." lib/
-  [ -d "$dest/tree/bin" ] && mkdir -p build/bin && cp -a "$dest/tree/bin/." build/bin/
+  mkdir -p $libdir $builddir/bin
+  cp -a "$dest/tree/lib/." $libdir/
+  cp -a "$dest/tree/bin/." $builddir/bin/
   export PETSC_DIR=$dest/petsc PETSC_ARCH=
   export LD_LIBRARY_PATH=$dest/petsc/lib:$dest/deps:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
