@@ -221,6 +221,40 @@ static PetscErrorCode MatSpmvGetStorage_MPIAIJSpmv(Mat A, PetscInt *nslots, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode MatView_MPIAIJSpmv(Mat A, PetscViewer viewer)
+{
+  Mat_MPIAIJSpmv   *sp = (Mat_MPIAIJSpmv *)A->spptr;
+  PetscBool         isascii;
+  PetscViewerFormat format;
+  Mat               blk[2];
+  const PetscInt   *garray;
+  PetscMPIInt       rank;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvBaseMPI.view(A, viewer));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (!isascii || !A->assembled) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscViewerGetFormat(viewer, &format));
+  if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &blk[0], &blk[1], &garray));
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "%s (%s) blocks, per process:\n", sp->format->title, sp->format->name));
+  PetscCall(PetscViewerASCIIPushSynchronized(viewer));
+  for (int b = 0; b < 2; b++) {
+    PetscInt       nslots;
+    PetscLogDouble bytes;
+    MatInfo        info;
+
+    PetscCall(MatSpmvGetStorage(blk[b], &nslots, &bytes));
+    PetscCall(MatGetInfo(blk[b], MAT_LOCAL, &info));
+    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "  [%d] %s block: %.0f nonzeros in %" PetscInt_FMT " slots, %.2f bytes per nonzero\n", rank, b ? "off-diagonal" : "diagonal", info.nz_used, nslots, info.nz_used > 0 ? bytes / info.nz_used : 0.0));
+  }
+  PetscCall(PetscViewerFlush(viewer));
+  PetscCall(PetscViewerASCIIPopSynchronized(viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static const char *const MatSpmvMPIComposedNames[] = {"MatSpmvSetBackend_C", "MatSpmvGetBackend_C", "MatSpmvGetParams_C", "MatSpmvParamsChanged_C", "MatSpmvCheckLayout_C", "MatSpmvGetStorage_C", "MatMPIAIJSetPreallocation_C", "MatSetPreallocationCOO_C"};
 
 static PetscErrorCode MatSpmvMPIStrip(Mat B)
@@ -279,6 +313,7 @@ static PetscErrorCode MatConvert_MPIAIJSpmv_MPIAIJ(Mat A, MatType type, MatReuse
   B->ops->duplicate           = MatSpmvBaseMPI.duplicate;
   B->ops->setfromoptions      = MatSpmvBaseMPI.setfromoptions;
   B->ops->assemblyend         = MatSpmvBaseMPI.assemblyend;
+  B->ops->view                = MatSpmvBaseMPI.view;
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", MatSpmvBaseMPI.setpreallocationcoo));
   if (B->preallocated) {
     PetscCall(MatMPIAIJGetSeqAIJ(B, &blk[0], &blk[1], &garray));
@@ -331,6 +366,7 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJSpmv(Mat A, MatType type, MatReuse reuse,
   B->ops->duplicate           = MatDuplicate_MPIAIJSpmv;
   B->ops->setfromoptions      = MatSetFromOptions_MPIAIJSpmv;
   B->ops->assemblyend         = MatAssemblyEnd_MPIAIJSpmv;
+  B->ops->view                = MatView_MPIAIJSpmv;
 
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatMPIAIJSetPreallocation_C", MatMPIAIJSetPreallocation_MPIAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", MatSetPreallocationCOO_MPIAIJSpmv));
