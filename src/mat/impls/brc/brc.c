@@ -266,6 +266,18 @@ static PetscErrorCode MatBRCGetParams(Mat A, MatBRCParams **p)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Store one (range-checked) parameter and drop the layouts built with the old value */
+static PetscErrorCode MatBRCSetParam(Mat A, size_t offset, PetscInt value)
+{
+  MatBRCParams *p;
+
+  PetscFunctionBegin;
+  PetscCall(MatBRCGetParams(A, &p));
+  *(PetscInt *)((char *)p + offset) = value;
+  PetscCall(MatSpmvParamsChanged_Private(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@
   MatBRCSetBlockHeight - sets B1, the rows per BRC block (one thread per row of a block)
 
@@ -284,14 +296,10 @@ static PetscErrorCode MatBRCGetParams(Mat A, MatBRCParams **p)
 @*/
 PetscErrorCode MatBRCSetBlockHeight(Mat A, PetscInt b1)
 {
-  MatBRCParams *p;
-
   PetscFunctionBegin;
   PetscValidLogicalCollectiveInt(A, b1, 2);
   PetscCheck(b1 >= 1 && b1 <= 256 && !(b1 & (b1 - 1)), PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "BRC block height %" PetscInt_FMT " must be a power of two from 1 to 256, e.g. 32", b1);
-  PetscCall(MatBRCGetParams(A, &p));
-  p->b1 = b1;
-  PetscCall(MatSpmvParamsChanged_Private(A));
+  PetscCall(MatBRCSetParam(A, offsetof(MatBRCParams, b1), b1));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -314,14 +322,10 @@ PetscErrorCode MatBRCSetBlockHeight(Mat A, PetscInt b1)
 @*/
 PetscErrorCode MatBRCSetBlockWidth(Mat A, PetscInt b2)
 {
-  MatBRCParams *p;
-
   PetscFunctionBegin;
   PetscValidLogicalCollectiveInt(A, b2, 2);
   PetscCheck(b2 >= 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "BRC block width %" PetscInt_FMT " must be positive, or 0 for automatic", b2);
-  PetscCall(MatBRCGetParams(A, &p));
-  p->b2 = b2;
-  PetscCall(MatSpmvParamsChanged_Private(A));
+  PetscCall(MatBRCSetParam(A, offsetof(MatBRCParams, b2), b2));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -343,14 +347,10 @@ PetscErrorCode MatBRCSetBlockWidth(Mat A, PetscInt b2)
 @*/
 PetscErrorCode MatBRCSetCoarsening(Mat A, PetscInt rep)
 {
-  MatBRCParams *p;
-
   PetscFunctionBegin;
   PetscValidLogicalCollectiveInt(A, rep, 2);
   PetscCheck(rep >= 0 && rep <= 1024, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "BRC coarsening %" PetscInt_FMT " must be from 1 to 1024, or 0 for automatic", rep);
-  PetscCall(MatBRCGetParams(A, &p));
-  p->coarsen = rep;
-  PetscCall(MatSpmvParamsChanged_Private(A));
+  PetscCall(MatBRCSetParam(A, offsetof(MatBRCParams, coarsen), rep));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -376,13 +376,9 @@ PetscErrorCode MatBRCSetCoarsening(Mat A, PetscInt rep)
 @*/
 PetscErrorCode MatBRCSetSortWindow(Mat A, PetscInt window)
 {
-  MatBRCParams *p;
-
   PetscFunctionBegin;
   PetscValidLogicalCollectiveInt(A, window, 2);
   PetscCheck(window >= 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "BRC sort window %" PetscInt_FMT " must be positive, or 0 to sort all rows", window);
-  PetscCall(MatBRCGetParams(A, &p));
-  p->window = window;
-  PetscCall(MatSpmvParamsChanged_Private(A));
+  PetscCall(MatBRCSetParam(A, offsetof(MatBRCParams, window), window));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
