@@ -8,11 +8,11 @@
 # PETSc comes from PETSC_DIR/PETSC_ARCH when set, otherwise from the cached build made by
 # scripts/setup-petsc.sh (make setup).
 
-# PETSCSPMV_SCALAR=complex or single: build against that PETSc build, into build/<scalar>
-PETSCSPMV_SCALAR ?= real
-export PETSCSPMV_SCALAR
+# PETSCSPMV_VARIANT=complex or single: build against that PETSc build, into build/<scalar>
+PETSCSPMV_VARIANT ?= real
+export PETSCSPMV_VARIANT
 ifeq ($(strip $(PETSC_DIR)),)
-  PETSC_DIR  := $(shell PETSCSPMV_SCALAR=$(PETSCSPMV_SCALAR) bash -c '. scripts/petsc-env.sh >/dev/null; echo $$PETSC_DIR')
+  PETSC_DIR  := $(shell PETSCSPMV_VARIANT=$(PETSCSPMV_VARIANT) bash -c '. scripts/petsc-env.sh >/dev/null; echo $$PETSC_DIR')
   PETSC_ARCH :=
 endif
 export PETSC_DIR PETSC_ARCH
@@ -25,12 +25,12 @@ endif
 
 .DEFAULT_GOAL := all
 PREFIX ?= /usr/local
-ifeq ($(PETSCSPMV_SCALAR),real)
+ifeq ($(PETSCSPMV_VARIANT),real)
   BUILDDIR = build
   LIBDIR   = lib
   RPATH    = $$ORIGIN/../../lib
 else
-  BUILDDIR = build/$(PETSCSPMV_SCALAR)
+  BUILDDIR = build/$(PETSCSPMV_VARIANT)
   LIBDIR   = $(BUILDDIR)/lib
   RPATH    = $$ORIGIN/../lib
 endif
@@ -50,7 +50,7 @@ CUDAC_FLAGS += -Xcompiler -Wall --extended-lambda
 
 # the stock PETSc programs the tests and the demo run with -dll_append
 PETSC_SRC ?= $(firstword $(wildcard $(PETSC_DIR)/src $(PETSC_DIR)/share/petsc/examples/src $(PETSCSPMV_CACHE_SRC)))
-PETSCSPMV_CACHE_SRC := $(shell PETSCSPMV_SCALAR=$(PETSCSPMV_SCALAR) bash -c '. scripts/petsc-env.sh >/dev/null; echo $$PETSCSPMV_CACHE/petsc-$$PETSC_VERSION/src')
+PETSCSPMV_CACHE_SRC := $(shell PETSCSPMV_VARIANT=$(PETSCSPMV_VARIANT) bash -c '. scripts/petsc-env.sh >/dev/null; echo $$PETSCSPMV_CACHE/petsc-$$PETSC_VERSION/src')
 TESTS    = $(BINDIR)/test_matrices $(BINDIR)/test_ops $(BINDIR)/test_errors
 EXAMPLES = $(BINDIR)/spmvbench
 STOCK    = $(BINDIR)/ex19 $(BINDIR)/ksp_ex2

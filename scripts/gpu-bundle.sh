@@ -3,21 +3,21 @@
 #
 #   scripts/gpu-bundle.sh pack            (here) PETSc's include+lib (stripped), the BLAS/LAPACK it
 #                                         links, lib/ and build/bin/ -> .bundle/petscspmv-gpu-real.tar.xz
-#                                         (PETSCSPMV_SCALAR=complex|single: that build instead)
+#                                         (PETSCSPMV_VARIANT=complex|single: that build instead)
 #   scripts/gpu-bundle.sh run CMD...      (there, in a copy of this tree holding .bundle/) unpack
 #                                         once, point the loader at it, run CMD (e.g. tests/run.sh)
 # The bundle is relocatable: programs find its libraries through LD_LIBRARY_PATH.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
-scalar=${PETSCSPMV_SCALAR:-real}
+scalar=${PETSCSPMV_VARIANT:-real}
 if [ "$scalar" = real ]; then builddir=build libdir=lib; else builddir=build/$scalar libdir=build/$scalar/lib; fi
 bundle=.bundle/petscspmv-gpu-$scalar.tar.xz
 
 case "${1:-}" in
 pack)
   . scripts/petsc-env.sh
-  [ -f $libdir/libpetscspmv.so ] || { echo "build first: make PETSCSPMV_SCALAR=$scalar"; exit 1; }
+  [ -f $libdir/libpetscspmv.so ] || { echo "build first: make PETSCSPMV_VARIANT=$scalar"; exit 1; }
   stage=$(mktemp -d)
   mkdir -p "$stage/petsc/lib" "$stage/deps"
   cp -a "$PETSC_DIR/include" "$stage/petsc/"

@@ -2,9 +2,9 @@
 # A user's own PETSC_DIR (and PETSC_ARCH) always wins; otherwise the cached build is used.
 PETSC_VERSION=${PETSC_VERSION:-3.25.4}
 PETSCSPMV_CACHE=${PETSCSPMV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/petscspmv}
-# PETSCSPMV_SCALAR=complex or single selects another PETSc build (default: real double)
-PETSCSPMV_SCALAR=${PETSCSPMV_SCALAR:-real}
-PETSCSPMV_PETSC_PREFIX=$PETSCSPMV_CACHE/petsc-$PETSC_VERSION-cuda-sm90$([ "$PETSCSPMV_SCALAR" = real ] || echo "-$PETSCSPMV_SCALAR")
+# PETSCSPMV_VARIANT=complex, single or int64 (64-bit PetscInt) selects another PETSc build (default: real double, 32-bit PetscInt)
+PETSCSPMV_VARIANT=${PETSCSPMV_VARIANT:-real}
+PETSCSPMV_PETSC_PREFIX=$PETSCSPMV_CACHE/petsc-$PETSC_VERSION-cuda-sm90$([ "$PETSCSPMV_VARIANT" = real ] || echo "-$PETSCSPMV_VARIANT")
 if [ -z "${PETSC_DIR:-}" ]; then
   PETSC_DIR=$PETSCSPMV_PETSC_PREFIX
   PETSC_ARCH=

@@ -15,7 +15,7 @@ if [ -f "$PETSC_DIR/lib/petsc/conf/petscvariables" ] && [ -d "$PETSCSPMV_CACHE/n
   exit 0
 fi
 
-echo "setup-petsc: building PETSc $PETSC_VERSION ($PETSCSPMV_SCALAR scalars) into $PETSC_DIR"
+echo "setup-petsc: building PETSc $PETSC_VERSION (variant $PETSCSPMV_VARIANT) into $PETSC_DIR"
 echo "setup-petsc: the first build takes 10 to 25 minutes on 2 cores; later runs reuse it."
 start=$(date +%s)
 mkdir -p "$PETSCSPMV_CACHE"
@@ -72,17 +72,18 @@ mkdir -p "$PETSCSPMV_CACHE/nodriver"
 cp "$CUDA_HOME/lib64/stubs/libcuda.so" "$PETSCSPMV_CACHE/nodriver/libcuda.so.1"
 cp "$ov/lib64/stubs/libnvidia-ml.so" "$PETSCSPMV_CACHE/nodriver/libnvidia-ml.so.1"
 
-case "$PETSCSPMV_SCALAR" in
+case "$PETSCSPMV_VARIANT" in
 real) scalar=();;
 complex) scalar=(--with-scalar-type=complex);;
 single) scalar=(--with-precision=single);;
-*) echo "PETSCSPMV_SCALAR must be real, complex or single"; exit 1;;
+int64) scalar=(--with-64-bit-indices);;
+*) echo "PETSCSPMV_VARIANT must be real, complex, single or int64"; exit 1;;
 esac
 src=$PETSCSPMV_CACHE/petsc-$PETSC_VERSION
 [ -d "$src" ] || tar xzf "dl/petsc-$PETSC_VERSION.tar.gz"
 cd "$src"
-export PETSC_DIR=$src PETSC_ARCH=arch-petscspmv-$PETSCSPMV_SCALAR
-log=$PETSCSPMV_CACHE/petsc-build-$PETSCSPMV_SCALAR.log
+export PETSC_DIR=$src PETSC_ARCH=arch-petscspmv-$PETSCSPMV_VARIANT
+log=$PETSCSPMV_CACHE/petsc-build-$PETSCSPMV_VARIANT.log
 echo "setup-petsc: configure (log: $log)"
 python3 ./configure PETSC_ARCH=$PETSC_ARCH --prefix="$PETSCSPMV_PETSC_PREFIX" \
   --with-cc=mpicc --with-cxx=mpicxx --with-fc=0 \

@@ -9,8 +9,8 @@ root=$PWD
 . scripts/petsc-env.sh
 filter=
 [ "${1:-}" = -k ] && filter=${2:-}
-if [ "${PETSCSPMV_SCALAR:-real}" = real ]; then builddir=${BUILDDIR:-build} libdir=${LIBDIR:-lib}
-else builddir=${BUILDDIR:-build/$PETSCSPMV_SCALAR} libdir=${LIBDIR:-$builddir/lib}; fi
+if [ "${PETSCSPMV_VARIANT:-real}" = real ]; then builddir=${BUILDDIR:-build} libdir=${LIBDIR:-lib}
+else builddir=${BUILDDIR:-build/$PETSCSPMV_VARIANT} libdir=${LIBDIR:-$builddir/lib}; fi
 bin=$root/$builddir/bin
 lib=$root/$libdir/libpetscspmv.so
 mats=$root/tests/matrices
@@ -23,7 +23,7 @@ export PETSC_OPTIONS="${PETSC_OPTIONS:-} -use_gpu_aware_mpi 0"
 
 gpu=0
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; then gpu=1; fi
-echo "petscspmv tests: PETSC_DIR=$PETSC_DIR ($PETSCSPMV_SCALAR scalars), GPU: $([ $gpu = 1 ] && nvidia-smi -L | head -1 || echo none, host reference kernels)"
+echo "petscspmv tests: PETSC_DIR=$PETSC_DIR (variant $PETSCSPMV_VARIANT), GPU: $([ $gpu = 1 ] && nvidia-smi -L | head -1 || echo none, host reference kernels)"
 
 pass=0 fail=0 skip=0
 run() { # name command...
