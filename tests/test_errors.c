@@ -79,6 +79,20 @@ int main(int argc, char **argv)
   EXPECT_ERROR(MatSpmvSetBackend(Plain, MAT_SPMV_BACKEND_HOST), PETSC_ERR_ARG_WRONG);
   EXPECT_ERROR(MatSpmvSetBackend(A, (MatSpmvBackend)7), PETSC_ERR_ARG_OUTOFRANGE);
   PetscCall(CheckProducts(A, Aref, rnd, "after rejected settings"));
+  if (isbrc) { /* the rejected values were not stored: A lays out exactly like a fresh matrix given the same valid option */
+    Mat            F;
+    PetscInt       ns, nsf;
+    PetscLogDouble b, bf;
+
+    PetscCall(SetFromOptionsWith(A, "-mat_brc_b2", "2"));
+    PetscCall(MatConvert(Aref, MATBRC, MAT_INITIAL_MATRIX, &F));
+    PetscCall(MatBRCSetBlockWidth(F, 2));
+    PetscCall(MatSpmvGetStorage(A, &ns, &b));
+    PetscCall(MatSpmvGetStorage(F, &nsf, &bf));
+    PetscCheck(ns == nsf && b == bf, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Rejected settings changed the layout: %" PetscInt_FMT " slots, expected %" PetscInt_FMT, ns, nsf);
+    PetscCall(CheckProducts(A, Aref, rnd, "after a valid option"));
+    PetscCall(MatDestroy(&F));
+  }
   if (!gpu) {
     /* a GPU run asked for where there is none */
     Vec x, y;

@@ -76,19 +76,23 @@ static PetscErrorCode MatSpmvOptionsParse(Mat A, PetscOptionItems PetscOptionsOb
   Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
   char            opt[64];
   MatSpmvBackend  backend = sp->backend;
-  void           *old;
+  void           *parsed;
   PetscBool       same;
 
   PetscFunctionBegin;
   PetscCall(PetscSNPrintf(opt, sizeof(opt), "-mat_%s_backend", sp->format->name));
   PetscCall(PetscOptionsEnum(opt, "Where products run: auto (GPU if visible), cuda, host (reference kernel)", "MatSpmvSetBackend", MatSpmvBackends, (PetscEnum)backend, (PetscEnum *)&backend, NULL));
   PetscCall(MatSpmvSetBackend_SeqAIJSpmv(A, backend));
-  PetscCall(PetscMalloc(sp->format->paramsize, &old));
-  PetscCall(PetscMemcpy(old, sp->params, sp->format->paramsize));
-  PetscCall(sp->format->setfromoptions(PetscOptionsObject, sp->params));
-  PetscCall(PetscMemcmp(old, sp->params, sp->format->paramsize, &same));
-  PetscCall(PetscFree(old));
-  if (!same) PetscCall(MatSpmvReset(sp));
+  /* parse into a copy: a rejected value leaves the matrix as it was */
+  PetscCall(PetscMalloc(sp->format->paramsize, &parsed));
+  PetscCall(PetscMemcpy(parsed, sp->params, sp->format->paramsize));
+  PetscCall(sp->format->setfromoptions(PetscOptionsObject, parsed));
+  PetscCall(PetscMemcmp(parsed, sp->params, sp->format->paramsize, &same));
+  if (!same) {
+    PetscCall(PetscMemcpy(sp->params, parsed, sp->format->paramsize));
+    PetscCall(MatSpmvReset(sp));
+  }
+  PetscCall(PetscFree(parsed));
   sp->paramsset = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
