@@ -35,7 +35,7 @@ __global__ void __launch_bounds__(256) MatBRCMultKernel(I nblocks, I b1_, const 
 #pragma unroll 4
     for (I j = 0; j < T; j++) {
       const I s = off + j * b1 + lane;
-      sum += val[s] * x[col[s]];
+      sum += MatSpmvLoadStream(&val[s]) * x[MatSpmvLoadStream(&col[s])];
     }
     if (dst >= 0) y[dst] = z ? z[dst] + sum : sum;
     else if (dst < -1) MatSpmvAtomicAdd(&y[-dst - 2], sum);
