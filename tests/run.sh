@@ -53,7 +53,20 @@ same_iterations() { # name reference-args -- test-args (both on the same program
   "${tst[@]}" >"$dir/test.log" 2>&1 || { echo "test run failed"; cat "$dir/test.log"; return 1; }
   iters "$dir/ref.log" >"$dir/ref.it"; iters "$dir/test.log" >"$dir/test.it"
   [ -s "$dir/ref.it" ] || { echo "no iteration counts in the reference run"; return 1; }
-  diff "$dir/ref.it" "$dir/test.it" || { echo "iteration counts differ (reference < > $prog)"; return 1; }
+  if [ "${PETSCSPMV_VARIANT:-real}" = single ]; then
+    # single precision: products summed in another order change GMRES's rounding, so linear
+    # counts may move by up to 2% (at least 1); Newton counts and the number of solves must match
+    paste -d'|' "$dir/ref.it" "$dir/test.it" | awk -F'|' '
+      { na = split($1, a, " "); nb = split($2, b, " "); ra = a[na]; rb = b[nb]; $1 = $1 }
+      { sub(/[0-9]+$/, "", $1); sub(/[0-9]+$/, "", $2) }
+      $1 != $2 { bad = 1 }
+      $1 ~ /Nonlinear|SNES/ && ra != rb { bad = 1 }
+      ra != rb && (ra - rb > 0.02 * ra + 1 || rb - ra > 0.02 * ra + 1) { bad = 1 }
+      END { exit bad }' && [ "$(wc -l <"$dir/ref.it")" = "$(wc -l <"$dir/test.it")" ] ||
+      { diff "$dir/ref.it" "$dir/test.it"; echo "iteration counts differ by more than 2% (reference < > $prog)"; return 1; }
+  else
+    diff "$dir/ref.it" "$dir/test.it" || { echo "iteration counts differ (reference < > $prog)"; return 1; }
+  fi
   echo "same iterations:"; cat "$dir/test.it"
 }
 export -f iters same_iterations
