@@ -201,6 +201,35 @@ int main(int argc, char **argv)
     PetscCall(MatDestroy(&D));
     PetscCall(MatDestroy(&C));
   }
+  { /* COO assembly: the type's blocks come from MatSetPreallocationCOO(), values from MatSetValuesCOO() */
+    Mat          C;
+    PetscInt    *ci, *cj, ncoo = 0, nz;
+    PetscScalar *cv;
+    MatInfo      info;
+
+    PetscCall(MatGetInfo(Aref, MAT_LOCAL, &info));
+    PetscCall(PetscMalloc3((PetscInt)info.nz_used, &ci, (PetscInt)info.nz_used, &cj, (PetscInt)info.nz_used, &cv));
+    for (PetscInt row = rstart; row < rend; row++) {
+      const PetscInt    *cols;
+      const PetscScalar *vals;
+
+      PetscCall(MatGetRow(Aref, row, &nz, &cols, &vals));
+      for (PetscInt k = 0; k < nz; k++) ci[ncoo] = row, cj[ncoo] = cols[k], cv[ncoo++] = vals[k];
+      PetscCall(MatRestoreRow(Aref, row, &nz, &cols, &vals));
+    }
+    PetscCall(MatCreate(PETSC_COMM_WORLD, &C));
+    PetscCall(MatSetSizes(C, rend - rstart, rend - rstart, PETSC_DETERMINE, PETSC_DETERMINE));
+    PetscCall(MatSetType(C, type));
+    PetscCall(MatSetPreallocationCOO(C, ncoo, ci, cj));
+    PetscCall(MatSetValuesCOO(C, cv, INSERT_VALUES));
+    PetscCall(Check(C, Aref, rnd, "COO assembly"));
+    for (PetscInt k = 0; k < ncoo; k++) cv[k] *= -2.0;
+    PetscCall(MatSetValuesCOO(C, cv, INSERT_VALUES));
+    PetscCall(MatScale(Aref, -2.0));
+    PetscCall(Check(C, Aref, rnd, "MatSetValuesCOO again"));
+    PetscCall(MatDestroy(&C));
+    PetscCall(PetscFree3(ci, cj, cv));
+  }
   {
     MatType ta;
     PetscCall(MatGetType(A, &ta));
