@@ -86,6 +86,7 @@ PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJSpmv(Mat, MatType, MatReuse,
 PETSC_INTERN PetscErrorCode MatSpmvGetParams_Private(Mat, MatSpmvFormat **, void **);
 PETSC_INTERN PetscErrorCode MatSpmvParamsChanged_Private(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvPrepare_SeqAIJSpmv(Mat);
+PETSC_INTERN PetscErrorCode MatSpmvAdoptParams_SeqAIJSpmv(Mat, const void *, MatSpmvBackend);
 
 /* Functions PETSc keeps hidden, saved from pristine SEQAIJ and MPIAIJ matrices */
 typedef struct {

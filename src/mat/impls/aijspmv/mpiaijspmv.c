@@ -24,9 +24,7 @@ static PetscErrorCode MatSpmvMPISyncBlocks(Mat A, PetscBool push)
   if (!A->preallocated) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatMPIAIJGetSeqAIJ(A, &blk[0], &blk[1], &garray));
   for (int b = 0; b < 2; b++) {
-    PetscBool      plain, ours, same;
-    MatSpmvFormat *f;
-    void          *p;
+    PetscBool plain, ours;
 
     if (!blk[b]) continue;
     PetscCall(PetscObjectTypeCompare((PetscObject)blk[b], MATSEQAIJ, &plain));
@@ -40,13 +38,7 @@ static PetscErrorCode MatSpmvMPISyncBlocks(Mat A, PetscBool push)
       PetscCall(MatSpmvPrepare_SeqAIJSpmv(blk[b]));
       continue;
     }
-    PetscCall(MatSpmvGetParams_Private(blk[b], &f, &p));
-    PetscCall(PetscMemcmp(p, sp->params, f->paramsize, &same));
-    if (!same) {
-      PetscCall(PetscMemcpy(p, sp->params, f->paramsize));
-      PetscCall(MatSpmvParamsChanged_Private(blk[b]));
-    }
-    PetscCall(MatSpmvSetBackend(blk[b], sp->backend));
+    PetscCall(MatSpmvAdoptParams_SeqAIJSpmv(blk[b], sp->params, sp->backend));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

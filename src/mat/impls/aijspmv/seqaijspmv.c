@@ -149,6 +149,23 @@ static PetscErrorCode MatSpmvResolveBackend(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A block of an MPI matrix takes the parallel matrix's parameters (its own options are not read) */
+PetscErrorCode MatSpmvAdoptParams_SeqAIJSpmv(Mat A, const void *params, MatSpmvBackend backend)
+{
+  Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
+  PetscBool       same;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemcmp(sp->params, params, sp->format->paramsize, &same));
+  if (!same) {
+    PetscCall(PetscMemcpy(sp->params, params, sp->format->paramsize));
+    PetscCall(MatSpmvReset(sp));
+  }
+  sp->paramsset = PETSC_TRUE;
+  PetscCall(MatSpmvSetBackend_SeqAIJSpmv(A, backend));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Options and backend settled: errors surface here, before MatMult_MPIAIJ starts its scatter */
 PetscErrorCode MatSpmvPrepare_SeqAIJSpmv(Mat A)
 {
