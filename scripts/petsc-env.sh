@@ -5,7 +5,7 @@ PETSCSPMV_CACHE=${PETSCSPMV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/petscspmv}
 # PETSCSPMV_VARIANT=complex, single or int64 (64-bit PetscInt) selects another PETSc build (default: real double, 32-bit PetscInt)
 PETSCSPMV_VARIANT=${PETSCSPMV_VARIANT:-real}
 PETSCSPMV_PETSC_PREFIX=$PETSCSPMV_CACHE/petsc-$PETSC_VERSION-cuda-sm90$([ "$PETSCSPMV_VARIANT" = real ] || echo "-$PETSCSPMV_VARIANT")
-if [ -z "${PETSC_DIR:-}" ]; then
+if [ -z "${PETSC_DIR:-}" ] || [ "$PETSC_DIR" = "$PETSCSPMV_PETSC_PREFIX" ]; then
   PETSC_DIR=$PETSCSPMV_PETSC_PREFIX
   PETSC_ARCH=
   PETSCSPMV_OWN_PETSC=1
