@@ -60,3 +60,26 @@ PETSC_EXTERN PetscErrorCode MatBRCSetBlockHeight(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatBRCSetBlockWidth(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatBRCSetCoarsening(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatBRCSetSortWindow(Mat, PetscInt);
+
+/*MC
+   MATCMRS - "cmrs" - Compressed Multi-Row Storage (Koza et al.) for GPU SpMV.
+
+   A `MATSEQAIJ`/`MATMPIAIJ` matrix whose products run on the GPU from a CMRS copy: strips of
+   `height` rows in CSR order, the row-in-strip packed into the column indices, one warp per strip.
+   Resolves to `MATSEQAIJCMRS` on one process and `MATMPIAIJCMRS` otherwise.
+
+   Options Database Keys:
++  -mat_type cmrs            - selects the type
+.  -mat_cmrs_height <4>      - rows per strip, 1 to 16
+-  -mat_cmrs_backend <auto>  - auto, cuda or host (host reference kernel)
+
+   Level: beginner
+
+.seealso: [](ch_matrices), `Mat`, `MATAIJ`, `MATBRC`, `MatCMRSSetHeight()`
+M*/
+#define MATCMRS       "cmrs"
+#define MATAIJCMRS    "aijcmrs"
+#define MATSEQAIJCMRS "seqaijcmrs"
+#define MATMPIAIJCMRS "mpiaijcmrs"
+
+PETSC_EXTERN PetscErrorCode MatCMRSSetHeight(Mat, PetscInt);

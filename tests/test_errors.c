@@ -52,7 +52,7 @@ int main(int argc, char **argv)
   char        type[64] = MATBRC;
   Mat         A, Aref, Plain;
   PetscRandom rnd;
-  PetscBool   isbrc, gpu = PETSC_FALSE;
+  PetscBool   isbrc, iscmrs, gpu = PETSC_FALSE;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscSpmvInitializePackage());
@@ -75,6 +75,13 @@ int main(int argc, char **argv)
     EXPECT_ERROR(SetFromOptionsWith(A, "-mat_brc_b1", "24"), PETSC_ERR_ARG_OUTOFRANGE);
     EXPECT_ERROR(SetFromOptionsWith(A, "-mat_brc_b2_max", "0"), PETSC_ERR_ARG_OUTOFRANGE);
     EXPECT_ERROR(SetFromOptionsWith(A, "-mat_brc_coarsen", "-1"), PETSC_ERR_ARG_OUTOFRANGE);
+  }
+  PetscCall(PetscStrcmp(type, MATCMRS, &iscmrs));
+  if (iscmrs) {
+    EXPECT_ERROR(MatCMRSSetHeight(A, 0), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(MatCMRSSetHeight(A, 17), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(MatCMRSSetHeight(Plain, 2), PETSC_ERR_ARG_WRONG);
+    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_cmrs_height", "32"), PETSC_ERR_ARG_OUTOFRANGE);
   }
   EXPECT_ERROR(MatSpmvSetBackend(Plain, MAT_SPMV_BACKEND_HOST), PETSC_ERR_ARG_WRONG);
   EXPECT_ERROR(MatSpmvSetBackend(A, (MatSpmvBackend)7), PETSC_ERR_ARG_OUTOFRANGE);

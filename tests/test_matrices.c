@@ -109,11 +109,13 @@ static PetscErrorCode EdgeMatrix(EdgeCase e, Mat *A)
 /* Format parameter sets that stress the layout: defaults, extremes, coarsening */
 static PetscErrorCode SetParams(Mat A, MatType type, PetscInt k, PetscBool *exists)
 {
-  PetscBool brc;
+  PetscBool brc, cmrs;
 
   PetscFunctionBegin;
   *exists = PETSC_FALSE;
   PetscCall(PetscStrcmp(type, MATBRC, &brc));
+  PetscCall(PetscStrcmp(type, MATCMRS, &cmrs));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_pack"));
   if (brc) {
     const PetscInt b1[] = {32, 1, 8, 256, 32, 16, 32}, b2[] = {0, 1, 3, 0, 7, 0, 0}, rep[] = {0, 1, 3, 2, 1, 5, 1}, window[] = {0, 0, 7, 100, 64, 1000, 0};
     if (k >= (PetscInt)PETSC_STATIC_ARRAY_LENGTH(b1)) PetscFunctionReturn(PETSC_SUCCESS);
@@ -121,6 +123,12 @@ static PetscErrorCode SetParams(Mat A, MatType type, PetscInt k, PetscBool *exis
     PetscCall(MatBRCSetBlockWidth(A, b2[k]));
     PetscCall(MatBRCSetCoarsening(A, rep[k]));
     PetscCall(MatBRCSetSortWindow(A, window[k]));
+    *exists = PETSC_TRUE;
+  } else if (cmrs) {
+    const PetscInt height[] = {4, 1, 3, 16, 8, 13};
+    if (k >= (PetscInt)PETSC_STATIC_ARRAY_LENGTH(height)) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(MatCMRSSetHeight(A, height[k]));
+    if (k >= 4) PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_pack", "0")); /* the unpacked variant, read by MatSetFromOptions() below */
     *exists = PETSC_TRUE;
   } else *exists = k == 0;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -5,8 +5,8 @@
 #include "../mat/impls/aijspmv/aijspmvimpl.h"
 
 /* One line per format */
-PETSC_INTERN MatSpmvFormat MatSpmvFormat_BRC;
-static MatSpmvFormat *const MatSpmvFormats[] = {&MatSpmvFormat_BRC};
+PETSC_INTERN MatSpmvFormat MatSpmvFormat_BRC, MatSpmvFormat_CMRS;
+static MatSpmvFormat *const MatSpmvFormats[] = {&MatSpmvFormat_BRC, &MatSpmvFormat_CMRS};
 
 const char *const MatSpmvBackends[] = {"auto", "cuda", "host", "MatSpmvBackend", "MAT_SPMV_BACKEND_", NULL};
 
@@ -262,5 +262,22 @@ PetscErrorCode MatSpmvGetStorage(Mat A, PetscInt *nslots, PetscLogDouble *bytes)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   MatSpmvUseMethod(A, "MatSpmvGetStorage_C", (Mat, PetscInt *, PetscLogDouble *), (A, nslots, bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Store one integer parameter of fmt's parameters (range-checked by the caller) and drop the
+   layouts built with the old value; for the formats' public setters */
+PetscErrorCode MatSpmvSetParam_Private(Mat A, MatSpmvFormat *fmt, size_t offset, PetscInt value)
+{
+  MatSpmvFormat *f;
+  void          *p;
+  MatType        t;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvGetParams_Private(A, &f, &p));
+  PetscCall(MatGetType(A, &t));
+  PetscCheck(f == fmt, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Matrix of type %s is not %s: set its type with MatSetType() or -mat_type %s", t, fmt->seqtype, fmt->name);
+  *(PetscInt *)((char *)p + offset) = value;
+  PetscCall(MatSpmvParamsChanged_Private(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -16,6 +16,17 @@ __device__ __forceinline__ void MatSpmvAtomicAdd(V *y, V v)
   }
 }
 
+/* v from lane (lane ^ off) of the warp; complex values move their two parts */
+template <typename V>
+__device__ __forceinline__ V MatSpmvShflXor(V v, int off)
+{
+  if constexpr (cuda::std::is_same<V, float>::value || cuda::std::is_same<V, double>::value) {
+    return __shfl_xor_sync(0xffffffffu, v, off);
+  } else {
+    return V(__shfl_xor_sync(0xffffffffu, v.real(), off), __shfl_xor_sync(0xffffffffu, v.imag(), off));
+  }
+}
+
 /* Matrix entries are read once per product: load them with the evict-first (streaming) hint so
    they do not push the gathered x vector out of L2 */
 template <typename T>

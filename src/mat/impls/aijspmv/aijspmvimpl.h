@@ -85,6 +85,7 @@ PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJSpmv(Mat, MatType, MatReuse,
 /* the format's parameters of any petscspmv matrix (the MPI type's are pushed to its blocks) */
 PETSC_INTERN PetscErrorCode MatSpmvGetParams_Private(Mat, MatSpmvFormat **, void **);
 PETSC_INTERN PetscErrorCode MatSpmvParamsChanged_Private(Mat);
+PETSC_INTERN PetscErrorCode MatSpmvSetParam_Private(Mat, MatSpmvFormat *, size_t, PetscInt);
 PETSC_INTERN PetscErrorCode MatSpmvPrepare_SeqAIJSpmv(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvAdoptParams_SeqAIJSpmv(Mat, const void *, MatSpmvBackend);
 

@@ -256,28 +256,6 @@ MatSpmvFormat MatSpmvFormat_BRC = {
 
 MATSPMV_DEFINE_CREATE(BRC, MatSpmvFormat_BRC)
 
-static PetscErrorCode MatBRCGetParams(Mat A, MatBRCParams **p)
-{
-  MatSpmvFormat *f;
-
-  PetscFunctionBegin;
-  PetscCall(MatSpmvGetParams_Private(A, &f, (void **)p));
-  PetscCheck(f == &MatSpmvFormat_BRC, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Matrix of type %s is not MATBRC: set its type with MatSetType(A, MATBRC) or -mat_type brc", ((PetscObject)A)->type_name);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Store one (range-checked) parameter and drop the layouts built with the old value */
-static PetscErrorCode MatBRCSetParam(Mat A, size_t offset, PetscInt value)
-{
-  MatBRCParams *p;
-
-  PetscFunctionBegin;
-  PetscCall(MatBRCGetParams(A, &p));
-  *(PetscInt *)((char *)p + offset) = value;
-  PetscCall(MatSpmvParamsChanged_Private(A));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /*@
   MatBRCSetBlockHeight - sets B1, the rows per BRC block (one thread per row of a block)
 
@@ -299,7 +277,7 @@ PetscErrorCode MatBRCSetBlockHeight(Mat A, PetscInt b1)
   PetscFunctionBegin;
   PetscValidLogicalCollectiveInt(A, b1, 2);
   PetscCheck(b1 >= 1 && b1 <= 256 && !(b1 & (b1 - 1)), PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "BRC block height %" PetscInt_FMT " must be a power of two from 1 to 256, e.g. 32", b1);
-  PetscCall(MatBRCSetParam(A, offsetof(MatBRCParams, b1), b1));
+  PetscCall(MatSpmvSetParam_Private(A, &MatSpmvFormat_BRC, offsetof(MatBRCParams, b1), b1));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -325,7 +303,7 @@ PetscErrorCode MatBRCSetBlockWidth(Mat A, PetscInt b2)
   PetscFunctionBegin;
   PetscValidLogicalCollectiveInt(A, b2, 2);
   PetscCheck(b2 >= 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "BRC block width %" PetscInt_FMT " must be positive, or 0 for automatic", b2);
-  PetscCall(MatBRCSetParam(A, offsetof(MatBRCParams, b2), b2));
+  PetscCall(MatSpmvSetParam_Private(A, &MatSpmvFormat_BRC, offsetof(MatBRCParams, b2), b2));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -350,7 +328,7 @@ PetscErrorCode MatBRCSetCoarsening(Mat A, PetscInt rep)
   PetscFunctionBegin;
   PetscValidLogicalCollectiveInt(A, rep, 2);
   PetscCheck(rep >= 0 && rep <= 1024, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "BRC coarsening %" PetscInt_FMT " must be from 1 to 1024, or 0 for automatic", rep);
-  PetscCall(MatBRCSetParam(A, offsetof(MatBRCParams, coarsen), rep));
+  PetscCall(MatSpmvSetParam_Private(A, &MatSpmvFormat_BRC, offsetof(MatBRCParams, coarsen), rep));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -379,6 +357,6 @@ PetscErrorCode MatBRCSetSortWindow(Mat A, PetscInt window)
   PetscFunctionBegin;
   PetscValidLogicalCollectiveInt(A, window, 2);
   PetscCheck(window >= 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "BRC sort window %" PetscInt_FMT " must be positive, or 0 to sort all rows", window);
-  PetscCall(MatBRCSetParam(A, offsetof(MatBRCParams, window), window));
+  PetscCall(MatSpmvSetParam_Private(A, &MatSpmvFormat_BRC, offsetof(MatBRCParams, window), window));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,0 +1,88 @@
+/*
+  CMRS CUDA kernel, basic version: one warp per strip. Each lane walks the strip's entries with
+  stride 32 (coalesced, in CSR order) and keeps a partial sum per row of the strip in registers;
+  a butterfly of shuffles then sums each row over the warp and lane r writes row r. No shared
+  memory, no reliance on implicit warp synchrony.
+*/
+#include "cmrsimpl.h"
+#include "../aijspmv/aijspmvcuda.h"
+
+template <typename V, int H, bool PACKED>
+__global__ void __launch_bounds__(256) MatCMRSMultKernel(int nstrips, int m, const int *__restrict__ stripptr, const int *__restrict__ colind, const int *__restrict__ rowinstrip, const V *__restrict__ val, const V *__restrict__ x, const V *z, V *y)
+{
+  const int lane   = threadIdx.x & 31;
+  const int nwarps = (gridDim.x * blockDim.x) >> 5;
+
+  for (int s = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; s < nstrips; s += nwarps) {
+    V         acc[H];
+    const int end = stripptr[s + 1];
+
+#pragma unroll
+    for (int k = 0; k < H; k++) acc[k] = V(0);
+    for (int j = stripptr[s] + lane; j < end; j += 32) {
+      int c = MatSpmvLoadStream(&colind[j]), r;
+
+      if (PACKED) {
+        r = c & (MATCMRS_MAX_HEIGHT - 1);
+        c >>= MATCMRS_BITS;
+      } else r = MatSpmvLoadStream(&rowinstrip[j]);
+      const V prod = MatSpmvLoadStream(&val[j]) * x[c];
+#pragma unroll
+      for (int k = 0; k < H; k++) /* a register per row: no local memory */
+        if (r == k) acc[k] += prod;
+    }
+    V mine = V(0);
+#pragma unroll
+    for (int k = 0; k < H; k++) {
+      V v = acc[k];
+#pragma unroll
+      for (int off = 16; off > 0; off >>= 1) v += MatSpmvShflXor(v, off);
+      if (lane == k) mine = v;
+    }
+    const int row = s * H + lane;
+    if (lane < H && row < m) y[row] = z ? z[row] + mine : mine;
+  }
+}
+
+PetscErrorCode MatUpload_CMRS(MatSpmvLayout L)
+{
+  MatCMRSLayout *cm = (MatCMRSLayout *)L->fmt;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvCUDAUploadInt(&cm->d_stripptr, cm->stripptr, cm->nstrips + 1));
+  PetscCall(MatSpmvCUDAUploadInt(&cm->d_colind, cm->colind, L->nslots));
+  if (!cm->packed) PetscCall(MatSpmvCUDAUploadInt(&cm->d_rowinstrip, cm->rowinstrip, L->nslots));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <int H>
+static void MatCMRSLaunch(const MatCMRSLayout *cm, const MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, cudaStream_t s)
+{
+  const int threads = 256;
+  const int blocks  = (int)PetscMin((cm->nstrips * 32 + threads - 1) / threads, 65536 * 8);
+
+  if (cm->packed) MatCMRSMultKernel<PetscScalar, H, true><<<blocks, threads, 0, s>>>((int)cm->nstrips, (int)L->m, cm->d_stripptr, cm->d_colind, NULL, L->d_val, x, z, y);
+  else MatCMRSMultKernel<PetscScalar, H, false><<<blocks, threads, 0, s>>>((int)cm->nstrips, (int)L->m, cm->d_stripptr, cm->d_colind, cm->d_rowinstrip, L->d_val, x, z, y);
+}
+
+PetscErrorCode MatMultDevice_CMRS(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, void *stream)
+{
+  MatCMRSLayout *cm = (MatCMRSLayout *)L->fmt;
+  cudaStream_t   s  = (cudaStream_t)stream;
+
+  PetscFunctionBegin;
+  if (!cm->nstrips) PetscFunctionReturn(PETSC_SUCCESS);
+  switch (cm->height) { /* the height is a compile-time constant of the kernel: its partial sums live in registers */
+#define MATCMRS_CASE(H) \
+  case H: \
+    MatCMRSLaunch<H>(cm, L, x, z, y, s); \
+    break;
+    MATCMRS_CASE(1) MATCMRS_CASE(2) MATCMRS_CASE(3) MATCMRS_CASE(4) MATCMRS_CASE(5) MATCMRS_CASE(6) MATCMRS_CASE(7) MATCMRS_CASE(8)
+    MATCMRS_CASE(9) MATCMRS_CASE(10) MATCMRS_CASE(11) MATCMRS_CASE(12) MATCMRS_CASE(13) MATCMRS_CASE(14) MATCMRS_CASE(15) MATCMRS_CASE(16)
+#undef MATCMRS_CASE
+  default:
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "CMRS strip height %" PetscInt_FMT " must be from 1 to %d", cm->height, MATCMRS_MAX_HEIGHT);
+  }
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
