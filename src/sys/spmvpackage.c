@@ -35,7 +35,6 @@ PetscErrorCode MatSpmvSaveBaseOps(Mat A)
     b->setfromoptions      = A->ops->setfromoptions;
     b->view                = A->ops->view;
     b->assemblyend         = A->ops->assemblyend;
-    b->setup               = A->ops->setup;
     if (seq) PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatRetrieveValues_C", &b->retrievevalues));
     else {
       PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatMPIAIJSetPreallocation_C", &b->preallocation));

@@ -100,7 +100,6 @@ typedef struct {
   PetscErrorCode (*setfromoptions)(Mat, PetscOptionItems);
   PetscErrorCode (*view)(Mat, PetscViewer);
   PetscErrorCode (*assemblyend)(Mat, MatAssemblyType);
-  PetscErrorCode (*setup)(Mat);
   PetscErrorCode (*setpreallocationcoo)(Mat, PetscCount, PetscInt[], PetscInt[]);                     /* mpi: MatSetPreallocationCOO_C */
   PetscErrorCode (*retrievevalues)(Mat);                                              /* seq: MatRetrieveValues_C */
   PetscErrorCode (*preallocation)(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[]); /* mpi: MatMPIAIJSetPreallocation_C */
