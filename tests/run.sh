@@ -38,17 +38,17 @@ run() { # name command...
 }
 skip() { skip=$((skip + 1)); echo "SKIP $1"; }
 
-# the linear iteration counts and the final residual norm class of a stock-program run
-iters() { grep -E "Linear solve converged|Nonlinear solve converged|Number of SNES iterations|iterations [0-9]+$" "$1" | sed -E 's/ due to [A-Z_]+//'; }
-same_iterations() { # name reference-args -- test-args (both on the same program)
-  local name=$1 prog=$2; shift 2
+# the Newton and linear iteration counts of a stock-program run (error norms left out)
+iters() { grep -E "Linear solve converged|Nonlinear solve converged|Number of SNES iterations|iterations [0-9]+$" "$1" | sed -E 's/ due to [A-Z_]+//; s/Norm of error [^ ]+ //'; }
+same_iterations() { # program-name reference-args -- test-args
+  local prog=$1; shift
   local ref=() tst=() side=ref
   for a in "$@"; do
     if [ "$a" = -- ]; then side=tst; continue; fi
     if [ $side = ref ]; then ref+=("$a"); else tst+=("$a"); fi
   done
-  local dir=$logs/$(echo "$name" | tr -c 'A-Za-z0-9_.-' _)
-  mkdir -p "$dir"
+  local dir
+  dir=$(mktemp -d "$logs/$prog.XXXXXX")
   "${ref[@]}" >"$dir/ref.log" 2>&1 || { echo "reference run failed"; cat "$dir/ref.log"; return 1; }
   "${tst[@]}" >"$dir/test.log" 2>&1 || { echo "test run failed"; cat "$dir/test.log"; return 1; }
   iters "$dir/ref.log" >"$dir/ref.it"; iters "$dir/test.log" >"$dir/test.it"
@@ -89,16 +89,16 @@ for t in $types; do
     for pc in ilu jacobi; do
       pcopt="-pc_type $pc"
       [ $pc = ilu ] && [ $np = 2 ] && pcopt="-pc_type bjacobi -sub_pc_type ilu"
-      run "$t: SNES ex19 $pc, $np rank(s), same iterations as aij" same_iterations x ex19 \
+      run "$t: SNES ex19 $pc, $np rank(s), same iterations as aij" same_iterations ex19 \
         $mpi $ex19 $pcopt -dm_mat_type aij -- $mpi $ex19 $pcopt -dll_append $lib -dm_mat_type $t "${gpuopt[@]}"
     done
-    run "$t: KSP ex2, $np rank(s), same iterations as aij" same_iterations x ksp_ex2 \
+    run "$t: KSP ex2, $np rank(s), same iterations as aij" same_iterations ksp_ex2 \
       $mpi $bin/ksp_ex2 -m 40 -n 40 -ksp_converged_reason -mat_type aij -- $mpi $bin/ksp_ex2 -m 40 -n 40 -ksp_converged_reason -dll_append $lib -mat_type $t "${gpuopt[@]}"
   done
   if [ $gpu = 1 ]; then
-    run "$t: SNES ex19 with CUDA vectors, same iterations as aij" same_iterations x ex19 \
+    run "$t: SNES ex19 with CUDA vectors, same iterations as aij" same_iterations ex19 \
       $ex19 -pc_type jacobi -dm_mat_type aij -- $ex19 -pc_type jacobi -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
-    run "$t: SNES ex19 with CUDA vectors, 2 ranks" same_iterations x ex19 \
+    run "$t: SNES ex19 with CUDA vectors, 2 ranks" same_iterations ex19 \
       $np2 $ex19 -pc_type jacobi -dm_mat_type aij -- $np2 $ex19 -pc_type jacobi -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
   else
     skip "$t: SNES ex19 with CUDA vectors (no GPU)"
