@@ -82,6 +82,7 @@ int main(int argc, char **argv)
     EXPECT_ERROR(MatCMRSSetHeight(A, 17), PETSC_ERR_ARG_OUTOFRANGE);
     EXPECT_ERROR(MatCMRSSetHeight(Plain, 2), PETSC_ERR_ARG_WRONG);
     EXPECT_ERROR(SetFromOptionsWith(A, "-mat_cmrs_height", "32"), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_cmrs_lanes", "12"), PETSC_ERR_ARG_OUTOFRANGE);
   }
   EXPECT_ERROR(MatSpmvSetBackend(Plain, MAT_SPMV_BACKEND_HOST), PETSC_ERR_ARG_WRONG);
   EXPECT_ERROR(MatSpmvSetBackend(A, (MatSpmvBackend)7), PETSC_ERR_ARG_OUTOFRANGE);

@@ -116,6 +116,7 @@ static PetscErrorCode SetParams(Mat A, MatType type, PetscInt k, PetscBool *exis
   PetscCall(PetscStrcmp(type, MATBRC, &brc));
   PetscCall(PetscStrcmp(type, MATCMRS, &cmrs));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_pack"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_lanes"));
   if (brc) {
     const PetscInt b1[] = {32, 1, 8, 256, 32, 16, 32}, b2[] = {0, 1, 3, 0, 7, 0, 0}, rep[] = {0, 1, 3, 2, 1, 5, 1}, window[] = {0, 0, 7, 100, 64, 1000, 0};
     if (k >= (PetscInt)PETSC_STATIC_ARRAY_LENGTH(b1)) PetscFunctionReturn(PETSC_SUCCESS);
@@ -125,10 +126,13 @@ static PetscErrorCode SetParams(Mat A, MatType type, PetscInt k, PetscBool *exis
     PetscCall(MatBRCSetSortWindow(A, window[k]));
     *exists = PETSC_TRUE;
   } else if (cmrs) {
-    const PetscInt height[] = {4, 1, 3, 16, 8, 13};
+    const PetscInt    height[] = {4, 1, 3, 16, 8, 13, 2};
+    const char *const lanes[]  = {NULL, "2", "32", NULL, "8", "4", "1"}; /* NULL: automatic */
     if (k >= (PetscInt)PETSC_STATIC_ARRAY_LENGTH(height)) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(MatCMRSSetHeight(A, height[k]));
-    if (k >= 4) PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_pack", "0")); /* the unpacked variant, read by MatSetFromOptions() below */
+    /* read by MatSetFromOptions() below */
+    if (k >= 4) PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_pack", "0")); /* the unpacked variant */
+    if (lanes[k]) PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_lanes", lanes[k]));
     *exists = PETSC_TRUE;
   } else *exists = k == 0;
   PetscFunctionReturn(PETSC_SUCCESS);

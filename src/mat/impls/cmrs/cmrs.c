@@ -8,7 +8,7 @@
 */
 #include "cmrsimpl.h"
 
-static const MatCMRSParams MatCMRSParamsDefault = {4, PETSC_BOOL3_UNKNOWN};
+static const MatCMRSParams MatCMRSParamsDefault = {4, PETSC_BOOL3_UNKNOWN, 0};
 
 static PetscErrorCode MatSetFromOptions_CMRS(PetscOptionItems PetscOptionsObject, void *params)
 {
@@ -17,6 +17,8 @@ static PetscErrorCode MatSetFromOptions_CMRS(PetscOptionItems PetscOptionsObject
 
   PetscFunctionBegin;
   PetscCall(PetscOptionsRangeInt("-mat_cmrs_height", "Rows per strip", "MatCMRSSetHeight", p->height, &p->height, &set, 1, MATCMRS_MAX_HEIGHT));
+  PetscCall(PetscOptionsRangeInt("-mat_cmrs_lanes", "Threads per strip, a power of two up to 32 (the paper: 32), at least the height; 0 picks half the mean strip length", "", p->lanes, &p->lanes, &set, 0, 32));
+  PetscCheck(!(p->lanes & (p->lanes - 1)), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_cmrs_lanes %" PetscInt_FMT " must be 0 or a power of two up to 32", p->lanes);
   PetscCall(PetscOptionsBool3("-mat_cmrs_pack", "Pack the row-in-strip into the column indices (default: when there are fewer than 2^27 columns)", "", PETSC_TRUE, &p->pack, &set));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -36,6 +38,12 @@ static PetscErrorCode MatBuild_CMRS(const void *params, const MatSpmvCSR *csr, M
   PetscCheck(cm->packed || p->pack != PETSC_BOOL3_TRUE, PETSC_COMM_SELF, PETSC_ERR_SUP, "-mat_cmrs_pack needs fewer than 2^27 columns, this matrix has %" PetscInt_FMT ": leave -mat_cmrs_pack unset", csr->n);
   if (p->pack == PETSC_BOOL3_FALSE) cm->packed = PETSC_FALSE;
   cm->mu      = csr->m ? (PetscReal)csr->nnz / csr->m : 0;
+  if (p->lanes) cm->lanes = p->lanes;
+  else { /* about two entries per lane on an average strip */
+    PetscReal half = cm->nstrips ? 0.5 * (PetscReal)csr->nnz / cm->nstrips : 1;
+    for (cm->lanes = 1; cm->lanes < 32 && 2 * cm->lanes <= half; cm->lanes *= 2);
+  }
+  while (cm->lanes < h) cm->lanes *= 2; /* lane r of a group writes row r of the strip */
   PetscCall(PetscMalloc1(cm->nstrips + 1, &cm->stripptr));
   for (PetscInt s = 0; s < cm->nstrips; s++) cm->stripptr[s] = csr->i[s * h];
   cm->stripptr[cm->nstrips] = csr->nnz;
@@ -130,7 +138,7 @@ static PetscErrorCode MatLayoutView_CMRS(MatSpmvLayout L, PetscViewer viewer)
 
   PetscFunctionBegin;
   PetscCall(PetscViewerASCIIPrintf(viewer, "height %" PetscInt_FMT " rows per strip, %" PetscInt_FMT " strips, %.2f nonzeros per strip on average\n", cm->height, cm->nstrips, cm->nstrips ? (double)L->nnz / cm->nstrips : 0.0));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "row-in-strip %s; basic kernel (one warp per strip)\n", cm->packed ? "packed in the column indices" : "in its own array (more than 2^27 columns)"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "row-in-strip %s; basic kernel, %" PetscInt_FMT " threads per strip\n", cm->packed ? "packed in the column indices" : "in its own array", cm->lanes));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,46 +1,54 @@
 /*
-  CMRS CUDA kernel, basic version: one warp per strip. Each lane walks the strip's entries with
-  stride 32 (coalesced, in CSR order) and keeps a partial sum per row of the strip in registers;
-  a butterfly of shuffles then sums each row over the warp and lane r writes row r. No shared
-  memory, no reliance on implicit warp synchrony.
+  CMRS CUDA kernel, basic version: a group of lanes (the paper: the whole warp) per strip. Each
+  lane walks the strip's entries with the group's stride (coalesced, in CSR order) and keeps a
+  partial sum per row of the strip in registers; a butterfly of shuffles then sums each row over
+  the group and lane r writes row r. No shared memory, no reliance on implicit warp synchrony.
 */
 #include "cmrsimpl.h"
 #include "../aijspmv/aijspmvcuda.h"
 
 template <typename V, int H, bool PACKED>
-__global__ void __launch_bounds__(256) MatCMRSMultKernel(int nstrips, int m, const int *__restrict__ stripptr, const int *__restrict__ colind, const int *__restrict__ rowinstrip, const V *__restrict__ val, const V *__restrict__ x, const V *z, V *y)
+__global__ void __launch_bounds__(256) MatCMRSMultKernel(int nstrips, int m, int lanes, const int *__restrict__ stripptr, const int *__restrict__ colind, const int *__restrict__ rowinstrip, const V *__restrict__ val, const V *__restrict__ x, const V *z, V *y)
 {
-  const int lane   = threadIdx.x & 31;
-  const int nwarps = (gridDim.x * blockDim.x) >> 5;
+  /* a group of `lanes` threads (a power of two, at most 32) per strip, 32 / lanes strips per warp;
+     the whole warp runs the same number of rounds so the full-mask shuffles are always legal */
+  const int lane    = threadIdx.x & (lanes - 1);
+  const int groups  = 32 / lanes;
+  const int warp    = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  const int nwarps  = (gridDim.x * blockDim.x) >> 5;
+  const int ingroup = (threadIdx.x & 31) / lanes;
 
-  for (int s = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; s < nstrips; s += nwarps) {
+  for (int s0 = warp * groups; s0 < nstrips; s0 += nwarps * groups) {
+    const int s = s0 + ingroup;
     V         acc[H];
-    const int end = stripptr[s + 1];
 
 #pragma unroll
     for (int k = 0; k < H; k++) acc[k] = V(0);
-    for (int j = stripptr[s] + lane; j < end; j += 32) {
-      int c = MatSpmvLoadStream(&colind[j]), r;
+    if (s < nstrips) {
+      const int end = stripptr[s + 1];
 
-      if (PACKED) {
-        r = c & (MATCMRS_MAX_HEIGHT - 1);
-        c >>= MATCMRS_BITS;
-      } else r = MatSpmvLoadStream(&rowinstrip[j]);
-      const V prod = MatSpmvLoadStream(&val[j]) * x[c];
+      for (int j = stripptr[s] + lane; j < end; j += lanes) {
+        int c = MatSpmvLoadStream(&colind[j]), r;
+
+        if (PACKED) {
+          r = c & (MATCMRS_MAX_HEIGHT - 1);
+          c >>= MATCMRS_BITS;
+        } else r = MatSpmvLoadStream(&rowinstrip[j]);
+        const V prod = MatSpmvLoadStream(&val[j]) * x[c];
 #pragma unroll
-      for (int k = 0; k < H; k++) /* a register per row: no local memory */
-        if (r == k) acc[k] += prod;
+        for (int k = 0; k < H; k++) /* a register per row: no local memory */
+          if (r == k) acc[k] += prod;
+      }
     }
     V mine = V(0);
 #pragma unroll
     for (int k = 0; k < H; k++) {
       V v = acc[k];
-#pragma unroll
-      for (int off = 16; off > 0; off >>= 1) v += MatSpmvShflXor(v, off);
+      for (int off = lanes >> 1; off > 0; off >>= 1) v += MatSpmvShflXor(v, off); /* stays inside the group */
       if (lane == k) mine = v;
     }
     const int row = s * H + lane;
-    if (lane < H && row < m) y[row] = z ? z[row] + mine : mine;
+    if (s < nstrips && lane < H && row < m) y[row] = z ? z[row] + mine : mine;
   }
 }
 
@@ -58,11 +66,12 @@ PetscErrorCode MatUpload_CMRS(MatSpmvLayout L)
 template <int H>
 static void MatCMRSLaunch(const MatCMRSLayout *cm, const MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, cudaStream_t s)
 {
-  const int threads = 256;
-  const int blocks  = (int)PetscMin((cm->nstrips * 32 + threads - 1) / threads, 65536 * 8);
+  const int     threads = 256;
+  const PetscInt nthr   = (cm->nstrips + 32 / cm->lanes - 1) / (32 / cm->lanes) * 32;
+  const int     blocks  = (int)PetscMin((nthr + threads - 1) / threads, 65536 * 8);
 
-  if (cm->packed) MatCMRSMultKernel<PetscScalar, H, true><<<blocks, threads, 0, s>>>((int)cm->nstrips, (int)L->m, cm->d_stripptr, cm->d_colind, NULL, L->d_val, x, z, y);
-  else MatCMRSMultKernel<PetscScalar, H, false><<<blocks, threads, 0, s>>>((int)cm->nstrips, (int)L->m, cm->d_stripptr, cm->d_colind, cm->d_rowinstrip, L->d_val, x, z, y);
+  if (cm->packed) MatCMRSMultKernel<PetscScalar, H, true><<<blocks, threads, 0, s>>>((int)cm->nstrips, (int)L->m, (int)cm->lanes, cm->d_stripptr, cm->d_colind, NULL, L->d_val, x, z, y);
+  else MatCMRSMultKernel<PetscScalar, H, false><<<blocks, threads, 0, s>>>((int)cm->nstrips, (int)L->m, (int)cm->lanes, cm->d_stripptr, cm->d_colind, cm->d_rowinstrip, L->d_val, x, z, y);
 }
 
 PetscErrorCode MatMultDevice_CMRS(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, void *stream)

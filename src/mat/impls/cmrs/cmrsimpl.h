@@ -7,10 +7,11 @@
 typedef struct {
   PetscInt   height; /* rows per strip, 1 to 16 */
   PetscBool3 pack;   /* row-in-strip packed in the column indices; unknown: when columns allow */
+  PetscInt   lanes;  /* threads per strip, a power of two up to 32; 0: from the mean strip length */
 } MatCMRSParams;
 
 typedef struct {
-  PetscInt  height, nstrips;
+  PetscInt  height, nstrips, lanes;
   PetscBool packed;    /* row-in-strip in the low 4 bits of the column index (columns < 2^28) */
   PetscInt *stripptr;  /* nstrips + 1: StripPtr[j] = RowPtr[j * height] */
   PetscInt *colind;    /* nnz, CSR order: col << 4 | row-in-strip when packed, else col */
