@@ -127,7 +127,7 @@ static PetscErrorCode SetParams(Mat A, MatType type, PetscInt k, PetscBool *exis
     *exists = PETSC_TRUE;
   } else if (cmrs) {
     const PetscInt    height[] = {4, 1, 3, 16, 8, 13, 2};
-    const char *const lanes[]  = {NULL, "2", "32", NULL, "8", "4", "1"}; /* NULL: automatic */
+    const char *const lanes[]  = {NULL, "4", "32", NULL, "8", "16", "4"}; /* NULL: automatic */
     if (k >= (PetscInt)PETSC_STATIC_ARRAY_LENGTH(height)) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(MatCMRSSetHeight(A, height[k]));
     /* read by MatSetFromOptions() below */

@@ -17,8 +17,8 @@ static PetscErrorCode MatSetFromOptions_CMRS(PetscOptionItems PetscOptionsObject
 
   PetscFunctionBegin;
   PetscCall(PetscOptionsRangeInt("-mat_cmrs_height", "Rows per strip", "MatCMRSSetHeight", p->height, &p->height, &set, 1, MATCMRS_MAX_HEIGHT));
-  PetscCall(PetscOptionsRangeInt("-mat_cmrs_lanes", "Threads per strip, a power of two up to 32 (the paper: 32), at least the height; 0 picks half the mean strip length", "", p->lanes, &p->lanes, &set, 0, 32));
-  PetscCheck(!(p->lanes & (p->lanes - 1)), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_cmrs_lanes %" PetscInt_FMT " must be 0 or a power of two up to 32", p->lanes);
+  PetscCall(PetscOptionsRangeInt("-mat_cmrs_lanes", "Threads per strip: 4, 8, 16 or 32 (the paper: 32), raised to the height; 0 picks half the mean strip length", "", p->lanes, &p->lanes, &set, 0, 32));
+  PetscCheck(p->lanes == 0 || p->lanes == 4 || p->lanes == 8 || p->lanes == 16 || p->lanes == 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_cmrs_lanes %" PetscInt_FMT " must be 0 (automatic), 4, 8, 16 or 32", p->lanes);
   PetscCall(PetscOptionsBool3("-mat_cmrs_pack", "Pack the row-in-strip into the column indices (default: when there are fewer than 2^27 columns)", "", PETSC_TRUE, &p->pack, &set));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -41,7 +41,7 @@ static PetscErrorCode MatBuild_CMRS(const void *params, const MatSpmvCSR *csr, M
   if (p->lanes) cm->lanes = p->lanes;
   else { /* about two entries per lane on an average strip */
     PetscReal half = cm->nstrips ? 0.5 * (PetscReal)csr->nnz / cm->nstrips : 1;
-    for (cm->lanes = 1; cm->lanes < 32 && 2 * cm->lanes <= half; cm->lanes *= 2);
+    for (cm->lanes = 4; cm->lanes < 32 && 2 * cm->lanes <= half; cm->lanes *= 2);
   }
   while (cm->lanes < h) cm->lanes *= 2; /* lane r of a group writes row r of the strip */
   PetscCall(PetscMalloc1(cm->nstrips + 1, &cm->stripptr));

@@ -7,13 +7,14 @@
 #include "cmrsimpl.h"
 #include "../aijspmv/aijspmvcuda.h"
 
-template <typename V, int H, bool PACKED>
-__global__ void __launch_bounds__(256) MatCMRSMultKernel(int nstrips, int m, int lanes, const int *__restrict__ stripptr, const int *__restrict__ colind, const int *__restrict__ rowinstrip, const V *__restrict__ val, const V *__restrict__ x, const V *z, V *y)
+template <typename V, int H, int LANES, bool PACKED>
+__global__ void __launch_bounds__(256) MatCMRSMultKernel(int nstrips, int m, const int *__restrict__ stripptr, const int *__restrict__ colind, const int *__restrict__ rowinstrip, const V *__restrict__ val, const V *__restrict__ x, const V *z, V *y)
 {
   /* a group of `lanes` threads (a power of two, at most 32) per strip, 32 / lanes strips per warp;
      the whole warp runs the same number of rounds so the full-mask shuffles are always legal */
-  const int lane    = threadIdx.x & (lanes - 1);
-  const int groups  = 32 / lanes;
+  constexpr int lanes = LANES;
+  const int     lane   = threadIdx.x & (lanes - 1);
+  const int     groups = 32 / lanes;
   const int warp    = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
   const int nwarps  = (gridDim.x * blockDim.x) >> 5;
   const int ingroup = (threadIdx.x & 31) / lanes;
@@ -44,6 +45,7 @@ __global__ void __launch_bounds__(256) MatCMRSMultKernel(int nstrips, int m, int
 #pragma unroll
     for (int k = 0; k < H; k++) {
       V v = acc[k];
+#pragma unroll
       for (int off = lanes >> 1; off > 0; off >>= 1) v += MatSpmvShflXor(v, off); /* stays inside the group */
       if (lane == k) mine = v;
     }
@@ -63,15 +65,25 @@ PetscErrorCode MatUpload_CMRS(MatSpmvLayout L)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+template <int H, int LANES>
+static void MatCMRSLaunchLanes(const MatCMRSLayout *cm, const MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, cudaStream_t s)
+{
+  const int      threads = 256;
+  const PetscInt nthr    = (cm->nstrips + 32 / LANES - 1) / (32 / LANES) * 32;
+  const int      blocks  = (int)PetscMin((nthr + threads - 1) / threads, 65536 * 8);
+
+  if (cm->packed) MatCMRSMultKernel<PetscScalar, H, LANES, true><<<blocks, threads, 0, s>>>((int)cm->nstrips, (int)L->m, cm->d_stripptr, cm->d_colind, NULL, L->d_val, x, z, y);
+  else MatCMRSMultKernel<PetscScalar, H, LANES, false><<<blocks, threads, 0, s>>>((int)cm->nstrips, (int)L->m, cm->d_stripptr, cm->d_colind, cm->d_rowinstrip, L->d_val, x, z, y);
+}
+
+/* lanes is a power of two from 4 to 32 and at least H (the build makes sure) */
 template <int H>
 static void MatCMRSLaunch(const MatCMRSLayout *cm, const MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, cudaStream_t s)
 {
-  const int     threads = 256;
-  const PetscInt nthr   = (cm->nstrips + 32 / cm->lanes - 1) / (32 / cm->lanes) * 32;
-  const int     blocks  = (int)PetscMin((nthr + threads - 1) / threads, 65536 * 8);
-
-  if (cm->packed) MatCMRSMultKernel<PetscScalar, H, true><<<blocks, threads, 0, s>>>((int)cm->nstrips, (int)L->m, (int)cm->lanes, cm->d_stripptr, cm->d_colind, NULL, L->d_val, x, z, y);
-  else MatCMRSMultKernel<PetscScalar, H, false><<<blocks, threads, 0, s>>>((int)cm->nstrips, (int)L->m, (int)cm->lanes, cm->d_stripptr, cm->d_colind, cm->d_rowinstrip, L->d_val, x, z, y);
+  if (cm->lanes == 4 && H <= 4) MatCMRSLaunchLanes<H, (H <= 4 ? 4 : 32)>(cm, L, x, z, y, s);
+  else if (cm->lanes == 8 && H <= 8) MatCMRSLaunchLanes<H, (H <= 8 ? 8 : 32)>(cm, L, x, z, y, s);
+  else if (cm->lanes == 16) MatCMRSLaunchLanes<H, 16>(cm, L, x, z, y, s);
+  else MatCMRSLaunchLanes<H, 32>(cm, L, x, z, y, s);
 }
 
 PetscErrorCode MatMultDevice_CMRS(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, void *stream)
