@@ -70,7 +70,9 @@ PETSC_EXTERN PetscErrorCode MatBRCSetSortWindow(Mat, PetscInt);
 
    Options Database Keys:
 +  -mat_type cmrs            - selects the type
-.  -mat_cmrs_height <4>      - rows per strip, 1 to 16
+.  -mat_cmrs_height <2>      - rows per strip, 1 to 16
+.  -mat_cmrs_lanes <0>       - threads per strip, 4, 8, 16 or 32; 0 chooses from the row lengths
+.  -mat_cmrs_pack <bool>     - pack the row-in-strip into the column indices (default: when the columns allow)
 -  -mat_cmrs_backend <auto>  - auto, cuda or host (host reference kernel)
 
    Level: beginner

@@ -16,7 +16,7 @@ typedef struct {
   PetscInt *stripptr;  /* nstrips + 1: StripPtr[j] = RowPtr[j * height] */
   PetscInt *colind;    /* nnz, CSR order: col << 4 | row-in-strip when packed, else col */
   PetscInt *rowinstrip;/* nnz, only when not packed */
-  PetscReal mu;        /* mean nonzeros per row */
+  PetscReal mu, sigma; /* mean and standard deviation of the row lengths */
   int      *d_stripptr, *d_colind, *d_rowinstrip;
 } MatCMRSLayout;
 
