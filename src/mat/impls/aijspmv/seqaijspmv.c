@@ -247,6 +247,12 @@ static PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* slot values from the CSR values (padding: zero) */
+static void MatSpmvGatherHost(MatSpmvLayout L, const PetscScalar *aa, PetscScalar *val)
+{
+  for (PetscInt s = 0; s < L->nslots; s++) val[s] = L->slot2csr[s] >= 0 ? aa[L->slot2csr[s]] : 0.0;
+}
+
 /* Bring the layout of A (t = 0) or A^T (t = 1) up to date with A */
 static PetscErrorCode MatSpmvUpdate(Mat A, int t, MatSpmvLayout *Lout)
 {
@@ -291,7 +297,7 @@ static PetscErrorCode MatSpmvUpdate(Mat A, int t, MatSpmvLayout *Lout)
       PetscScalar *val;
 
       PetscCall(PetscMalloc1(L->nslots, &val));
-      for (PetscInt s = 0; s < L->nslots; s++) val[s] = L->slot2csr[s] >= 0 ? aa[L->slot2csr[s]] : 0.0;
+      MatSpmvGatherHost(L, aa, val);
       PetscCall(MatSpmvCUDACopyToDevice(L->d_val, val, L->nslots * sizeof(PetscScalar), stream));
       PetscCall(PetscLogCpuToGpu(L->nslots * sizeof(PetscScalar)));
       PetscCall(PetscFree(val));
@@ -316,7 +322,7 @@ static PetscErrorCode MatSpmvUpdate(Mat A, int t, MatSpmvLayout *Lout)
 #endif
   } else {
     MatSpmvLayout L = *Lout;
-    for (PetscInt s = 0; s < L->nslots; s++) L->val[s] = L->slot2csr[s] >= 0 ? aa[L->slot2csr[s]] : 0.0;
+    MatSpmvGatherHost(L, aa, L->val);
   }
   sp->state[t] = state;
   PetscCall(PetscLogEventEnd(sp->format->event_refresh, A, 0, 0, 0));
@@ -480,37 +486,39 @@ static PetscErrorCode MatView_SeqAIJSpmv(Mat A, PetscViewer viewer)
 
 static const char *const MatSpmvComposedNames[] = {"MatSpmvSetBackend_C", "MatSpmvGetBackend_C", "MatSpmvGetParams_C", "MatSpmvParamsChanged_C", "MatSpmvCheckLayout_C", "MatSpmvGetStorage_C", "MatRetrieveValues_C"};
 
+/* Free the format's state and remove the functions composed by the conversion */
+static PetscErrorCode MatSpmvSeqStrip(Mat B)
+{
+  Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)B->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvComposeConverters(B, sp->format, PETSC_FALSE, NULL, NULL));
+  PetscCall(MatSpmvReset(sp));
+  PetscCall(PetscFree(sp->params));
+  PetscCall(PetscFree(B->spptr));
+  for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(MatSpmvComposedNames); k++) PetscCall(PetscObjectComposeFunction((PetscObject)B, MatSpmvComposedNames[k], NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatDestroy_SeqAIJSpmv(Mat A)
 {
   Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
 
   PetscFunctionBegin;
-  if (sp) {
-    PetscCall(MatSpmvComposeConverters(A, sp->format, PETSC_FALSE, NULL, NULL));
-    PetscCall(MatSpmvReset(sp));
-    PetscCall(PetscFree(sp->params));
-    PetscCall(PetscFree(A->spptr));
-    for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(MatSpmvComposedNames); k++) PetscCall(PetscObjectComposeFunction((PetscObject)A, MatSpmvComposedNames[k], NULL));
-  }
+  if (sp) PetscCall(MatSpmvSeqStrip(A));
   PetscCall(MatSpmvBaseSeq.destroy(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatConvert_SeqAIJSpmv_SeqAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
-  Mat             B  = *newmat;
-  Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
+  Mat B = *newmat;
 
   PetscFunctionBegin;
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
   else if (reuse == MAT_REUSE_MATRIX) PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
   if (reuse != MAT_REUSE_MATRIX) {
-    sp = (Mat_SeqAIJSpmv *)B->spptr;
-    PetscCall(MatSpmvComposeConverters(B, sp->format, PETSC_FALSE, NULL, NULL));
-    PetscCall(MatSpmvReset(sp));
-    PetscCall(PetscFree(sp->params));
-    PetscCall(PetscFree(B->spptr));
-    for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(MatSpmvComposedNames); k++) PetscCall(PetscObjectComposeFunction((PetscObject)B, MatSpmvComposedNames[k], NULL));
+    PetscCall(MatSpmvSeqStrip(B));
     PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatRetrieveValues_C", MatSpmvBaseSeq.retrievevalues));
     B->ops->mult             = MatSpmvBaseSeq.mult;
     B->ops->multadd          = MatSpmvBaseSeq.multadd;
