@@ -65,23 +65,48 @@ PETSC_EXTERN PetscErrorCode MatBRCSetSortWindow(Mat, PetscInt);
    MATCMRS - "cmrs" - Compressed Multi-Row Storage (Koza et al.) for GPU SpMV.
 
    A `MATSEQAIJ`/`MATMPIAIJ` matrix whose products run on the GPU from a CMRS copy: strips of
-   `height` rows in CSR order, the row-in-strip packed into the column indices, one warp per strip.
+   `height` rows, the row-in-strip packed into the column indices, a group of threads per strip.
+   Two kernels: `basic` (the paper's section 4: CSR order, partial sums in registers) and
+   `modified` (its section 6.7: strips reordered and padded to whole warps, a per-warp buffer of
+   modulo x height partial sums in shared memory).
    Resolves to `MATSEQAIJCMRS` on one process and `MATMPIAIJCMRS` otherwise.
 
    Options Database Keys:
 +  -mat_type cmrs            - selects the type
-.  -mat_cmrs_height <2>      - rows per strip, 1 to 16
-.  -mat_cmrs_lanes <0>       - threads per strip, 4, 8, 16 or 32; 0 chooses from the row lengths
+.  -mat_cmrs_kernel <basic>  - basic or modified
+.  -mat_cmrs_height <0>      - rows per strip, 1 to 16; 0: the kernel's default (basic 2, modified 16)
+.  -mat_cmrs_sort <bool>     - order the entries of a strip by column (the paper's fourth optimization)
+.  -mat_cmrs_lanes <0>       - basic kernel: threads per strip, 4, 8, 16 or 32; 0 chooses from the row lengths
+.  -mat_cmrs_modulo <0>      - modified kernel: partial sums per row and warp, 2 to 32; 0: 8 (the paper's)
 .  -mat_cmrs_pack <bool>     - pack the row-in-strip into the column indices (default: when the columns allow)
 -  -mat_cmrs_backend <auto>  - auto, cuda or host (host reference kernel)
 
    Level: beginner
 
-.seealso: [](ch_matrices), `Mat`, `MATAIJ`, `MATBRC`, `MatCMRSSetHeight()`
+.seealso: [](ch_matrices), `Mat`, `MATAIJ`, `MATBRC`, `MatCMRSSetHeight()`, `MatCMRSSetKernel()`, `MatCMRSSetSort()`
 M*/
 #define MATCMRS       "cmrs"
 #define MATAIJCMRS    "aijcmrs"
 #define MATSEQAIJCMRS "seqaijcmrs"
 #define MATMPIAIJCMRS "mpiaijcmrs"
 
+/*E
+   MatCMRSKernel - the CUDA kernel of a `MATCMRS` matrix
+
+   Values:
++  MAT_CMRS_KERNEL_BASIC    - strips in CSR order, a group of lanes per strip, partial sums in registers
+-  MAT_CMRS_KERNEL_MODIFIED - strips reordered and padded to multiples of 32, a warp per strip, shared-memory partial sums
+
+   Level: intermediate
+
+.seealso: `MATCMRS`, `MatCMRSSetKernel()`
+E*/
+typedef enum {
+  MAT_CMRS_KERNEL_BASIC,
+  MAT_CMRS_KERNEL_MODIFIED
+} MatCMRSKernel;
+PETSC_EXTERN const char *const MatCMRSKernels[];
+
 PETSC_EXTERN PetscErrorCode MatCMRSSetHeight(Mat, PetscInt);
+PETSC_EXTERN PetscErrorCode MatCMRSSetKernel(Mat, MatCMRSKernel);
+PETSC_EXTERN PetscErrorCode MatCMRSSetSort(Mat, PetscBool);

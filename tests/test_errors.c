@@ -83,6 +83,9 @@ int main(int argc, char **argv)
     EXPECT_ERROR(MatCMRSSetHeight(Plain, 2), PETSC_ERR_ARG_WRONG);
     EXPECT_ERROR(SetFromOptionsWith(A, "-mat_cmrs_height", "32"), PETSC_ERR_ARG_OUTOFRANGE);
     EXPECT_ERROR(SetFromOptionsWith(A, "-mat_cmrs_lanes", "12"), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_cmrs_modulo", "6"), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_cmrs_kernel", "fancy"), PETSC_ERR_USER);
+    EXPECT_ERROR(MatCMRSSetKernel(A, (MatCMRSKernel)5), PETSC_ERR_ARG_OUTOFRANGE);
   }
   EXPECT_ERROR(MatSpmvSetBackend(Plain, MAT_SPMV_BACKEND_HOST), PETSC_ERR_ARG_WRONG);
   EXPECT_ERROR(MatSpmvSetBackend(A, (MatSpmvBackend)7), PETSC_ERR_ARG_OUTOFRANGE);

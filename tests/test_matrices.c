@@ -117,6 +117,7 @@ static PetscErrorCode SetParams(Mat A, MatType type, PetscInt k, PetscBool *exis
   PetscCall(PetscStrcmp(type, MATCMRS, &cmrs));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_pack"));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_lanes"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_modulo"));
   if (brc) {
     const PetscInt b1[] = {32, 1, 8, 256, 32, 16, 32}, b2[] = {0, 1, 3, 0, 7, 0, 0}, rep[] = {0, 1, 3, 2, 1, 5, 1}, window[] = {0, 0, 7, 100, 64, 1000, 0};
     if (k >= (PetscInt)PETSC_STATIC_ARRAY_LENGTH(b1)) PetscFunctionReturn(PETSC_SUCCESS);
@@ -126,13 +127,21 @@ static PetscErrorCode SetParams(Mat A, MatType type, PetscInt k, PetscBool *exis
     PetscCall(MatBRCSetSortWindow(A, window[k]));
     *exists = PETSC_TRUE;
   } else if (cmrs) {
-    const PetscInt    height[] = {4, 1, 3, 16, 8, 13, 2};
-    const char *const lanes[]  = {NULL, "4", "32", NULL, "8", "16", "4"}; /* NULL: automatic */
+    /* height 0: the kernel's default; kernel 1: modified; modulo and lanes 0: automatic */
+    const PetscInt    height[] = {4, 1, 3, 16, 8, 13, 2, 0, 0, 16, 4, 5, 1, 7};
+    const PetscInt    kernel[] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0};
+    const PetscBool   sort[]   = {0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 1, 0, 1};
+    const PetscBool   pack[]   = {1, 1, 1, 1, 0, 0, 0, 1, 1, 1, 0, 0, 1, 1};
+    const char *const lanes[]  = {NULL, "4", "32", NULL, "8", "16", "4", NULL, NULL, NULL, NULL, NULL, NULL, "8"};
+    const char *const modulo[] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "2", "8", "32", "32", NULL};
     if (k >= (PetscInt)PETSC_STATIC_ARRAY_LENGTH(height)) PetscFunctionReturn(PETSC_SUCCESS);
-    PetscCall(MatCMRSSetHeight(A, height[k]));
+    if (height[k]) PetscCall(MatCMRSSetHeight(A, height[k]));
+    PetscCall(MatCMRSSetKernel(A, (MatCMRSKernel)kernel[k]));
+    PetscCall(MatCMRSSetSort(A, sort[k]));
     /* read by MatSetFromOptions() below */
-    if (k >= 4) PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_pack", "0")); /* the unpacked variant */
+    if (!pack[k]) PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_pack", "0")); /* the unpacked variant */
     if (lanes[k]) PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_lanes", lanes[k]));
+    if (modulo[k]) PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_modulo", modulo[k]));
     *exists = PETSC_TRUE;
   } else *exists = k == 0;
   PetscFunctionReturn(PETSC_SUCCESS);

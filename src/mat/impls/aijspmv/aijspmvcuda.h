@@ -53,11 +53,11 @@ static inline PetscErrorCode MatSpmvCUDAUploadInt(int **d, const PetscInt *h, Pe
   PetscFunctionBegin;
   if (sizeof(PetscInt) == sizeof(int)) { /* same representation: no conversion */
     PetscCall(MatSpmvCUDAUpload((void **)d, h, n * sizeof(int)));
-    PetscFunctionReturn(PETSC_SUCCESS);
+  } else {
+    PetscCall(PetscMalloc1(n, &tmp));
+    for (PetscInt k = 0; k < n; k++) tmp[k] = (int)h[k];
+    PetscCall(MatSpmvCUDAUpload((void **)d, tmp, n * sizeof(int)));
+    PetscCall(PetscFree(tmp));
   }
-  PetscCall(PetscMalloc1(n, &tmp));
-  for (PetscInt k = 0; k < n; k++) tmp[k] = (int)h[k];
-  PetscCall(MatSpmvCUDAUpload((void **)d, tmp, n * sizeof(int)));
-  PetscCall(PetscFree(tmp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -24,6 +24,7 @@ struct _n_MatSpmvLayout {
   PetscScalar *val;         /* slot values, host backend only */
   PetscScalar *d_val;       /* slot values, CUDA backend only */
   int         *d_slot2csr;  /* slot2csr on the device, for value refreshes */
+  PetscBool    identity;    /* slot s holds CSR entry s, no padding: a refresh is a plain copy (set by the layer) */
   size_t       indexbytes;  /* bytes of the format's index arrays (for the footprint) */
   void        *fmt;         /* the format's own arrays, host and device */
 };

@@ -230,6 +230,8 @@ static PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
     PetscCall(PetscFree(tj));
     PetscCall(PetscFree(perm));
   }
+  L->identity = (PetscBool)(L->nslots == L->nnz);
+  for (PetscInt s = 0; s < L->nslots && L->identity; s++) L->identity = (PetscBool)(L->slot2csr[s] == s);
   /* device kernels index with 32-bit integers */
   PetscCheck(L->nslots <= PETSC_INT32_MAX && L->m < PETSC_INT32_MAX && L->n < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s stores %" PetscInt_FMT " slots for a %" PetscInt_FMT " x %" PetscInt_FMT " matrix: more than 32-bit indices address; split the matrix over more MPI processes or use MATAIJ", sp->format->name, L->nslots, L->m, L->n);
   if (sp->ondevice) {
@@ -293,7 +295,10 @@ static PetscErrorCode MatSpmvUpdate(Mat A, int t, MatSpmvLayout *Lout)
     void         *stream;
 
     PetscCall(MatSpmvCUDAGetStream(&stream));
-    if (sp->state[t] == MATSPMV_NOSTATE) { /* first fill after a build: gather on the host, one upload */
+    if (L->identity) { /* the layout keeps CSR order: the values are a straight copy */
+      PetscCall(MatSpmvCUDACopyToDevice(L->d_val, aa, L->nslots * sizeof(PetscScalar), stream));
+      PetscCall(PetscLogCpuToGpu(L->nslots * sizeof(PetscScalar)));
+    } else if (sp->state[t] == MATSPMV_NOSTATE) { /* first fill after a build: gather on the host, one upload */
       PetscScalar *val;
 
       PetscCall(PetscMalloc1(L->nslots, &val));
@@ -322,7 +327,9 @@ static PetscErrorCode MatSpmvUpdate(Mat A, int t, MatSpmvLayout *Lout)
 #endif
   } else {
     MatSpmvLayout L = *Lout;
-    MatSpmvGatherHost(L, aa, L->val);
+
+    if (L->identity) PetscCall(PetscArraycpy(L->val, aa, L->nslots));
+    else MatSpmvGatherHost(L, aa, L->val);
   }
   sp->state[t] = state;
   PetscCall(PetscLogEventEnd(sp->format->event_refresh, A, 0, 0, 0));

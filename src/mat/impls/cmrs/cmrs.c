@@ -1,74 +1,160 @@
 /*
   MATCMRS: Compressed Multi-Row Storage (Koza, Matyka, Szkoda, Miroslaw).
 
-  Strips of `height` consecutive rows; values and column indices stay in CSR order, so the
-  conversion is StripPtr[j] = RowPtr[j * height] plus the row-in-strip of every entry, packed
-  into the low 4 bits of its column index. A warp processes a strip; each lane keeps one partial
-  sum per row of the strip.
+  Strips of `height` consecutive rows; the row-in-strip of every entry is packed into the low 4
+  bits of its column index. The basic kernel keeps values and column indices in CSR order, so
+  the conversion is StripPtr[j] = RowPtr[j * height] plus the packing, and a values-only refresh
+  is a plain copy. The modified kernel (the paper's section 6.7) reorders each strip into rounds
+  of 32 entries, one per lane, in which a row never has two entries on lanes that are equal
+  modulo M, and pads every round to 32: lane l then adds into buffer row (l mod M) without
+  conflicts, so a warp needs only M x height partial sums.
 */
 #include "cmrsimpl.h"
 
-/* height 2 with automatic lanes measured fastest on the regular test matrices on the H200 (README) */
-static const MatCMRSParams MatCMRSParamsDefault = {2, PETSC_BOOL3_UNKNOWN, 0};
+const char *const MatCMRSKernels[] = {"basic", "modified", "MatCMRSKernel", "MAT_CMRS_KERNEL_", NULL};
+
+/* height 0: 2 for the basic kernel, 16 for the modified one (measured on the H200, README) */
+static const MatCMRSParams MatCMRSParamsDefault = {0, PETSC_BOOL3_UNKNOWN, 0, MAT_CMRS_KERNEL_BASIC, PETSC_FALSE, 0};
 
 static PetscErrorCode MatSetFromOptions_CMRS(PetscOptionItems PetscOptionsObject, void *params)
 {
-  MatCMRSParams *p = (MatCMRSParams *)params;
-  PetscBool      set;
+  MatCMRSParams *p      = (MatCMRSParams *)params;
+  MatCMRSKernel  kernel = (MatCMRSKernel)p->kernel;
+  PetscBool      set, sort = (PetscBool)p->sort;
 
   PetscFunctionBegin;
-  PetscCall(PetscOptionsRangeInt("-mat_cmrs_height", "Rows per strip", "MatCMRSSetHeight", p->height, &p->height, &set, 1, MATCMRS_MAX_HEIGHT));
-  PetscCall(PetscOptionsRangeInt("-mat_cmrs_lanes", "Threads per strip: 4, 8, 16 or 32 (the paper: 32), raised to the height; 0: 32 if row lengths vary more than their mean, else half the mean strip length", "", p->lanes, &p->lanes, &set, 0, 32));
+  PetscCall(PetscOptionsEnum("-mat_cmrs_kernel", "CMRS kernel", "MatCMRSSetKernel", MatCMRSKernels, (PetscEnum)kernel, (PetscEnum *)&kernel, &set));
+  p->kernel = kernel;
+  PetscCall(PetscOptionsRangeInt("-mat_cmrs_height", "Rows per strip; 0: the kernel's default (basic 2, modified 16)", "MatCMRSSetHeight", p->height, &p->height, &set, 0, MATCMRS_MAX_HEIGHT));
+  PetscCall(PetscOptionsBool("-mat_cmrs_sort", "Order the entries of each strip by column", "MatCMRSSetSort", sort, &sort, &set));
+  p->sort = sort;
+  PetscCall(PetscOptionsRangeInt("-mat_cmrs_lanes", "Basic kernel: threads per strip, 4, 8, 16 or 32 (the paper: 32), raised to the height; 0: 32 if row lengths vary more than their mean, else half the mean strip length", "", p->lanes, &p->lanes, &set, 0, 32));
   PetscCheck(p->lanes == 0 || p->lanes == 4 || p->lanes == 8 || p->lanes == 16 || p->lanes == 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_cmrs_lanes %" PetscInt_FMT " must be 0 (automatic), 4, 8, 16 or 32", p->lanes);
+  PetscCall(PetscOptionsRangeInt("-mat_cmrs_modulo", "Modified kernel: partial sums per row and warp, 2, 4, 8, 16 or 32 (0: the paper's 8), raised to 32 / height", "", p->modulo, &p->modulo, &set, 0, MATCMRS_WARP));
+  PetscCheck(p->modulo == 0 || (p->modulo >= 2 && (p->modulo & (p->modulo - 1)) == 0), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_cmrs_modulo %" PetscInt_FMT " must be 0 (automatic), 2, 4, 8, 16 or 32", p->modulo);
   PetscCall(PetscOptionsBool3("-mat_cmrs_pack", "Pack the row-in-strip into the column indices (default: when there are fewer than 2^27 columns)", "", PETSC_TRUE, &p->pack, &set));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Next entry of a strip: among rows [0, h) with entries left (and, with cap, fewer than cap taken
+   in this round), the lowest row (CSR order) or, when sorting, the row whose next column is lowest */
+static PetscInt MatCMRSPick(const MatCMRSLayout *cm, const MatSpmvCSR *csr, const PetscInt *next, const PetscInt *end, PetscInt h, const PetscInt *taken, PetscInt cap)
+{
+  PetscInt best = -1;
+
+  for (PetscInt r = 0; r < h; r++) {
+    if (next[r] >= end[r] || (taken && taken[r] >= cap)) continue;
+    if (best < 0) best = r;
+    if (!cm->sorted) break;
+    if (csr->j[next[r]] < csr->j[next[best]]) best = r;
+  }
+  return best;
+}
+
+static inline void MatCMRSEmit(const MatCMRSLayout *cm, MatSpmvLayout L, PetscInt slot, PetscInt k, PetscInt col, PetscInt r)
+{
+  if (!cm->colind) return; /* counting pass */
+  L->slot2csr[slot] = k;
+  if (cm->packed) cm->colind[slot] = (col << MATCMRS_BITS) | r;
+  else {
+    cm->colind[slot]     = col;
+    cm->rowinstrip[slot] = r;
+  }
+}
+
+/* Lay out strip s from slot `out` on; returns its number of slots. Without cm->colind it only counts. */
+static PetscInt MatCMRSStrip(const MatCMRSLayout *cm, const MatSpmvCSR *csr, PetscInt s, PetscInt out, MatSpmvLayout L)
+{
+  const PetscInt r0 = s * cm->height, h = PetscMin(cm->height, csr->m - r0), M = cm->modulo;
+  PetscInt       next[MATCMRS_MAX_HEIGHT], end[MATCMRS_MAX_HEIGHT], slot = out, r;
+
+  for (r = 0; r < h; r++) {
+    next[r] = csr->i[r0 + r];
+    end[r]  = csr->i[r0 + r + 1];
+  }
+  if (cm->kernel == MAT_CMRS_KERNEL_BASIC) {
+    for (; (r = MatCMRSPick(cm, csr, next, end, h, NULL, 0)) >= 0; slot++, next[r]++) MatCMRSEmit(cm, L, slot, next[r], csr->j[next[r]], r);
+    return slot - out;
+  }
+  /* modified kernel: rounds of 32 slots; a row gives at most M entries to a round, placed
+     contiguously, so they fall on distinct lanes modulo M */
+  while (MatCMRSPick(cm, csr, next, end, h, NULL, 0) >= 0) {
+    PetscInt taken[MATCMRS_MAX_HEIGHT] = {0}, order[MATCMRS_MAX_HEIGHT], norder = 0, filled = 0, lastcol = 0;
+    PetscInt used[MATCMRS_WARP] = {0}; /* per lane class: bit r set when row r has an entry there */
+
+    while (filled < MATCMRS_WARP && (r = MatCMRSPick(cm, csr, next, end, h, taken, M)) >= 0) {
+      if (!taken[r]) order[norder++] = r;
+      taken[r]++;
+      next[r]++; /* the pick sees what is left of the row (rewound below) */
+      filled++;
+    }
+    for (PetscInt q = 0, p = 0; q < norder; q++) {
+      r = order[q];
+      next[r] -= taken[r];
+      for (PetscInt t = 0; t < taken[r]; t++, p++, next[r]++) {
+        lastcol = csr->j[next[r]];
+        used[p % M] |= (PetscInt)1 << r;
+        MatCMRSEmit(cm, L, slot + p, next[r], lastcol, r);
+      }
+    }
+    for (PetscInt p = filled; p < MATCMRS_WARP; p++) { /* padding: a zero on a row free in its lane class (M x height >= 32 leaves one) */
+      PetscInt rr = 0;
+
+      while (used[p % M] >> rr & 1) rr++;
+      used[p % M] |= (PetscInt)1 << rr;
+      if (cm->colind) L->slot2csr[slot + p] = -1;
+      MatCMRSEmit(cm, L, slot + p, -1, lastcol, rr);
+    }
+    slot += MATCMRS_WARP;
+  }
+  return slot - out;
 }
 
 static PetscErrorCode MatBuild_CMRS(const void *params, const MatSpmvCSR *csr, MatSpmvLayout L)
 {
   const MatCMRSParams *p = (const MatCMRSParams *)params;
   MatCMRSLayout       *cm;
-  PetscInt             h = p->height;
+  PetscInt             h;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&cm));
-  L->fmt      = cm;
-  cm->height  = h;
-  cm->nstrips = (csr->m + h - 1) / h;
-  cm->packed  = csr->n <= (PETSC_INT32_MAX >> MATCMRS_BITS) ? PETSC_TRUE : PETSC_FALSE;
+  L->fmt     = cm;
+  cm->kernel = (MatCMRSKernel)p->kernel;
+  cm->sorted = (PetscBool)p->sort;
+  h = cm->height = p->height ? p->height : (cm->kernel == MAT_CMRS_KERNEL_MODIFIED ? 16 : 2);
+  cm->nstrips    = (csr->m + h - 1) / h;
+  if (cm->kernel == MAT_CMRS_KERNEL_MODIFIED) {
+    /* a round of a warp has 32 / M entries per lane class, each on its own row: M x height >= 32 */
+    for (cm->modulo = p->modulo ? p->modulo : 8; cm->modulo * h < MATCMRS_WARP; cm->modulo *= 2);
+  }
+  cm->packed = csr->n <= (PETSC_INT32_MAX >> MATCMRS_BITS) ? PETSC_TRUE : PETSC_FALSE;
   PetscCheck(cm->packed || p->pack != PETSC_BOOL3_TRUE, PETSC_COMM_SELF, PETSC_ERR_SUP, "-mat_cmrs_pack needs fewer than 2^27 columns, this matrix has %" PetscInt_FMT ": leave -mat_cmrs_pack unset", csr->n);
   if (p->pack == PETSC_BOOL3_FALSE) cm->packed = PETSC_FALSE;
-  cm->mu      = csr->m ? (PetscReal)csr->nnz / csr->m : 0;
+  cm->mu = csr->m ? (PetscReal)csr->nnz / csr->m : 0;
   {
     PetscReal sum2 = 0;
     for (PetscInt r = 0; r < csr->m; r++) sum2 += PetscSqr((PetscReal)(csr->i[r + 1] - csr->i[r]) - cm->mu);
     cm->sigma = csr->m ? PetscSqrtReal(sum2 / csr->m) : 0;
   }
-  if (p->lanes) cm->lanes = p->lanes;
+  if (cm->kernel == MAT_CMRS_KERNEL_MODIFIED) cm->lanes = MATCMRS_WARP;
+  else if (p->lanes) cm->lanes = p->lanes;
   else if (cm->sigma > cm->mu) cm->lanes = 32; /* irregular rows: a whole warp per strip balances best (measured) */
   else { /* about two entries per lane on an average strip */
     PetscReal half = cm->nstrips ? 0.5 * (PetscReal)csr->nnz / cm->nstrips : 1;
     for (cm->lanes = 4; cm->lanes < 32 && 2 * cm->lanes <= half; cm->lanes *= 2);
   }
   while (cm->lanes < h) cm->lanes *= 2; /* lane r of a group writes row r of the strip */
+
+  /* a counting pass sizes the slots (the modified kernel pads), then the filling pass */
   PetscCall(PetscMalloc1(cm->nstrips + 1, &cm->stripptr));
-  for (PetscInt s = 0; s < cm->nstrips; s++) cm->stripptr[s] = csr->i[s * h];
-  cm->stripptr[cm->nstrips] = csr->nnz;
-  L->nslots = csr->nnz; /* CSR order: slot s holds CSR entry s */
-  PetscCall(PetscMalloc1(csr->nnz, &L->slot2csr));
-  PetscCall(PetscMalloc1(csr->nnz, &cm->colind));
-  if (!cm->packed) PetscCall(PetscMalloc1(csr->nnz, &cm->rowinstrip));
-  for (PetscInt r = 0; r < csr->m; r++) {
-    for (PetscInt k = csr->i[r]; k < csr->i[r + 1]; k++) {
-      L->slot2csr[k] = k;
-      if (cm->packed) cm->colind[k] = (csr->j[k] << MATCMRS_BITS) | (r % h);
-      else {
-        cm->colind[k]     = csr->j[k];
-        cm->rowinstrip[k] = r % h;
-      }
-    }
-  }
-  L->indexbytes = sizeof(int) * (cm->nstrips + 1 + csr->nnz * (cm->packed ? 1 : 2));
+  cm->stripptr[0] = 0;
+  for (PetscInt s = 0; s < cm->nstrips; s++) cm->stripptr[s + 1] = cm->stripptr[s] + (cm->kernel == MAT_CMRS_KERNEL_BASIC ? csr->i[PetscMin((s + 1) * h, csr->m)] - csr->i[s * h] : MatCMRSStrip(cm, csr, s, 0, L));
+  L->nslots = cm->stripptr[cm->nstrips];
+  PetscCall(PetscMalloc1(L->nslots, &L->slot2csr));
+  PetscCall(PetscMalloc1(L->nslots, &cm->colind));
+  if (!cm->packed) PetscCall(PetscMalloc1(L->nslots, &cm->rowinstrip));
+  for (PetscInt s = 0; s < cm->nstrips; s++) (void)MatCMRSStrip(cm, csr, s, cm->stripptr[s], L);
+  L->indexbytes = sizeof(int) * (cm->nstrips + 1 + L->nslots * (cm->packed ? 1 : 2));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -93,7 +179,7 @@ static PetscErrorCode MatSlotRowCol_CMRS(MatSpmvLayout L, PetscInt *row, PetscIn
       PetscInt r;
 
       MatCMRSEntry(cm, k, &col[k], &r);
-      row[k] = s * cm->height + r;
+      row[k] = L->slot2csr[k] < 0 ? -1 : s * cm->height + r; /* padding belongs to no row */
     }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -144,8 +230,10 @@ static PetscErrorCode MatLayoutView_CMRS(MatSpmvLayout L, PetscViewer viewer)
   MatCMRSLayout *cm = (MatCMRSLayout *)L->fmt;
 
   PetscFunctionBegin;
-  PetscCall(PetscViewerASCIIPrintf(viewer, "height %" PetscInt_FMT " rows per strip, %" PetscInt_FMT " strips, %.2f nonzeros per strip on average\n", cm->height, cm->nstrips, cm->nstrips ? (double)L->nnz / cm->nstrips : 0.0));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "row-in-strip %s; basic kernel, %" PetscInt_FMT " threads per strip\n", cm->packed ? "packed in the column indices" : "in its own array", cm->lanes));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "%s kernel, height %" PetscInt_FMT " rows per strip, %" PetscInt_FMT " strips, %.2f nonzeros per strip on average%s\n", MatCMRSKernels[cm->kernel], cm->height, cm->nstrips, cm->nstrips ? (double)L->nnz / cm->nstrips : 0.0, cm->sorted ? ", sorted by column" : ""));
+  if (cm->kernel == MAT_CMRS_KERNEL_BASIC) PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " threads per strip", cm->lanes));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "a warp per strip, modulo %" PetscInt_FMT ", padding %.1f%% of the slots", cm->modulo, L->nslots ? 100.0 * (double)(L->nslots - L->nnz) / (double)L->nslots : 0.0));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "; row-in-strip %s\n", cm->packed ? "packed in the column indices" : "in its own array"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -180,14 +268,14 @@ MATSPMV_DEFINE_CREATE(CMRS, MatSpmvFormat_CMRS)
 
   Input Parameters:
 + A      - a `MATCMRS` matrix
-- height - from 1 to 16
+- height - from 1 to 16 (the default: 2 with the basic kernel, 16 with the modified one)
 
   Options Database Key:
 . -mat_cmrs_height <height> - rows per strip
 
   Level: advanced
 
-.seealso: `MATCMRS`
+.seealso: `MATCMRS`, `MatCMRSSetKernel()`
 @*/
 PetscErrorCode MatCMRSSetHeight(Mat A, PetscInt height)
 {
@@ -195,5 +283,57 @@ PetscErrorCode MatCMRSSetHeight(Mat A, PetscInt height)
   PetscValidLogicalCollectiveInt(A, height, 2);
   PetscCheck(height >= 1 && height <= MATCMRS_MAX_HEIGHT, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "CMRS strip height %" PetscInt_FMT " must be from 1 to %d", height, MATCMRS_MAX_HEIGHT);
   PetscCall(MatSpmvSetParam_Private(A, &MatSpmvFormat_CMRS, offsetof(MatCMRSParams, height), height));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatCMRSSetKernel - selects the CUDA kernel of a CMRS matrix
+
+  Logically Collective
+
+  Input Parameters:
++ A      - a `MATCMRS` matrix
+- kernel - `MAT_CMRS_KERNEL_BASIC` (strips in CSR order) or `MAT_CMRS_KERNEL_MODIFIED` (strips reordered and padded to whole warps)
+
+  Options Database Key:
+. -mat_cmrs_kernel <basic,modified> - the kernel
+
+  Level: advanced
+
+.seealso: `MATCMRS`, `MatCMRSKernel`, `MatCMRSSetHeight()`
+@*/
+PetscErrorCode MatCMRSSetKernel(Mat A, MatCMRSKernel kernel)
+{
+  PetscFunctionBegin;
+  PetscValidLogicalCollectiveEnum(A, kernel, 2);
+  PetscCheck(kernel == MAT_CMRS_KERNEL_BASIC || kernel == MAT_CMRS_KERNEL_MODIFIED, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Unknown CMRS kernel %d: use MAT_CMRS_KERNEL_BASIC or MAT_CMRS_KERNEL_MODIFIED", (int)kernel);
+  PetscCall(MatSpmvSetParam_Private(A, &MatSpmvFormat_CMRS, offsetof(MatCMRSParams, kernel), kernel));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatCMRSSetSort - orders the entries of each CMRS strip by column (the paper's fourth optimization)
+
+  Logically Collective
+
+  Input Parameters:
++ A    - a `MATCMRS` matrix
+- sort - `PETSC_TRUE` to sort; neighbouring lanes then read neighbouring entries of x
+
+  Options Database Key:
+. -mat_cmrs_sort <bool> - sort the strips
+
+  Level: advanced
+
+  Note:
+  Sorting makes the values a permutation of the CSR values, so a values-only refresh becomes a gather.
+
+.seealso: `MATCMRS`, `MatCMRSSetKernel()`
+@*/
+PetscErrorCode MatCMRSSetSort(Mat A, PetscBool sort)
+{
+  PetscFunctionBegin;
+  PetscValidLogicalCollectiveBool(A, sort, 2);
+  PetscCall(MatSpmvSetParam_Private(A, &MatSpmvFormat_CMRS, offsetof(MatCMRSParams, sort), sort));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

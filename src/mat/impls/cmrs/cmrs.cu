@@ -1,8 +1,14 @@
 /*
-  CMRS CUDA kernel, basic version: a group of lanes (the paper: the whole warp) per strip. Each
-  lane walks the strip's entries with the group's stride (coalesced, in CSR order) and keeps a
-  partial sum per row of the strip in registers; a butterfly of shuffles then sums each row over
-  the group and lane r writes row r. No shared memory, no reliance on implicit warp synchrony.
+  CMRS CUDA kernels.
+
+  Basic: a group of lanes (the paper: the whole warp) per strip. Each lane walks the strip's
+  entries with the group's stride (coalesced) and keeps a partial sum per row of the strip in
+  registers; a butterfly of shuffles then sums each row over the group and lane r writes row r.
+
+  Modified (the paper's section 6.7): a warp per strip, whose entries the build arranged in
+  rounds of 32 where lanes equal modulo M never share a row. Lane l adds into partial sum
+  (l mod M, row) of the warp's M x height buffer in shared memory without conflicts inside a
+  round; __syncwarp() orders the rounds (the paper relied on implicit warp synchrony).
 */
 #include "cmrsimpl.h"
 #include "../aijspmv/aijspmvcuda.h"
@@ -54,6 +60,41 @@ __global__ void __launch_bounds__(256) MatCMRSMultKernel(int nstrips, int m, con
   }
 }
 
+template <typename V, int M, bool PACKED>
+__global__ void __launch_bounds__(128) MatCMRSMultModifiedKernel(int nstrips, int h, int m, const int *__restrict__ stripptr, const int *__restrict__ colind, const int *__restrict__ rowinstrip, const V *__restrict__ val, const V *__restrict__ x, const V *z, V *y)
+{
+  extern __shared__ __align__(16) unsigned char smem[];
+  const int stride = h + 1; /* one spare partial sum per lane class keeps the classes on different banks */
+  V        *buf    = reinterpret_cast<V *>(smem) + (threadIdx.x >> 5) * M * stride;
+  const int lane   = threadIdx.x & 31;
+  const int nwarps = (gridDim.x * blockDim.x) >> 5;
+  V        *mine   = buf + (lane % M) * stride;
+
+  for (int s = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; s < nstrips; s += nwarps) {
+    for (int k = lane; k < M * stride; k += 32) buf[k] = V(0);
+    __syncwarp();
+    const int end = stripptr[s + 1];
+    for (int j = stripptr[s] + lane; j < end; j += 32) { /* whole rounds: every lane reaches the __syncwarp() */
+      int c = MatSpmvLoadStream(&colind[j]), r;
+
+      if (PACKED) {
+        r = c & (MATCMRS_MAX_HEIGHT - 1);
+        c >>= MATCMRS_BITS;
+      } else r = MatSpmvLoadStream(&rowinstrip[j]);
+      mine[r] += MatSpmvLoadStream(&val[j]) * x[c];
+      __syncwarp();
+    }
+    const int row = s * h + lane;
+    if (lane < h && row < m) {
+      V sum = V(0);
+#pragma unroll
+      for (int k = 0; k < M; k++) sum += buf[k * stride + lane];
+      y[row] = z ? z[row] + sum : sum;
+    }
+    __syncwarp(); /* the buffer is cleared for the next strip */
+  }
+}
+
 PetscErrorCode MatUpload_CMRS(MatSpmvLayout L)
 {
   MatCMRSLayout *cm = (MatCMRSLayout *)L->fmt;
@@ -76,6 +117,17 @@ static void MatCMRSLaunchLanes(const MatCMRSLayout *cm, const MatSpmvLayout L, c
   else MatCMRSMultKernel<PetscScalar, H, LANES, false><<<blocks, threads, 0, s>>>((int)cm->nstrips, (int)L->m, cm->d_stripptr, cm->d_colind, cm->d_rowinstrip, L->d_val, x, z, y);
 }
 
+template <int M>
+static void MatCMRSLaunchModified(const MatCMRSLayout *cm, const MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, cudaStream_t s)
+{
+  const int    threads = 128, warps = threads / 32; /* the paper's block size */
+  const int    blocks  = (int)PetscMin((cm->nstrips + warps - 1) / warps, 65536 * 8);
+  const size_t shared  = sizeof(PetscScalar) * warps * M * (cm->height + 1);
+
+  if (cm->packed) MatCMRSMultModifiedKernel<PetscScalar, M, true><<<blocks, threads, shared, s>>>((int)cm->nstrips, (int)cm->height, (int)L->m, cm->d_stripptr, cm->d_colind, NULL, L->d_val, x, z, y);
+  else MatCMRSMultModifiedKernel<PetscScalar, M, false><<<blocks, threads, shared, s>>>((int)cm->nstrips, (int)cm->height, (int)L->m, cm->d_stripptr, cm->d_colind, cm->d_rowinstrip, L->d_val, x, z, y);
+}
+
 /* lanes is a power of two from 4 to 32 and at least H (the build makes sure) */
 template <int H>
 static void MatCMRSLaunch(const MatCMRSLayout *cm, const MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, cudaStream_t s)
@@ -93,6 +145,20 @@ PetscErrorCode MatMultDevice_CMRS(MatSpmvLayout L, const PetscScalar *x, const P
 
   PetscFunctionBegin;
   if (!cm->nstrips) PetscFunctionReturn(PETSC_SUCCESS);
+  if (cm->kernel == MAT_CMRS_KERNEL_MODIFIED) {
+    switch (cm->modulo) {
+#define MATCMRS_CASE(M) \
+  case M: \
+    MatCMRSLaunchModified<M>(cm, L, x, z, y, s); \
+    break;
+      MATCMRS_CASE(2) MATCMRS_CASE(4) MATCMRS_CASE(8) MATCMRS_CASE(16) MATCMRS_CASE(32)
+#undef MATCMRS_CASE
+    default:
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "CMRS modulo %" PetscInt_FMT " must be 2, 4, 8, 16 or 32", cm->modulo);
+    }
+    PetscCallCUDA(cudaGetLastError());
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   switch (cm->height) { /* the height is a compile-time constant of the kernel: its partial sums live in registers */
 #define MATCMRS_CASE(H) \
   case H: \
