@@ -4,7 +4,9 @@
 set -u
 cd "$(dirname "$0")/.."
 . scripts/petsc-env.sh
-for m in laplace2d laplace3d27 ex19 powerlaw; do
-  timeout ${BENCH_TIMEOUT:-300} build/bin/spmvbench -matrix $m "$@" || echo "spmvbench -matrix $m failed"
+bin=build/bin
+[ "${PETSCSPMV_VARIANT:-real}" = real ] || bin=build/$PETSCSPMV_VARIANT/bin
+for m in laplace2d ex19 laplace3d27 elastic3d powerlaw circuit; do
+  timeout ${BENCH_TIMEOUT:-300} ${bin:-build/bin}/spmvbench -matrix $m "$@" || echo "spmvbench -matrix $m failed"
   echo
 done

@@ -1,7 +1,8 @@
 static char help[] = "SpMV benchmark: each matrix type's product checked against MATAIJ and timed with CUDA events.\n"
-                     "  -matrix <laplace2d|laplace3d27|ex19|powerlaw|path.mtx>  the matrix (default laplace2d)\n"
-                     "  -n <N>          grid size (laplace2d 4096, laplace3d27 150, ex19 1400) or rows (powerlaw 3000000)\n"
-                     "  -types <list>   comma-separated types (default aijcusparse,sellcuda,brc)\n"
+                     "  -matrix <laplace2d|laplace3d27|ex19|elastic3d|powerlaw|circuit|path.mtx>  the matrix (default laplace2d)\n"
+                     "  -n <N>          grid size (laplace2d 4096, laplace3d27 150, ex19 1400, elastic3d 70) or rows (powerlaw 3000000, circuit 4000000)\n"
+                     "  -types <list>   comma-separated types (default aijcusparse,sellcuda,brc); type@name reads that entry's\n"
+                     "                  options under the prefix name_, e.g. -types cmrs,cmrs@mod -mod_mat_cmrs_kernel modified\n"
                      "  -reps <100>     timed products per type\n";
 
 #include <petscspmv.h>
@@ -87,13 +88,41 @@ static PetscErrorCode PowerLawCSR(PetscInt m, PetscInt *ai[], PetscInt *aj[], Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Circuit-like rows: 2 to 6 entries near the diagonal, one row in a thousand with 1000 to 10000
+   entries anywhere, and two supply nets (rows 0 and m/2) coupled to a twentieth of all columns */
+static PetscErrorCode CircuitCSR(PetscInt m, PetscInt *ai[], PetscInt *aj[], PetscScalar *aa[])
+{
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(m + 1, ai));
+  (*ai)[0] = 0;
+  for (PetscInt i = 0; i < m; i++) {
+    PetscInt len = 2 + Hash(i, 2) % 5;
+    if (i == 0 || i == m / 2) len = m / 20;
+    else if (Hash(i, 3) % 1000 == 0) len = 1000 + Hash(i, 4) % 9000;
+    (*ai)[i + 1] = (*ai)[i] + PetscMin(PetscMax(len, 1), m);
+  }
+  PetscCall(PetscMalloc1((*ai)[m], aj));
+  PetscCall(PetscMalloc1((*ai)[m], aa));
+  for (PetscInt i = 0; i < m; i++) {
+    PetscInt start = (*ai)[i], len = (*ai)[i + 1] - start;
+    if (len <= 6) { /* a band around the diagonal */
+      PetscInt first = PetscMin(PetscMax(i - len / 2, 0), m - len);
+      for (PetscInt k = 0; k < len; k++) (*aj)[start + k] = first + k;
+    } else { /* evenly spread, distinct and sorted */
+      for (PetscInt k = 0; k < len; k++) (*aj)[start + k] = (PetscInt)(((double)k * m) / len + Hash(i, k) % PetscMax(m / len, 1));
+    }
+  }
+  for (PetscInt q = 0; q < (*ai)[m]; q++) (*aa)[q] = 1.0 + (PetscReal)(q % 3) * 0.5;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 typedef struct {
   PetscLogDouble first, refresh, mult; /* seconds */
   PetscReal      err;
   PetscLogDouble storedbytes;
 } Result;
 
-static PetscErrorCode TimeType(Mat Aref, MatType type, PetscInt reps, Vec xref, Vec yref, Result *res)
+static PetscErrorCode TimeType(Mat Aref, const char *entry, PetscInt reps, Vec xref, Vec yref, Result *res)
 {
   Mat            A;
   Vec            x, y;
@@ -104,8 +133,15 @@ static PetscErrorCode TimeType(Mat Aref, MatType type, PetscInt reps, Vec xref, 
   PetscInt       m, n, nnz;
   MatInfo        info;
   PetscBool      ours;
+  char           type[64], prefix[64] = "";
+  char          *at;
 
   PetscFunctionBegin;
+  PetscCall(PetscStrncpy(type, entry, sizeof(type)));
+  if ((at = strchr(type, '@'))) { /* type@name: the entry's own options, under name_ */
+    *at = 0;
+    PetscCall(PetscSNPrintf(prefix, sizeof(prefix), "%s_", at + 1));
+  }
   PetscCall(MatGetSize(Aref, &m, &n));
   PetscCall(MatGetInfo(Aref, MAT_LOCAL, &info));
   nnz = (PetscInt)info.nz_used;
@@ -117,6 +153,8 @@ static PetscErrorCode TimeType(Mat Aref, MatType type, PetscInt reps, Vec xref, 
   /* first product: conversion, upload, build of the format's layout */
   PetscCall(PetscTime(&t0));
   PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
+  PetscCall(MatSetOptionsPrefix(A, prefix));
+  PetscCall(MatSetFromOptions(A));
   PetscCall(MatMult(A, x, y));
   PetscCallCUDA(cudaDeviceSynchronize());
   PetscCall(PetscTime(&t1));
@@ -205,18 +243,24 @@ int main(int argc, char **argv)
   PetscCall(PetscStrendswith(matrix, ".mtx", &file));
   if (file) PetscCall(MatLoadMatrixMarket(PETSC_COMM_SELF, matrix, MATSEQAIJ, &Aref));
   else {
-    PetscBool l2, l3, ex19, pl;
+    PetscBool l2, l3, ex19, el, pl, ci;
     PetscCall(PetscStrcmp(matrix, "laplace2d", &l2));
     PetscCall(PetscStrcmp(matrix, "laplace3d27", &l3));
     PetscCall(PetscStrcmp(matrix, "ex19", &ex19));
+    PetscCall(PetscStrcmp(matrix, "elastic3d", &el));
     PetscCall(PetscStrcmp(matrix, "powerlaw", &pl));
+    PetscCall(PetscStrcmp(matrix, "circuit", &ci));
     if (l2) PetscCall(StencilCSR(2, n > 0 ? n : 4096, PETSC_FALSE, 1, &m, &ai, &aj, &aa));
     else if (l3) PetscCall(StencilCSR(3, n > 0 ? n : 150, PETSC_TRUE, 1, &m, &ai, &aj, &aa));
     else if (ex19) PetscCall(StencilCSR(2, n > 0 ? n : 1400, PETSC_FALSE, 4, &m, &ai, &aj, &aa)); /* DMDA star stencil, 4 fields */
-    else if (pl) {
+    else if (el) PetscCall(StencilCSR(3, n > 0 ? n : 70, PETSC_TRUE, 3, &m, &ai, &aj, &aa)); /* 27-point box, 3 displacements: 81 per row */
+    else if (ci) {
+      m = n > 0 ? n : 4000000;
+      PetscCall(CircuitCSR(m, &ai, &aj, &aa));
+    } else if (pl) {
       m = n > 0 ? n : 3000000;
       PetscCall(PowerLawCSR(m, &ai, &aj, &aa));
-    } else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Unknown -matrix %s: use laplace2d, laplace3d27, ex19, powerlaw or a .mtx file", matrix);
+    } else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Unknown -matrix %s: use laplace2d, laplace3d27, ex19, elastic3d, powerlaw, circuit or a .mtx file", matrix);
     PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, m, m, ai, aj, aa, &Aref));
   }
   PetscCall(MatGetSize(Aref, &m, &ncols));
@@ -245,13 +289,13 @@ int main(int argc, char **argv)
     PetscCall(PetscRandomDestroy(&rnd));
   }
   PetscCall(MatMult(Aref, xref, yref));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-14s %10s %10s %10s %12s %12s %14s %10s\n", "type", "time(us)", "GFLOP/s", "GB/s", "bytes/nnz", "build(ms)", "refresh(ms)", "rel.err"));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s %10s %10s %10s %12s %12s %14s %10s\n", "type", "time(us)", "GFLOP/s", "GB/s", "bytes/nnz", "build(ms)", "refresh(ms)", "rel.err"));
   for (PetscInt t = 0; t < ntypes; t++) {
     Result r = {0};
     PetscCall(TimeType(Aref, types[t], reps, xref, yref, &r));
     char refresh[32] = "n/a";
     if (r.refresh >= 0) PetscCall(PetscSNPrintf(refresh, sizeof(refresh), "%.2f", r.refresh * 1e3));
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-14s %10.1f %10.2f %10.1f %12.2f %12.2f %14s %10.1e\n", types[t], r.mult * 1e6, 2.0 * nnz / r.mult / 1e9, minbytes / r.mult / 1e9, r.storedbytes / nnz, r.first * 1e3, refresh, (double)r.err));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s %10.1f %10.2f %10.1f %12.2f %12.2f %14s %10.1e\n", types[t], r.mult * 1e6, 2.0 * nnz / r.mult / 1e9, minbytes / r.mult / 1e9, r.storedbytes / nnz, r.first * 1e3, refresh, (double)r.err));
     PetscCheck(r.err < (sizeof(PetscReal) == 4 ? 1e-4 : 1e-10), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s product differs from MATAIJ: relative error %g", types[t], (double)r.err);
   }
   for (PetscInt t = 0; t < ntypes; t++) PetscCall(PetscFree(types[t]));
