@@ -7,6 +7,6 @@ cd "$(dirname "$0")/.."
 bin=build/bin
 [ "${PETSCSPMV_VARIANT:-real}" = real ] || bin=build/$PETSCSPMV_VARIANT/bin
 for m in laplace2d ex19 laplace3d27 elastic3d powerlaw circuit; do
-  timeout ${BENCH_TIMEOUT:-300} ${bin:-build/bin}/spmvbench -matrix $m "$@" || echo "spmvbench -matrix $m failed"
+  timeout ${BENCH_TIMEOUT:-300} $bin/spmvbench -matrix $m "$@" || echo "spmvbench -matrix $m failed"
   echo
 done

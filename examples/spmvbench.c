@@ -218,14 +218,14 @@ static PetscErrorCode TimeType(Mat Aref, const char *entry, PetscInt reps, Vec x
 
 int main(int argc, char **argv)
 {
-  char         matrix[PETSC_MAX_PATH_LEN] = "laplace2d", *types[16];
-  PetscInt     n = -1, reps = 100, ntypes = 16, m, ncols, nnz, *ai = NULL, *aj = NULL;
+  char         matrix[PETSC_MAX_PATH_LEN] = "laplace2d", *types[64];
+  PetscInt     n = -1, reps = 100, ntypes = 64, m, ncols, nnz, *ai = NULL, *aj = NULL;
   PetscScalar *aa = NULL;
   Mat          Aref;
   Vec          xref, yref;
   PetscReal    mu, sigma = 0;
   PetscInt     maxlen = 0;
-  PetscBool    file;
+  PetscBool    file, set;
   double       minbytes;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -233,8 +233,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-matrix", matrix, sizeof(matrix), NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &reps, NULL));
-  PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-types", types, &ntypes, NULL));
-  if (ntypes == 16) {
+  PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-types", types, &ntypes, &set));
+  if (!set) {
     ntypes = 3;
     PetscCall(PetscStrallocpy(MATAIJCUSPARSE, &types[0]));
     PetscCall(PetscStrallocpy(MATSELLCUDA, &types[1]));
