@@ -73,7 +73,7 @@ PETSC_EXTERN PetscErrorCode MatBRCSetSortWindow(Mat, PetscInt);
 
    Options Database Keys:
 +  -mat_type cmrs            - selects the type
-.  -mat_cmrs_kernel <basic>  - basic or modified
+.  -mat_cmrs_kernel <auto>   - basic, modified or auto (modified unless the row lengths vary more than their mean)
 .  -mat_cmrs_height <0>      - rows per strip, 1 to 16; 0: the kernel's default (basic 2, modified 16)
 .  -mat_cmrs_sort <bool>     - order the entries of a strip by column (the paper's fourth optimization)
 .  -mat_cmrs_lanes <0>       - basic kernel: threads per strip, 4, 8, 16 or 32; 0 chooses from the row lengths
@@ -95,7 +95,8 @@ M*/
 
    Values:
 +  MAT_CMRS_KERNEL_BASIC    - strips in CSR order, a group of lanes per strip, partial sums in registers
--  MAT_CMRS_KERNEL_MODIFIED - strips reordered and padded to multiples of 32, a warp per strip, shared-memory partial sums
+.  MAT_CMRS_KERNEL_MODIFIED - strips reordered and padded to multiples of 32, a warp per strip, shared-memory partial sums
+-  MAT_CMRS_KERNEL_AUTO     - modified, unless the row lengths vary more than their mean (then basic)
 
    Level: intermediate
 
@@ -103,10 +104,38 @@ M*/
 E*/
 typedef enum {
   MAT_CMRS_KERNEL_BASIC,
-  MAT_CMRS_KERNEL_MODIFIED
+  MAT_CMRS_KERNEL_MODIFIED,
+  MAT_CMRS_KERNEL_AUTO
 } MatCMRSKernel;
 PETSC_EXTERN const char *const MatCMRSKernels[];
 
 PETSC_EXTERN PetscErrorCode MatCMRSSetHeight(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatCMRSSetKernel(Mat, MatCMRSKernel);
 PETSC_EXTERN PetscErrorCode MatCMRSSetSort(Mat, PetscBool);
+
+/*MC
+   MATARGCSR - "argcsr" - Adaptive Row-Grouped CSR (Heller and Oberhuber) for GPU SpMV.
+
+   A `MATSEQAIJ`/`MATMPIAIJ` matrix whose products run on the GPU from an ARGCSR copy: groups of
+   consecutive rows of about chunk x block nonzeros, one CUDA block of `block` threads per group;
+   the threads go to the rows one at a time, each to the row whose chunks are fullest, and each
+   thread sums one chunk of the group's chunk size, stored so that the threads of a group read
+   consecutive entries. Resolves to `MATSEQAIJARGCSR` on one process and `MATMPIAIJARGCSR` otherwise.
+
+   Options Database Keys:
++  -mat_type argcsr            - selects the type
+.  -mat_argcsr_chunk <0>       - desired chunk size (nonzeros per thread); 0: the largest of 32, 16, 8, 4, 2 whose layout pads at most 10%, else 1
+.  -mat_argcsr_block <256>     - threads per group, a multiple of 32 from 32 to 1024
+-  -mat_argcsr_backend <auto>  - auto, cuda or host (host reference kernel)
+
+   Level: beginner
+
+.seealso: [](ch_matrices), `Mat`, `MATAIJ`, `MATBRC`, `MatARGCSRSetChunkSize()`, `MatARGCSRSetBlockSize()`
+M*/
+#define MATARGCSR       "argcsr"
+#define MATAIJARGCSR    "aijargcsr"
+#define MATSEQAIJARGCSR "seqaijargcsr"
+#define MATMPIAIJARGCSR "mpiaijargcsr"
+
+PETSC_EXTERN PetscErrorCode MatARGCSRSetChunkSize(Mat, PetscInt);
+PETSC_EXTERN PetscErrorCode MatARGCSRSetBlockSize(Mat, PetscInt);

@@ -53,6 +53,7 @@ int main(int argc, char **argv)
   Mat         A, Aref, Plain;
   PetscRandom rnd;
   PetscBool   isbrc, iscmrs, gpu = PETSC_FALSE;
+  PetscBool   isargcsr;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscSpmvInitializePackage());
@@ -87,6 +88,17 @@ int main(int argc, char **argv)
     EXPECT_ERROR(SetFromOptionsWith(A, "-mat_cmrs_kernel", "fancy"), PETSC_ERR_USER);
     EXPECT_ERROR(MatCMRSSetKernel(A, (MatCMRSKernel)5), PETSC_ERR_ARG_OUTOFRANGE);
   }
+  PetscCall(PetscStrcmp(type, MATARGCSR, &isargcsr));
+  if (isargcsr) {
+    EXPECT_ERROR(MatARGCSRSetChunkSize(A, -1), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(MatARGCSRSetBlockSize(A, 0), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(MatARGCSRSetBlockSize(A, 48), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(MatARGCSRSetBlockSize(A, 2048), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(MatARGCSRSetChunkSize(Plain, 4), PETSC_ERR_ARG_WRONG);
+    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_argcsr_chunk", "-3"), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_argcsr_block", "100"), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_argcsr_block", "16"), PETSC_ERR_ARG_OUTOFRANGE);
+  }
   EXPECT_ERROR(MatSpmvSetBackend(Plain, MAT_SPMV_BACKEND_HOST), PETSC_ERR_ARG_WRONG);
   EXPECT_ERROR(MatSpmvSetBackend(A, (MatSpmvBackend)7), PETSC_ERR_ARG_OUTOFRANGE);
   PetscCall(CheckProducts(A, Aref, rnd, "after rejected settings"));
@@ -98,6 +110,20 @@ int main(int argc, char **argv)
     PetscCall(SetFromOptionsWith(A, "-mat_brc_b2", "2"));
     PetscCall(MatConvert(Aref, MATBRC, MAT_INITIAL_MATRIX, &F));
     PetscCall(MatBRCSetBlockWidth(F, 2));
+    PetscCall(MatSpmvGetStorage(A, &ns, &b));
+    PetscCall(MatSpmvGetStorage(F, &nsf, &bf));
+    PetscCheck(ns == nsf && b == bf, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Rejected settings changed the layout: %" PetscInt_FMT " slots, expected %" PetscInt_FMT, ns, nsf);
+    PetscCall(CheckProducts(A, Aref, rnd, "after a valid option"));
+    PetscCall(MatDestroy(&F));
+  }
+  if (isargcsr) { /* likewise: a valid option after the rejected ones gives the layout of a fresh matrix */
+    Mat            F;
+    PetscInt       ns, nsf;
+    PetscLogDouble b, bf;
+
+    PetscCall(SetFromOptionsWith(A, "-mat_argcsr_block", "64"));
+    PetscCall(MatConvert(Aref, MATARGCSR, MAT_INITIAL_MATRIX, &F));
+    PetscCall(MatARGCSRSetBlockSize(F, 64));
     PetscCall(MatSpmvGetStorage(A, &ns, &b));
     PetscCall(MatSpmvGetStorage(F, &nsf, &bf));
     PetscCheck(ns == nsf && b == bf, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Rejected settings changed the layout: %" PetscInt_FMT " slots, expected %" PetscInt_FMT, ns, nsf);

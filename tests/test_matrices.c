@@ -33,9 +33,11 @@ typedef enum {
   EDGE_WIDE,
   EDGE_POWERLAW,
   EDGE_ALL_ZERO_PATTERN,
+  EDGE_ARGCSR_PAPER,
+  EDGE_ARGCSR_PAPER_BIG,
   EDGE_COUNT
 } EdgeCase;
-static const char *EdgeNames[] = {"0x0", "40x0", "0x40", "empty-rows", "one-long-row", "tall-300x50", "wide-50x300", "power-law", "no-entries"};
+static const char *EdgeNames[] = {"0x0", "40x0", "0x40", "empty-rows", "one-long-row", "tall-300x50", "wide-50x300", "power-law", "no-entries", "argcsr-paper-12x8", "argcsr-paper-5000x4000"};
 
 static PetscErrorCode EdgeMatrix(EdgeCase e, Mat *A)
 {
@@ -67,6 +69,12 @@ static PetscErrorCode EdgeMatrix(EdgeCase e, Mat *A)
   case EDGE_POWERLAW:
     m = n = 3000;
     break;
+  case EDGE_ARGCSR_PAPER: /* the ARGCSR paper's example: one nonzero per row, the last row full */
+    m = 12, n = 8;
+    break;
+  case EDGE_ARGCSR_PAPER_BIG:
+    m = 5000, n = 4000;
+    break;
   default:
     break;
   }
@@ -92,11 +100,15 @@ static PetscErrorCode EdgeMatrix(EdgeCase e, Mat *A)
     case EDGE_POWERLAW: /* lengths ~ 1 / u^2: many short rows, a few up to n */
       len = PetscMin(n, (PetscInt)(1.0 / PetscSqr(0.02 + (Hash(i, 2) % 1000) / 1000.0)));
       break;
+    case EDGE_ARGCSR_PAPER:
+    case EDGE_ARGCSR_PAPER_BIG:
+      len = i == m - 1 ? n : 1;
+      break;
     default:
       len = 0;
     }
     for (PetscInt k = 0; k < len; k++) {
-      PetscInt    j = (e == EDGE_LONG_ROW && i == 17) ? k : (k == 0 && i < n ? i : Hash(i, k + 3) % n);
+      PetscInt    j = (e == EDGE_LONG_ROW && i == 17) || ((e == EDGE_ARGCSR_PAPER || e == EDGE_ARGCSR_PAPER_BIG) && i == m - 1) ? k : (k == 0 && i < n ? i : Hash(i, k + 3) % n);
       PetscScalar v = 1.0 + (PetscReal)(Hash(i, j) % 1000) / 100.0;
       PetscCall(MatSetValues(*A, 1, &i, 1, &j, &v, INSERT_VALUES));
     }
@@ -110,15 +122,26 @@ static PetscErrorCode EdgeMatrix(EdgeCase e, Mat *A)
 static PetscErrorCode SetParams(Mat A, MatType type, PetscInt k, PetscBool *exists)
 {
   PetscBool brc, cmrs;
+  PetscBool argcsr;
 
   PetscFunctionBegin;
   *exists = PETSC_FALSE;
   PetscCall(PetscStrcmp(type, MATBRC, &brc));
   PetscCall(PetscStrcmp(type, MATCMRS, &cmrs));
+  PetscCall(PetscStrcmp(type, MATARGCSR, &argcsr));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_pack"));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_lanes"));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_modulo"));
-  if (brc) {
+  if (argcsr) {
+    /* chunk 0: automatic; block 0: 128 through -mat_argcsr_block (read by MatSetFromOptions() below) */
+    const PetscInt chunk[] = {0, 1, 32, 0, 1, 3, 32}, block[] = {256, 32, 64, 1024, 1024, 96, 0};
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_argcsr_block"));
+    if (k >= (PetscInt)PETSC_STATIC_ARRAY_LENGTH(chunk)) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(MatARGCSRSetChunkSize(A, chunk[k]));
+    if (block[k]) PetscCall(MatARGCSRSetBlockSize(A, block[k]));
+    else PetscCall(PetscOptionsSetValue(NULL, "-mat_argcsr_block", "128"));
+    *exists = PETSC_TRUE;
+  } else if (brc) {
     const PetscInt b1[] = {32, 1, 8, 256, 32, 16, 32}, b2[] = {0, 1, 3, 0, 7, 0, 0}, rep[] = {0, 1, 3, 2, 1, 5, 1}, window[] = {0, 0, 7, 100, 64, 1000, 0};
     if (k >= (PetscInt)PETSC_STATIC_ARRAY_LENGTH(b1)) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(MatBRCSetBlockHeight(A, b1[k]));
@@ -129,7 +152,7 @@ static PetscErrorCode SetParams(Mat A, MatType type, PetscInt k, PetscBool *exis
   } else if (cmrs) {
     /* height 0: the kernel's default; kernel 1: modified; modulo and lanes 0: automatic */
     const PetscInt    height[] = {4, 1, 3, 16, 8, 13, 2, 0, 0, 16, 4, 5, 1, 7};
-    const PetscInt    kernel[] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0};
+    const PetscInt    kernel[] = {0, 0, 0, 2, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2}; /* 2: automatic */
     const PetscBool   sort[]   = {0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 1, 0, 1};
     const PetscBool   pack[]   = {1, 1, 1, 1, 0, 0, 0, 1, 1, 1, 0, 0, 1, 1};
     const char *const lanes[]  = {NULL, "4", "32", NULL, "8", "16", "4", NULL, NULL, NULL, NULL, NULL, NULL, "8"};

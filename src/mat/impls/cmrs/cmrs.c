@@ -11,10 +11,10 @@
 */
 #include "cmrsimpl.h"
 
-const char *const MatCMRSKernels[] = {"basic", "modified", "MatCMRSKernel", "MAT_CMRS_KERNEL_", NULL};
+const char *const MatCMRSKernels[] = {"basic", "modified", "auto", "MatCMRSKernel", "MAT_CMRS_KERNEL_", NULL};
 
 /* height 0: 2 for the basic kernel, 16 for the modified one (measured on the H200, README) */
-static const MatCMRSParams MatCMRSParamsDefault = {0, PETSC_BOOL3_UNKNOWN, 0, MAT_CMRS_KERNEL_BASIC, PETSC_FALSE, 0};
+static const MatCMRSParams MatCMRSParamsDefault = {0, PETSC_BOOL3_UNKNOWN, 0, MAT_CMRS_KERNEL_AUTO, PETSC_FALSE, 0};
 
 static PetscErrorCode MatSetFromOptions_CMRS(PetscOptionItems PetscOptionsObject, void *params)
 {
@@ -36,21 +36,6 @@ static PetscErrorCode MatSetFromOptions_CMRS(PetscOptionItems PetscOptionsObject
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Next entry of a strip: among rows [0, h) with entries left (and, with cap, fewer than cap taken
-   in this round), the lowest row (CSR order) or, when sorting, the row whose next column is lowest */
-static PetscInt MatCMRSPick(const MatCMRSLayout *cm, const MatSpmvCSR *csr, const PetscInt *next, const PetscInt *end, PetscInt h, const PetscInt *taken, PetscInt cap)
-{
-  PetscInt best = -1;
-
-  for (PetscInt r = 0; r < h; r++) {
-    if (next[r] >= end[r] || (taken && taken[r] >= cap)) continue;
-    if (best < 0) best = r;
-    if (!cm->sorted) break;
-    if (csr->j[next[r]] < csr->j[next[best]]) best = r;
-  }
-  return best;
-}
-
 static inline void MatCMRSEmit(const MatCMRSLayout *cm, MatSpmvLayout L, PetscInt slot, PetscInt k, PetscInt col, PetscInt r)
 {
   if (!cm->colind) return; /* counting pass */
@@ -62,39 +47,77 @@ static inline void MatCMRSEmit(const MatCMRSLayout *cm, MatSpmvLayout L, PetscIn
   }
 }
 
+/* The row of a strip whose next column is lowest among rows with entries left (and fewer than cap
+   taken, when taken is given); *below gets the lowest next column of the other such rows */
+static PetscInt MatCMRSLowestColumn(const MatSpmvCSR *csr, const PetscInt *next, const PetscInt *end, PetscInt h, const PetscInt *taken, PetscInt cap, PetscInt *below)
+{
+  PetscInt best = -1;
+
+  *below = PETSC_INT_MAX;
+  for (PetscInt r = 0; r < h; r++) {
+    if (next[r] >= end[r] || (taken && taken[r] >= cap)) continue;
+    if (best < 0 || csr->j[next[r]] < csr->j[next[best]]) {
+      if (best >= 0) *below = PetscMin(*below, csr->j[next[best]]);
+      best = r;
+    } else *below = PetscMin(*below, csr->j[next[r]]);
+  }
+  return best;
+}
+
 /* Lay out strip s from slot `out` on; returns its number of slots. Without cm->colind it only counts. */
 static PetscInt MatCMRSStrip(const MatCMRSLayout *cm, const MatSpmvCSR *csr, PetscInt s, PetscInt out, MatSpmvLayout L)
 {
   const PetscInt r0 = s * cm->height, h = PetscMin(cm->height, csr->m - r0), M = cm->modulo;
-  PetscInt       next[MATCMRS_MAX_HEIGHT], end[MATCMRS_MAX_HEIGHT], slot = out, r;
+  PetscInt       next[MATCMRS_MAX_HEIGHT], end[MATCMRS_MAX_HEIGHT], left = 0, slot = out, r, below;
 
   for (r = 0; r < h; r++) {
     next[r] = csr->i[r0 + r];
     end[r]  = csr->i[r0 + r + 1];
+    left += end[r] - next[r];
   }
   if (cm->kernel == MAT_CMRS_KERNEL_BASIC) {
-    for (; (r = MatCMRSPick(cm, csr, next, end, h, NULL, 0)) >= 0; slot++, next[r]++) MatCMRSEmit(cm, L, slot, next[r], csr->j[next[r]], r);
+    if (!cm->sorted) /* CSR order */
+      for (r = 0; r < h; r++)
+        for (; next[r] < end[r]; next[r]++) MatCMRSEmit(cm, L, slot++, next[r], csr->j[next[r]], r);
+    else /* merge of the strip's rows by column */
+      for (; (r = MatCMRSLowestColumn(csr, next, end, h, NULL, 0, &below)) >= 0; next[r]++) MatCMRSEmit(cm, L, slot++, next[r], csr->j[next[r]], r);
     return slot - out;
   }
-  /* modified kernel: rounds of 32 slots; a row gives at most M entries to a round, placed
-     contiguously, so they fall on distinct lanes modulo M */
-  while (MatCMRSPick(cm, csr, next, end, h, NULL, 0) >= 0) {
+  /* modified kernel: rounds of 32 slots, one per lane; a row gives at most M entries to a round,
+     placed contiguously, so they fall on distinct lanes modulo M */
+  while (left) {
     PetscInt taken[MATCMRS_MAX_HEIGHT] = {0}, order[MATCMRS_MAX_HEIGHT], norder = 0, filled = 0, lastcol = 0;
     PetscInt used[MATCMRS_WARP] = {0}; /* per lane class: bit r set when row r has an entry there */
 
-    while (filled < MATCMRS_WARP && (r = MatCMRSPick(cm, csr, next, end, h, taken, M)) >= 0) {
+    while (filled < MATCMRS_WARP) {
+      PetscInt t, most = 0;
+
+      if (cm->sorted) r = MatCMRSLowestColumn(csr, next, end, h, taken, M, &below);
+      else { /* the row with the most entries left, so that rows run out together and few rounds need padding */
+        r = -1;
+        for (PetscInt q = 0; q < h; q++)
+          if (taken[q] < M && end[q] - next[q] > most) {
+            most = end[q] - next[q];
+            r    = q;
+          }
+      }
+      if (r < 0) break;
+      t = PetscMin(PetscMin(M - taken[r], end[r] - next[r]), MATCMRS_WARP - filled);
+      if (cm->sorted) /* stop where another row's next column comes first */
+        for (PetscInt q = 1; q < t; q++)
+          if (csr->j[next[r] + q] > below) t = q;
       if (!taken[r]) order[norder++] = r;
-      taken[r]++;
-      next[r]++; /* the pick sees what is left of the row (rewound below) */
-      filled++;
+      taken[r] += t;
+      next[r] += t;
+      filled += t;
     }
+    left -= filled;
     for (PetscInt q = 0, p = 0; q < norder; q++) {
       r = order[q];
-      next[r] -= taken[r];
-      for (PetscInt t = 0; t < taken[r]; t++, p++, next[r]++) {
-        lastcol = csr->j[next[r]];
+      for (PetscInt k = next[r] - taken[r]; k < next[r]; k++, p++) {
+        lastcol = csr->j[k];
         used[p % M] |= (PetscInt)1 << r;
-        MatCMRSEmit(cm, L, slot + p, next[r], lastcol, r);
+        MatCMRSEmit(cm, L, slot + p, k, lastcol, r);
       }
     }
     for (PetscInt p = filled; p < MATCMRS_WARP; p++) { /* padding: a zero on a row free in its lane class (M x height >= 32 leaves one) */
@@ -119,8 +142,17 @@ static PetscErrorCode MatBuild_CMRS(const void *params, const MatSpmvCSR *csr, M
   PetscFunctionBegin;
   PetscCall(PetscNew(&cm));
   L->fmt     = cm;
-  cm->kernel = (MatCMRSKernel)p->kernel;
   cm->sorted = (PetscBool)p->sort;
+  cm->mu     = csr->m ? (PetscReal)csr->nnz / csr->m : 0;
+  {
+    PetscReal sum2 = 0;
+    for (PetscInt r = 0; r < csr->m; r++) sum2 += PetscSqr((PetscReal)(csr->i[r + 1] - csr->i[r]) - cm->mu);
+    cm->sigma = csr->m ? PetscSqrtReal(sum2 / csr->m) : 0;
+  }
+  /* auto: the modified kernel on rows of similar lengths; where they vary more than their mean its
+     padding and one warp per strip cost more than the basic kernel (measured, README) */
+  cm->kernel = (MatCMRSKernel)p->kernel;
+  if (cm->kernel == MAT_CMRS_KERNEL_AUTO) cm->kernel = cm->sigma > cm->mu ? MAT_CMRS_KERNEL_BASIC : MAT_CMRS_KERNEL_MODIFIED;
   h = cm->height = p->height ? p->height : (cm->kernel == MAT_CMRS_KERNEL_MODIFIED ? 16 : 2);
   cm->nstrips    = (csr->m + h - 1) / h;
   if (cm->kernel == MAT_CMRS_KERNEL_MODIFIED) {
@@ -130,12 +162,6 @@ static PetscErrorCode MatBuild_CMRS(const void *params, const MatSpmvCSR *csr, M
   cm->packed = csr->n <= (PETSC_INT32_MAX >> MATCMRS_BITS) ? PETSC_TRUE : PETSC_FALSE;
   PetscCheck(cm->packed || p->pack != PETSC_BOOL3_TRUE, PETSC_COMM_SELF, PETSC_ERR_SUP, "-mat_cmrs_pack needs fewer than 2^27 columns, this matrix has %" PetscInt_FMT ": leave -mat_cmrs_pack unset", csr->n);
   if (p->pack == PETSC_BOOL3_FALSE) cm->packed = PETSC_FALSE;
-  cm->mu = csr->m ? (PetscReal)csr->nnz / csr->m : 0;
-  {
-    PetscReal sum2 = 0;
-    for (PetscInt r = 0; r < csr->m; r++) sum2 += PetscSqr((PetscReal)(csr->i[r + 1] - csr->i[r]) - cm->mu);
-    cm->sigma = csr->m ? PetscSqrtReal(sum2 / csr->m) : 0;
-  }
   if (cm->kernel == MAT_CMRS_KERNEL_MODIFIED) cm->lanes = MATCMRS_WARP;
   else if (p->lanes) cm->lanes = p->lanes;
   else if (cm->sigma > cm->mu) cm->lanes = 32; /* irregular rows: a whole warp per strip balances best (measured) */
@@ -228,12 +254,13 @@ static PetscErrorCode MatLayoutDestroy_CMRS(MatSpmvLayout L)
 static PetscErrorCode MatLayoutView_CMRS(MatSpmvLayout L, PetscViewer viewer)
 {
   MatCMRSLayout *cm = (MatCMRSLayout *)L->fmt;
+  char           how[128];
 
   PetscFunctionBegin;
   PetscCall(PetscViewerASCIIPrintf(viewer, "%s kernel, height %" PetscInt_FMT " rows per strip, %" PetscInt_FMT " strips, %.2f nonzeros per strip on average%s\n", MatCMRSKernels[cm->kernel], cm->height, cm->nstrips, cm->nstrips ? (double)L->nnz / cm->nstrips : 0.0, cm->sorted ? ", sorted by column" : ""));
-  if (cm->kernel == MAT_CMRS_KERNEL_BASIC) PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " threads per strip", cm->lanes));
-  else PetscCall(PetscViewerASCIIPrintf(viewer, "a warp per strip, modulo %" PetscInt_FMT ", padding %.1f%% of the slots", cm->modulo, L->nslots ? 100.0 * (double)(L->nslots - L->nnz) / (double)L->nslots : 0.0));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "; row-in-strip %s\n", cm->packed ? "packed in the column indices" : "in its own array"));
+  if (cm->kernel == MAT_CMRS_KERNEL_BASIC) PetscCall(PetscSNPrintf(how, sizeof(how), "%" PetscInt_FMT " threads per strip", cm->lanes));
+  else PetscCall(PetscSNPrintf(how, sizeof(how), "a warp per strip, modulo %" PetscInt_FMT ", padding %.1f%% of the slots", cm->modulo, L->nslots ? 100.0 * (double)(L->nslots - L->nnz) / (double)L->nslots : 0.0));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "%s; row-in-strip %s\n", how, cm->packed ? "packed in the column indices" : "in its own array"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -293,10 +320,11 @@ PetscErrorCode MatCMRSSetHeight(Mat A, PetscInt height)
 
   Input Parameters:
 + A      - a `MATCMRS` matrix
-- kernel - `MAT_CMRS_KERNEL_BASIC` (strips in CSR order) or `MAT_CMRS_KERNEL_MODIFIED` (strips reordered and padded to whole warps)
+- kernel - `MAT_CMRS_KERNEL_BASIC` (strips in CSR order), `MAT_CMRS_KERNEL_MODIFIED` (strips reordered and padded to whole warps)
+           or `MAT_CMRS_KERNEL_AUTO` (the default: modified unless the row lengths vary more than their mean)
 
   Options Database Key:
-. -mat_cmrs_kernel <basic,modified> - the kernel
+. -mat_cmrs_kernel <basic,modified,auto> - the kernel
 
   Level: advanced
 
@@ -306,7 +334,7 @@ PetscErrorCode MatCMRSSetKernel(Mat A, MatCMRSKernel kernel)
 {
   PetscFunctionBegin;
   PetscValidLogicalCollectiveEnum(A, kernel, 2);
-  PetscCheck(kernel == MAT_CMRS_KERNEL_BASIC || kernel == MAT_CMRS_KERNEL_MODIFIED, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Unknown CMRS kernel %d: use MAT_CMRS_KERNEL_BASIC or MAT_CMRS_KERNEL_MODIFIED", (int)kernel);
+  PetscCheck(kernel >= MAT_CMRS_KERNEL_BASIC && kernel <= MAT_CMRS_KERNEL_AUTO, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Unknown CMRS kernel %d: use MAT_CMRS_KERNEL_BASIC, MAT_CMRS_KERNEL_MODIFIED or MAT_CMRS_KERNEL_AUTO", (int)kernel);
   PetscCall(MatSpmvSetParam_Private(A, &MatSpmvFormat_CMRS, offsetof(MatCMRSParams, kernel), kernel));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,0 +1,426 @@
+/*
+  MATARGCSR: Adaptive Row-Grouped CSR (Heller, Oberhuber).
+
+  Consecutive rows form groups of about desiredChunkSize * block nonzeros (and at most block
+  rows); every group gets `block` threads (one CUDA block), given to its rows one at a time, each
+  to the row whose chunks are fullest. A row's nonzeros are cut into as many chunks as it has
+  threads; all chunks of a group have the group's chunk size and are stored like the rows of
+  sliced ELLPACK (element e of chunk t at offset + e * block + t), so a group's threads read
+  consecutive slots. A thread sums its chunk, then each row sums the partial sums of its chunks.
+*/
+#include "argcsrimpl.h"
+
+/* 256 threads per group; the chunk size chosen from the row lengths (see MatARGCSRChunkAuto()) */
+static const MatARGCSRParams MatARGCSRParamsDefault = {0, 256};
+
+static PetscErrorCode MatSetFromOptions_ARGCSR(PetscOptionItems PetscOptionsObject, void *params)
+{
+  MatARGCSRParams *p = (MatARGCSRParams *)params;
+  PetscBool        set;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsRangeInt("-mat_argcsr_chunk", "Desired chunk size: nonzeros per thread a group of rows aims at (the paper's desiredChunkSize); 0: the largest of 32, 16, 8, 4, 2 whose layout pads at most 10% (regular rows: 32, the paper's best there), else 1 (the paper's robust choice)", "MatARGCSRSetChunkSize", p->chunk, &p->chunk, &set, 0, PETSC_INT_MAX));
+  PetscCall(PetscOptionsRangeInt("-mat_argcsr_block", "Threads per group of rows (the CUDA block size), a multiple of 32 up to 1024", "MatARGCSRSetBlockSize", p->block, &p->block, &set, 32, MATARGCSR_MAX_BLOCK));
+  PetscCheck(p->block % 32 == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_argcsr_block %" PetscInt_FMT " must be a multiple of 32 from 32 to %d, e.g. 256", p->block, MATARGCSR_MAX_BLOCK);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Scratch of one group, block entries each: row lengths, threads per row, and a max-heap of rows
+   (key: the row's chunk filling ceil(len / threads)) */
+typedef struct {
+  PetscInt *len, *thr, *hkey, *hrow;
+} MatARGCSRWork;
+
+/* Heap position a holds a fuller row than b: larger chunk filling, then larger len / threads
+   (exact, cross-multiplied), then the earlier row, so the layout does not depend on heap order */
+static inline PetscBool MatARGCSRFuller(const MatARGCSRWork *w, PetscInt a, PetscInt b)
+{
+  PetscInt   ra = w->hrow[a], rb = w->hrow[b];
+  PetscInt64 fa = (PetscInt64)w->len[ra] * w->thr[rb], fb = (PetscInt64)w->len[rb] * w->thr[ra];
+
+  if (w->hkey[a] != w->hkey[b]) return w->hkey[a] > w->hkey[b] ? PETSC_TRUE : PETSC_FALSE;
+  if (fa != fb) return fa > fb ? PETSC_TRUE : PETSC_FALSE;
+  return ra < rb ? PETSC_TRUE : PETSC_FALSE;
+}
+
+static inline void MatARGCSRSiftDown(MatARGCSRWork *w, PetscInt nh, PetscInt i)
+{
+  for (;;) {
+    PetscInt l = 2 * i + 1, big = i, key, row;
+
+    if (l < nh && MatARGCSRFuller(w, l, big)) big = l;
+    if (l + 1 < nh && MatARGCSRFuller(w, l + 1, big)) big = l + 1;
+    if (big == i) return;
+    key          = w->hkey[i];
+    row          = w->hrow[i];
+    w->hkey[i]   = w->hkey[big];
+    w->hrow[i]   = w->hrow[big];
+    w->hkey[big] = key;
+    w->hrow[big] = row;
+    i            = big;
+  }
+}
+
+/* Threads needed by rows of lengths len for chunks of at most C entries (stops counting past block) */
+static PetscInt64 MatARGCSRThreadsNeeded(const PetscInt *len, PetscInt nr, PetscInt C, PetscInt block)
+{
+  PetscInt64 need = 0;
+
+  for (PetscInt r = 0; r < nr && need <= block; r++) need += (len[r] + C - 1) / C;
+  return need;
+}
+
+/* Threads of one group to its nr rows of lengths w->len (the paper's second step): one thread
+   per nonempty row (an empty row sums no chunk), then each spare thread to the row whose chunks
+   are fullest; a row whose chunks hold one entry takes no more (they would get empty chunks).
+   Until the fullest chunk reaches the smallest C with sum ceil(len / C) <= block, every thread
+   the greedy gives is one the row needs for C, so the greedy passes through ceil(len / C)
+   threads per row: that state is computed directly (C by bisection), and only the threads left
+   then go one at a time through the max-heap, in O(block log nr). Returns the chunk size C;
+   with spare false the threads left are not handed out (enough for the slot count). */
+static PetscInt MatARGCSRDistribute(MatARGCSRWork *w, PetscInt nr, PetscInt block, PetscBool spare)
+{
+  PetscInt64 nz = 0;
+  PetscInt   maxlen = 0, nonempty = 0, lo, hi, left = block, nh = 0;
+
+  for (PetscInt r = 0; r < nr; r++) {
+    nz += w->len[r];
+    maxlen = PetscMax(maxlen, w->len[r]);
+    nonempty += w->len[r] ? 1 : 0;
+  }
+  if (!nz) {
+    for (PetscInt r = 0; r < nr; r++) w->thr[r] = 0;
+    return 0;
+  }
+  if (nonempty == block) lo = hi = maxlen; /* no thread to spare: one chunk per row */
+  else { /* block threads hold nz entries; ceil(len / C) < len / C + 1, so C = nz / (block - nonempty) fits */
+    lo = (PetscInt)PetscMax(1, (nz + block - 1) / block);
+    hi = (PetscInt)PetscMin(maxlen, (nz + block - nonempty - 1) / (block - nonempty));
+    if (MatARGCSRThreadsNeeded(w->len, nr, lo, block) <= block) hi = lo; /* common: no bisection */
+  }
+  while (lo < hi) {
+    PetscInt mid = lo + (hi - lo) / 2;
+
+    if (MatARGCSRThreadsNeeded(w->len, nr, mid, block) <= block) hi = mid;
+    else lo = mid + 1;
+  }
+  for (PetscInt r = 0; r < nr; r++) {
+    w->thr[r] = (w->len[r] + lo - 1) / lo;
+    left -= w->thr[r];
+    if (spare && w->thr[r] < w->len[r]) {
+      w->hkey[nh]   = (w->len[r] + w->thr[r] - 1) / w->thr[r];
+      w->hrow[nh++] = r;
+    }
+  }
+  if (!spare) return lo;
+  for (PetscInt i = nh / 2 - 1; i >= 0; i--) MatARGCSRSiftDown(w, nh, i);
+  while (left > 0 && nh > 0) {
+    PetscInt r = w->hrow[0];
+
+    w->thr[r]++;
+    left--;
+    if (w->thr[r] == w->len[r]) { /* chunks of one entry: out of the heap */
+      nh--;
+      w->hkey[0] = w->hkey[nh];
+      w->hrow[0] = w->hrow[nh];
+    } else w->hkey[0] = (w->len[r] + w->thr[r] - 1) / w->thr[r];
+    MatARGCSRSiftDown(w, nh, 0);
+  }
+  return lo;
+}
+
+/* The group starting at row first ends before the first row that would take it over cap
+   nonzeros or over block rows: a row longer than cap thus gets a group of its own */
+static PetscInt MatARGCSRGroupEnd(const MatSpmvCSR *csr, PetscInt64 cap, PetscInt block, PetscInt first)
+{
+  PetscInt64 nz = csr->i[first + 1] - csr->i[first];
+  PetscInt   r  = first + 1;
+
+  while (r < csr->m && r - first < block && nz + (csr->i[r + 1] - csr->i[r]) <= cap) {
+    nz += csr->i[r + 1] - csr->i[r];
+    r++;
+  }
+  return r;
+}
+
+/* Groups, threads and chunk sizes for desired chunk size D; the total slots in *nslots. With
+   group and rowend, also the group info (first row, rows, first slot, chunk size) and the
+   threads mapping. Stops as soon as the slots exceed limit (the caller then rejects D). */
+static void MatARGCSRPlan(const MatSpmvCSR *csr, PetscInt D, PetscInt block, MatARGCSRWork *w, PetscInt64 limit, PetscInt *group, PetscInt *rowend, PetscInt64 *nslots)
+{
+  const PetscInt64 cap   = (PetscInt64)D * block;
+  PetscInt64       slots = 0;
+
+  for (PetscInt first = 0, g = 0, end; first < csr->m && slots <= limit; first = end, g++) {
+    PetscInt chunk, nr;
+
+    end = MatARGCSRGroupEnd(csr, cap, block, first);
+    nr  = end - first;
+    for (PetscInt k = 0; k < nr; k++) w->len[k] = csr->i[first + k + 1] - csr->i[first + k];
+    chunk = MatARGCSRDistribute(w, nr, block, group ? PETSC_TRUE : PETSC_FALSE);
+    if (group) {
+      PetscInt e = 0;
+
+      group[4 * g]     = first;
+      group[4 * g + 1] = nr;
+      group[4 * g + 2] = (PetscInt)slots; /* at most limit, checked by the loop */
+      group[4 * g + 3] = chunk;
+      for (PetscInt k = 0; k < nr; k++) rowend[first + k] = (e += w->thr[k]);
+    }
+    slots += (PetscInt64)chunk * block;
+  }
+  *nslots = slots;
+}
+
+/* Automatic desired chunk size. Long chunks (the paper: 32 for very regular matrices) give each
+   thread more work and fewer partial sums, but a group then holds up to `block` rows with one
+   thread each, padded to its longest row; chunk size 1 (the paper's robust choice) keeps the
+   padding low on any matrix. The mean and standard deviation of the row lengths do not tell
+   which (at 32, a 40^3 27-point stencil, sigma/mu 0.13, pads 3.5%; normally spread rows with
+   sigma/mu 0.10 pad 29%), so the rule measures the padding itself: the largest of 32, 16, 8, 4,
+   2 whose layout pads at most 10%, else 1. A trial stops as soon as it exceeds 10%. */
+static PetscInt MatARGCSRChunkAuto(const MatSpmvCSR *csr, PetscInt block, MatARGCSRWork *w)
+{
+  const PetscInt64 limit = csr->nnz + csr->nnz / 10;
+  PetscInt         D;
+
+  for (D = MATARGCSR_MAX_CHUNK; D > 1; D /= 2) {
+    PetscInt64 slots;
+
+    MatARGCSRPlan(csr, D, block, w, limit, NULL, NULL, &slots);
+    if (slots <= limit) break;
+  }
+  return D;
+}
+
+static PetscErrorCode MatBuild_ARGCSR(const void *params, const MatSpmvCSR *csr, MatSpmvLayout L)
+{
+  const MatARGCSRParams *p = (const MatARGCSRParams *)params;
+  const PetscInt         m = csr->m, B = p->block;
+  MatARGCSRLayout       *ag;
+  MatARGCSRWork          w;
+  PetscInt64             nslots, cap;
+  PetscReal              sum2 = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&ag));
+  L->fmt    = ag;
+  ag->block = B;
+  ag->mu    = m ? (PetscReal)csr->nnz / m : 0;
+  for (PetscInt r = 0; r < m; r++) {
+    PetscInt len = csr->i[r + 1] - csr->i[r];
+
+    sum2 += PetscSqr((PetscReal)len - ag->mu);
+    ag->maxlen = PetscMax(ag->maxlen, len);
+  }
+  ag->sigma = m ? PetscSqrtReal(sum2 / m) : 0;
+  PetscCall(PetscMalloc4(B, &w.len, B, &w.thr, B, &w.hkey, B, &w.hrow));
+  ag->chunkauto = p->chunk ? PETSC_FALSE : PETSC_TRUE;
+  ag->chunk     = p->chunk ? p->chunk : MatARGCSRChunkAuto(csr, B, &w);
+  cap           = (PetscInt64)ag->chunk * B;
+  for (PetscInt first = 0; first < m; first = MatARGCSRGroupEnd(csr, cap, B, first)) ag->ngroups++;
+  PetscCall(PetscMalloc1(4 * ag->ngroups, &ag->group));
+  PetscCall(PetscMalloc1(m, &ag->rowend));
+  MatARGCSRPlan(csr, ag->chunk, B, &w, PETSC_INT32_MAX, ag->group, ag->rowend, &nslots);
+  PetscCall(PetscFree4(w.len, w.thr, w.hkey, w.hrow));
+  /* device kernels index slots with 32-bit integers */
+  PetscCheck(nslots <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "ARGCSR needs more than %d slots for this %" PetscInt_FMT " x %" PetscInt_FMT " matrix with %" PetscInt_FMT " nonzeros (chunk size %" PetscInt_FMT ", %" PetscInt_FMT " threads per group), more than 32-bit indices address: lower -mat_argcsr_chunk, split the matrix over more MPI processes or use MATAIJ", PETSC_INT32_MAX, m, csr->n, csr->nnz, ag->chunk, B);
+  L->nslots = (PetscInt)nslots;
+  PetscCall(PetscMalloc1(L->nslots, &L->slot2csr));
+  PetscCall(PetscMalloc1(L->nslots, &ag->col));
+  for (PetscInt s = 0; s < L->nslots; s++) { /* padding until filled: column -1 stops the thread */
+    ag->col[s]     = -1;
+    L->slot2csr[s] = -1;
+  }
+  ag->minchunk = ag->ngroups ? PETSC_INT_MAX : 0;
+  for (PetscInt g = 0; g < ag->ngroups; g++) {
+    const PetscInt first = ag->group[4 * g], nr = ag->group[4 * g + 1], off = ag->group[4 * g + 2], chunk = ag->group[4 * g + 3];
+    PetscBool      tree  = PETSC_FALSE;
+
+    ag->minchunk = PetscMin(ag->minchunk, chunk);
+    ag->maxchunk = PetscMax(ag->maxchunk, chunk);
+    for (PetscInt k = 0; k < nr; k++) {
+      const PetscInt r = first + k, b = k ? ag->rowend[r - 1] : 0, nt = ag->rowend[r] - b;
+      PetscInt       pos = csr->i[r], len = csr->i[r + 1] - pos;
+
+      /* the row's nonzeros in CSR order over its chunks, the first len % nt chunks one longer */
+      for (PetscInt t = 0; t < nt; t++) {
+        const PetscInt cnt = len / nt + (t < len % nt ? 1 : 0);
+
+        for (PetscInt e = 0; e < cnt; e++, pos++) {
+          const PetscInt s = off + e * B + b + t;
+
+          ag->col[s]     = csr->j[pos];
+          L->slot2csr[s] = pos;
+        }
+      }
+      ag->maxthreads = PetscMax(ag->maxthreads, nt);
+      if (nt > MATARGCSR_SERIAL_SUM) tree = PETSC_TRUE;
+    }
+    if (tree) ag->ntree++;
+  }
+  L->indexbytes = sizeof(int) * (4 * ag->ngroups + m + L->nslots);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSlotRowCol_ARGCSR(MatSpmvLayout L, PetscInt *row, PetscInt *col)
+{
+  MatARGCSRLayout *ag = (MatARGCSRLayout *)L->fmt;
+
+  PetscFunctionBegin;
+  for (PetscInt s = 0; s < L->nslots; s++) { /* padding is never read (its thread stops at the -1): column 0 for the check */
+    row[s] = -1;
+    col[s] = PetscMax(ag->col[s], 0);
+  }
+  for (PetscInt g = 0; g < ag->ngroups; g++) {
+    const PetscInt first = ag->group[4 * g], nr = ag->group[4 * g + 1], off = ag->group[4 * g + 2], chunk = ag->group[4 * g + 3];
+
+    for (PetscInt k = 0; k < nr; k++) {
+      const PetscInt r = first + k;
+
+      for (PetscInt t = k ? ag->rowend[r - 1] : 0; t < ag->rowend[r]; t++)
+        for (PetscInt e = 0; e < chunk; e++) {
+          const PetscInt s = off + e * ag->block + t;
+
+          if (ag->col[s] >= 0) row[s] = r;
+        }
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Host reference kernel: each chunk summed up to its -1, then each row's chunks in order, as a
+   group whose rows have at most MATARGCSR_SERIAL_SUM chunks does on the device */
+static PetscErrorCode MatMultHost_ARGCSR(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
+{
+  MatARGCSRLayout *ag = (MatARGCSRLayout *)L->fmt;
+
+  PetscFunctionBegin;
+  for (PetscInt g = 0; g < ag->ngroups; g++) {
+    const PetscInt first = ag->group[4 * g], nr = ag->group[4 * g + 1], off = ag->group[4 * g + 2], chunk = ag->group[4 * g + 3];
+
+    for (PetscInt k = 0; k < nr; k++) {
+      const PetscInt r   = first + k;
+      PetscScalar    sum = 0;
+
+      for (PetscInt t = k ? ag->rowend[r - 1] : 0; t < ag->rowend[r]; t++) {
+        PetscScalar part = 0;
+
+        for (PetscInt e = 0, s = off + t; e < chunk && ag->col[s] >= 0; e++, s += ag->block) part += L->val[s] * x[ag->col[s]];
+        sum += part;
+      }
+      y[r] = z ? z[r] + sum : sum;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatLayoutDestroy_ARGCSR(MatSpmvLayout L)
+{
+  MatARGCSRLayout *ag = (MatARGCSRLayout *)L->fmt;
+
+  PetscFunctionBegin;
+  if (!ag) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscFree(ag->group));
+  PetscCall(PetscFree(ag->rowend));
+  PetscCall(PetscFree(ag->col));
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(MatSpmvCUDAFree(ag->d_group));
+  PetscCall(MatSpmvCUDAFree(ag->d_rowend));
+  PetscCall(MatSpmvCUDAFree(ag->d_col));
+#endif
+  PetscCall(PetscFree(L->fmt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatLayoutView_ARGCSR(MatSpmvLayout L, PetscViewer viewer)
+{
+  MatARGCSRLayout *ag = (MatARGCSRLayout *)L->fmt;
+
+  PetscFunctionBegin;
+  PetscCall(PetscViewerASCIIPrintf(viewer, "row lengths: mean %.2f, std. dev. %.2f, max %" PetscInt_FMT "\n", (double)ag->mu, (double)ag->sigma, ag->maxlen));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "desired chunk size %" PetscInt_FMT " (%s), %" PetscInt_FMT " threads per group\n", ag->chunk, ag->chunkauto ? "automatic" : "set", ag->block));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " groups, %.2f rows per group; chunk size min %" PetscInt_FMT ", mean %.2f, max %" PetscInt_FMT "\n", ag->ngroups, ag->ngroups ? (double)L->m / ag->ngroups : 0.0, ag->minchunk, ag->ngroups ? (double)L->nslots / ((double)ag->ngroups * ag->block) : 0.0, ag->maxchunk));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "padding %.1f%% of the slots; at most %" PetscInt_FMT " threads on one row; %" PetscInt_FMT " groups sum rows of more than %d chunks by a tree\n", L->nslots ? 100.0 * (double)(L->nslots - L->nnz) / (double)L->nslots : 0.0, ag->maxthreads, ag->ntree, MATARGCSR_SERIAL_SUM));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+MatSpmvFormat MatSpmvFormat_ARGCSR = {
+  .name           = "argcsr",
+  .aijname        = MATAIJARGCSR,
+  .seqtype        = MATSEQAIJARGCSR,
+  .mpitype        = MATMPIAIJARGCSR,
+  .title          = "Adaptive Row-Grouped CSR (ARGCSR)",
+  .paramsize      = sizeof(MatARGCSRParams),
+  .paramsdefault  = &MatARGCSRParamsDefault,
+  .setfromoptions = MatSetFromOptions_ARGCSR,
+  .build          = MatBuild_ARGCSR,
+  .slotrowcol     = MatSlotRowCol_ARGCSR,
+  .multhost       = MatMultHost_ARGCSR,
+#if defined(PETSC_HAVE_CUDA)
+  .upload     = MatUpload_ARGCSR,
+  .multdevice = MatMultDevice_ARGCSR,
+#endif
+  .destroy    = MatLayoutDestroy_ARGCSR,
+  .view       = MatLayoutView_ARGCSR,
+  .createseq  = MatCreate_SeqAIJARGCSR,
+  .creatempi  = MatCreate_MPIAIJARGCSR,
+};
+
+MATSPMV_DEFINE_CREATE(ARGCSR, MatSpmvFormat_ARGCSR)
+
+/*@
+  MatARGCSRSetChunkSize - sets the desired chunk size of ARGCSR, the nonzeros per thread a group
+  of rows aims at (the paper's desiredChunkSize)
+
+  Logically Collective
+
+  Input Parameters:
++ A     - a `MATARGCSR` matrix
+- chunk - positive, or 0 (the default) for automatic: the largest of 32, 16, 8, 4, 2 whose layout pads at most 10%, else 1
+
+  Options Database Key:
+. -mat_argcsr_chunk <chunk> - desired chunk size
+
+  Note:
+  A group of rows closes before the row that would take it over chunk * (threads per group)
+  nonzeros or over (threads per group) rows. Larger chunks suit regular matrices (the paper
+  measured 32 best there), 1 is the robust choice for irregular ones.
+
+  Level: advanced
+
+.seealso: `MATARGCSR`, `MatARGCSRSetBlockSize()`
+@*/
+PetscErrorCode MatARGCSRSetChunkSize(Mat A, PetscInt chunk)
+{
+  PetscFunctionBegin;
+  PetscValidLogicalCollectiveInt(A, chunk, 2);
+  PetscCheck(chunk >= 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "ARGCSR chunk size %" PetscInt_FMT " must be positive, or 0 for automatic", chunk);
+  PetscCall(MatSpmvSetParam_Private(A, &MatSpmvFormat_ARGCSR, offsetof(MatARGCSRParams, chunk), chunk));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatARGCSRSetBlockSize - sets the threads per ARGCSR group of rows (the CUDA block size)
+
+  Logically Collective
+
+  Input Parameters:
++ A     - a `MATARGCSR` matrix
+- block - a multiple of 32 from 32 to 1024; 256 by default
+
+  Options Database Key:
+. -mat_argcsr_block <block> - threads per group
+
+  Level: advanced
+
+.seealso: `MATARGCSR`, `MatARGCSRSetChunkSize()`
+@*/
+PetscErrorCode MatARGCSRSetBlockSize(Mat A, PetscInt block)
+{
+  PetscFunctionBegin;
+  PetscValidLogicalCollectiveInt(A, block, 2);
+  PetscCheck(block >= 32 && block <= MATARGCSR_MAX_BLOCK && block % 32 == 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "ARGCSR block size %" PetscInt_FMT " must be a multiple of 32 from 32 to %d, e.g. 256", block, MATARGCSR_MAX_BLOCK);
+  PetscCall(MatSpmvSetParam_Private(A, &MatSpmvFormat_ARGCSR, offsetof(MatARGCSRParams, block), block));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

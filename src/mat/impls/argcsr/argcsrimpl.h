@@ -1,0 +1,33 @@
+#pragma once
+#include "../aijspmv/aijspmvimpl.h"
+
+#define MATARGCSR_MAX_BLOCK  1024 /* threads per group: a multiple of 32 up to the CUDA block limit */
+#define MATARGCSR_MAX_CHUNK  32   /* the automatic desired chunk size never exceeds the paper's best, 32 */
+#define MATARGCSR_SERIAL_SUM 8    /* a row of at most this many chunks is summed by one thread (the paper's loop) */
+
+typedef struct {
+  PetscInt chunk; /* desiredChunkSize: nonzeros per thread a group aims at; 0: from the row lengths */
+  PetscInt block; /* threads per group (the CUDA block size) */
+} MatARGCSRParams;
+
+/* Group g is the paper's ARGCSRGroupInfo: rows group[4g] .. group[4g] + group[4g+1] - 1, slots from
+   group[4g+2], chunk size group[4g+3]. Element e of chunk t of the group is slot
+   group[4g+2] + e * block + t, so the threads of a group read consecutive slots; a chunk shorter
+   than the chunk size ends with column -1 (padding, never read). */
+typedef struct {
+  PetscInt  block, chunk;   /* as used for this matrix */
+  PetscBool chunkauto;      /* chunk chosen from the row lengths */
+  PetscInt  ngroups;
+  PetscInt *group;          /* 4 * ngroups */
+  PetscInt *rowend;         /* m: per group, inclusive prefix sums of threads per row (end of each row's chunks) */
+  PetscInt *col;            /* nslots, -1 for padding */
+  PetscReal mu, sigma;      /* mean and standard deviation of the row lengths */
+  PetscInt  maxlen;         /* longest row */
+  PetscInt  minchunk, maxchunk, maxthreads, ntree; /* for the viewer; ntree: groups summed by a tree */
+  int      *d_group, *d_rowend, *d_col;
+} MatARGCSRLayout;
+
+PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJARGCSR(Mat);
+PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJARGCSR(Mat);
+PETSC_INTERN PetscErrorCode MatUpload_ARGCSR(MatSpmvLayout);
+PETSC_INTERN PetscErrorCode MatMultDevice_ARGCSR(MatSpmvLayout, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);
