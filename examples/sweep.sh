@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The parameter sweeps behind the README's defaults: every generated matrix, aijcusparse and brc
+# for reference, then one format under its option sets (each an spmvbench type@name entry).
+#   examples/sweep.sh cmrs|argcsr [extra spmvbench options]    (PETSCSPMV_VARIANT=single for float)
+# cmrs: the basic kernel with automatic lanes at heights 2 and 4; the paper's whole-warp basic
+# kernel at heights 1-8 (Eq. 5.2 predicts its speedup over height 1); the modified kernel at
+# heights 8 and 16, modulo 4, 8 and 32, sorted. argcsr: chunk sizes 1-32 at block 256, blocks
+# 128-1024 with the automatic chunk size.
+set -u
+cd "$(dirname "$0")/.."
+. scripts/petsc-env.sh >/dev/null
+bin=build/bin
+[ "${PETSCSPMV_VARIANT:-real}" = real ] || bin=build/$PETSCSPMV_VARIANT/bin
+format=${1:?usage: examples/sweep.sh cmrs|argcsr [spmvbench options]}
+shift
+case $format in
+cmrs)
+  configs=( # name: options
+    "auto:" "b2: -mat_cmrs_kernel basic -mat_cmrs_height 2" "b4: -mat_cmrs_kernel basic -mat_cmrs_height 4"
+    "w1: -mat_cmrs_kernel basic -mat_cmrs_height 1 -mat_cmrs_lanes 32" "w2: -mat_cmrs_kernel basic -mat_cmrs_height 2 -mat_cmrs_lanes 32"
+    "w4: -mat_cmrs_kernel basic -mat_cmrs_height 4 -mat_cmrs_lanes 32" "w8: -mat_cmrs_kernel basic -mat_cmrs_height 8 -mat_cmrs_lanes 32"
+    "m8: -mat_cmrs_kernel modified -mat_cmrs_height 8" "m16: -mat_cmrs_kernel modified -mat_cmrs_height 16"
+    "m16s: -mat_cmrs_kernel modified -mat_cmrs_height 16 -mat_cmrs_sort"
+    "m16m4: -mat_cmrs_kernel modified -mat_cmrs_height 16 -mat_cmrs_modulo 4"
+    "m16m32: -mat_cmrs_kernel modified -mat_cmrs_height 16 -mat_cmrs_modulo 32") ;;
+argcsr)
+  configs=("auto:" "c1: -mat_argcsr_chunk 1" "c2: -mat_argcsr_chunk 2" "c4: -mat_argcsr_chunk 4" "c8: -mat_argcsr_chunk 8"
+    "c16: -mat_argcsr_chunk 16" "c32: -mat_argcsr_chunk 32" "b128: -mat_argcsr_block 128" "b512: -mat_argcsr_block 512"
+    "b1024: -mat_argcsr_block 1024" "c1b1024: -mat_argcsr_chunk 1 -mat_argcsr_block 1024") ;;
+*) echo "unknown format $format: cmrs or argcsr"; exit 2 ;;
+esac
+types=aijcusparse,brc opts=()
+for c in "${configs[@]}"; do
+  name=${c%%:*}
+  types+=,$format@$name
+  for o in ${c#*:}; do case $o in -*) opts+=("-${name}_${o#-}") ;; *) opts+=("$o") ;; esac; done
+done
+for m in ${SWEEP_MATRICES:-laplace2d ex19 laplace3d27 elastic3d powerlaw circuit}; do
+  timeout ${BENCH_TIMEOUT:-300} $bin/spmvbench -matrix $m -types $types "${opts[@]}" "$@" || echo "spmvbench -matrix $m failed"
+  echo
+done
