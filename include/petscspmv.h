@@ -73,7 +73,7 @@ PETSC_EXTERN PetscErrorCode MatBRCSetSortWindow(Mat, PetscInt);
 
    Options Database Keys:
 +  -mat_type cmrs            - selects the type
-.  -mat_cmrs_kernel <auto>   - basic, modified or auto (modified unless the row lengths vary more than their mean)
+.  -mat_cmrs_kernel <auto>   - basic, modified or auto (modified when the row lengths vary less than their mean and it is 10 to 50)
 .  -mat_cmrs_height <0>      - rows per strip, 1 to 16; 0: the kernel's default (basic 2, modified 16)
 .  -mat_cmrs_sort <bool>     - order the entries of a strip by column (the paper's fourth optimization)
 .  -mat_cmrs_lanes <0>       - basic kernel: threads per strip, 4, 8, 16 or 32; 0 chooses from the row lengths
@@ -96,7 +96,7 @@ M*/
    Values:
 +  MAT_CMRS_KERNEL_BASIC    - strips in CSR order, a group of lanes per strip, partial sums in registers
 .  MAT_CMRS_KERNEL_MODIFIED - strips reordered and padded to multiples of 32, a warp per strip, shared-memory partial sums
--  MAT_CMRS_KERNEL_AUTO     - modified, unless the row lengths vary more than their mean (then basic)
+-  MAT_CMRS_KERNEL_AUTO     - modified when the row lengths vary less than their mean and it is 10 to 50, else basic
 
    Level: intermediate
 
