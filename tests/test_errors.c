@@ -129,6 +129,11 @@ int main(int argc, char **argv)
     PetscCheck(ns == nsf && b == bf, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Rejected settings changed the layout: %" PetscInt_FMT " slots, expected %" PetscInt_FMT, ns, nsf);
     PetscCall(CheckProducts(A, Aref, rnd, "after a valid option"));
     PetscCall(MatDestroy(&F));
+    /* the largest chunk size is valid: the split threshold chunk x block must not overflow */
+    PetscCall(MatARGCSRSetChunkSize(A, PETSC_INT_MAX));
+    PetscCall(CheckProducts(A, Aref, rnd, "with the largest chunk size"));
+    PetscCall(MatARGCSRSetChunkSize(A, 0));
+    PetscCall(CheckProducts(A, Aref, rnd, "back to the automatic chunk size"));
   }
   if (!gpu) {
     /* a GPU run asked for where there is none */

@@ -35,9 +35,23 @@ typedef enum {
   EDGE_ALL_ZERO_PATTERN,
   EDGE_ARGCSR_PAPER,
   EDGE_ARGCSR_PAPER_BIG,
+  EDGE_ARGCSR_SPLIT,
   EDGE_COUNT
 } EdgeCase;
-static const char *EdgeNames[] = {"0x0", "40x0", "0x40", "empty-rows", "one-long-row", "tall-300x50", "wide-50x300", "power-law", "no-entries", "argcsr-paper-12x8", "argcsr-paper-5000x4000"};
+static const char *EdgeNames[] = {"0x0", "40x0", "0x40", "empty-rows", "one-long-row", "tall-300x50", "wide-50x300", "power-law", "no-entries", "argcsr-paper-12x8", "argcsr-paper-5000x4000", "argcsr-split-rows"};
+
+/* EDGE_ARGCSR_SPLIT: long rows, several of them adjacent, at the first and last rows and around
+   the split thresholds chunk * block of the argcsr parameter sets and their doubles (32, 33, 64,
+   65, 160, 161, 256, 257, 288, 289, 576, 577), among short rows and empty rows */
+static PetscInt SplitRowLength(PetscInt i, PetscInt m)
+{
+  static const PetscInt run[] = {500, 650, 333, 0, 32, 33, 64, 65, 160, 161, 256, 257, 288, 289, 576, 577, 599};
+
+  if (i == 0 || i == m - 1) return m;
+  if (i >= 1 && i <= (PetscInt)PETSC_STATIC_ARRAY_LENGTH(run)) return run[i - 1];
+  if (i >= 300 && i < 304) return 400 + 50 * (i - 300);
+  return i % 5 == 0 ? 0 : 1 + Hash(i, 5) % 6;
+}
 
 static PetscErrorCode EdgeMatrix(EdgeCase e, Mat *A)
 {
@@ -75,6 +89,9 @@ static PetscErrorCode EdgeMatrix(EdgeCase e, Mat *A)
   case EDGE_ARGCSR_PAPER_BIG:
     m = 5000, n = 4000;
     break;
+  case EDGE_ARGCSR_SPLIT:
+    m = n = 700;
+    break;
   default:
     break;
   }
@@ -104,11 +121,14 @@ static PetscErrorCode EdgeMatrix(EdgeCase e, Mat *A)
     case EDGE_ARGCSR_PAPER_BIG:
       len = i == m - 1 ? n : 1;
       break;
+    case EDGE_ARGCSR_SPLIT:
+      len = SplitRowLength(i, m);
+      break;
     default:
       len = 0;
     }
     for (PetscInt k = 0; k < len; k++) {
-      PetscInt    j = (e == EDGE_LONG_ROW && i == 17) || ((e == EDGE_ARGCSR_PAPER || e == EDGE_ARGCSR_PAPER_BIG) && i == m - 1) ? k : (k == 0 && i < n ? i : Hash(i, k + 3) % n);
+      PetscInt    j = (e == EDGE_LONG_ROW && i == 17) || ((e == EDGE_ARGCSR_PAPER || e == EDGE_ARGCSR_PAPER_BIG) && i == m - 1) ? k : (e == EDGE_ARGCSR_SPLIT ? (i + 3 * k) % n : (k == 0 && i < n ? i : Hash(i, k + 3) % n));
       PetscScalar v = 1.0 + (PetscReal)(Hash(i, j) % 1000) / 100.0;
       PetscCall(MatSetValues(*A, 1, &i, 1, &j, &v, INSERT_VALUES));
     }
@@ -133,8 +153,12 @@ static PetscErrorCode SetParams(Mat A, MatType type, PetscInt k, PetscBool *exis
   PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_lanes"));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_modulo"));
   if (argcsr) {
-    /* chunk 0: automatic; block 0: 128 through -mat_argcsr_block (read by MatSetFromOptions() below) */
-    const PetscInt chunk[] = {0, 1, 32, 0, 1, 3, 32}, block[] = {256, 32, 64, 1024, 1024, 96, 0};
+    /* chunk 0: automatic; block 0: 128 through -mat_argcsr_block (read by MatSetFromOptions() below).
+       Rows longer than chunk * block are split into pieces: chunk 1 with block 32 splits rows of
+       more than 32 entries into many pieces of one entry per thread, chunk 2 and 5 give pieces of
+       several entries per thread (5: more than one batch of loads on the device); the last set,
+       a huge chunk, splits nothing and groups up to block rows */
+    const PetscInt chunk[] = {0, 1, 32, 0, 1, 3, 32, 2, 5, 1000000000}, block[] = {256, 32, 64, 1024, 1024, 96, 0, 32, 32, 64};
     PetscCall(PetscOptionsClearValue(NULL, "-mat_argcsr_block"));
     if (k >= (PetscInt)PETSC_STATIC_ARRAY_LENGTH(chunk)) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(MatARGCSRSetChunkSize(A, chunk[k]));

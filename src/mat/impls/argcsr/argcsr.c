@@ -1,12 +1,15 @@
 /*
   MATARGCSR: Adaptive Row-Grouped CSR (Heller, Oberhuber).
 
-  Consecutive rows form groups of about desiredChunkSize * block nonzeros (and at most block
-  rows); every group gets `block` threads (one CUDA block), given to its rows one at a time, each
-  to the row whose chunks are fullest. A row's nonzeros are cut into as many chunks as it has
-  threads; all chunks of a group have the group's chunk size and are stored like the rows of
-  sliced ELLPACK (element e of chunk t at offset + e * block + t), so a group's threads read
-  consecutive slots. A thread sums its chunk, then each row sums the partial sums of its chunks.
+  Consecutive rows form groups of at most block rows whose chunks need at most desiredChunkSize
+  entries; every group gets `block` threads (one CUDA block), given to its rows one at a time,
+  each to the row whose chunks are fullest. A row's nonzeros are dealt round-robin over as many
+  chunks as it has threads; all chunks of a group have the group's chunk size and are stored like
+  the rows of sliced ELLPACK (element e of chunk t at offset + e * block + t), so a group's
+  threads read consecutive slots. A thread sums its chunk, then each row sums the partial sums of
+  its chunks. A row longer than desiredChunkSize * block is cut into pieces of at most that many
+  entries, each a group of its own whose block threads all work on the piece; the pieces of a
+  row add their sums atomically into y, preset to z (or 0).
 */
 #include "argcsrimpl.h"
 
@@ -129,56 +132,109 @@ static PetscInt MatARGCSRDistribute(MatARGCSRWork *w, PetscInt nr, PetscInt bloc
   return lo;
 }
 
-/* The group starting at row first ends before the first row that would take it over cap
-   nonzeros or over block rows: a row longer than cap thus gets a group of its own */
-static PetscInt MatARGCSRGroupEnd(const MatSpmvCSR *csr, PetscInt64 cap, PetscInt block, PetscInt first)
+/* Threads a row of len entries needs for chunks of at most D entries */
+static inline PetscInt64 MatARGCSRThreadsAt(PetscInt len, PetscInt D)
 {
-  PetscInt64 nz = csr->i[first + 1] - csr->i[first];
-  PetscInt   r  = first + 1;
+  return ((PetscInt64)len + D - 1) / D;
+}
 
-  while (r < csr->m && r - first < block && nz + (csr->i[r + 1] - csr->i[r]) <= cap) {
-    nz += csr->i[r + 1] - csr->i[r];
+/* The group starting at row first (at most D * block entries) ends before the first row that is
+   longer than D * block (it is split into pieces), that would take it over block rows, or over
+   block threads for chunks of at most D entries (the sum of ceil(len / D) over its rows). The
+   paper closes a group at D * block nonzeros instead, which lets one long row among block short
+   ones give every chunk of the group that row's length; with the thread count, every group's
+   chunk size is at most D, and no thread sums more than D entries. For D = 1 the two rules agree. */
+static PetscInt MatARGCSRGroupEnd(const MatSpmvCSR *csr, PetscInt D, PetscInt block, PetscInt first)
+{
+  const PetscInt64 cap  = (PetscInt64)D * block;
+  PetscInt64       need = MatARGCSRThreadsAt(csr->i[first + 1] - csr->i[first], D);
+  PetscInt         r    = first + 1;
+
+  while (r < csr->m && r - first < block) {
+    const PetscInt len = csr->i[r + 1] - csr->i[r];
+
+    if (len > cap) break;
+    need += MatARGCSRThreadsAt(len, D);
+    if (need > block) break;
     r++;
   }
   return r;
 }
 
-/* Groups, threads and chunk sizes for desired chunk size D; the total slots in *nslots. With
-   group and rowend, also the group info (first row, rows, first slot, chunk size) and the
-   threads mapping. Stops as soon as the slots exceed limit (the caller then rejects D). */
-static void MatARGCSRPlan(const MatSpmvCSR *csr, PetscInt D, PetscInt block, MatARGCSRWork *w, PetscInt64 limit, PetscInt *group, PetscInt *rowend, PetscInt64 *nslots)
+/* Pieces of a split row of len > cap entries: ceil(len / cap), piece p holding len / np entries,
+   one more for the first len % np pieces (so at most cap each, and at least cap / 2) */
+static inline PetscInt MatARGCSRPieces(PetscInt len, PetscInt64 cap)
+{
+  return (PetscInt)(((PetscInt64)len + cap - 1) / cap);
+}
+
+/* Groups, threads and chunk sizes for desired chunk size D; the groups, split rows and pieces in
+   *ngroups, *nsplit, *npieces and the total slots in *nslots. With group and rowend, also the
+   group info (first row, rows or MATARGCSR_PIECE, first slot, chunk size) and the threads
+   mapping. Stops as soon as the slots exceed limit (the caller then rejects D). */
+static void MatARGCSRPlan(const MatSpmvCSR *csr, PetscInt D, PetscInt block, MatARGCSRWork *w, PetscInt64 limit, PetscInt *group, PetscInt *rowend, PetscInt *ngroups, PetscInt *nsplit, PetscInt *npieces, PetscInt64 *nslots)
 {
   const PetscInt64 cap   = (PetscInt64)D * block;
   PetscInt64       slots = 0;
+  PetscInt         g = 0, ns = 0, np = 0;
 
-  for (PetscInt first = 0, g = 0, end; first < csr->m && slots <= limit; first = end, g++) {
-    PetscInt chunk, nr;
+  for (PetscInt first = 0, end; first < csr->m && slots <= limit; first = end) {
+    const PetscInt len = csr->i[first + 1] - csr->i[first];
 
-    end = MatARGCSRGroupEnd(csr, cap, block, first);
-    nr  = end - first;
-    for (PetscInt k = 0; k < nr; k++) w->len[k] = csr->i[first + k + 1] - csr->i[first + k];
-    chunk = MatARGCSRDistribute(w, nr, block, group ? PETSC_TRUE : PETSC_FALSE);
-    if (group) {
-      PetscInt e = 0;
+    if (len > cap) { /* pieces of at most cap entries; chunk ceil(piece / block) <= D */
+      const PetscInt n = MatARGCSRPieces(len, cap);
 
-      group[4 * g]     = first;
-      group[4 * g + 1] = nr;
-      group[4 * g + 2] = (PetscInt)slots; /* at most limit, checked by the loop */
-      group[4 * g + 3] = chunk;
-      for (PetscInt k = 0; k < nr; k++) rowend[first + k] = (e += w->thr[k]);
+      for (PetscInt p = 0; p < n && slots <= limit; p++, g++) {
+        const PetscInt piece = len / n + (p < len % n ? 1 : 0), chunk = (piece + block - 1) / block;
+
+        if (group) {
+          group[4 * g]     = first;
+          group[4 * g + 1] = MATARGCSR_PIECE;
+          group[4 * g + 2] = (PetscInt)slots; /* at most limit, checked by the loop */
+          group[4 * g + 3] = chunk;
+        }
+        slots += (PetscInt64)chunk * block;
+      }
+      if (rowend) rowend[first] = block;
+      ns++;
+      np += n;
+      end = first + 1;
+    } else {
+      PetscInt chunk, nr;
+
+      end = MatARGCSRGroupEnd(csr, D, block, first);
+      nr  = end - first;
+      for (PetscInt k = 0; k < nr; k++) w->len[k] = csr->i[first + k + 1] - csr->i[first + k];
+      chunk = MatARGCSRDistribute(w, nr, block, group ? PETSC_TRUE : PETSC_FALSE);
+      if (group) {
+        PetscInt e = 0;
+
+        group[4 * g]     = first;
+        group[4 * g + 1] = nr;
+        group[4 * g + 2] = (PetscInt)slots; /* at most limit, checked by the loop */
+        group[4 * g + 3] = chunk;
+        for (PetscInt k = 0; k < nr; k++) rowend[first + k] = (e += w->thr[k]);
+      }
+      slots += (PetscInt64)chunk * block;
+      g++;
     }
-    slots += (PetscInt64)chunk * block;
   }
-  *nslots = slots;
+  *ngroups = g;
+  *nsplit  = ns;
+  *npieces = np;
+  *nslots  = slots;
 }
 
 /* Automatic desired chunk size. Long chunks (the paper: 32 for very regular matrices) give each
-   thread more work and fewer partial sums, but a group then holds up to `block` rows with one
-   thread each, padded to its longest row; chunk size 1 (the paper's robust choice) keeps the
-   padding low on any matrix. The mean and standard deviation of the row lengths do not tell
-   which (at 32, a 40^3 27-point stencil, sigma/mu 0.13, pads 3.5%; normally spread rows with
-   sigma/mu 0.10 pad 29%), so the rule measures the padding itself: the largest of 32, 16, 8, 4,
-   2 whose layout pads at most 10%, else 1. A trial stops as soon as it exceeds 10%. */
+   thread more work and a group more rows, but a group holds up to `block` rows with at least one
+   thread each, so a group of short rows of unequal lengths is padded to its longest (up to D);
+   chunk size 1 (the paper's robust choice) keeps the padding low on any matrix. Rows longer than
+   D * block are split, so they pad less than one slot per thread at any D. The mean and standard
+   deviation of the row lengths do not tell which D suits (at 32, a 40^3 27-point stencil,
+   sigma/mu 0.13, pads 3.5%; normally spread rows of mean 10 to 30 with sigma/mu 0.10 pad 28%,
+   as much as the paper's grouping rule gave them), so the rule
+   measures the padding itself: the largest of 32, 16, 8, 4, 2 whose layout pads at most 10%,
+   else 1. A trial stops as soon as it exceeds 10%. */
 static PetscInt MatARGCSRChunkAuto(const MatSpmvCSR *csr, PetscInt block, MatARGCSRWork *w)
 {
   const PetscInt64 limit = csr->nnz + csr->nnz / 10;
@@ -186,8 +242,9 @@ static PetscInt MatARGCSRChunkAuto(const MatSpmvCSR *csr, PetscInt block, MatARG
 
   for (D = MATARGCSR_MAX_CHUNK; D > 1; D /= 2) {
     PetscInt64 slots;
+    PetscInt   ng, ns, np;
 
-    MatARGCSRPlan(csr, D, block, w, limit, NULL, NULL, &slots);
+    MatARGCSRPlan(csr, D, block, w, limit, NULL, NULL, &ng, &ns, &np, &slots);
     if (slots <= limit) break;
   }
   return D;
@@ -200,6 +257,7 @@ static PetscErrorCode MatBuild_ARGCSR(const void *params, const MatSpmvCSR *csr,
   MatARGCSRLayout       *ag;
   MatARGCSRWork          w;
   PetscInt64             nslots, cap;
+  PetscInt               D, ng, ns, np, piece = 0, npiece = 0, pos = 0;
   PetscReal              sum2 = 0;
 
   PetscFunctionBegin;
@@ -217,14 +275,20 @@ static PetscErrorCode MatBuild_ARGCSR(const void *params, const MatSpmvCSR *csr,
   PetscCall(PetscMalloc4(B, &w.len, B, &w.thr, B, &w.hkey, B, &w.hrow));
   ag->chunkauto = p->chunk ? PETSC_FALSE : PETSC_TRUE;
   ag->chunk     = p->chunk ? p->chunk : MatARGCSRChunkAuto(csr, B, &w);
-  cap           = (PetscInt64)ag->chunk * B;
-  for (PetscInt first = 0; first < m; first = MatARGCSRGroupEnd(csr, cap, B, first)) ag->ngroups++;
+  /* a chunk size past the longest row gives the same layout as the longest row (one thread per
+     row suffices, nothing is split): clamped, chunk * block and the thread counts cannot overflow */
+  D             = PetscMin(ag->chunk, PetscMax(ag->maxlen, 1));
+  cap           = (PetscInt64)D * B;
+  ag->splitlen  = cap;
+  /* sizes first (no slot limit), then the layout */
+  MatARGCSRPlan(csr, D, B, &w, PETSC_INT64_MAX, NULL, NULL, &ag->ngroups, &ag->nsplit, &ag->npieces, &nslots);
+  PetscCheck(nslots <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "ARGCSR needs %" PetscInt64_FMT " slots, more than the %d that 32-bit device indices address, for this %" PetscInt_FMT " x %" PetscInt_FMT " matrix with %" PetscInt_FMT " nonzeros (chunk size %" PetscInt_FMT ", %" PetscInt_FMT " threads per group): lower -mat_argcsr_chunk, split the matrix over more MPI processes or use MATAIJ", nslots, PETSC_INT32_MAX, m, csr->n, csr->nnz, ag->chunk, B);
+  PetscCheck(4 * (PetscInt64)ag->ngroups <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "ARGCSR needs %" PetscInt_FMT " groups, more than 32-bit device indices address", ag->ngroups);
   PetscCall(PetscMalloc1(4 * ag->ngroups, &ag->group));
   PetscCall(PetscMalloc1(m, &ag->rowend));
-  MatARGCSRPlan(csr, ag->chunk, B, &w, PETSC_INT32_MAX, ag->group, ag->rowend, &nslots);
+  PetscCall(PetscMalloc1(ag->nsplit, &ag->split));
+  MatARGCSRPlan(csr, D, B, &w, PETSC_INT32_MAX, ag->group, ag->rowend, &ng, &ns, &np, &nslots);
   PetscCall(PetscFree4(w.len, w.thr, w.hkey, w.hrow));
-  /* device kernels index slots with 32-bit integers */
-  PetscCheck(nslots <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "ARGCSR needs more than %d slots for this %" PetscInt_FMT " x %" PetscInt_FMT " matrix with %" PetscInt_FMT " nonzeros (chunk size %" PetscInt_FMT ", %" PetscInt_FMT " threads per group), more than 32-bit indices address: lower -mat_argcsr_chunk, split the matrix over more MPI processes or use MATAIJ", PETSC_INT32_MAX, m, csr->n, csr->nnz, ag->chunk, B);
   L->nslots = (PetscInt)nslots;
   PetscCall(PetscMalloc1(L->nslots, &L->slot2csr));
   PetscCall(PetscMalloc1(L->nslots, &ag->col));
@@ -233,33 +297,49 @@ static PetscErrorCode MatBuild_ARGCSR(const void *params, const MatSpmvCSR *csr,
     L->slot2csr[s] = -1;
   }
   ag->minchunk = ag->ngroups ? PETSC_INT_MAX : 0;
+  ns           = 0;
   for (PetscInt g = 0; g < ag->ngroups; g++) {
     const PetscInt first = ag->group[4 * g], nr = ag->group[4 * g + 1], off = ag->group[4 * g + 2], chunk = ag->group[4 * g + 3];
     PetscBool      tree  = PETSC_FALSE;
 
     ag->minchunk = PetscMin(ag->minchunk, chunk);
     ag->maxchunk = PetscMax(ag->maxchunk, chunk);
+    if (nr == MATARGCSR_PIECE) { /* piece `piece` of row first: entry k to chunk k % B, element k / B, i.e. slot off + k */
+      const PetscInt len = csr->i[first + 1] - csr->i[first];
+      PetscInt       cnt;
+
+      if (!piece) { /* the row's first piece */
+        npiece          = MatARGCSRPieces(len, cap);
+        pos             = csr->i[first];
+        ag->split[ns++] = first;
+      }
+      cnt = len / npiece + (piece < len % npiece ? 1 : 0);
+      for (PetscInt k = 0; k < cnt; k++, pos++) {
+        ag->col[off + k]     = csr->j[pos];
+        L->slot2csr[off + k] = pos;
+      }
+      if (++piece == npiece) piece = 0;
+      continue;
+    }
     for (PetscInt k = 0; k < nr; k++) {
       const PetscInt r = first + k, b = k ? ag->rowend[r - 1] : 0, nt = ag->rowend[r] - b;
-      PetscInt       pos = csr->i[r], len = csr->i[r + 1] - pos;
+      const PetscInt pos0 = csr->i[r], len = csr->i[r + 1] - pos0;
 
-      /* the row's nonzeros in CSR order over its chunks, the first len % nt chunks one longer */
-      for (PetscInt t = 0; t < nt; t++) {
-        const PetscInt cnt = len / nt + (t < len % nt ? 1 : 0);
+      /* the row's nonzeros dealt round-robin over its chunks: entry q to chunk q % nt, element
+         q / nt, so the threads of one row read neighbouring entries at once (the first len % nt
+         chunks hold one more) */
+      for (PetscInt q = 0; q < len; q++) {
+        const PetscInt s = off + (q / nt) * B + b + q % nt;
 
-        for (PetscInt e = 0; e < cnt; e++, pos++) {
-          const PetscInt s = off + e * B + b + t;
-
-          ag->col[s]     = csr->j[pos];
-          L->slot2csr[s] = pos;
-        }
+        ag->col[s]     = csr->j[pos0 + q];
+        L->slot2csr[s] = pos0 + q;
       }
       ag->maxthreads = PetscMax(ag->maxthreads, nt);
       if (nt > MATARGCSR_SERIAL_SUM) tree = PETSC_TRUE;
     }
     if (tree) ag->ntree++;
   }
-  L->indexbytes = sizeof(int) * (4 * ag->ngroups + m + L->nslots);
+  L->indexbytes = sizeof(int) * (4 * ag->ngroups + m + L->nslots + ag->nsplit);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -275,6 +355,11 @@ static PetscErrorCode MatSlotRowCol_ARGCSR(MatSpmvLayout L, PetscInt *row, Petsc
   for (PetscInt g = 0; g < ag->ngroups; g++) {
     const PetscInt first = ag->group[4 * g], nr = ag->group[4 * g + 1], off = ag->group[4 * g + 2], chunk = ag->group[4 * g + 3];
 
+    if (nr == MATARGCSR_PIECE) { /* every chunk of the group belongs to row first */
+      for (PetscInt s = off; s < off + chunk * ag->block; s++)
+        if (ag->col[s] >= 0) row[s] = first;
+      continue;
+    }
     for (PetscInt k = 0; k < nr; k++) {
       const PetscInt r = first + k;
 
@@ -289,26 +374,39 @@ static PetscErrorCode MatSlotRowCol_ARGCSR(MatSpmvLayout L, PetscInt *row, Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Host reference kernel: each chunk summed up to its -1, then each row's chunks in order, as a
-   group whose rows have at most MATARGCSR_SERIAL_SUM chunks does on the device */
+/* Sum of chunk t of the group at slot off, up to its -1 */
+static inline PetscScalar MatARGCSRChunkSum(MatSpmvLayout L, const MatARGCSRLayout *ag, PetscInt off, PetscInt chunk, PetscInt t, const PetscScalar *x)
+{
+  PetscScalar part = 0;
+
+  for (PetscInt e = 0, s = off + t; e < chunk && ag->col[s] >= 0; e++, s += ag->block) part += L->val[s] * x[ag->col[s]];
+  return part;
+}
+
+/* Host reference kernel: split rows preset to z (or 0); each chunk summed up to its -1, then each
+   row's chunks in order, as a group whose rows have at most MATARGCSR_SERIAL_SUM chunks does on
+   the device; a piece of a split row adds all its chunks into its row */
 static PetscErrorCode MatMultHost_ARGCSR(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
 {
   MatARGCSRLayout *ag = (MatARGCSRLayout *)L->fmt;
 
   PetscFunctionBegin;
+  for (PetscInt k = 0; k < ag->nsplit; k++) y[ag->split[k]] = z ? z[ag->split[k]] : 0.0;
   for (PetscInt g = 0; g < ag->ngroups; g++) {
     const PetscInt first = ag->group[4 * g], nr = ag->group[4 * g + 1], off = ag->group[4 * g + 2], chunk = ag->group[4 * g + 3];
 
+    if (nr == MATARGCSR_PIECE) {
+      PetscScalar sum = 0;
+
+      for (PetscInt t = 0; t < ag->block; t++) sum += MatARGCSRChunkSum(L, ag, off, chunk, t, x);
+      y[first] += sum;
+      continue;
+    }
     for (PetscInt k = 0; k < nr; k++) {
       const PetscInt r   = first + k;
       PetscScalar    sum = 0;
 
-      for (PetscInt t = k ? ag->rowend[r - 1] : 0; t < ag->rowend[r]; t++) {
-        PetscScalar part = 0;
-
-        for (PetscInt e = 0, s = off + t; e < chunk && ag->col[s] >= 0; e++, s += ag->block) part += L->val[s] * x[ag->col[s]];
-        sum += part;
-      }
+      for (PetscInt t = k ? ag->rowend[r - 1] : 0; t < ag->rowend[r]; t++) sum += MatARGCSRChunkSum(L, ag, off, chunk, t, x);
       y[r] = z ? z[r] + sum : sum;
     }
   }
@@ -324,10 +422,12 @@ static PetscErrorCode MatLayoutDestroy_ARGCSR(MatSpmvLayout L)
   PetscCall(PetscFree(ag->group));
   PetscCall(PetscFree(ag->rowend));
   PetscCall(PetscFree(ag->col));
+  PetscCall(PetscFree(ag->split));
 #if defined(PETSC_HAVE_CUDA)
   PetscCall(MatSpmvCUDAFree(ag->d_group));
   PetscCall(MatSpmvCUDAFree(ag->d_rowend));
   PetscCall(MatSpmvCUDAFree(ag->d_col));
+  PetscCall(MatSpmvCUDAFree(ag->d_split));
 #endif
   PetscCall(PetscFree(L->fmt));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -341,7 +441,8 @@ static PetscErrorCode MatLayoutView_ARGCSR(MatSpmvLayout L, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "row lengths: mean %.2f, std. dev. %.2f, max %" PetscInt_FMT "\n", (double)ag->mu, (double)ag->sigma, ag->maxlen));
   PetscCall(PetscViewerASCIIPrintf(viewer, "desired chunk size %" PetscInt_FMT " (%s), %" PetscInt_FMT " threads per group\n", ag->chunk, ag->chunkauto ? "automatic" : "set", ag->block));
   PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " groups, %.2f rows per group; chunk size min %" PetscInt_FMT ", mean %.2f, max %" PetscInt_FMT "\n", ag->ngroups, ag->ngroups ? (double)L->m / ag->ngroups : 0.0, ag->minchunk, ag->ngroups ? (double)L->nslots / ((double)ag->ngroups * ag->block) : 0.0, ag->maxchunk));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "padding %.1f%% of the slots; at most %" PetscInt_FMT " threads on one row; %" PetscInt_FMT " groups sum rows of more than %d chunks by a tree\n", L->nslots ? 100.0 * (double)(L->nslots - L->nnz) / (double)L->nslots : 0.0, ag->maxthreads, ag->ntree, MATARGCSR_SERIAL_SUM));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " rows longer than %" PetscInt64_FMT " split into %" PetscInt_FMT " pieces (a group each, added atomically)\n", ag->nsplit, ag->splitlen, ag->npieces));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "padding %.1f%% of the slots; at most %" PetscInt_FMT " threads on one unsplit row; %" PetscInt_FMT " groups sum rows of more than %d chunks by a tree\n", L->nslots ? 100.0 * (double)(L->nslots - L->nnz) / (double)L->nslots : 0.0, ag->maxthreads, ag->ntree, MATARGCSR_SERIAL_SUM));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -383,8 +484,10 @@ MATSPMV_DEFINE_CREATE(ARGCSR, MatSpmvFormat_ARGCSR)
 . -mat_argcsr_chunk <chunk> - desired chunk size
 
   Note:
-  A group of rows closes before the row that would take it over chunk * (threads per group)
-  nonzeros or over (threads per group) rows. Larger chunks suit regular matrices (the paper
+  A group of rows closes before the row that would take it over (threads per group) rows or
+  over (threads per group) chunks of at most chunk entries, so no chunk is longer than chunk; a
+  row longer than chunk * (threads per group) is split into pieces of at most that many entries,
+  a group each, whose sums are added atomically. Larger chunks suit regular matrices (the paper
   measured 32 best there), 1 is the robust choice for irregular ones.
 
   Level: advanced

@@ -1,97 +1,182 @@
 /*
-  ARGCSR CUDA kernel: the paper's kernel, one thread block per group, written for current GPUs.
-  The group info goes to shared memory; each thread sums its chunk (consecutive threads read
-  consecutive slots) up to the chunk size or its first -1 column; then each row sums its chunks'
-  partial sums. No implicit warp synchrony: every exchange through shared memory is behind a
-  __syncthreads().
+  ARGCSR CUDA kernels: the paper's kernel, written for current GPUs.
+
+  A grid of at most as many thread blocks as the device holds at once; block b takes the groups
+  b, b + gridDim.x, ... in turn (one launch, no block retiring and starting per group, and the
+  next group's info is loaded while the current one is summed). The group info is read by every
+  thread (one 16-byte broadcast load, no shared memory and no barrier); each thread sums its
+  chunk (consecutive threads read consecutive slots), loading MATARGCSR_UNROLL entries at once,
+  up to the chunk size or its first -1 column; then each row sums its chunks' partial sums. A
+  piece of a split row sums all the block's chunks and adds the result atomically into y, whose
+  split rows a first launch sets to z (or 0). No implicit warp synchrony: every exchange through
+  shared memory is behind a __syncthreads(), and the shuffles are the _sync ones over full warps.
 */
 #include "argcsrimpl.h"
 #include "../aijspmv/aijspmvcuda.h"
 
-/* blockDim.x threads per group (a multiple of 32 up to 1024): blockDim.x partial sums and
-   blockDim.x row ends in dynamic shared memory */
+#define MATARGCSR_UNROLL 4 /* entries of a chunk whose loads are in flight together */
+
+/* y = z (or 0) on the split rows, before their pieces add into them; z may be y */
 template <typename V>
-__global__ void __launch_bounds__(MATARGCSR_MAX_BLOCK) MatARGCSRMultKernel(const int *__restrict__ group, const int *__restrict__ rowend, const int *__restrict__ col, const V *__restrict__ val, const V *__restrict__ x, const V *z, V *y)
+__global__ void MatARGCSRPresetKernel(int nsplit, const int *__restrict__ rows, const V *z, V *y)
+{
+  for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < nsplit; k += gridDim.x * blockDim.x) {
+    const int r = rows[k];
+
+    y[r] = z ? z[r] : V(0);
+  }
+}
+
+/* The sum of the chunk starting at slot s: entries nt slots apart, up to chunk of them or the
+   first -1 (the padding fills a chunk's end). MATARGCSR_UNROLL column indices (those below the
+   chunk size) are loaded at once, then the values and x entries of those that are not padding:
+   up to MATARGCSR_UNROLL - 1 padding indices more are read than one entry at a time would, for
+   that many loads in flight per thread. The entries are added in order. */
+template <typename V>
+__device__ __forceinline__ V MatARGCSRChunkSum(const int *__restrict__ col, const V *__restrict__ val, const V *__restrict__ x, unsigned s, int chunk, unsigned nt)
+{
+  V sum = V(0);
+
+  for (int e = 0; e < chunk; e += MATARGCSR_UNROLL, s += MATARGCSR_UNROLL * nt) {
+    int c[MATARGCSR_UNROLL];
+    V   a[MATARGCSR_UNROLL], b[MATARGCSR_UNROLL];
+
+    /* all loads issued before the first product waits for them */
+#pragma unroll
+    for (int u = 0; u < MATARGCSR_UNROLL; u++) c[u] = e + u < chunk ? MatSpmvLoadStream(&col[s + u * nt]) : -1;
+#pragma unroll
+    for (int u = 0; u < MATARGCSR_UNROLL; u++) {
+      a[u] = V(0);
+      b[u] = V(0);
+      if (c[u] >= 0) {
+        a[u] = MatSpmvLoadStream(&val[s + u * nt]);
+        b[u] = x[c[u]];
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < MATARGCSR_UNROLL; u++)
+      if (c[u] >= 0) sum += a[u] * b[u];
+    if (c[MATARGCSR_UNROLL - 1] < 0) break; /* the chunk's end, or padding from here on */
+  }
+  return sum;
+}
+
+/* blockDim.x threads per group (a multiple of 32 up to 1024): blockDim.x partial sums and
+   blockDim.x row ends in dynamic shared memory. gridDim.x <= ngroups. z may be y: a row that is
+   not split is read and written by one thread, and a split row's z was read by the preset. */
+template <typename V>
+__global__ void __launch_bounds__(MATARGCSR_MAX_BLOCK) MatARGCSRMultKernel(int ngroups, const int4 *__restrict__ group, const int *__restrict__ rowend, const int *__restrict__ col, const V *__restrict__ val, const V *__restrict__ x, const V *z, V *y)
 {
   extern __shared__ __align__(16) unsigned char MatARGCSRShared[]; /* raw bytes: complex V has constructors */
-  __shared__ int info[4];                                          /* first row, rows, first slot, chunk size */
   V             *part = reinterpret_cast<V *>(MatARGCSRShared);
   int           *ends = reinterpret_cast<int *>(part + blockDim.x);
   const int      tid  = threadIdx.x, nt = blockDim.x;
-  int            begin = 0, end = 0;
+  int4           info = group[blockIdx.x]; /* first row, rows (MATARGCSR_PIECE: a piece of a split row), first slot, chunk size */
 
-  if (tid < 4) info[tid] = group[4 * (size_t)blockIdx.x + tid];
-  __syncthreads();
-  const int first = info[0], size = info[1], chunk = info[3];
-  if (tid < size) { /* thread tid sums row tid of the group: its chunks are threads [begin, end) */
-    end       = rowend[first + tid];
-    begin     = tid ? rowend[first + tid - 1] : 0;
-    ends[tid] = end;
-  }
+  /* unsigned: g + gridDim.x stays below 2^32 */
+  for (unsigned g = blockIdx.x; g < (unsigned)ngroups; g += gridDim.x) {
+    const int first = info.x, size = info.y, chunk = info.w;
+    const int off   = info.z;
+    int       begin = 0, end = 0;
 
-  /* the chunk of this thread; unsigned: offsets stay below 2^31 + 1024 */
-  V sum = V(0);
-  for (unsigned e = 0, s = (unsigned)info[2] + tid; e < (unsigned)chunk; e++, s += nt) {
-    const int c = MatSpmvLoadStream(&col[s]);
-
-    if (c < 0) break; /* padding to the end of the chunk */
-    sum += MatSpmvLoadStream(&val[s]) * x[c];
-  }
-  part[tid] = sum;
-
-  /* rows of few chunks: one thread adds them (the paper's loop); a group with a wider row adds
-     all rows' chunks by a segmented tree instead, log2 of its widest row steps */
-  V r = V(0);
-  if (!__syncthreads_or(end - begin > MATARGCSR_SERIAL_SUM)) {
-    for (int t = begin; t < end; t++) r += part[t];
-  } else {
-    int lo = 0, hi = size, j = 0, k = 0;
-
-    while (lo < hi) { /* the row of this thread's chunk: the first whose end is past tid */
-      const int mid = (lo + hi) / 2;
-
-      if (ends[mid] > tid) hi = mid;
-      else lo = mid + 1;
+    if (g + gridDim.x < (unsigned)ngroups) info = group[g + gridDim.x]; /* the next group's, in flight while this one is summed */
+    if (tid < size) { /* thread tid sums row tid of the group: its chunks are threads [begin, end) */
+      end   = rowend[first + tid];
+      begin = tid ? rowend[first + tid - 1] : 0;
     }
-    if (lo < size) { /* threads past the last row's chunks hold no chunk */
-      const int b = lo ? ends[lo - 1] : 0;
+    /* the chunk of this thread; unsigned: offsets stay below 2^31 + 1024 */
+    V sum = MatARGCSRChunkSum(col, val, x, (unsigned)off + tid, chunk, nt);
 
-      j = tid - b;
-      k = ends[lo] - b;
+    if (size == MATARGCSR_PIECE) { /* all chunks are row first's: each warp adds its own, then warp 0 the warps' sums */
+      for (int o = 16; o > 0; o /= 2) sum += MatSpmvShflXor(sum, o);
+      __syncthreads(); /* the previous group's partial sums are read */
+      if (!(tid & 31)) part[tid >> 5] = sum;
+      __syncthreads();
+      if (tid < 32) {
+        sum = tid < nt / 32 ? part[tid] : V(0);
+        for (int o = 16; o > 0; o /= 2) sum += MatSpmvShflXor(sum, o);
+        if (!tid) MatSpmvAtomicAdd(&y[first], sum);
+      }
+      continue;
     }
-    /* step `off` adds chunk j + off of the row into chunk j for j a multiple of 2 off: no chunk is
-       read and written in the same step; the barrier of the condition separates the steps */
-    for (int off = 1; __syncthreads_or(k > off); off *= 2)
-      if (!(j & (2 * off - 1)) && j + off < k) part[tid] += part[tid + off];
-    if (end > begin) r = part[begin];
-  }
-  if (tid < size) {
-    const int row = first + tid;
+    __syncthreads(); /* the previous group's partial sums and row ends are read */
+    part[tid] = sum;
+    if (tid < size) ends[tid] = end;
 
-    y[row] = z ? z[row] + r : r;
+    /* rows of few chunks: one thread adds them (the paper's loop); a group with a wider row adds
+       all rows' chunks by a segmented tree instead, log2 of its widest row steps */
+    V r = V(0);
+    if (!__syncthreads_or(end - begin > MATARGCSR_SERIAL_SUM)) {
+      for (int t = begin; t < end; t++) r += part[t];
+    } else {
+      int lo = 0, hi = size, j = 0, k = 0;
+
+      while (lo < hi) { /* the row of this thread's chunk: the first whose end is past tid */
+        const int mid = (lo + hi) / 2;
+
+        if (ends[mid] > tid) hi = mid;
+        else lo = mid + 1;
+      }
+      if (lo < size) { /* threads past the last row's chunks hold no chunk */
+        const int b = lo ? ends[lo - 1] : 0;
+
+        j = tid - b;
+        k = ends[lo] - b;
+      }
+      /* step `o` adds chunk j + o of the row into chunk j for j a multiple of 2 o: no chunk is
+         read and written in the same step; the barrier of the condition separates the steps */
+      for (int o = 1; __syncthreads_or(k > o); o *= 2)
+        if (!(j & (2 * o - 1)) && j + o < k) part[tid] += part[tid + o];
+      if (end > begin) r = part[begin];
+    }
+    if (tid < size) {
+      const int row = first + tid;
+
+      y[row] = z ? z[row] + r : r;
+    }
   }
+}
+
+static inline size_t MatARGCSRShmem(const MatARGCSRLayout *ag)
+{
+  return (size_t)ag->block * (sizeof(PetscScalar) + sizeof(int));
 }
 
 PetscErrorCode MatUpload_ARGCSR(MatSpmvLayout L)
 {
   MatARGCSRLayout *ag = (MatARGCSRLayout *)L->fmt;
+  int              dev, nsm, perSM;
 
   PetscFunctionBegin;
-  PetscCall(MatSpmvCUDAUploadInt(&ag->d_group, ag->group, 4 * ag->ngroups));
+  PetscCall(MatSpmvCUDAUploadInt(&ag->d_group, ag->group, 4 * ag->ngroups)); /* cudaMalloc'ed: aligned for the int4 loads */
   PetscCall(MatSpmvCUDAUploadInt(&ag->d_rowend, ag->rowend, L->m));
   PetscCall(MatSpmvCUDAUploadInt(&ag->d_col, ag->col, L->nslots));
+  PetscCall(MatSpmvCUDAUploadInt(&ag->d_split, ag->split, ag->nsplit));
+  /* the grid: as many blocks as the device runs at once */
+  PetscCallCUDA(cudaGetDevice(&dev));
+  PetscCallCUDA(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
+  PetscCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSM, MatARGCSRMultKernel<PetscScalar>, (int)ag->block, MatARGCSRShmem(ag)));
+  ag->gridmax = PetscMax(perSM, 1) * PetscMax(nsm, 1);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatMultDevice_ARGCSR(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, void *stream)
 {
-  MatARGCSRLayout *ag    = (MatARGCSRLayout *)L->fmt;
-  const size_t     shmem = ag->block * (sizeof(PetscScalar) + sizeof(int));
+  MatARGCSRLayout *ag = (MatARGCSRLayout *)L->fmt;
+  cudaStream_t     s  = (cudaStream_t)stream;
+  unsigned         grid;
 
   PetscFunctionBegin;
   if (!ag->ngroups) PetscFunctionReturn(PETSC_SUCCESS);
-  /* one thread block per group: at most one per row, and the layer keeps rows below 2^31 */
-  MatARGCSRMultKernel<PetscScalar><<<(unsigned)ag->ngroups, (unsigned)ag->block, shmem, (cudaStream_t)stream>>>(ag->d_group, ag->d_rowend, ag->d_col, L->d_val, x, z, y);
+  if (ag->nsplit) { /* before the pieces add into them */
+    const int threads = 256, blocks = (int)PetscMin((ag->nsplit + threads - 1) / threads, 1024);
+
+    MatARGCSRPresetKernel<PetscScalar><<<blocks, threads, 0, s>>>((int)ag->nsplit, ag->d_split, z, y);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  /* groups are fewer than 2^31 (at most one per row plus one per piece of at least block entries) */
+  grid = (unsigned)(ag->gridmax > 0 ? PetscMin(ag->ngroups, (PetscInt)ag->gridmax) : ag->ngroups);
+  MatARGCSRMultKernel<PetscScalar><<<grid, (unsigned)ag->block, MatARGCSRShmem(ag), s>>>((int)ag->ngroups, reinterpret_cast<const int4 *>(ag->d_group), ag->d_rowend, ag->d_col, L->d_val, x, z, y);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
