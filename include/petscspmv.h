@@ -124,7 +124,7 @@ PETSC_EXTERN PetscErrorCode MatCMRSSetSort(Mat, PetscBool);
 
    Options Database Keys:
 +  -mat_type argcsr            - selects the type
-.  -mat_argcsr_chunk <0>       - desired chunk size (nonzeros per thread); 0: the largest of 32, 16, 8, 4, 2 whose layout pads at most 10%, else 1
+.  -mat_argcsr_chunk <0>       - desired chunk size (nonzeros per thread); 0: the largest of 32, 16, 8, 4, 2 whose layout pads at most 15%, else 1
 .  -mat_argcsr_block <256>     - threads per group, a multiple of 32 from 32 to 1024
 -  -mat_argcsr_backend <auto>  - auto, cuda or host (host reference kernel)
 
