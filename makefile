@@ -100,6 +100,12 @@ demo: setup
 	@$(MAKE) --no-print-directory all
 	@examples/demo.sh
 
+# the BRC paper's Table 5 study (SNES ex19, every type, ILU(0) and a polynomial preconditioner):
+# make study STUDY_ARGS='-n 2 -g 256' (options: examples/ex19-study.sh --help)
+study: all
+	@examples/ex19-study.sh $(STUDY_ARGS)
+.PHONY: study
+
 install: all
 	install -d $(PREFIX)/lib $(PREFIX)/include
 	install -m 755 $(LIB) $(PREFIX)/lib/
