@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Demo solve: PETSc's stock SNES ex19 (driven cavity) with aij (CPU), aijcusparse (GPU) and brc,
-# same options otherwise; prints iterations and where the time went (from -log_view).
+# Demo solve: PETSc's stock SNES ex19 (driven cavity) with aij (CPU), aijcusparse (GPU), brc, cmrs
+# and argcsr, same options otherwise; prints iterations and where the time went (from -log_view).
 #   examples/demo.sh [grid points per side] [extra ex19 options]
 set -u
 cd "$(dirname "$0")/.."
@@ -24,16 +24,17 @@ run() { # label args...
     printf "%-26s failed, see %s\n" "$label" "$f"; return
   fi
   local newton=$(grep -o "Nonlinear solve converged due to [A-Z_]* iterations [0-9]*" "$f" | awk '{print $NF}')
-  printf "%-26s %7s %9s %10s %10s %10s %10s %10s\n" "$label" "${newton:-?}" "$(cnt MatMult "$f")" "$(ev MatMult "$f")" "$(ev PCApply "$f")" "$(ev KSPSolve "$f")" "$(ev SNESSolve "$f")" "$(ev MatBRCBuild "$f")"
+  local build=$(awk '$1 ~ /^Mat(BRC|CMRS|ARGCSR)Build$/ { print $4; exit }' "$f")
+  printf "%-26s %7s %9s %10s %10s %10s %10s %10s\n" "$label" "${newton:-?}" "$(cnt MatMult "$f")" "$(ev MatMult "$f")" "$(ev PCApply "$f")" "$(ev KSPSolve "$f")" "$(ev SNESSolve "$f")" "$build"
 }
 echo "SNES ex19, ${n}x${n} grid (4 fields, $((4 * n * n)) unknowns), GMRES + Jacobi; times in seconds (-log_view max)"
-[ $gpu = 1 ] && echo "GPU: $(nvidia-smi -L | head -1)" || echo "No GPU visible: aijcusparse is skipped and brc runs its host reference kernel."
-printf "%-26s %7s %9s %10s %10s %10s %10s %10s\n" type Newton MatMults MatMult PCApply KSPSolve SNESSolve BRCBuild
+[ $gpu = 1 ] && echo "GPU: $(nvidia-smi -L | head -1)" || echo "No GPU visible: aijcusparse is skipped and our formats run their host reference kernels."
+printf "%-26s %7s %9s %10s %10s %10s %10s %10s\n" type Newton MatMults MatMult PCApply KSPSolve SNESSolve Build
 run "aij (CPU)" -dm_mat_type aij
 if [ $gpu = 1 ]; then
   run "aijcusparse (GPU)" -dm_mat_type aijcusparse -dm_vec_type cuda
-  run "brc (GPU)" -dll_append $lib -dm_mat_type brc -dm_vec_type cuda
+  for t in brc cmrs argcsr; do run "$t (GPU)" -dll_append $lib -dm_mat_type $t -dm_vec_type cuda; done
 else
-  run "brc (host reference)" -dll_append $lib -dm_mat_type brc
+  for t in brc cmrs argcsr; do run "$t (host reference)" -dll_append $lib -dm_mat_type $t; done
 fi
 echo "logs: $logs/"
