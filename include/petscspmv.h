@@ -117,10 +117,10 @@ PETSC_EXTERN PetscErrorCode MatCMRSSetSort(Mat, PetscBool);
    MATARGCSR - "argcsr" - Adaptive Row-Grouped CSR (Heller and Oberhuber) for GPU SpMV.
 
    A `MATSEQAIJ`/`MATMPIAIJ` matrix whose products run on the GPU from an ARGCSR copy: groups of
-   consecutive rows of about chunk x block nonzeros, one CUDA block of `block` threads per group;
-   the threads go to the rows one at a time, each to the row whose chunks are fullest, and each
-   thread sums one chunk of the group's chunk size, stored so that the threads of a group read
-   consecutive entries. Resolves to `MATSEQAIJARGCSR` on one process and `MATMPIAIJARGCSR` otherwise.
+   consecutive rows of at most chunk x block nonzeros, `block` threads per group (a CUDA block
+   works through groups in turn); the threads go to the rows one at a time, each to the row whose
+   chunks are fullest, and each thread sums one chunk of the group's chunk size, stored so that
+   the threads of a group read consecutive entries. Longer rows are split over several groups. Resolves to `MATSEQAIJARGCSR` on one process and `MATMPIAIJARGCSR` otherwise.
 
    Options Database Keys:
 +  -mat_type argcsr            - selects the type
