@@ -47,6 +47,26 @@ static PetscErrorCode SetFromOptionsWith(Mat A, const char *opt, const char *val
   PetscFunctionReturn(ierr);
 }
 
+/* After rejected settings, a valid option gives A exactly the layout of a fresh matrix given the
+   same setting through its setter: the rejected values were not stored */
+static PetscErrorCode CheckValidOptionAfterRejected(Mat A, Mat Aref, MatType type, const char *opt, const char *val, PetscErrorCode (*setter)(Mat, PetscInt), PetscInt setval, PetscRandom rnd)
+{
+  Mat            F;
+  PetscInt       ns, nsf;
+  PetscLogDouble b, bf;
+
+  PetscFunctionBegin;
+  PetscCall(SetFromOptionsWith(A, opt, val));
+  PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &F));
+  PetscCall(setter(F, setval));
+  PetscCall(MatSpmvGetStorage(A, &ns, &b));
+  PetscCall(MatSpmvGetStorage(F, &nsf, &bf));
+  PetscCheck(ns == nsf && b == bf, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Rejected settings changed the layout: %" PetscInt_FMT " slots, expected %" PetscInt_FMT, ns, nsf);
+  PetscCall(CheckProducts(A, Aref, rnd, "after a valid option"));
+  PetscCall(MatDestroy(&F));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   char        type[64] = MATBRC;
@@ -102,33 +122,9 @@ int main(int argc, char **argv)
   EXPECT_ERROR(MatSpmvSetBackend(Plain, MAT_SPMV_BACKEND_HOST), PETSC_ERR_ARG_WRONG);
   EXPECT_ERROR(MatSpmvSetBackend(A, (MatSpmvBackend)7), PETSC_ERR_ARG_OUTOFRANGE);
   PetscCall(CheckProducts(A, Aref, rnd, "after rejected settings"));
-  if (isbrc) { /* the rejected values were not stored: A lays out exactly like a fresh matrix given the same valid option */
-    Mat            F;
-    PetscInt       ns, nsf;
-    PetscLogDouble b, bf;
-
-    PetscCall(SetFromOptionsWith(A, "-mat_brc_b2", "2"));
-    PetscCall(MatConvert(Aref, MATBRC, MAT_INITIAL_MATRIX, &F));
-    PetscCall(MatBRCSetBlockWidth(F, 2));
-    PetscCall(MatSpmvGetStorage(A, &ns, &b));
-    PetscCall(MatSpmvGetStorage(F, &nsf, &bf));
-    PetscCheck(ns == nsf && b == bf, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Rejected settings changed the layout: %" PetscInt_FMT " slots, expected %" PetscInt_FMT, ns, nsf);
-    PetscCall(CheckProducts(A, Aref, rnd, "after a valid option"));
-    PetscCall(MatDestroy(&F));
-  }
-  if (isargcsr) { /* likewise: a valid option after the rejected ones gives the layout of a fresh matrix */
-    Mat            F;
-    PetscInt       ns, nsf;
-    PetscLogDouble b, bf;
-
-    PetscCall(SetFromOptionsWith(A, "-mat_argcsr_block", "64"));
-    PetscCall(MatConvert(Aref, MATARGCSR, MAT_INITIAL_MATRIX, &F));
-    PetscCall(MatARGCSRSetBlockSize(F, 64));
-    PetscCall(MatSpmvGetStorage(A, &ns, &b));
-    PetscCall(MatSpmvGetStorage(F, &nsf, &bf));
-    PetscCheck(ns == nsf && b == bf, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Rejected settings changed the layout: %" PetscInt_FMT " slots, expected %" PetscInt_FMT, ns, nsf);
-    PetscCall(CheckProducts(A, Aref, rnd, "after a valid option"));
-    PetscCall(MatDestroy(&F));
+  if (isbrc) PetscCall(CheckValidOptionAfterRejected(A, Aref, MATBRC, "-mat_brc_b2", "2", MatBRCSetBlockWidth, 2, rnd));
+  if (isargcsr) {
+    PetscCall(CheckValidOptionAfterRejected(A, Aref, MATARGCSR, "-mat_argcsr_block", "64", MatARGCSRSetBlockSize, 64, rnd));
     /* the largest chunk size is valid: the split threshold chunk x block must not overflow */
     PetscCall(MatARGCSRSetChunkSize(A, PETSC_INT_MAX));
     PetscCall(CheckProducts(A, Aref, rnd, "with the largest chunk size"));

@@ -280,3 +280,19 @@ PetscErrorCode MatSpmvSetParam_Private(Mat A, MatSpmvFormat *fmt, size_t offset,
   PetscCall(MatSpmvParamsChanged_Private(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+PetscErrorCode MatSpmvParseParams_Private(MatSpmvFormat *fmt, PetscOptionItems PetscOptionsObject, void *params, PetscBool *changed)
+{
+  void     *parsed;
+  PetscBool same;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc(fmt->paramsize, &parsed));
+  PetscCall(PetscMemcpy(parsed, params, fmt->paramsize));
+  PetscCall(fmt->setfromoptions(PetscOptionsObject, parsed));
+  PetscCall(PetscMemcmp(parsed, params, fmt->paramsize, &same));
+  if (!same) PetscCall(PetscMemcpy(params, parsed, fmt->paramsize));
+  PetscCall(PetscFree(parsed));
+  *changed = (PetscBool)!same;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -45,19 +45,3 @@ __device__ __forceinline__ T MatSpmvLoadStream(const T *p)
   }
 }
 
-/* host array of PetscInt -> new device array of int (sizes were checked by the layer) */
-static inline PetscErrorCode MatSpmvCUDAUploadInt(int **d, const PetscInt *h, PetscInt n)
-{
-  int *tmp;
-
-  PetscFunctionBegin;
-  if (sizeof(PetscInt) == sizeof(int)) { /* same representation: no conversion */
-    PetscCall(MatSpmvCUDAUpload((void **)d, h, n * sizeof(int)));
-  } else {
-    PetscCall(PetscMalloc1(n, &tmp));
-    for (PetscInt k = 0; k < n; k++) tmp[k] = (int)h[k];
-    PetscCall(MatSpmvCUDAUpload((void **)d, tmp, n * sizeof(int)));
-    PetscCall(PetscFree(tmp));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}

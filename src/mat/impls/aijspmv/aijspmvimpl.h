@@ -87,6 +87,8 @@ PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJSpmv(Mat, MatType, MatReuse,
 PETSC_INTERN PetscErrorCode MatSpmvGetParams_Private(Mat, MatSpmvFormat **, void **);
 PETSC_INTERN PetscErrorCode MatSpmvParamsChanged_Private(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvSetParam_Private(Mat, MatSpmvFormat *, size_t, PetscInt);
+/* parse -mat_<name>_* into params through a copy: a rejected value leaves params as they were */
+PETSC_INTERN PetscErrorCode MatSpmvParseParams_Private(MatSpmvFormat *, PetscOptionItems, void *, PetscBool *);
 PETSC_INTERN PetscErrorCode MatSpmvPrepare_SeqAIJSpmv(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvAdoptParams_SeqAIJSpmv(Mat, const void *, MatSpmvBackend);
 
@@ -117,3 +119,20 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDACopyToHost(void *, const void *, size_t, 
 PETSC_INTERN PetscErrorCode MatSpmvCUDAGather(PetscInt, const int *, const PetscScalar *, PetscScalar *, void *);
 /* upload host array n*size bytes to a new device array (NULL when n is 0) */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAUpload(void **, const void *, size_t);
+
+/* host array of PetscInt -> new device array of int (sizes were checked by the layer) */
+static inline PetscErrorCode MatSpmvCUDAUploadInt(int **d, const PetscInt *h, PetscInt n)
+{
+  int *tmp;
+
+  PetscFunctionBegin;
+  if (sizeof(PetscInt) == sizeof(int)) { /* same representation: no conversion */
+    PetscCall(MatSpmvCUDAUpload((void **)d, h, n * sizeof(int)));
+  } else {
+    PetscCall(PetscMalloc1(n, &tmp));
+    for (PetscInt k = 0; k < n; k++) tmp[k] = (int)h[k];
+    PetscCall(MatSpmvCUDAUpload((void **)d, tmp, n * sizeof(int)));
+    PetscCall(PetscFree(tmp));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -47,17 +47,12 @@ static PetscErrorCode MatSpmvMPIOptionsParse(Mat A, PetscOptionItems PetscOption
 {
   Mat_MPIAIJSpmv *sp = (Mat_MPIAIJSpmv *)A->spptr;
   char            opt[64];
-  void           *parsed;
+  PetscBool       changed;
 
   PetscFunctionBegin;
   PetscCall(PetscSNPrintf(opt, sizeof(opt), "-mat_%s_backend", sp->format->name));
   PetscCall(PetscOptionsEnum(opt, "Where products run: auto (GPU if visible), cuda, host (reference kernel)", "MatSpmvSetBackend", MatSpmvBackends, (PetscEnum)sp->backend, (PetscEnum *)&sp->backend, NULL));
-  /* parse into a copy: a rejected value leaves the matrix as it was */
-  PetscCall(PetscMalloc(sp->format->paramsize, &parsed));
-  PetscCall(PetscMemcpy(parsed, sp->params, sp->format->paramsize));
-  PetscCall(sp->format->setfromoptions(PetscOptionsObject, parsed));
-  PetscCall(PetscMemcpy(sp->params, parsed, sp->format->paramsize));
-  PetscCall(PetscFree(parsed));
+  PetscCall(MatSpmvParseParams_Private(sp->format, PetscOptionsObject, sp->params, &changed)); /* the blocks are synced below */
   sp->paramsset = PETSC_TRUE;
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);

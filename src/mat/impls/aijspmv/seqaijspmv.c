@@ -76,23 +76,14 @@ static PetscErrorCode MatSpmvOptionsParse(Mat A, PetscOptionItems PetscOptionsOb
   Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
   char            opt[64];
   MatSpmvBackend  backend = sp->backend;
-  void           *parsed;
-  PetscBool       same;
+  PetscBool       changed;
 
   PetscFunctionBegin;
   PetscCall(PetscSNPrintf(opt, sizeof(opt), "-mat_%s_backend", sp->format->name));
   PetscCall(PetscOptionsEnum(opt, "Where products run: auto (GPU if visible), cuda, host (reference kernel)", "MatSpmvSetBackend", MatSpmvBackends, (PetscEnum)backend, (PetscEnum *)&backend, NULL));
   PetscCall(MatSpmvSetBackend_SeqAIJSpmv(A, backend));
-  /* parse into a copy: a rejected value leaves the matrix as it was */
-  PetscCall(PetscMalloc(sp->format->paramsize, &parsed));
-  PetscCall(PetscMemcpy(parsed, sp->params, sp->format->paramsize));
-  PetscCall(sp->format->setfromoptions(PetscOptionsObject, parsed));
-  PetscCall(PetscMemcmp(parsed, sp->params, sp->format->paramsize, &same));
-  if (!same) {
-    PetscCall(PetscMemcpy(sp->params, parsed, sp->format->paramsize));
-    PetscCall(MatSpmvReset(sp));
-  }
-  PetscCall(PetscFree(parsed));
+  PetscCall(MatSpmvParseParams_Private(sp->format, PetscOptionsObject, sp->params, &changed));
+  if (changed) PetscCall(MatSpmvReset(sp));
   sp->paramsset = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -308,13 +299,8 @@ static PetscErrorCode MatSpmvUpdate(Mat A, int t, MatSpmvLayout *Lout)
       PetscCall(PetscFree(val));
     } else { /* values changed, pattern kept: upload the CSR values, gather on the device */
       if (!L->d_slot2csr && L->nslots) {
-        int *map;
-
-        PetscCall(PetscMalloc1(L->nslots, &map));
-        for (PetscInt s = 0; s < L->nslots; s++) map[s] = (int)L->slot2csr[s];
-        PetscCall(MatSpmvCUDAUpload((void **)&L->d_slot2csr, map, L->nslots * sizeof(int)));
+        PetscCall(MatSpmvCUDAUploadInt(&L->d_slot2csr, L->slot2csr, L->nslots));
         PetscCall(PetscLogCpuToGpu(L->nslots * sizeof(int)));
-        PetscCall(PetscFree(map));
       }
       if (sp->d_csrstate != state) {
         if (!sp->d_csrval) PetscCall(MatSpmvCUDAMalloc((void **)&sp->d_csrval, csr.nnz * sizeof(PetscScalar)));

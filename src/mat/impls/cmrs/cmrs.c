@@ -125,7 +125,6 @@ static PetscInt MatCMRSStrip(const MatCMRSLayout *cm, const MatSpmvCSR *csr, Pet
 
       while (used[p % M] >> rr & 1) rr++;
       used[p % M] |= (PetscInt)1 << rr;
-      if (cm->colind) L->slot2csr[slot + p] = -1;
       MatCMRSEmit(cm, L, slot + p, -1, lastcol, rr);
     }
     slot += MATCMRS_WARP;
