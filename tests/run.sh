@@ -69,7 +69,24 @@ same_iterations() { # program-name reference-args -- test-args
   fi
   echo "same iterations:"; cat "$dir/test.it"
 }
-export -f iters same_iterations
+# KSPSolve's host<->device copies (counts) in a -log_view -log_view_gpu_time log: "cpu2gpu gpu2cpu"
+copies() { awk '$1 == "KSPSolve" { print $(NF-4), $(NF-2) }' "$1"; }
+no_more_copies() { # reference-args -- test-args: the test's KSPSolve copies no more often than the reference's
+  local ref=() tst=() side=ref
+  for a in "$@"; do
+    if [ "$a" = -- ]; then side=tst; continue; fi
+    if [ $side = ref ]; then ref+=("$a"); else tst+=("$a"); fi
+  done
+  local dir
+  dir=$(mktemp -d "$logs/copies.XXXXXX")
+  "${ref[@]}" -log_view -log_view_gpu_time >"$dir/ref.log" 2>&1 || { echo "reference run failed"; cat "$dir/ref.log"; return 1; }
+  "${tst[@]}" -log_view -log_view_gpu_time >"$dir/test.log" 2>&1 || { echo "test run failed"; cat "$dir/test.log"; return 1; }
+  read -r rc rg <<<"$(copies "$dir/ref.log")"; read -r tc tg <<<"$(copies "$dir/test.log")"
+  [ -n "$rc" ] && [ -n "$tc" ] || { echo "no KSPSolve line with copy counts"; return 1; }
+  echo "KSPSolve copies CpuToGpu/GpuToCpu: reference $rc/$rg, test $tc/$tg"
+  awk -v a="$tc" -v b="$rc" -v c="$tg" -v d="$rg" 'BEGIN { exit !(a + 0 <= b + 0 && c + 0 <= d + 0) }'
+}
+export -f iters same_iterations copies no_more_copies
 
 for t in $types; do
   seqt=seqaij$t
@@ -100,6 +117,15 @@ for t in $types; do
       $ex19 -pc_type jacobi -dm_mat_type aij -- $ex19 -pc_type jacobi -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
     run "$t: SNES ex19 with CUDA vectors, 2 ranks" same_iterations ex19 \
       $np2 $ex19 -pc_type jacobi -dm_mat_type aij -- $np2 $ex19 -pc_type jacobi -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
+    # GPU-resident: inside KSPSolve no more host<->device copies than aijcusparse makes
+    for pc in ilu jacobi "ksp -ksp_ksp_type chebyshev -ksp_ksp_max_it 5 -ksp_pc_type jacobi -ksp_ksp_norm_type none"; do
+      run "$t: SNES ex19 -pc_type ${pc%% *} with CUDA vectors, KSPSolve copies at most aijcusparse's" no_more_copies \
+        $ex19 -pc_type $pc -dm_mat_type aijcusparse -dm_vec_type cuda -- $ex19 -pc_type $pc -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
+    done
+    run "$t: SNES ex19 -pc_type gamg with CUDA vectors, KSPSolve copies at most aijcusparse's" no_more_copies \
+      $ex19 -pc_type gamg -dm_mat_type aijcusparse -dm_vec_type cuda -- $ex19 -pc_type gamg -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
+    run "$t: SNES ex19 ILU(0), same iterations as aijcusparse (device factor)" same_iterations ex19 \
+      $ex19 -pc_type ilu -dm_mat_type aijcusparse -dm_vec_type cuda -- $ex19 -pc_type ilu -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
   else
     skip "$t: SNES ex19 with CUDA vectors (no GPU)"
   fi

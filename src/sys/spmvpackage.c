@@ -10,22 +10,40 @@ static MatSpmvFormat *const MatSpmvFormats[] = {&MatSpmvFormat_BRC, &MatSpmvForm
 
 const char *const MatSpmvBackends[] = {"auto", "cuda", "host", "MatSpmvBackend", "MAT_SPMV_BACKEND_", NULL};
 
-MatSpmvBaseOps   MatSpmvBaseSeq, MatSpmvBaseMPI;
-static PetscBool MatSpmvBaseSeqSaved = PETSC_FALSE, MatSpmvBaseMPISaved = PETSC_FALSE;
+MatSpmvBaseOps   MatSpmvBaseSeq, MatSpmvBaseMPI, MatSpmvBaseSeqCUSPARSE, MatSpmvBaseMPICUSPARSE;
+static PetscBool MatSpmvBaseSaved[4];
 static PetscBool PetscSpmvPackageInitialized = PETSC_FALSE;
 
+PetscErrorCode MatSpmvUseCUSPARSEBase(PetscBool *use)
+{
+  PetscFunctionBegin;
+  *use = PETSC_FALSE;
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(MatSpmvCUDAAvailable(use));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Functions of a pristine base matrix, saved the first time one is converted */
 PetscErrorCode MatSpmvSaveBaseOps(Mat A)
 {
-  PetscBool seq, mpi;
+  const char *const names[4] = {MATSEQAIJ, MATMPIAIJ, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE};
+  MatSpmvBaseOps   *bases[4] = {&MatSpmvBaseSeq, &MatSpmvBaseMPI, &MatSpmvBaseSeqCUSPARSE, &MatSpmvBaseMPICUSPARSE};
+  int               k;
+  PetscBool         match = PETSC_FALSE, seq;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJ, &seq));
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJ, &mpi));
-  PetscCheck(seq || mpi, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Base functions come from MATSEQAIJ or MATMPIAIJ, not %s", ((PetscObject)A)->type_name);
-  if ((seq && MatSpmvBaseSeqSaved) || (mpi && MatSpmvBaseMPISaved)) PetscFunctionReturn(PETSC_SUCCESS);
+  for (k = 0; k < 4 && !match; k++) PetscCall(PetscObjectTypeCompare((PetscObject)A, names[k], &match));
+  PetscCheck(match, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Base functions come from MATSEQAIJ, MATMPIAIJ or their aijcusparse types, not %s", ((PetscObject)A)->type_name);
+  k--;
+  if (MatSpmvBaseSaved[k]) PetscFunctionReturn(PETSC_SUCCESS);
+  seq = (PetscBool)(k % 2 == 0);
   {
-    MatSpmvBaseOps *b = seq ? &MatSpmvBaseSeq : &MatSpmvBaseMPI;
+    MatSpmvBaseOps *b = bases[k];
 
+    b->cusparse              = (PetscBool)(k >= 2);
+    b->bindtocpu             = A->ops->bindtocpu;
+    b->productsetfromoptions = A->ops->productsetfromoptions;
     b->mult                = A->ops->mult;
     b->multadd             = A->ops->multadd;
     b->multtranspose       = A->ops->multtranspose;
@@ -35,14 +53,15 @@ PetscErrorCode MatSpmvSaveBaseOps(Mat A)
     b->setfromoptions      = A->ops->setfromoptions;
     b->view                = A->ops->view;
     b->assemblyend         = A->ops->assemblyend;
-    if (seq) PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatRetrieveValues_C", &b->retrievevalues));
-    else {
+    if (seq) {
+      PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatRetrieveValues_C", &b->retrievevalues));
+      PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatStoreValues_C", &b->storevalues));
+    } else {
       PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatMPIAIJSetPreallocation_C", &b->preallocation));
       PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatSetPreallocationCOO_C", &b->setpreallocationcoo));
     }
   }
-  if (seq) MatSpmvBaseSeqSaved = PETSC_TRUE;
-  else MatSpmvBaseMPISaved = PETSC_TRUE;
+  MatSpmvBaseSaved[k] = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -80,22 +99,26 @@ PetscErrorCode MatSpmvRegisterFormat(MatSpmvFormat *fmt)
   PetscCall(PetscLogEventRegister(ev, MAT_CLASSID, &fmt->event_mult));
   PetscCall(PetscSNPrintf(ev, sizeof(ev), "Mat%sMultT", NAME));
   PetscCall(PetscLogEventRegister(ev, MAT_CLASSID, &fmt->event_multT));
+  PetscCall(MatSpmvRegisterFactors(fmt));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* MatConvert() finds converters composed on the source or the target: compose ours under every
-   name a user may ask for (root, aij root, concrete type); NULL functions remove them */
+   name a user may ask for (root, aij root, concrete type), from and to AIJ and aijcusparse;
+   NULL functions remove them */
 PetscErrorCode MatSpmvComposeConverters(Mat B, MatSpmvFormat *f, PetscBool mpi, PetscErrorCode (*toBase)(Mat, MatType, MatReuse, Mat *), PetscErrorCode (*fromBase)(Mat, MatType, MatReuse, Mat *))
 {
-  const char *base = mpi ? MATMPIAIJ : MATSEQAIJ, *ourtype = mpi ? f->mpitype : f->seqtype;
+  const char *bases[2] = {mpi ? MATMPIAIJ : MATSEQAIJ, mpi ? MATMPIAIJCUSPARSE : MATSEQAIJCUSPARSE}, *ourtype = mpi ? f->mpitype : f->seqtype;
   char        name[128];
 
   PetscFunctionBegin;
-  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", ourtype, base));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, name, toBase));
-  for (int k = 0; k < 3; k++) {
-    PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", base, k == 0 ? f->name : (k == 1 ? f->aijname : ourtype)));
-    PetscCall(PetscObjectComposeFunction((PetscObject)B, name, fromBase));
+  for (int b = 0; b < 2; b++) {
+    PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", ourtype, bases[b]));
+    PetscCall(PetscObjectComposeFunction((PetscObject)B, name, toBase));
+    for (int k = 0; k < 3; k++) {
+      PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", bases[b], k == 0 ? f->name : (k == 1 ? f->aijname : ourtype)));
+      PetscCall(PetscObjectComposeFunction((PetscObject)B, name, fromBase));
+    }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -111,8 +134,7 @@ PetscErrorCode PetscSpmvFinalizePackage(void)
 {
   PetscFunctionBegin;
   PetscSpmvPackageInitialized = PETSC_FALSE;
-  MatSpmvBaseSeqSaved         = PETSC_FALSE;
-  MatSpmvBaseMPISaved         = PETSC_FALSE;
+  PetscCall(PetscArrayzero(MatSpmvBaseSaved, 4));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

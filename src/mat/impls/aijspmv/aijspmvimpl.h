@@ -1,8 +1,10 @@
 #pragma once
 /*
-  The shared layer of petscspmv: every format is a SeqAIJ/MPIAIJ whose host CSR stays the
-  master copy. The layer owns all PETSc plumbing (types, conversion, staleness, vectors,
-  streams, logging, options, viewing); a format supplies only a MatSpmvFormat table.
+  The shared layer of petscspmv. With a GPU, every format is a SeqAIJCUSPARSE/MPIAIJCUSPARSE
+  matrix (the base) whose four products go through the format; without one it is a
+  SeqAIJ/MPIAIJ with the host reference kernels. The layer owns all PETSc plumbing (types,
+  base, conversion, staleness, vectors, streams, logging, options, viewing); a format supplies
+  only a MatSpmvFormat table and never knows which base is in use.
 */
 #include <petscspmv.h>
 #include <petsc/private/matimpl.h>
@@ -23,6 +25,7 @@ struct _n_MatSpmvLayout {
   PetscInt    *slot2csr;    /* CSR position of A feeding each slot, -1 for padding (host) */
   PetscScalar *val;         /* slot values, host backend only */
   PetscScalar *d_val;       /* slot values, CUDA backend only */
+  PetscBool    borrowed;    /* d_val is the base's device CSR value array (identity layout on aijcusparse): not ours to free */
   int         *d_slot2csr;  /* slot2csr on the device, for value refreshes */
   PetscBool    identity;    /* slot s holds CSR entry s, no padding: a refresh is a plain copy (set by the layer) */
   size_t       indexbytes;  /* bytes of the format's index arrays (for the footprint) */
@@ -106,8 +109,46 @@ typedef struct {
   PetscErrorCode (*setpreallocationcoo)(Mat, PetscCount, PetscInt[], PetscInt[]);                     /* mpi: MatSetPreallocationCOO_C */
   PetscErrorCode (*retrievevalues)(Mat);                                              /* seq: MatRetrieveValues_C */
   PetscErrorCode (*preallocation)(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[]); /* mpi: MatMPIAIJSetPreallocation_C */
+  PetscErrorCode (*storevalues)(Mat);                                                 /* seq: MatStoreValues_C */
+  PetscErrorCode (*bindtocpu)(Mat, PetscBool);
+  PetscErrorCode (*productsetfromoptions)(Mat);
+  PetscBool cusparse; /* saved from MATSEQAIJCUSPARSE / MATMPIAIJCUSPARSE */
 } MatSpmvBaseOps;
-PETSC_INTERN MatSpmvBaseOps MatSpmvBaseSeq, MatSpmvBaseMPI;
+/* saved from pristine MATSEQAIJ, MATMPIAIJ, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE matrices */
+PETSC_INTERN MatSpmvBaseOps MatSpmvBaseSeq, MatSpmvBaseMPI, MatSpmvBaseSeqCUSPARSE, MatSpmvBaseMPICUSPARSE;
+
+/* Whether new petscspmv matrices are built on aijcusparse: CUDA PETSc and a visible GPU */
+PETSC_INTERN PetscErrorCode MatSpmvUseCUSPARSEBase(PetscBool *);
+
+/* The state of a SeqAIJ-derived petscspmv matrix, composed with it as a container (A->spptr
+   belongs to the aijcusparse base) */
+typedef struct {
+  MatSpmvFormat  *format;
+  MatSpmvBaseOps *base;     /* the functions we chain to */
+  void           *params;
+  PetscBool       paramsset; /* set by options or the API: no lazy options parse */
+  MatSpmvBackend  backend;   /* as requested */
+  PetscBool       resolved;  /* ondevice decided */
+  PetscBool       ondevice;
+  /* fingerprint of the structure the layouts were built from */
+  PetscObjectState nonzerostate;
+  PetscInt         m, n, nnz;
+  void            *data;     /* the base's data the layouts were built from */
+  MatSpmvLayout    L[2];     /* A, A^T */
+  PetscObjectState state[2]; /* object state whose values each layout holds */
+  /* host base only: device copy of the CSR values, source of the gathers (aijcusparse keeps its own) */
+  PetscScalar     *d_csrval;
+  PetscObjectState d_csrstate;
+  /* staging buffers for host vectors */
+  PetscScalar *d_x, *d_y;
+  PetscInt     d_xn, d_yn;
+} Mat_SeqAIJSpmv;
+PETSC_INTERN PetscErrorCode MatSpmvSeqGetData(Mat, Mat_SeqAIJSpmv **); /* NULL if A is not one of ours */
+
+/* aijcusparse base (seqaijspmvcusparse.c): aijcusparse's device products, factors and solves for our types */
+PETSC_INTERN PetscErrorCode MatSpmvSetDeviceOps_SeqAIJSpmv(Mat);
+PETSC_INTERN PetscErrorCode MatSpmvClearDeviceOps_SeqAIJSpmv(Mat);
+PETSC_INTERN PetscErrorCode MatSpmvRegisterFactors(MatSpmvFormat *);
 
 /* Device services (aijspmvcuda.cu); all take a cudaStream_t as void* */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAAvailable(PetscBool *);

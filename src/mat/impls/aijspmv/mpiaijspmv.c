@@ -1,17 +1,24 @@
 /*
-  MPIAIJ-derived types: an MPIAIJ whose diagonal and off-diagonal blocks are the format's
-  SeqAIJ-derived type. MatMult_MPIAIJ already overlaps the blocks' products with the ghost
-  scatter, so this type only makes sure the blocks are of the right type, whatever created them
-  (preallocation, hash-mode MatSetUp, COO assembly, disassembly), and carries the options.
+  MPIAIJ-derived types: an MPIAIJ (with a GPU: MPIAIJCUSPARSE) whose diagonal and off-diagonal
+  blocks are the format's SeqAIJ-derived type. The base's MatMult already overlaps the blocks'
+  products with the ghost scatter (MPIAIJCUSPARSE's into a device ghost vector), so this type
+  only makes sure the blocks are of the right type, whatever created them (preallocation,
+  hash-mode MatSetUp, COO assembly, disassembly), and carries the options.
 */
 #include "aijspmvimpl.h"
 
 typedef struct {
-  MatSpmvFormat *format;
-  void          *params;
+  MatSpmvFormat  *format;
+  MatSpmvBaseOps *base;
+  void           *params;
   PetscBool      paramsset;
   MatSpmvBackend backend;
 } Mat_MPIAIJSpmv;
+
+static inline MatSpmvBaseOps *MatSpmvMPIBase(Mat A)
+{
+  return ((Mat_MPIAIJSpmv *)A->spptr)->base;
+}
 
 /* Convert plain SeqAIJ blocks and give every block the parameters of A */
 static PetscErrorCode MatSpmvMPISyncBlocks(Mat A, PetscBool push)
@@ -27,7 +34,7 @@ static PetscErrorCode MatSpmvMPISyncBlocks(Mat A, PetscBool push)
     PetscBool plain, ours;
 
     if (!blk[b]) continue;
-    PetscCall(PetscObjectTypeCompare((PetscObject)blk[b], MATSEQAIJ, &plain));
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)blk[b], &plain, MATSEQAIJ, MATSEQAIJCUSPARSE, ""));
     if (plain) {
       PetscCall(MatConvert_SeqAIJ_SeqAIJSpmv(blk[b], sp->format->seqtype, MAT_INPLACE_MATRIX, &blk[b]));
       push = PETSC_TRUE;
@@ -76,7 +83,7 @@ static PetscErrorCode MatMult_MPIAIJSpmv(Mat A, Vec x, Vec y)
   PetscFunctionBegin;
   PetscCall(MatSpmvMPILazyOptions(A));
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
-  PetscCall(MatSpmvBaseMPI.mult(A, x, y));
+  PetscCall(MatSpmvMPIBase(A)->mult(A, x, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -85,7 +92,7 @@ static PetscErrorCode MatMultAdd_MPIAIJSpmv(Mat A, Vec x, Vec z, Vec y)
   PetscFunctionBegin;
   PetscCall(MatSpmvMPILazyOptions(A));
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
-  PetscCall(MatSpmvBaseMPI.multadd(A, x, z, y));
+  PetscCall(MatSpmvMPIBase(A)->multadd(A, x, z, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -94,7 +101,7 @@ static PetscErrorCode MatMultTranspose_MPIAIJSpmv(Mat A, Vec x, Vec y)
   PetscFunctionBegin;
   PetscCall(MatSpmvMPILazyOptions(A));
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
-  PetscCall(MatSpmvBaseMPI.multtranspose(A, x, y));
+  PetscCall(MatSpmvMPIBase(A)->multtranspose(A, x, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -103,14 +110,14 @@ static PetscErrorCode MatMultTransposeAdd_MPIAIJSpmv(Mat A, Vec x, Vec z, Vec y)
   PetscFunctionBegin;
   PetscCall(MatSpmvMPILazyOptions(A));
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
-  PetscCall(MatSpmvBaseMPI.multtransposeadd(A, x, z, y));
+  PetscCall(MatSpmvMPIBase(A)->multtransposeadd(A, x, z, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatAssemblyEnd_MPIAIJSpmv(Mat A, MatAssemblyType mode)
 {
   PetscFunctionBegin;
-  PetscCall(MatSpmvBaseMPI.assemblyend(A, mode));
+  PetscCall(MatSpmvMPIBase(A)->assemblyend(A, mode));
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -118,7 +125,7 @@ static PetscErrorCode MatAssemblyEnd_MPIAIJSpmv(Mat A, MatAssemblyType mode)
 static PetscErrorCode MatMPIAIJSetPreallocation_MPIAIJSpmv(Mat A, PetscInt d_nz, const PetscInt d_nnz[], PetscInt o_nz, const PetscInt o_nnz[])
 {
   PetscFunctionBegin;
-  PetscCall(MatSpmvBaseMPI.preallocation(A, d_nz, d_nnz, o_nz, o_nnz));
+  PetscCall(MatSpmvMPIBase(A)->preallocation(A, d_nz, d_nnz, o_nz, o_nnz));
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -126,7 +133,7 @@ static PetscErrorCode MatMPIAIJSetPreallocation_MPIAIJSpmv(Mat A, PetscInt d_nz,
 static PetscErrorCode MatSetPreallocationCOO_MPIAIJSpmv(Mat A, PetscCount n, PetscInt coo_i[], PetscInt coo_j[])
 {
   PetscFunctionBegin;
-  PetscCall(MatSpmvBaseMPI.setpreallocationcoo(A, n, coo_i, coo_j));
+  PetscCall(MatSpmvMPIBase(A)->setpreallocationcoo(A, n, coo_i, coo_j));
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -136,7 +143,7 @@ static PetscErrorCode MatSetFromOptions_MPIAIJSpmv(Mat A, PetscOptionItems Petsc
   Mat_MPIAIJSpmv *sp = (Mat_MPIAIJSpmv *)A->spptr;
 
   PetscFunctionBegin;
-  if (MatSpmvBaseMPI.setfromoptions) PetscCall(MatSpmvBaseMPI.setfromoptions(A, PetscOptionsObject));
+  if (MatSpmvMPIBase(A)->setfromoptions) PetscCall(MatSpmvMPIBase(A)->setfromoptions(A, PetscOptionsObject));
   PetscOptionsHeadBegin(PetscOptionsObject, sp->format->title);
   PetscCall(MatSpmvMPIOptionsParse(A, PetscOptionsObject));
   PetscOptionsHeadEnd();
@@ -224,7 +231,7 @@ static PetscErrorCode MatView_MPIAIJSpmv(Mat A, PetscViewer viewer)
   PetscMPIInt       rank;
 
   PetscFunctionBegin;
-  PetscCall(MatSpmvBaseMPI.view(A, viewer));
+  PetscCall(MatSpmvMPIBase(A)->view(A, viewer));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   if (!isascii || !A->assembled) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerGetFormat(viewer, &format));
@@ -264,9 +271,11 @@ static PetscErrorCode MatSpmvMPIStrip(Mat B)
 
 static PetscErrorCode MatDestroy_MPIAIJSpmv(Mat A)
 {
+  MatSpmvBaseOps *base = MatSpmvMPIBase(A);
+
   PetscFunctionBegin;
-  if (A->spptr) PetscCall(MatSpmvMPIStrip(A));
-  PetscCall(MatSpmvBaseMPI.destroy(A));
+  PetscCall(MatSpmvMPIStrip(A));
+  PetscCall(base->destroy(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -275,7 +284,7 @@ static PetscErrorCode MatDuplicate_MPIAIJSpmv(Mat A, MatDuplicateOption op, Mat 
   Mat_MPIAIJSpmv *sp = (Mat_MPIAIJSpmv *)A->spptr, *msp;
 
   PetscFunctionBegin;
-  PetscCall(MatSpmvBaseMPI.duplicate(A, op, M));
+  PetscCall(MatSpmvMPIBase(A)->duplicate(A, op, M));
   msp = (Mat_MPIAIJSpmv *)(*M)->spptr;
   PetscCheck(msp && msp->format == sp->format, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Duplicate lost the %s type", sp->format->mpitype);
   PetscCall(PetscMemcpy(msp->params, sp->params, sp->format->paramsize));
@@ -285,10 +294,13 @@ static PetscErrorCode MatDuplicate_MPIAIJSpmv(Mat A, MatDuplicateOption op, Mat 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Back to the base (mpiaijcusparse with a GPU, mpiaij without), or on to mpiaij */
 static PetscErrorCode MatConvert_MPIAIJSpmv_MPIAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
   Mat             B = *newmat, blk[2];
   const PetscInt *garray;
+  MatSpmvBaseOps *base = MatSpmvMPIBase(A);
+  PetscBool       tocusparse;
 
   PetscFunctionBegin;
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
@@ -297,25 +309,29 @@ static PetscErrorCode MatConvert_MPIAIJSpmv_MPIAIJ(Mat A, MatType type, MatReuse
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(MatSpmvMPIStrip(B));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatMPIAIJSetPreallocation_C", MatSpmvBaseMPI.preallocation));
-  B->ops->mult                = MatSpmvBaseMPI.mult;
-  B->ops->multadd             = MatSpmvBaseMPI.multadd;
-  B->ops->multtranspose       = MatSpmvBaseMPI.multtranspose;
-  B->ops->multtransposeadd    = MatSpmvBaseMPI.multtransposeadd;
-  B->ops->destroy             = MatSpmvBaseMPI.destroy;
-  B->ops->duplicate           = MatSpmvBaseMPI.duplicate;
-  B->ops->setfromoptions      = MatSpmvBaseMPI.setfromoptions;
-  B->ops->assemblyend         = MatSpmvBaseMPI.assemblyend;
-  B->ops->view                = MatSpmvBaseMPI.view;
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", MatSpmvBaseMPI.setpreallocationcoo));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatMPIAIJSetPreallocation_C", base->preallocation));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", base->setpreallocationcoo));
+  B->ops->mult             = base->mult;
+  B->ops->multadd          = base->multadd;
+  B->ops->multtranspose    = base->multtranspose;
+  B->ops->multtransposeadd = base->multtransposeadd;
+  B->ops->destroy          = base->destroy;
+  B->ops->duplicate        = base->duplicate;
+  B->ops->setfromoptions   = base->setfromoptions;
+  B->ops->assemblyend      = base->assemblyend;
+  B->ops->view             = base->view;
   if (B->preallocated) {
     PetscCall(MatMPIAIJGetSeqAIJ(B, &blk[0], &blk[1], &garray));
     for (int b = 0; b < 2; b++)
-      if (blk[b]) PetscCall(MatConvert(blk[b], MATSEQAIJ, MAT_INPLACE_MATRIX, &blk[b]));
+      if (blk[b]) PetscCall(MatConvert(blk[b], base->cusparse ? MATSEQAIJCUSPARSE : MATSEQAIJ, MAT_INPLACE_MATRIX, &blk[b]));
   }
-  PetscCall(PetscFree(B->defaultvectype));
-  PetscCall(PetscStrallocpy(VECSTANDARD, &B->defaultvectype));
-  PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIAIJ));
+  if (!base->cusparse) {
+    PetscCall(PetscFree(B->defaultvectype));
+    PetscCall(PetscStrallocpy(VECSTANDARD, &B->defaultvectype));
+  }
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, base->cusparse ? MATMPIAIJCUSPARSE : MATMPIAIJ));
+  PetscCall(PetscStrcmpAny(type, &tocusparse, MATMPIAIJCUSPARSE, MATAIJCUSPARSE, ""));
+  if (base->cusparse && !tocusparse) PetscCall(MatConvert(B, MATMPIAIJ, MAT_INPLACE_MATRIX, &B));
   *newmat = B;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -325,7 +341,7 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJSpmv(Mat A, MatType type, MatReuse reuse,
   Mat             B = *newmat;
   Mat_MPIAIJSpmv *sp;
   MatSpmvFormat  *format;
-  PetscBool       same;
+  PetscBool       same, isaij, iscusparse, usecusparse;
 
   PetscFunctionBegin;
   PetscCall(MatSpmvFormatFind(type, &format));
@@ -340,12 +356,19 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJSpmv(Mat A, MatType type, MatReuse reuse,
     *newmat = B;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATMPIAIJ, &same));
-  PetscCheck(same, PetscObjectComm((PetscObject)B), PETSC_ERR_SUP, "Cannot convert a %s matrix to %s in place: convert it to MATMPIAIJ first", ((PetscObject)B)->type_name, format->mpitype);
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATMPIAIJ, &isaij));
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATMPIAIJCUSPARSE, &iscusparse));
+  PetscCheck(isaij || iscusparse, PetscObjectComm((PetscObject)B), PETSC_ERR_SUP, "Cannot convert a %s matrix to %s in place: convert it to MATMPIAIJ first", ((PetscObject)B)->type_name, format->mpitype);
+  PetscCall(MatSpmvUseCUSPARSEBase(&usecusparse));
+  if (usecusparse && isaij) { /* with a GPU the base is aijcusparse: device ghost vector and scatter */
+    PetscCall(MatConvert(B, MATMPIAIJCUSPARSE, MAT_INPLACE_MATRIX, &B));
+    iscusparse = PETSC_TRUE;
+  }
   PetscCall(MatSpmvSaveBaseOps(B));
 
   PetscCall(PetscNew(&sp));
   sp->format = format;
+  sp->base   = iscusparse ? &MatSpmvBaseMPICUSPARSE : &MatSpmvBaseMPI;
   PetscCall(PetscMalloc(format->paramsize, &sp->params));
   PetscCall(PetscMemcpy(sp->params, format->paramsdefault, format->paramsize));
   sp->backend = MAT_SPMV_BACKEND_AUTO;
@@ -370,14 +393,6 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJSpmv(Mat A, MatType type, MatReuse reuse,
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvParamsChanged_C", MatSpmvParamsChanged_MPIAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvCheckLayout_C", MatSpmvCheckLayout_MPIAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvGetStorage_C", MatSpmvGetStorage_MPIAIJSpmv));
-#if defined(PETSC_HAVE_CUDA)
-  {
-    PetscBool gpu;
-
-    PetscCall(MatSpmvCUDAAvailable(&gpu));
-    if (gpu) PetscCall(MatSetVecType(B, VECCUDA));
-  }
-#endif
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, format->mpitype));
   PetscCall(MatSpmvMPISyncBlocks(B, PETSC_TRUE));
   *newmat = B;
@@ -386,8 +401,11 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJSpmv(Mat A, MatType type, MatReuse reuse,
 
 PetscErrorCode MatCreate_MPIAIJSpmv(Mat A, MatSpmvFormat *format)
 {
+  PetscBool usecusparse;
+
   PetscFunctionBegin;
-  PetscCall(MatSetType(A, MATMPIAIJ));
+  PetscCall(MatSpmvUseCUSPARSEBase(&usecusparse));
+  PetscCall(MatSetType(A, usecusparse ? MATMPIAIJCUSPARSE : MATMPIAIJ));
   PetscCall(MatConvert_MPIAIJ_MPIAIJSpmv(A, format->mpitype, MAT_INPLACE_MATRIX, &A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,32 +1,34 @@
 /*
   SeqAIJ-derived GPU matrix types: the plumbing shared by every petscspmv format.
 
-  The host CSR of SeqAIJ is the master copy. A format layout of A (and of A^T, built on the
-  first transpose product) is built lazily at the top of each product and kept current by
-  a fingerprint: a structure change rebuilds the layout, a values-only change refreshes the
-  slot values through the stored slot -> CSR map (one gather, on the device when there is one).
+  With a GPU the base is SeqAIJCUSPARSE: aijcusparse keeps the CSR on the device and runs every
+  operation it has there (scale, AXPY, COO assembly, products, factors and triangular solves);
+  we replace its four matrix-vector products. Without one the base is SeqAIJ. A format layout
+  of A (and of A^T, built on the first transpose product) is built lazily at the top of each
+  product and kept current by a fingerprint: a structure change rebuilds the layout, a
+  values-only change refreshes the slot values through the stored slot -> CSR map (one gather
+  on the device from aijcusparse's device values: nothing crosses PCIe when they are current).
 */
 #include "aijspmvimpl.h"
 
-typedef struct {
-  MatSpmvFormat *format;
-  void          *params;
-  PetscBool      paramsset; /* set by options or the API: no lazy options parse */
-  MatSpmvBackend backend;   /* as requested */
-  PetscBool      resolved;  /* ondevice decided */
-  PetscBool      ondevice;
-  /* fingerprint of the structure the layouts were built from */
-  PetscObjectState nonzerostate;
-  PetscInt         m, n, nnz;
-  MatSpmvLayout    L[2];     /* A, A^T */
-  PetscObjectState state[2]; /* object state whose values each layout holds */
-  /* device copy of the CSR values, source of the gathers */
-  PetscScalar     *d_csrval;
-  PetscObjectState d_csrstate;
-  /* staging buffers for host vectors */
-  PetscScalar *d_x, *d_y;
-  PetscInt     d_xn, d_yn;
-} Mat_SeqAIJSpmv;
+#define MATSPMV_SEQ_DATA "MatSpmvSeqData"
+
+PetscErrorCode MatSpmvSeqGetData(Mat A, Mat_SeqAIJSpmv **sp)
+{
+  PetscFunctionBegin;
+  *sp = NULL;
+  PetscCall(PetscObjectContainerQuery((PetscObject)A, MATSPMV_SEQ_DATA, (PetscCtxRt)sp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* every function below is installed only on our matrices: the data is there */
+static inline Mat_SeqAIJSpmv *MatSpmvSeq(Mat A)
+{
+  Mat_SeqAIJSpmv *sp = NULL;
+
+  (void)PetscObjectContainerQuery((PetscObject)A, MATSPMV_SEQ_DATA, (PetscCtxRt)&sp);
+  return sp;
+}
 
 static const PetscObjectState MATSPMV_NOSTATE = -1; /* no real state has this value */
 
@@ -41,7 +43,7 @@ static PetscErrorCode MatSpmvLayoutDestroy(Mat_SeqAIJSpmv *sp, MatSpmvLayout *L)
   PetscCall(PetscFree((*L)->slot2csr));
   PetscCall(PetscFree((*L)->val));
 #if defined(PETSC_HAVE_CUDA)
-  PetscCall(MatSpmvCUDAFree((*L)->d_val));
+  if (!(*L)->borrowed) PetscCall(MatSpmvCUDAFree((*L)->d_val));
   PetscCall(MatSpmvCUDAFree((*L)->d_slot2csr));
 #endif
   PetscCall(PetscFree(*L));
@@ -73,7 +75,7 @@ static PetscErrorCode MatSpmvReset(Mat_SeqAIJSpmv *sp)
 /* Options of the format and the backend, under the matrix's prefix; layouts are dropped only if something changed */
 static PetscErrorCode MatSpmvOptionsParse(Mat A, PetscOptionItems PetscOptionsObject)
 {
-  Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
   char            opt[64];
   MatSpmvBackend  backend = sp->backend;
   PetscBool       changed;
@@ -90,10 +92,10 @@ static PetscErrorCode MatSpmvOptionsParse(Mat A, PetscOptionItems PetscOptionsOb
 
 static PetscErrorCode MatSetFromOptions_SeqAIJSpmv(Mat A, PetscOptionItems PetscOptionsObject)
 {
-  Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
 
   PetscFunctionBegin;
-  if (MatSpmvBaseSeq.setfromoptions) PetscCall(MatSpmvBaseSeq.setfromoptions(A, PetscOptionsObject));
+  if (sp->base->setfromoptions) PetscCall(sp->base->setfromoptions(A, PetscOptionsObject));
   PetscOptionsHeadBegin(PetscOptionsObject, sp->format->title);
   PetscCall(MatSpmvOptionsParse(A, PetscOptionsObject));
   PetscOptionsHeadEnd();
@@ -103,7 +105,7 @@ static PetscErrorCode MatSetFromOptions_SeqAIJSpmv(Mat A, PetscOptionItems Petsc
 /* Programs that never call MatSetFromOptions() still get -mat_<fmt>_* honoured at the first product */
 static PetscErrorCode MatSpmvLazyOptions(Mat A)
 {
-  Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
 
   PetscFunctionBegin;
   if (sp->paramsset) PetscFunctionReturn(PETSC_SUCCESS);
@@ -115,7 +117,7 @@ static PetscErrorCode MatSpmvLazyOptions(Mat A)
 
 static PetscErrorCode MatSpmvResolveBackend(Mat A)
 {
-  Mat_SeqAIJSpmv *sp  = (Mat_SeqAIJSpmv *)A->spptr;
+  Mat_SeqAIJSpmv *sp  = MatSpmvSeq(A);
   PetscBool       gpu = PETSC_FALSE;
 
   PetscFunctionBegin;
@@ -143,7 +145,7 @@ static PetscErrorCode MatSpmvResolveBackend(Mat A)
 /* A block of an MPI matrix takes the parallel matrix's parameters (its own options are not read) */
 PetscErrorCode MatSpmvAdoptParams_SeqAIJSpmv(Mat A, const void *params, MatSpmvBackend backend)
 {
-  Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
   PetscBool       same;
 
   PetscFunctionBegin;
@@ -193,7 +195,7 @@ static PetscErrorCode MatSpmvTransposeCSR(const MatSpmvCSR *csr, PetscInt **ti, 
 /* Build the layout of A (t = 0) or A^T (t = 1) from the current structure */
 static PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
 {
-  Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
   MatSpmvLayout   L;
 
   PetscFunctionBegin;
@@ -227,8 +229,9 @@ static PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
   PetscCheck(L->nslots <= PETSC_INT32_MAX && L->m < PETSC_INT32_MAX && L->n < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s stores %" PetscInt_FMT " slots for a %" PetscInt_FMT " x %" PetscInt_FMT " matrix: more than 32-bit indices address; split the matrix over more MPI processes or use MATAIJ", sp->format->name, L->nslots, L->m, L->n);
   if (sp->ondevice) {
 #if defined(PETSC_HAVE_CUDA)
-    /* the slot -> CSR map goes to the device at the first value refresh: the first fill is done on the host */
-    PetscCall(MatSpmvCUDAMalloc((void **)&L->d_val, L->nslots * sizeof(PetscScalar)));
+    /* on aijcusparse an identity layout reads the base's device values in place */
+    L->borrowed = (PetscBool)(sp->base->cusparse && L->identity);
+    if (!L->borrowed) PetscCall(MatSpmvCUDAMalloc((void **)&L->d_val, L->nslots * sizeof(PetscScalar)));
     PetscCall(sp->format->upload(L));
     PetscCall(PetscLogCpuToGpu(L->indexbytes));
 #endif
@@ -249,11 +252,12 @@ static void MatSpmvGatherHost(MatSpmvLayout L, const PetscScalar *aa, PetscScala
 /* Bring the layout of A (t = 0) or A^T (t = 1) up to date with A */
 static PetscErrorCode MatSpmvUpdate(Mat A, int t, MatSpmvLayout *Lout)
 {
-  Mat_SeqAIJSpmv  *sp = (Mat_SeqAIJSpmv *)A->spptr;
+  Mat_SeqAIJSpmv  *sp = MatSpmvSeq(A);
   PetscObjectState nzstate, state;
   const PetscInt  *ai, *aj;
-  PetscScalar     *aa;
-  PetscMemType     mtype;
+  PetscInt         m;
+  PetscBool        done;
+  MatSpmvLayout    L;
   MatSpmvCSR       csr;
 
   PetscFunctionBegin;
@@ -261,61 +265,98 @@ static PetscErrorCode MatSpmvUpdate(Mat A, int t, MatSpmvLayout *Lout)
   PetscCall(MatSpmvResolveBackend(A));
   PetscCall(MatGetNonzeroState(A, &nzstate));
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
-  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
-  PetscCheck(PetscMemTypeHost(mtype), PETSC_COMM_SELF, PETSC_ERR_PLIB, "petscspmv expects the SeqAIJ master copy on the host");
+  /* the pattern is always current on the host (aijcusparse only moves values) */
+  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatGetRowIJ() gave no CSR for a %s matrix", ((PetscObject)A)->type_name);
   csr.m   = A->rmap->n;
   csr.n   = A->cmap->n;
   csr.nnz = ai ? ai[csr.m] : 0;
   csr.i   = ai;
   csr.j   = aj;
-  if (nzstate != sp->nonzerostate || csr.m != sp->m || csr.n != sp->n || csr.nnz != sp->nnz) {
+  if (nzstate != sp->nonzerostate || csr.m != sp->m || csr.n != sp->n || csr.nnz != sp->nnz || A->data != sp->data) {
     PetscCall(MatSpmvReset(sp));
+    sp->data         = A->data; /* MatHeaderMerge() swaps in new data under the same state */
     sp->nonzerostate = nzstate;
     sp->m            = csr.m;
     sp->n            = csr.n;
     sp->nnz          = csr.nnz;
   }
   if (!sp->L[t]) PetscCall(MatSpmvBuild(A, t, &csr));
-  *Lout = sp->L[t];
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
+  *Lout = L = sp->L[t];
+  if (sp->ondevice && sp->base->cusparse) {
+#if defined(PETSC_HAVE_CUDA)
+    PetscScalar *d_a;
+    PetscMemType mtype;
+
+    if (L->borrowed) { /* the values are aijcusparse's: only make sure they are on the device */
+      PetscCall(MatSeqAIJGetCSRAndMemType(A, NULL, NULL, &d_a, &mtype));
+      L->d_val     = d_a;
+      sp->state[t] = state;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    if (sp->state[t] == state) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(PetscLogEventBegin(sp->format->event_refresh, A, 0, 0, 0));
+    /* aijcusparse brings its device values up to date (an upload only if the host changed them) */
+    PetscCall(MatSeqAIJGetCSRAndMemType(A, NULL, NULL, &d_a, &mtype));
+    PetscCheck(PetscMemTypeDevice(mtype), PETSC_COMM_SELF, PETSC_ERR_PLIB, "aijcusparse base gave host values");
+    if (!L->d_slot2csr && L->nslots) {
+      PetscCall(MatSpmvCUDAUploadInt(&L->d_slot2csr, L->slot2csr, L->nslots));
+      PetscCall(PetscLogCpuToGpu(L->nslots * sizeof(int)));
+    }
+    {
+      void *stream;
+
+      PetscCall(MatSpmvCUDAGetStream(&stream));
+      PetscCall(MatSpmvCUDAGather(L->nslots, L->d_slot2csr, d_a, L->d_val, stream));
+    }
+    sp->state[t] = state;
+    PetscCall(PetscLogEventEnd(sp->format->event_refresh, A, 0, 0, 0));
+#endif
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (sp->state[t] == state) PetscFunctionReturn(PETSC_SUCCESS);
 
   PetscCall(PetscLogEventBegin(sp->format->event_refresh, A, 0, 0, 0));
-  if (sp->ondevice) {
+  {
+    const PetscScalar *aa;
+
+    PetscCall(MatSeqAIJGetArrayRead(A, &aa)); /* host values, brought back from the device if needed */
+    if (sp->ondevice) {
 #if defined(PETSC_HAVE_CUDA)
-    MatSpmvLayout L = *Lout;
-    void         *stream;
+      void *stream;
 
-    PetscCall(MatSpmvCUDAGetStream(&stream));
-    if (L->identity) { /* the layout keeps CSR order: the values are a straight copy */
-      PetscCall(MatSpmvCUDACopyToDevice(L->d_val, aa, L->nslots * sizeof(PetscScalar), stream));
-      PetscCall(PetscLogCpuToGpu(L->nslots * sizeof(PetscScalar)));
-    } else if (sp->state[t] == MATSPMV_NOSTATE) { /* first fill after a build: gather on the host, one upload */
-      PetscScalar *val;
+      PetscCall(MatSpmvCUDAGetStream(&stream));
+      if (L->identity) { /* the layout keeps CSR order: the values are a straight copy */
+        PetscCall(MatSpmvCUDACopyToDevice(L->d_val, aa, L->nslots * sizeof(PetscScalar), stream));
+        PetscCall(PetscLogCpuToGpu(L->nslots * sizeof(PetscScalar)));
+      } else if (sp->state[t] == MATSPMV_NOSTATE) { /* first fill after a build: gather on the host, one upload */
+        PetscScalar *val;
 
-      PetscCall(PetscMalloc1(L->nslots, &val));
-      MatSpmvGatherHost(L, aa, val);
-      PetscCall(MatSpmvCUDACopyToDevice(L->d_val, val, L->nslots * sizeof(PetscScalar), stream));
-      PetscCall(PetscLogCpuToGpu(L->nslots * sizeof(PetscScalar)));
-      PetscCall(PetscFree(val));
-    } else { /* values changed, pattern kept: upload the CSR values, gather on the device */
-      if (!L->d_slot2csr && L->nslots) {
-        PetscCall(MatSpmvCUDAUploadInt(&L->d_slot2csr, L->slot2csr, L->nslots));
-        PetscCall(PetscLogCpuToGpu(L->nslots * sizeof(int)));
+        PetscCall(PetscMalloc1(L->nslots, &val));
+        MatSpmvGatherHost(L, aa, val);
+        PetscCall(MatSpmvCUDACopyToDevice(L->d_val, val, L->nslots * sizeof(PetscScalar), stream));
+        PetscCall(PetscLogCpuToGpu(L->nslots * sizeof(PetscScalar)));
+        PetscCall(PetscFree(val));
+      } else { /* values changed, pattern kept: upload the CSR values, gather on the device */
+        if (!L->d_slot2csr && L->nslots) {
+          PetscCall(MatSpmvCUDAUploadInt(&L->d_slot2csr, L->slot2csr, L->nslots));
+          PetscCall(PetscLogCpuToGpu(L->nslots * sizeof(int)));
+        }
+        if (sp->d_csrstate != state) {
+          if (!sp->d_csrval) PetscCall(MatSpmvCUDAMalloc((void **)&sp->d_csrval, csr.nnz * sizeof(PetscScalar)));
+          PetscCall(MatSpmvCUDACopyToDevice(sp->d_csrval, aa, csr.nnz * sizeof(PetscScalar), stream));
+          PetscCall(PetscLogCpuToGpu(csr.nnz * sizeof(PetscScalar)));
+          sp->d_csrstate = state;
+        }
+        PetscCall(MatSpmvCUDAGather(L->nslots, L->d_slot2csr, sp->d_csrval, L->d_val, stream));
       }
-      if (sp->d_csrstate != state) {
-        if (!sp->d_csrval) PetscCall(MatSpmvCUDAMalloc((void **)&sp->d_csrval, csr.nnz * sizeof(PetscScalar)));
-        PetscCall(MatSpmvCUDACopyToDevice(sp->d_csrval, aa, csr.nnz * sizeof(PetscScalar), stream));
-        PetscCall(PetscLogCpuToGpu(csr.nnz * sizeof(PetscScalar)));
-        sp->d_csrstate = state;
-      }
-      PetscCall(MatSpmvCUDAGather(L->nslots, L->d_slot2csr, sp->d_csrval, L->d_val, stream));
-    }
 #endif
-  } else {
-    MatSpmvLayout L = *Lout;
-
-    if (L->identity) PetscCall(PetscArraycpy(L->val, aa, L->nslots));
-    else MatSpmvGatherHost(L, aa, L->val);
+    } else {
+      if (L->identity) PetscCall(PetscArraycpy(L->val, aa, L->nslots));
+      else MatSpmvGatherHost(L, aa, L->val);
+    }
+    PetscCall(MatSeqAIJRestoreArrayRead(A, &aa));
   }
   sp->state[t] = state;
   PetscCall(PetscLogEventEnd(sp->format->event_refresh, A, 0, 0, 0));
@@ -325,7 +366,7 @@ static PetscErrorCode MatSpmvUpdate(Mat A, int t, MatSpmvLayout *Lout)
 /* y = op(A) x (+ z); t = 0: op(A) = A, t = 1: op(A) = A^T */
 static PetscErrorCode MatSpmvApply(Mat A, int t, Vec x, Vec z, Vec y)
 {
-  Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
   MatSpmvLayout   L;
 
   PetscFunctionBegin;
@@ -442,23 +483,63 @@ static PetscErrorCode MatMultTransposeAdd_SeqAIJSpmv(Mat A, Vec x, Vec z, Vec y)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* MatRetrieveValues() changes the values without bumping the object state */
+/* MatRetrieveValues() changes the host values without bumping the object state (nor, on
+   aijcusparse, marking the device copy stale) */
 static PetscErrorCode MatRetrieveValues_SeqAIJSpmv(Mat A)
 {
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
+
   PetscFunctionBegin;
-  PetscCall(MatSpmvBaseSeq.retrievevalues(A));
+  PetscCall(sp->base->retrievevalues(A));
+  if (sp->base->cusparse) A->offloadmask = PETSC_OFFLOAD_CPU;
   PetscCall(PetscObjectStateIncrease((PetscObject)A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatStoreValues() reads the host values: on aijcusparse they may live only on the device */
+static PetscErrorCode MatStoreValues_SeqAIJSpmv(Mat A)
+{
+  Mat_SeqAIJSpmv    *sp = MatSpmvSeq(A);
+  const PetscScalar *aa;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqAIJGetArrayRead(A, &aa));
+  PetscCall(MatSeqAIJRestoreArrayRead(A, &aa));
+  PetscCall(sp->base->storevalues(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The four products: ours unless A is bound to the CPU (then SeqAIJ's, as aijcusparse does) */
+static PetscErrorCode MatSpmvSetProducts(Mat A)
+{
+  PetscFunctionBegin;
+  A->ops->mult             = MatMult_SeqAIJSpmv;
+  A->ops->multadd          = MatMultAdd_SeqAIJSpmv;
+  A->ops->multtranspose    = MatMultTranspose_SeqAIJSpmv;
+  A->ops->multtransposeadd = MatMultTransposeAdd_SeqAIJSpmv;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatBindToCPU_SeqAIJSpmv(Mat A, PetscBool flg)
+{
+  PetscFunctionBegin;
+  /* aijcusparse's binding swaps in its device functions or SeqAIJ's host ones */
+  PetscCall(MatSpmvBaseSeqCUSPARSE.bindtocpu(A, flg));
+  if (!flg) {
+    PetscCall(MatSpmvSetProducts(A));
+    PetscCall(MatSpmvSetDeviceOps_SeqAIJSpmv(A));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatView_SeqAIJSpmv(Mat A, PetscViewer viewer)
 {
-  Mat_SeqAIJSpmv   *sp = (Mat_SeqAIJSpmv *)A->spptr;
+  Mat_SeqAIJSpmv   *sp = MatSpmvSeq(A);
   PetscBool         isascii;
   PetscViewerFormat format;
 
   PetscFunctionBegin;
-  PetscCall(MatSpmvBaseSeq.view(A, viewer));
+  PetscCall(sp->base->view(A, viewer));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerGetFormat(viewer, &format));
@@ -467,63 +548,96 @@ static PetscErrorCode MatView_SeqAIJSpmv(Mat A, PetscViewer viewer)
     MatSpmvLayout L;
 
     PetscCall(MatSpmvUpdate(A, 0, &L));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "%s (%s), backend %s\n", sp->format->title, sp->format->name, sp->ondevice ? "CUDA" : "host reference"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "%s (%s), backend %s, base %s\n", sp->format->title, sp->format->name, sp->ondevice ? "CUDA" : "host reference", sp->base->cusparse ? "aijcusparse" : "aij"));
     PetscCall(PetscViewerASCIIPushTab(viewer));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "slots %" PetscInt_FMT " for %" PetscInt_FMT " nonzeros: padding ratio %.3f, %.2f bytes per nonzero stored (CSR: %.2f)\n", L->nslots, L->nnz, L->nnz ? (double)L->nslots / (double)L->nnz : 1.0,
-                                     L->nnz ? (double)(L->nslots * sizeof(PetscScalar) + L->indexbytes) / (double)L->nnz : 0.0, L->nnz ? (double)(L->nnz * (sizeof(PetscScalar) + sizeof(int)) + (L->m + 1) * sizeof(int)) / (double)L->nnz : 0.0));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "slots %" PetscInt_FMT " for %" PetscInt_FMT " nonzeros: padding ratio %.3f, %.2f bytes per nonzero stored (CSR: %.2f)%s\n", L->nslots, L->nnz, L->nnz ? (double)L->nslots / (double)L->nnz : 1.0,
+                                     L->nnz ? (double)((L->borrowed ? 0 : L->nslots * sizeof(PetscScalar)) + L->indexbytes) / (double)L->nnz : 0.0, L->nnz ? (double)(L->nnz * (sizeof(PetscScalar) + sizeof(int)) + (L->m + 1) * sizeof(int)) / (double)L->nnz : 0.0, L->borrowed ? ", values shared with aijcusparse" : ""));
     PetscCall(sp->format->view(L, viewer));
     PetscCall(PetscViewerASCIIPopTab(viewer));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static const char *const MatSpmvComposedNames[] = {"MatSpmvSetBackend_C", "MatSpmvGetBackend_C", "MatSpmvGetParams_C", "MatSpmvParamsChanged_C", "MatSpmvCheckLayout_C", "MatSpmvGetStorage_C", "MatRetrieveValues_C"};
+static const char *const MatSpmvComposedNames[] = {"MatSpmvSetBackend_C", "MatSpmvGetBackend_C", "MatSpmvGetParams_C", "MatSpmvParamsChanged_C", "MatSpmvCheckLayout_C", "MatSpmvGetStorage_C"};
 
-/* Free the format's state and remove the functions composed by the conversion */
+static PetscErrorCode MatSpmvSeqDataDestroy(PetscCtxRt ctx)
+{
+  Mat_SeqAIJSpmv *sp = *(Mat_SeqAIJSpmv **)ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvReset(sp));
+  PetscCall(PetscFree(sp->params));
+  PetscCall(PetscFree(sp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Give B the base's functions back and drop everything the conversion added */
 static PetscErrorCode MatSpmvSeqStrip(Mat B)
 {
-  Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)B->spptr;
+  Mat_SeqAIJSpmv *sp   = MatSpmvSeq(B);
+  MatSpmvBaseOps *base = sp->base;
 
   PetscFunctionBegin;
   PetscCall(MatSpmvComposeConverters(B, sp->format, PETSC_FALSE, NULL, NULL));
-  PetscCall(MatSpmvReset(sp));
-  PetscCall(PetscFree(sp->params));
-  PetscCall(PetscFree(B->spptr));
+  if (base->cusparse) PetscCall(MatSpmvClearDeviceOps_SeqAIJSpmv(B));
   for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(MatSpmvComposedNames); k++) PetscCall(PetscObjectComposeFunction((PetscObject)B, MatSpmvComposedNames[k], NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatRetrieveValues_C", base->retrievevalues));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatStoreValues_C", base->storevalues));
+  B->ops->mult             = base->mult;
+  B->ops->multadd          = base->multadd;
+  B->ops->multtranspose    = base->multtranspose;
+  B->ops->multtransposeadd = base->multtransposeadd;
+  B->ops->destroy          = base->destroy;
+  B->ops->duplicate        = base->duplicate;
+  B->ops->setfromoptions   = base->setfromoptions;
+  B->ops->view             = base->view;
+  if (base->cusparse) {
+    B->ops->bindtocpu = base->bindtocpu;
+    /* aijcusparse's own functions for the binding B is in (products, composed product hooks) */
+    PetscCall(base->bindtocpu(B, B->boundtocpu));
+  }
+  PetscCall(PetscObjectContainerCompose((PetscObject)B, MATSPMV_SEQ_DATA, NULL, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatDestroy_SeqAIJSpmv(Mat A)
 {
-  Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
 
   PetscFunctionBegin;
-  if (sp) PetscCall(MatSpmvSeqStrip(A));
-  PetscCall(MatSpmvBaseSeq.destroy(A));
+  if (sp) {
+    PetscErrorCode (*destroy)(Mat) = sp->base->destroy;
+
+    PetscCall(MatSpmvSeqStrip(A));
+    PetscCall((*destroy)(A));
+  } else {
+    /* MatHeaderMerge() destroys A's data with its composed objects set aside, and gives them back
+       after: our state stays (the fingerprint sees the new data) and only the base's data goes */
+    PetscCall((A->ops->bindtocpu == MatBindToCPU_SeqAIJSpmv ? MatSpmvBaseSeqCUSPARSE.destroy : MatSpmvBaseSeq.destroy)(A));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Back to the base (seqaijcusparse with a GPU, seqaij without), or on to seqaij */
 static PetscErrorCode MatConvert_SeqAIJSpmv_SeqAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
-  Mat B = *newmat;
+  Mat       B = *newmat;
+  PetscBool tocusparse;
 
   PetscFunctionBegin;
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
   else if (reuse == MAT_REUSE_MATRIX) PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
   if (reuse != MAT_REUSE_MATRIX) {
+    PetscBool cusparse = MatSpmvSeq(B)->base->cusparse;
+
     PetscCall(MatSpmvSeqStrip(B));
-    PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatRetrieveValues_C", MatSpmvBaseSeq.retrievevalues));
-    B->ops->mult             = MatSpmvBaseSeq.mult;
-    B->ops->multadd          = MatSpmvBaseSeq.multadd;
-    B->ops->multtranspose    = MatSpmvBaseSeq.multtranspose;
-    B->ops->multtransposeadd = MatSpmvBaseSeq.multtransposeadd;
-    B->ops->destroy          = MatSpmvBaseSeq.destroy;
-    B->ops->duplicate        = MatSpmvBaseSeq.duplicate;
-    B->ops->setfromoptions   = MatSpmvBaseSeq.setfromoptions;
-    B->ops->view             = MatSpmvBaseSeq.view;
-    PetscCall(PetscFree(B->defaultvectype));
-    PetscCall(PetscStrallocpy(VECSTANDARD, &B->defaultvectype));
-    PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQAIJ));
+    if (!cusparse) {
+      PetscCall(PetscFree(B->defaultvectype));
+      PetscCall(PetscStrallocpy(VECSTANDARD, &B->defaultvectype));
+    }
+    PetscCall(PetscObjectChangeTypeName((PetscObject)B, cusparse ? MATSEQAIJCUSPARSE : MATSEQAIJ));
+    PetscCall(PetscStrcmpAny(type, &tocusparse, MATSEQAIJCUSPARSE, MATAIJCUSPARSE, ""));
+    if (cusparse && !tocusparse) PetscCall(MatConvert(B, MATSEQAIJ, MAT_INPLACE_MATRIX, &B));
   }
   *newmat = B;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -531,22 +645,27 @@ static PetscErrorCode MatConvert_SeqAIJSpmv_SeqAIJ(Mat A, MatType type, MatReuse
 
 static PetscErrorCode MatDuplicate_SeqAIJSpmv(Mat A, MatDuplicateOption op, Mat *M)
 {
-  Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr, *msp;
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A), *msp;
+  PetscBool       ours;
 
   PetscFunctionBegin;
-  /* SeqAIJ's duplicate creates the copy with our type name, so it gets a fresh spptr */
-  PetscCall(MatSpmvBaseSeq.duplicate(A, op, M));
-  msp = (Mat_SeqAIJSpmv *)(*M)->spptr;
+  /* the base's duplicate creates the copy with our type name; aijcusparse's then makes it
+     seqaijcusparse again, and we convert it back */
+  PetscCall(sp->base->duplicate(A, op, M));
+  PetscCall(PetscObjectTypeCompare((PetscObject)*M, sp->format->seqtype, &ours));
+  if (!ours) PetscCall(MatConvert_SeqAIJ_SeqAIJSpmv(*M, sp->format->seqtype, MAT_INPLACE_MATRIX, M));
+  msp = MatSpmvSeq(*M);
   PetscCheck(msp && msp->format == sp->format, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Duplicate lost the %s type", sp->format->name);
   PetscCall(PetscMemcpy(msp->params, sp->params, sp->format->paramsize));
   msp->paramsset = sp->paramsset;
   msp->backend   = sp->backend;
+  msp->resolved  = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatSpmvSetBackend_SeqAIJSpmv(Mat A, MatSpmvBackend backend)
 {
-  Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
 
   PetscFunctionBegin;
   if (backend == sp->backend) PetscFunctionReturn(PETSC_SUCCESS);
@@ -558,7 +677,7 @@ static PetscErrorCode MatSpmvSetBackend_SeqAIJSpmv(Mat A, MatSpmvBackend backend
 
 static PetscErrorCode MatSpmvGetBackend_SeqAIJSpmv(Mat A, MatSpmvBackend *backend)
 {
-  Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
 
   PetscFunctionBegin;
   *backend = sp->backend;
@@ -567,7 +686,7 @@ static PetscErrorCode MatSpmvGetBackend_SeqAIJSpmv(Mat A, MatSpmvBackend *backen
 
 static PetscErrorCode MatSpmvGetParams_SeqAIJSpmv(Mat A, MatSpmvFormat **format, void **params)
 {
-  Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
 
   PetscFunctionBegin;
   *format = sp->format;
@@ -590,19 +709,20 @@ static PetscErrorCode MatSpmvGetStorage_SeqAIJSpmv(Mat A, PetscInt *nslots, Pets
    padding slots hold zeros at a valid column, slot values equal the CSR values */
 static PetscErrorCode MatSpmvCheckLayout_SeqAIJSpmv(Mat A)
 {
-  Mat_SeqAIJSpmv    *sp = (Mat_SeqAIJSpmv *)A->spptr;
+  Mat_SeqAIJSpmv    *sp = MatSpmvSeq(A);
   const PetscInt    *ai, *aj;
-  PetscScalar       *aa;
-  PetscMemType       mtype;
-  PetscInt          *row, *col, *seen, *rowof;
+  const PetscScalar *aa;
+  PetscInt          *row, *col, *seen, *rowof, mrows;
   PetscScalar       *val;
+  PetscBool          done;
 
   PetscFunctionBegin;
   for (int t = 0; t < 2; t++) {
     MatSpmvLayout L;
 
     PetscCall(MatSpmvUpdate(A, t, &L));
-    PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
+    PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &mrows, &ai, &aj, &done));
+    PetscCall(MatSeqAIJGetArrayRead(A, &aa));
     PetscCall(PetscMalloc3(L->nslots, &row, L->nslots, &col, L->nslots, &val));
     PetscCall(PetscCalloc1(L->nnz, &seen));
     PetscCall(PetscMalloc1(L->nnz, &rowof));
@@ -639,6 +759,8 @@ static PetscErrorCode MatSpmvCheckLayout_SeqAIJSpmv(Mat A)
       PetscCheck(val[s] == aa[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s%s: slot %" PetscInt_FMT " holds a stale value", sp->format->name, t ? "^T" : "", s);
     }
     for (PetscInt k = 0; k < L->nnz; k++) PetscCheck(seen[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s%s: CSR position %" PetscInt_FMT " is in no slot", sp->format->name, t ? "^T" : "", k);
+    PetscCall(MatSeqAIJRestoreArrayRead(A, &aa));
+    PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &mrows, &ai, &aj, &done));
     PetscCall(PetscFree3(row, col, val));
     PetscCall(PetscFree(seen));
     PetscCall(PetscFree(rowof));
@@ -651,7 +773,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJSpmv(Mat A, MatType type, MatReuse reuse,
   Mat             B = *newmat;
   Mat_SeqAIJSpmv *sp;
   MatSpmvFormat  *format;
-  PetscBool       same;
+  PetscBool       same, isaij, iscusparse, usecusparse;
 
   PetscFunctionBegin;
   PetscCall(MatSpmvFormatFind(type, &format));
@@ -666,29 +788,41 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJSpmv(Mat A, MatType type, MatReuse reuse,
     *newmat = B;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQAIJ, &same));
-  PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot convert a %s matrix to %s in place: convert it to MATSEQAIJ first", ((PetscObject)B)->type_name, format->seqtype);
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQAIJ, &isaij));
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQAIJCUSPARSE, &iscusparse));
+  PetscCheck(isaij || iscusparse, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot convert a %s matrix to %s in place: convert it to MATSEQAIJ first", ((PetscObject)B)->type_name, format->seqtype);
   PetscCheck(!B->factortype, PETSC_COMM_SELF, PETSC_ERR_SUP, "A factored matrix cannot become %s", format->seqtype);
+  PetscCall(MatSpmvUseCUSPARSEBase(&usecusparse));
+  if (usecusparse && isaij) { /* with a GPU the base is aijcusparse */
+    PetscCall(MatConvert(B, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &B));
+    iscusparse = PETSC_TRUE;
+  }
   PetscCall(MatSpmvSaveBaseOps(B));
 
-  PetscCall(PetscNew(&sp));
-  sp->format = format;
-  PetscCall(PetscMalloc(format->paramsize, &sp->params));
-  PetscCall(PetscMemcpy(sp->params, format->paramsdefault, format->paramsize));
-  sp->backend = MAT_SPMV_BACKEND_AUTO;
-  for (int t = 0; t < 2; t++) sp->state[t] = MATSPMV_NOSTATE;
-  sp->d_csrstate   = MATSPMV_NOSTATE;
-  sp->nonzerostate = MATSPMV_NOSTATE; /* MatDuplicate copies nonzerostate: start from an impossible one */
-  B->spptr         = sp;
+  /* aijcusparse's duplicate hands back a copy of ours renamed seqaijcusparse: its data stays */
+  PetscCall(MatSpmvSeqGetData(B, &sp));
+  if (sp) PetscCheck(sp->format == format, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot convert a matrix that was %s to %s in place: convert it to MATSEQAIJ first", sp->format->seqtype, format->seqtype);
+  else {
+    PetscCall(PetscNew(&sp));
+    sp->format = format;
+    PetscCall(PetscMalloc(format->paramsize, &sp->params));
+    PetscCall(PetscMemcpy(sp->params, format->paramsdefault, format->paramsize));
+    sp->backend = MAT_SPMV_BACKEND_AUTO;
+    PetscCall(PetscObjectContainerCompose((PetscObject)B, MATSPMV_SEQ_DATA, sp, MatSpmvSeqDataDestroy));
+  }
+  PetscCall(MatSpmvReset(sp)); /* MatDuplicate copies nonzerostate: the fingerprint starts from an impossible one */
+  sp->base     = iscusparse ? &MatSpmvBaseSeqCUSPARSE : &MatSpmvBaseSeq;
+  sp->resolved = PETSC_FALSE;
 
-  B->ops->mult             = MatMult_SeqAIJSpmv;
-  B->ops->multadd          = MatMultAdd_SeqAIJSpmv;
-  B->ops->multtranspose    = MatMultTranspose_SeqAIJSpmv;
-  B->ops->multtransposeadd = MatMultTransposeAdd_SeqAIJSpmv;
-  B->ops->destroy          = MatDestroy_SeqAIJSpmv;
-  B->ops->duplicate        = MatDuplicate_SeqAIJSpmv;
-  B->ops->setfromoptions   = MatSetFromOptions_SeqAIJSpmv;
-  B->ops->view             = MatView_SeqAIJSpmv;
+  if (!iscusparse || !B->boundtocpu) PetscCall(MatSpmvSetProducts(B)); /* bound aijcusparse keeps SeqAIJ's */
+  B->ops->destroy        = MatDestroy_SeqAIJSpmv;
+  B->ops->duplicate      = MatDuplicate_SeqAIJSpmv;
+  B->ops->setfromoptions = MatSetFromOptions_SeqAIJSpmv;
+  B->ops->view           = MatView_SeqAIJSpmv;
+  if (iscusparse) {
+    B->ops->bindtocpu = MatBindToCPU_SeqAIJSpmv;
+    PetscCall(MatSpmvSetDeviceOps_SeqAIJSpmv(B));
+  }
 
   PetscCall(MatSpmvComposeConverters(B, format, PETSC_FALSE, MatConvert_SeqAIJSpmv_SeqAIJ, MatConvert_SeqAIJ_SeqAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvSetBackend_C", MatSpmvSetBackend_SeqAIJSpmv));
@@ -698,15 +832,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJSpmv(Mat A, MatType type, MatReuse reuse,
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvCheckLayout_C", MatSpmvCheckLayout_SeqAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvGetStorage_C", MatSpmvGetStorage_SeqAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatRetrieveValues_C", MatRetrieveValues_SeqAIJSpmv));
-#if defined(PETSC_HAVE_CUDA)
-  {
-    PetscBool gpu;
-
-    /* MatCreateVecs() then gives CUDA vectors: products without staging copies */
-    PetscCall(MatSpmvCUDAAvailable(&gpu));
-    if (gpu) PetscCall(MatSetVecType(B, VECCUDA));
-  }
-#endif
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatStoreValues_C", MatStoreValues_SeqAIJSpmv));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, format->seqtype));
   *newmat = B;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -714,8 +840,11 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJSpmv(Mat A, MatType type, MatReuse reuse,
 
 PetscErrorCode MatCreate_SeqAIJSpmv(Mat A, MatSpmvFormat *format)
 {
+  PetscBool usecusparse;
+
   PetscFunctionBegin;
-  PetscCall(MatSetType(A, MATSEQAIJ));
+  PetscCall(MatSpmvUseCUSPARSEBase(&usecusparse));
+  PetscCall(MatSetType(A, usecusparse ? MATSEQAIJCUSPARSE : MATSEQAIJ));
   PetscCall(MatConvert_SeqAIJ_SeqAIJSpmv(A, format->seqtype, MAT_INPLACE_MATRIX, &A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -723,7 +852,7 @@ PetscErrorCode MatCreate_SeqAIJSpmv(Mat A, MatSpmvFormat *format)
 /* After the format's parameters changed through the API, the layouts must be rebuilt */
 static PetscErrorCode MatSpmvParamsChanged_SeqAIJSpmv(Mat A)
 {
-  Mat_SeqAIJSpmv *sp = (Mat_SeqAIJSpmv *)A->spptr;
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
 
   PetscFunctionBegin;
   PetscCall(MatSpmvReset(sp));
