@@ -4,6 +4,9 @@
 */
 #include "aijspmvimpl.h"
 #include <petscdevice_cuda.h>
+#include <thrust/equal.h>
+#include <thrust/execution_policy.h>
+#include <thrust/iterator/counting_iterator.h>
 
 PetscErrorCode MatSpmvCUDAAvailable(PetscBool *avail)
 {
@@ -88,5 +91,25 @@ PetscErrorCode MatSpmvCUDAGather(PetscInt nslots, const int *slot2csr, const Pet
     MatSpmvGatherKernel<PetscScalar, int><<<blocks, threads, 0, (cudaStream_t)stream>>>((int)nslots, slot2csr, csrval, val);
     PetscCallCUDA(cudaGetLastError());
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDAIsIdentity(PetscInt n, const int *slot2csr, PetscBool *identity, void *stream)
+{
+  PetscFunctionBegin;
+  *identity = n ? (PetscBool)thrust::equal(thrust::cuda::par.on((cudaStream_t)stream), slot2csr, slot2csr + n, thrust::counting_iterator<int>(0)) : PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDADownloadInt(PetscInt **h, const int *d, PetscInt n)
+{
+  int *tmp;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(n, h));
+  PetscCall(PetscMalloc1(n, &tmp));
+  if (n) PetscCallCUDA(cudaMemcpy(tmp, d, n * sizeof(int), cudaMemcpyDeviceToHost));
+  for (PetscInt k = 0; k < n; k++) (*h)[k] = tmp[k];
+  PetscCall(PetscFree(tmp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

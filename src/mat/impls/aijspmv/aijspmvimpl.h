@@ -53,6 +53,13 @@ typedef struct {
   PetscErrorCode (*upload)(MatSpmvLayout L);
   /* same as multhost on device arrays, from L->d_val, on the given cudaStream_t */
   PetscErrorCode (*multdevice)(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, void *stream);
+  /* optional, GPU path on aijcusparse: the layout built on the device from the device CSR (d_i, d_j:
+     int row offsets and columns of m rows, n columns, nnz entries) with no host loop over the
+     nonzeros and no copy from the host; sets L->nslots, L->d_slot2csr, the device arrays of L->fmt,
+     L->indexbytes and what view() prints; host arrays stay NULL until download() */
+  PetscErrorCode (*builddevice)(const void *params, PetscInt m, PetscInt n, PetscInt nnz, const int *d_i, const int *d_j, MatSpmvLayout L, void *stream);
+  /* host copies of a device-built layout's arrays (for layout checks) */
+  PetscErrorCode (*download)(MatSpmvLayout L);
   PetscErrorCode (*destroy)(MatSpmvLayout L); /* free L->fmt, host and device */
   PetscErrorCode (*view)(MatSpmvLayout L, PetscViewer viewer);
   /* filled in at registration */
@@ -149,6 +156,8 @@ PETSC_INTERN PetscErrorCode MatSpmvSeqGetData(Mat, Mat_SeqAIJSpmv **); /* NULL i
 PETSC_INTERN PetscErrorCode MatSpmvSetDeviceOps_SeqAIJSpmv(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvClearDeviceOps_SeqAIJSpmv(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvRegisterFactors(MatSpmvFormat *);
+/* aijcusparse's device row offsets (uncompressed) and column indices of A */
+PETSC_INTERN PetscErrorCode MatSpmvCUSPARSEGetIJ(Mat, const int **, const int **);
 
 /* Device services (aijspmvcuda.cu); all take a cudaStream_t as void* */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAAvailable(PetscBool *);
@@ -158,6 +167,10 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDAFree(void *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDACopyToDevice(void *, const void *, size_t, void *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDACopyToHost(void *, const void *, size_t, void *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDAGather(PetscInt, const int *, const PetscScalar *, PetscScalar *, void *);
+/* whether the device map slot2csr of n slots is the identity */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAIsIdentity(PetscInt, const int *, PetscBool *, void *);
+/* host PetscInt copy of a device int array (PetscFree it) */
+PETSC_INTERN PetscErrorCode MatSpmvCUDADownloadInt(PetscInt **, const int *, PetscInt);
 /* upload host array n*size bytes to a new device array (NULL when n is 0) */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAUpload(void **, const void *, size_t);
 

@@ -192,19 +192,43 @@ static PetscErrorCode MatSpmvTransposeCSR(const MatSpmvCSR *csr, PetscInt **ti, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The layout of A on the device from aijcusparse's device CSR, with the format's own kernels: no
+   host loop over the nonzeros, nothing uploaded. Used on the GPU path when the format has one. */
+static PetscErrorCode MatSpmvBuildDevice(Mat A, MatSpmvLayout L)
+{
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
+  const int      *d_i, *d_j;
+  void           *stream;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j));
+  PetscCall(MatSpmvCUDAGetStream(&stream));
+  PetscCall(sp->format->builddevice(sp->params, L->m, L->n, L->nnz, d_i, d_j, L, stream));
+  PetscCall(MatSpmvCUDAIsIdentity(L->nslots == L->nnz ? L->nslots : 0, L->d_slot2csr, &L->identity, stream));
+  L->identity = (PetscBool)(L->identity && L->nslots == L->nnz);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Build the layout of A (t = 0) or A^T (t = 1) from the current structure */
 static PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
 {
   Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
   MatSpmvLayout   L;
+  PetscBool       ondevicebuild;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(sp->format->event_build, A, 0, 0, 0));
   PetscCall(PetscNew(&L));
-  if (t == 0) {
-    L->m   = csr->m;
-    L->n   = csr->n;
-    L->nnz = csr->nnz;
+  /* the format's device build needs aijcusparse's 32-bit device CSR */
+  ondevicebuild = (PetscBool)(t == 0 && sp->ondevice && sp->base->cusparse && sp->format->builddevice && sizeof(PetscInt) == sizeof(int));
+  L->m   = t ? csr->n : csr->m;
+  L->n   = t ? csr->m : csr->n;
+  L->nnz = csr->nnz;
+  if (ondevicebuild) {
+#if defined(PETSC_HAVE_CUDA)
+    PetscCall(MatSpmvBuildDevice(A, L));
+#endif
+  } else if (t == 0) {
     PetscCall(sp->format->build(sp->params, csr, L));
   } else {
     PetscInt  *ti, *tj, *perm;
@@ -213,9 +237,6 @@ static PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
     PetscCall(MatSpmvTransposeCSR(csr, &ti, &tj, &perm));
     tcsr.i = ti;
     tcsr.j = tj;
-    L->m   = csr->n;
-    L->n   = csr->m;
-    L->nnz = csr->nnz;
     PetscCall(sp->format->build(sp->params, &tcsr, L));
     for (PetscInt s = 0; s < L->nslots; s++)
       if (L->slot2csr[s] >= 0) L->slot2csr[s] = perm[L->slot2csr[s]];
@@ -223,23 +244,47 @@ static PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
     PetscCall(PetscFree(tj));
     PetscCall(PetscFree(perm));
   }
-  L->identity = (PetscBool)(L->nslots == L->nnz);
-  for (PetscInt s = 0; s < L->nslots && L->identity; s++) L->identity = (PetscBool)(L->slot2csr[s] == s);
+  if (!ondevicebuild) {
+    L->identity = (PetscBool)(L->nslots == L->nnz);
+    for (PetscInt s = 0; s < L->nslots && L->identity; s++) L->identity = (PetscBool)(L->slot2csr[s] == s);
+  }
   /* device kernels index with 32-bit integers */
   PetscCheck(L->nslots <= PETSC_INT32_MAX && L->m < PETSC_INT32_MAX && L->n < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s stores %" PetscInt_FMT " slots for a %" PetscInt_FMT " x %" PetscInt_FMT " matrix: more than 32-bit indices address; split the matrix over more MPI processes or use MATAIJ", sp->format->name, L->nslots, L->m, L->n);
   if (sp->ondevice) {
 #if defined(PETSC_HAVE_CUDA)
     /* on aijcusparse an identity layout reads the base's device values in place */
     L->borrowed = (PetscBool)(sp->base->cusparse && L->identity);
+    if (L->borrowed && ondevicebuild) { /* its slot map is not needed */
+      PetscCall(MatSpmvCUDAFree(L->d_slot2csr));
+      L->d_slot2csr = NULL;
+    }
     if (!L->borrowed) PetscCall(MatSpmvCUDAMalloc((void **)&L->d_val, L->nslots * sizeof(PetscScalar)));
-    PetscCall(sp->format->upload(L));
-    PetscCall(PetscLogCpuToGpu(L->indexbytes));
+    if (!ondevicebuild) {
+      PetscCall(sp->format->upload(L));
+      PetscCall(PetscLogCpuToGpu(L->indexbytes));
+    }
 #endif
   } else PetscCall(PetscMalloc1(L->nslots, &L->val));
   sp->L[t]     = L;
   sp->state[t] = MATSPMV_NOSTATE;
   PetscCall(PetscLogEventEnd(sp->format->event_build, A, 0, 0, 0));
-  PetscCall(PetscInfo(A, "%s layout of %s: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " nonzeros in %" PetscInt_FMT " slots\n", sp->format->name, t ? "A^T" : "A", L->m, L->n, L->nnz, L->nslots));
+  PetscCall(PetscInfo(A, "%s layout of %s built on the %s: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " nonzeros in %" PetscInt_FMT " slots\n", sp->format->name, t ? "A^T" : "A", ondevicebuild ? "device" : "host", L->m, L->n, L->nnz, L->nslots));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Host copies of a device-built layout (layout checks only) */
+static PetscErrorCode MatSpmvLayoutDownload(Mat_SeqAIJSpmv *sp, MatSpmvLayout L)
+{
+  PetscFunctionBegin;
+  if (L->slot2csr) PetscFunctionReturn(PETSC_SUCCESS);
+#if defined(PETSC_HAVE_CUDA)
+  if (L->d_slot2csr) PetscCall(MatSpmvCUDADownloadInt(&L->slot2csr, L->d_slot2csr, L->nslots));
+  else { /* an identity map */
+    PetscCall(PetscMalloc1(L->nslots, &L->slot2csr));
+    for (PetscInt s = 0; s < L->nslots; s++) L->slot2csr[s] = s;
+  }
+  PetscCall(sp->format->download(L));
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -721,6 +766,7 @@ static PetscErrorCode MatSpmvCheckLayout_SeqAIJSpmv(Mat A)
     MatSpmvLayout L;
 
     PetscCall(MatSpmvUpdate(A, t, &L));
+    PetscCall(MatSpmvLayoutDownload(sp, L));
     PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &mrows, &ai, &aj, &done));
     PetscCall(MatSeqAIJGetArrayRead(A, &aa));
     PetscCall(PetscMalloc3(L->nslots, &row, L->nslots, &col, L->nslots, &val));

@@ -53,6 +53,21 @@ static PetscErrorCode MatSpmvAliasEnd(MatSpmvAlias *alias)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MatSpmvCUSPARSEGetIJ(Mat A, const int **i, const int **j)
+{
+  MatSpmvAlias alias;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL));
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(MatSeqAIJCUSPARSEGetIJ(A, PETSC_FALSE, i, j));
+#else
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "PETSc was built without CUDA");
+#endif
+  PetscCall(MatSpmvAliasEnd(&alias));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* ---------------- matrix-matrix products (GAMG's Galerkin products, MatMatMult, ...) ---------------- */
 
 static PetscErrorCode MatProductNumeric_SeqAIJSpmv(Mat C)

@@ -245,8 +245,10 @@ MatSpmvFormat MatSpmvFormat_BRC = {
   .slotrowcol     = MatSlotRowCol_BRC,
   .multhost       = MatMultHost_BRC,
 #if defined(PETSC_HAVE_CUDA)
-  .upload     = MatUpload_BRC,
-  .multdevice = MatMultDevice_BRC,
+  .upload      = MatUpload_BRC,
+  .multdevice  = MatMultDevice_BRC,
+  .builddevice = MatBuildDevice_BRC,
+  .download    = MatDownload_BRC,
 #endif
   .destroy    = MatLayoutDestroy_BRC,
   .view       = MatLayoutView_BRC,

@@ -78,3 +78,235 @@ PetscErrorCode MatMultDevice_BRC(MatSpmvLayout L, const PetscScalar *x, const Pe
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* ---- The layout built on the device (Algorithm 1 with the same order as MatBuild_BRC) ---- */
+
+#include <thrust/count.h>
+#include <thrust/copy.h>
+#include <thrust/fill.h>
+#include <thrust/functional.h>
+#include <thrust/reduce.h>
+#include <thrust/scan.h>
+#include <thrust/sort.h>
+#include <thrust/transform_reduce.h>
+#include <thrust/execution_policy.h>
+#include <thrust/iterator/counting_iterator.h>
+
+struct MatBRCRowLen {
+  const int *ai;
+  __host__ __device__ int operator()(int r) const { return ai[r + 1] - ai[r]; }
+};
+struct MatBRCRowLenSq {
+  const int *ai;
+  __host__ __device__ double operator()(int r) const
+  {
+    double l = ai[r + 1] - ai[r];
+    return l * l;
+  }
+};
+struct MatBRCRowInit { /* rows blocks do not write alone: empty and split rows */
+  const int *ai;
+  int        b2;
+  __host__ __device__ bool operator()(int r) const
+  {
+    int l = ai[r + 1] - ai[r];
+    return l == 0 || l > b2;
+  }
+};
+struct MatBRCRowSplit {
+  const int *ai;
+  int        b2;
+  __host__ __device__ bool operator()(int r) const { return ai[r + 1] - ai[r] > b2; }
+};
+
+/* pieces of each row (np[m] = 0 so the exclusive scan ends with the total) */
+__global__ void MatBRCCountPieces(int m, const int *__restrict__ ai, int b2, int *__restrict__ np)
+{
+  for (int r = blockIdx.x * blockDim.x + threadIdx.x; r <= m; r += gridDim.x * blockDim.x) {
+    int l = r < m ? ai[r + 1] - ai[r] : 0;
+    np[r] = l / b2 + (l % b2 ? 1 : 0);
+  }
+}
+
+/* each row's pieces, in row order: sort key (window, longest first), first CSR position, length */
+__global__ void MatBRCMakePieces(int m, const int *__restrict__ ai, const int *__restrict__ pofs, int b2, int W, int *__restrict__ key, int *__restrict__ id, int *__restrict__ prow, int *__restrict__ pstart, int *__restrict__ plen)
+{
+  for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < m; r += gridDim.x * blockDim.x) {
+    int l = ai[r + 1] - ai[r], q = pofs[r], w = r / W, k;
+
+    for (k = 0; k + b2 <= l; k += b2, q++) key[q] = w * (b2 + 1), id[q] = q, prow[q] = r, pstart[q] = ai[r] + k, plen[q] = b2;
+    if (k < l) key[q] = w * (b2 + 1) + (b2 - (l - k)), id[q] = q, prow[q] = r, pstart[q] = ai[r] + k, plen[q] = l - k;
+  }
+}
+
+/* each window's pieces rounded up to whole blocks (pw[nw] = 0 for the exclusive scan) */
+__global__ void MatBRCWindowPadded(int m, int nw, int W, int b1, const int *__restrict__ pofs, int *__restrict__ pw)
+{
+  for (int w = blockIdx.x * blockDim.x + threadIdx.x; w <= nw; w += gridDim.x * blockDim.x) {
+    int c = w < nw ? pofs[min(m, (w + 1) * W)] - pofs[w * W] : 0;
+    pw[w] = (c + b1 - 1) / b1 * b1;
+  }
+}
+
+/* sorted piece q goes to its window's blocks, after the window's earlier pieces */
+__global__ void MatBRCPlacePieces(int P, int b2, int W, const int *__restrict__ skey, const int *__restrict__ sid, const int *__restrict__ pofs, const int *__restrict__ woff, const int *__restrict__ prow, const int *__restrict__ pstart, const int *__restrict__ plen, int *__restrict__ Prow, int *__restrict__ Pstart, int *__restrict__ Plen)
+{
+  for (int q = blockIdx.x * blockDim.x + threadIdx.x; q < P; q += gridDim.x * blockDim.x) {
+    int w = skey[q] / (b2 + 1), id = sid[q], pos = woff[w] + (q - pofs[w * W]);
+
+    Prow[pos]   = prow[id];
+    Pstart[pos] = pstart[id];
+    Plen[pos]   = plen[id];
+  }
+}
+
+/* slots per block: b1 x the block's first (longest) piece (bw[nblocks] = 0 for the scan) */
+__global__ void MatBRCBlockSlots(int nblocks, int b1, const int *__restrict__ Plen, int *__restrict__ bw)
+{
+  for (int b = blockIdx.x * blockDim.x + threadIdx.x; b <= nblocks; b += gridDim.x * blockDim.x) bw[b] = b < nblocks ? b1 * Plen[b * b1] : 0;
+}
+
+/* columns and slot -> CSR map, column-major in each block; padding repeats the lane's last column,
+   a dummy lane the column of the block's last real lane at its first entry (as MatBuild_BRC) */
+__global__ void MatBRCFill(int npad, int b1, int b2, const int *__restrict__ ai, const int *__restrict__ aj, const int *__restrict__ blockoff, const int *__restrict__ Prow, const int *__restrict__ Pstart, const int *__restrict__ Plen, int *__restrict__ rowidx, int *__restrict__ col, int *__restrict__ slot2csr)
+{
+  for (int q = blockIdx.x * blockDim.x + threadIdx.x; q < npad; q += gridDim.x * blockDim.x) {
+    int b = q / b1, lane = q % b1, off = blockoff[b], T = (blockoff[b + 1] - off) / b1, len = Plen[q], start = Pstart[q], row = Prow[q], c = 0;
+
+    rowidx[q] = row >= 0 ? (ai[row + 1] - ai[row] > b2 ? -(row + 2) : row) : -1;
+    if (!len) {
+      int p = q - 1;
+      while (p > b * b1 && !Plen[p]) p--;
+      c = aj[Pstart[p]];
+    }
+    for (int j = 0; j < T; j++) {
+      int s = off + j * b1 + lane;
+      if (j < len) {
+        c           = aj[start + j];
+        slot2csr[s] = start + j;
+      } else slot2csr[s] = -1;
+      col[s] = c;
+    }
+  }
+}
+
+static inline int MatBRCGrid(PetscInt n)
+{
+  return (int)PetscMax(1, PetscMin((n + 255) / 256, 65536));
+}
+
+PetscErrorCode MatBuildDevice_BRC(const void *params, PetscInt m_, PetscInt n, PetscInt nnz, const int *ai, const int *aj, MatSpmvLayout L, void *stream)
+{
+  const MatBRCParams *p = (const MatBRCParams *)params;
+  cudaStream_t        s = (cudaStream_t)stream;
+  auto                pol = thrust::cuda::par.on(s);
+  MatBRCLayout       *brc;
+  int                 m = (int)m_, b1 = (int)p->b1, b2, W, nw, P, npad, nslots;
+  int                *np = NULL, *key = NULL, *id = NULL, *prow = NULL, *pstart = NULL, *plen = NULL, *pw = NULL, *woff = NULL, *Prow = NULL, *Pstart = NULL, *Plen = NULL, *bw = NULL;
+  double              sum, sum2;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&brc));
+  L->fmt = brc;
+  /* statistics and parameters (each reduction returns one number to the host, as aijcusparse's own) */
+  if (m) {
+    sum        = (double)thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), MatBRCRowLen{ai}, 0LL, thrust::plus<long long>());
+    sum2       = thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), MatBRCRowLenSq{ai}, 0.0, thrust::plus<double>());
+    brc->maxnz = thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), MatBRCRowLen{ai}, 0, thrust::maximum<int>());
+  } else sum = sum2 = 0;
+  brc->mu    = m ? sum / m : 0;
+  brc->sigma = m ? PetscSqrtReal(PetscMax(sum2 / m - brc->mu * brc->mu, 0)) : 0;
+  b2         = (int)(p->b2 > 0 ? p->b2 : PetscMin((PetscInt)PetscFloorReal(brc->mu + brc->sigma + 0.5), p->b2max));
+  b2         = PetscMax(PetscMin(b2, (int)brc->maxnz), 1);
+  W          = (int)(p->window > 0 ? PetscMin(p->window, (PetscInt)PETSC_INT32_MAX) : PetscMax(m, 1));
+  nw         = m ? (m + W - 1) / W : 0;
+  brc->b1    = b1;
+  brc->b2    = b2;
+  brc->rep   = p->coarsen > 0 ? p->coarsen : (brc->sigma > brc->mu ? 4 : 1);
+  brc->window = W;
+  PetscCheck(nw <= PETSC_INT32_MAX / (b2 + 1), PETSC_COMM_SELF, PETSC_ERR_SUP, "BRC sort keys of %d windows of width %d overflow 32 bits: use a larger -mat_brc_window", nw, b2);
+
+  /* pieces, sorted by (window, length descending), stable: rows in order among equals */
+  PetscCall(MatSpmvCUDAMalloc((void **)&np, (m + 1) * sizeof(int)));
+  MatBRCCountPieces<<<MatBRCGrid(m + 1), 256, 0, s>>>(m, ai, b2, np);
+  PetscCallCUDA(cudaGetLastError());
+  thrust::exclusive_scan(pol, np, np + m + 1, np); /* np is now the pieces' offsets */
+  PetscCallCUDA(cudaMemcpyAsync(&P, np + m, sizeof(int), cudaMemcpyDeviceToHost, s));
+  PetscCallCUDA(cudaStreamSynchronize(s));
+  PetscCall(MatSpmvCUDAMalloc((void **)&key, P * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&id, P * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&prow, P * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&pstart, P * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&plen, P * sizeof(int)));
+  if (m) {
+    MatBRCMakePieces<<<MatBRCGrid(m), 256, 0, s>>>(m, ai, np, b2, W, key, id, prow, pstart, plen);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  if (P) thrust::stable_sort_by_key(pol, key, key + P, id);
+
+  /* windows padded to whole blocks */
+  PetscCall(MatSpmvCUDAMalloc((void **)&pw, (nw + 1) * sizeof(int)));
+  MatBRCWindowPadded<<<MatBRCGrid(nw + 1), 256, 0, s>>>(m, nw, W, b1, np, pw);
+  PetscCallCUDA(cudaGetLastError());
+  thrust::exclusive_scan(pol, pw, pw + nw + 1, pw);
+  woff = pw;
+  PetscCallCUDA(cudaMemcpyAsync(&npad, woff + nw, sizeof(int), cudaMemcpyDeviceToHost, s));
+  PetscCallCUDA(cudaStreamSynchronize(s));
+  PetscCall(MatSpmvCUDAMalloc((void **)&Prow, npad * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&Pstart, npad * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&Plen, npad * sizeof(int)));
+  if (npad) {
+    thrust::fill(pol, Prow, Prow + npad, -1);
+    thrust::fill(pol, Pstart, Pstart + npad, 0);
+    thrust::fill(pol, Plen, Plen + npad, 0);
+  }
+  if (P) {
+    MatBRCPlacePieces<<<MatBRCGrid(P), 256, 0, s>>>(P, b2, W, key, id, np, woff, prow, pstart, plen, Prow, Pstart, Plen);
+    PetscCallCUDA(cudaGetLastError());
+  }
+
+  /* blocks of b1 pieces, width = their first piece */
+  brc->nblocks = npad / b1;
+  PetscCall(MatSpmvCUDAMalloc((void **)&bw, (brc->nblocks + 1) * sizeof(int)));
+  MatBRCBlockSlots<<<MatBRCGrid(brc->nblocks + 1), 256, 0, s>>>((int)brc->nblocks, b1, Plen, bw);
+  PetscCallCUDA(cudaGetLastError());
+  thrust::exclusive_scan(pol, bw, bw + brc->nblocks + 1, bw);
+  brc->d_blockoff = bw;
+  PetscCallCUDA(cudaMemcpyAsync(&nslots, bw + brc->nblocks, sizeof(int), cudaMemcpyDeviceToHost, s));
+  PetscCallCUDA(cudaStreamSynchronize(s));
+  L->nslots = nslots;
+  PetscCall(MatSpmvCUDAMalloc((void **)&brc->d_rowidx, npad * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&brc->d_col, (size_t)nslots * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&L->d_slot2csr, (size_t)nslots * sizeof(int)));
+  if (npad) {
+    MatBRCFill<<<MatBRCGrid(npad), 256, 0, s>>>(npad, b1, b2, ai, aj, bw, Prow, Pstart, Plen, brc->d_rowidx, brc->d_col, L->d_slot2csr);
+    PetscCallCUDA(cudaGetLastError());
+  }
+
+  /* rows pre-set before the blocks run */
+  if (m) {
+    brc->ninit  = thrust::count_if(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), MatBRCRowInit{ai, b2});
+    brc->nsplit = thrust::count_if(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), MatBRCRowSplit{ai, b2});
+    PetscCall(MatSpmvCUDAMalloc((void **)&brc->d_initrows, brc->ninit * sizeof(int)));
+    if (brc->ninit) thrust::copy_if(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), brc->d_initrows, MatBRCRowInit{ai, b2});
+  }
+  L->indexbytes = sizeof(int) * ((size_t)nslots + npad + brc->nblocks + 1 + brc->ninit);
+
+  PetscCallCUDA(cudaStreamSynchronize(s));
+  for (int *a : {np, key, id, prow, pstart, plen, pw, Prow, Pstart, Plen}) PetscCall(MatSpmvCUDAFree(a));
+  (void)n;
+  (void)nnz;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatDownload_BRC(MatSpmvLayout L)
+{
+  MatBRCLayout *brc = (MatBRCLayout *)L->fmt;
+
+  PetscFunctionBegin;
+  if (!brc->blockoff) PetscCall(MatSpmvCUDADownloadInt(&brc->blockoff, brc->d_blockoff, brc->nblocks + 1));
+  if (!brc->rowidx) PetscCall(MatSpmvCUDADownloadInt(&brc->rowidx, brc->d_rowidx, brc->nblocks * brc->b1));
+  if (!brc->col) PetscCall(MatSpmvCUDADownloadInt(&brc->col, brc->d_col, L->nslots));
+  if (!brc->initrows) PetscCall(MatSpmvCUDADownloadInt(&brc->initrows, brc->d_initrows, brc->ninit));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
