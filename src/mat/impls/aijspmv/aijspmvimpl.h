@@ -25,6 +25,7 @@ struct _n_MatSpmvLayout {
   PetscInt    *slot2csr;    /* CSR position of A feeding each slot, -1 for padding (host) */
   PetscScalar *val;         /* slot values, host backend only */
   PetscScalar *d_val;       /* slot values, CUDA backend only */
+  PetscBool    devicebuilt; /* built by the format's builddevice: host arrays only after download */
   PetscBool    borrowed;    /* d_val is the base's device CSR value array (identity layout on aijcusparse): not ours to free */
   int         *d_slot2csr;  /* slot2csr on the device, for value refreshes */
   PetscBool    identity;    /* slot s holds CSR entry s, no padding: a refresh is a plain copy (set by the layer) */

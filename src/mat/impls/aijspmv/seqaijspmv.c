@@ -227,6 +227,7 @@ static PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
   if (ondevicebuild) {
 #if defined(PETSC_HAVE_CUDA)
     PetscCall(MatSpmvBuildDevice(A, L));
+    L->devicebuilt = PETSC_TRUE;
 #endif
   } else if (t == 0) {
     PetscCall(sp->format->build(sp->params, csr, L));
@@ -276,7 +277,7 @@ static PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
 static PetscErrorCode MatSpmvLayoutDownload(Mat_SeqAIJSpmv *sp, MatSpmvLayout L)
 {
   PetscFunctionBegin;
-  if (L->slot2csr) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!L->devicebuilt || L->slot2csr) PetscFunctionReturn(PETSC_SUCCESS);
 #if defined(PETSC_HAVE_CUDA)
   if (L->d_slot2csr) PetscCall(MatSpmvCUDADownloadInt(&L->slot2csr, L->d_slot2csr, L->nslots));
   else { /* an identity map */

@@ -36,118 +36,35 @@ static PetscErrorCode MatSetFromOptions_CMRS(PetscOptionItems PetscOptionsObject
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static inline void MatCMRSEmit(const MatCMRSLayout *cm, MatSpmvLayout L, PetscInt slot, PetscInt k, PetscInt col, PetscInt r)
+#define MATCMRS_QUAL    static inline
+#define MATCMRS_IDX     PetscInt
+#define MATCMRS_IDX_MAX PETSC_INT_MAX
+#define MATCMRS_MIN     PetscMin
+#include "cmrsstrip.h"
+
+static void MatCMRSStripArgsSet(const MatCMRSLayout *cm, const MatSpmvCSR *csr, MatSpmvLayout L, MatCMRSStripArgs *a)
 {
-  if (!cm->colind) return; /* counting pass */
-  L->slot2csr[slot] = k;
-  if (cm->packed) cm->colind[slot] = (col << MATCMRS_BITS) | r;
-  else {
-    cm->colind[slot]     = col;
-    cm->rowinstrip[slot] = r;
-  }
+  a->kernel     = (int)cm->kernel;
+  a->sorted     = (int)cm->sorted;
+  a->packed     = (int)cm->packed;
+  a->height     = cm->height;
+  a->modulo     = cm->modulo;
+  a->m          = csr->m;
+  a->ai         = csr->i;
+  a->aj         = csr->j;
+  a->colind     = cm->colind;
+  a->rowinstrip = cm->rowinstrip;
+  a->slot2csr   = L->slot2csr;
 }
 
-/* The row of a strip whose next column is lowest among rows with entries left (and fewer than cap
-   taken, when taken is given); *below gets the lowest next column of the other such rows */
-static PetscInt MatCMRSLowestColumn(const MatSpmvCSR *csr, const PetscInt *next, const PetscInt *end, PetscInt h, const PetscInt *taken, PetscInt cap, PetscInt *below)
+/* The kernel, strip height, lanes, modulo and packing for a matrix with these row-length
+   statistics (host and device builds alike) */
+PetscErrorCode MatCMRSChoose(const MatCMRSParams *p, PetscInt m, PetscInt n, PetscInt nnz, MatCMRSLayout *cm)
 {
-  PetscInt best = -1;
-
-  *below = PETSC_INT_MAX;
-  for (PetscInt r = 0; r < h; r++) {
-    if (next[r] >= end[r] || (taken && taken[r] >= cap)) continue;
-    if (best < 0 || csr->j[next[r]] < csr->j[next[best]]) {
-      if (best >= 0) *below = PetscMin(*below, csr->j[next[best]]);
-      best = r;
-    } else *below = PetscMin(*below, csr->j[next[r]]);
-  }
-  return best;
-}
-
-/* Lay out strip s from slot `out` on; returns its number of slots. Without cm->colind it only counts. */
-static PetscInt MatCMRSStrip(const MatCMRSLayout *cm, const MatSpmvCSR *csr, PetscInt s, PetscInt out, MatSpmvLayout L)
-{
-  const PetscInt r0 = s * cm->height, h = PetscMin(cm->height, csr->m - r0), M = cm->modulo;
-  PetscInt       next[MATCMRS_MAX_HEIGHT], end[MATCMRS_MAX_HEIGHT], left = 0, slot = out, r, below;
-
-  for (r = 0; r < h; r++) {
-    next[r] = csr->i[r0 + r];
-    end[r]  = csr->i[r0 + r + 1];
-    left += end[r] - next[r];
-  }
-  if (cm->kernel == MAT_CMRS_KERNEL_BASIC) {
-    if (!cm->sorted) /* CSR order */
-      for (r = 0; r < h; r++)
-        for (; next[r] < end[r]; next[r]++) MatCMRSEmit(cm, L, slot++, next[r], csr->j[next[r]], r);
-    else /* merge of the strip's rows by column */
-      for (; (r = MatCMRSLowestColumn(csr, next, end, h, NULL, 0, &below)) >= 0; next[r]++) MatCMRSEmit(cm, L, slot++, next[r], csr->j[next[r]], r);
-    return slot - out;
-  }
-  /* modified kernel: rounds of 32 slots, one per lane; a row gives at most M entries to a round,
-     placed contiguously, so they fall on distinct lanes modulo M */
-  while (left) {
-    PetscInt taken[MATCMRS_MAX_HEIGHT] = {0}, order[MATCMRS_MAX_HEIGHT], norder = 0, filled = 0, lastcol = 0;
-    PetscInt used[MATCMRS_WARP] = {0}; /* per lane class: bit r set when row r has an entry there */
-
-    while (filled < MATCMRS_WARP) {
-      PetscInt t, most = 0;
-
-      if (cm->sorted) r = MatCMRSLowestColumn(csr, next, end, h, taken, M, &below);
-      else { /* the row with the most entries left, so that rows run out together and few rounds need padding */
-        r = -1;
-        for (PetscInt q = 0; q < h; q++)
-          if (taken[q] < M && end[q] - next[q] > most) {
-            most = end[q] - next[q];
-            r    = q;
-          }
-      }
-      if (r < 0) break;
-      t = PetscMin(PetscMin(M - taken[r], end[r] - next[r]), MATCMRS_WARP - filled);
-      if (cm->sorted) /* stop where another row's next column comes first */
-        for (PetscInt q = 1; q < t; q++)
-          if (csr->j[next[r] + q] > below) t = q;
-      if (!taken[r]) order[norder++] = r;
-      taken[r] += t;
-      next[r] += t;
-      filled += t;
-    }
-    left -= filled;
-    for (PetscInt q = 0, p = 0; q < norder; q++) {
-      r = order[q];
-      for (PetscInt k = next[r] - taken[r]; k < next[r]; k++, p++) {
-        lastcol = csr->j[k];
-        used[p % M] |= (PetscInt)1 << r;
-        MatCMRSEmit(cm, L, slot + p, k, lastcol, r);
-      }
-    }
-    for (PetscInt p = filled; p < MATCMRS_WARP; p++) { /* padding: a zero on a row free in its lane class (M x height >= 32 leaves one) */
-      PetscInt rr = 0;
-
-      while (used[p % M] >> rr & 1) rr++;
-      used[p % M] |= (PetscInt)1 << rr;
-      MatCMRSEmit(cm, L, slot + p, -1, lastcol, rr);
-    }
-    slot += MATCMRS_WARP;
-  }
-  return slot - out;
-}
-
-static PetscErrorCode MatBuild_CMRS(const void *params, const MatSpmvCSR *csr, MatSpmvLayout L)
-{
-  const MatCMRSParams *p = (const MatCMRSParams *)params;
-  MatCMRSLayout       *cm;
-  PetscInt             h;
+  PetscInt h;
 
   PetscFunctionBegin;
-  PetscCall(PetscNew(&cm));
-  L->fmt     = cm;
   cm->sorted = (PetscBool)p->sort;
-  cm->mu     = csr->m ? (PetscReal)csr->nnz / csr->m : 0;
-  {
-    PetscReal sum2 = 0;
-    for (PetscInt r = 0; r < csr->m; r++) sum2 += PetscSqr((PetscReal)(csr->i[r + 1] - csr->i[r]) - cm->mu);
-    cm->sigma = csr->m ? PetscSqrtReal(sum2 / csr->m) : 0;
-  }
   /* auto, measured on the H200 in double and single precision (README): the modified kernel for
      rows of similar lengths with 10 to 50 entries on average. Shorter rows pay its padding to
      whole warps, longer rows are read well by the basic kernel, and rows whose lengths vary more
@@ -155,32 +72,53 @@ static PetscErrorCode MatBuild_CMRS(const void *params, const MatSpmvCSR *csr, M
   cm->kernel = (MatCMRSKernel)p->kernel;
   if (cm->kernel == MAT_CMRS_KERNEL_AUTO) cm->kernel = cm->sigma <= cm->mu && cm->mu >= 10 && cm->mu <= 50 ? MAT_CMRS_KERNEL_MODIFIED : MAT_CMRS_KERNEL_BASIC;
   h = cm->height = p->height ? p->height : (cm->kernel == MAT_CMRS_KERNEL_MODIFIED ? 16 : 2);
-  cm->nstrips    = (csr->m + h - 1) / h;
+  cm->nstrips    = (m + h - 1) / h;
   if (cm->kernel == MAT_CMRS_KERNEL_MODIFIED) {
     /* a round of a warp has 32 / M entries per lane class, each on its own row: M x height >= 32 */
     for (cm->modulo = p->modulo ? p->modulo : 8; cm->modulo * h < MATCMRS_WARP; cm->modulo *= 2);
   }
-  cm->packed = csr->n <= (PETSC_INT32_MAX >> MATCMRS_BITS) ? PETSC_TRUE : PETSC_FALSE;
-  PetscCheck(cm->packed || p->pack != PETSC_BOOL3_TRUE, PETSC_COMM_SELF, PETSC_ERR_SUP, "-mat_cmrs_pack needs fewer than 2^27 columns, this matrix has %" PetscInt_FMT ": leave -mat_cmrs_pack unset", csr->n);
+  cm->packed = n <= (PETSC_INT32_MAX >> MATCMRS_BITS) ? PETSC_TRUE : PETSC_FALSE;
+  PetscCheck(cm->packed || p->pack != PETSC_BOOL3_TRUE, PETSC_COMM_SELF, PETSC_ERR_SUP, "-mat_cmrs_pack needs fewer than 2^27 columns, this matrix has %" PetscInt_FMT ": leave -mat_cmrs_pack unset", n);
   if (p->pack == PETSC_BOOL3_FALSE) cm->packed = PETSC_FALSE;
   if (cm->kernel == MAT_CMRS_KERNEL_MODIFIED) cm->lanes = MATCMRS_WARP;
   else if (p->lanes) cm->lanes = p->lanes;
   else if (cm->sigma > cm->mu) cm->lanes = 32; /* irregular rows: a whole warp per strip balances best (measured) */
   else { /* about two entries per lane on an average strip */
-    PetscReal half = cm->nstrips ? 0.5 * (PetscReal)csr->nnz / cm->nstrips : 1;
+    PetscReal half = cm->nstrips ? 0.5 * (PetscReal)nnz / cm->nstrips : 1;
     for (cm->lanes = 4; cm->lanes < 32 && 2 * cm->lanes <= half; cm->lanes *= 2);
   }
   while (cm->lanes < h) cm->lanes *= 2; /* lane r of a group writes row r of the strip */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatBuild_CMRS(const void *params, const MatSpmvCSR *csr, MatSpmvLayout L)
+{
+  const MatCMRSParams *p = (const MatCMRSParams *)params;
+  MatCMRSLayout       *cm;
+  MatCMRSStripArgs     args;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&cm));
+  L->fmt = cm;
+  cm->mu = csr->m ? (PetscReal)csr->nnz / csr->m : 0;
+  {
+    PetscReal sum2 = 0;
+    for (PetscInt r = 0; r < csr->m; r++) sum2 += PetscSqr((PetscReal)(csr->i[r + 1] - csr->i[r]) - cm->mu);
+    cm->sigma = csr->m ? PetscSqrtReal(sum2 / csr->m) : 0;
+  }
+  PetscCall(MatCMRSChoose(p, csr->m, csr->n, csr->nnz, cm));
 
   /* a counting pass sizes the slots (the modified kernel pads), then the filling pass */
+  MatCMRSStripArgsSet(cm, csr, L, &args);
   PetscCall(PetscMalloc1(cm->nstrips + 1, &cm->stripptr));
   cm->stripptr[0] = 0;
-  for (PetscInt s = 0; s < cm->nstrips; s++) cm->stripptr[s + 1] = cm->stripptr[s] + (cm->kernel == MAT_CMRS_KERNEL_BASIC ? csr->i[PetscMin((s + 1) * h, csr->m)] - csr->i[s * h] : MatCMRSStrip(cm, csr, s, 0, L));
+  for (PetscInt s = 0; s < cm->nstrips; s++) cm->stripptr[s + 1] = cm->stripptr[s] + (cm->kernel == MAT_CMRS_KERNEL_BASIC ? csr->i[PetscMin((s + 1) * cm->height, csr->m)] - csr->i[s * cm->height] : MatCMRSStrip(&args, s, 0));
   L->nslots = cm->stripptr[cm->nstrips];
   PetscCall(PetscMalloc1(L->nslots, &L->slot2csr));
   PetscCall(PetscMalloc1(L->nslots, &cm->colind));
   if (!cm->packed) PetscCall(PetscMalloc1(L->nslots, &cm->rowinstrip));
-  for (PetscInt s = 0; s < cm->nstrips; s++) (void)MatCMRSStrip(cm, csr, s, cm->stripptr[s], L);
+  MatCMRSStripArgsSet(cm, csr, L, &args);
+  for (PetscInt s = 0; s < cm->nstrips; s++) (void)MatCMRSStrip(&args, s, cm->stripptr[s]);
   L->indexbytes = sizeof(int) * (cm->nstrips + 1 + L->nslots * (cm->packed ? 1 : 2));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -278,8 +216,10 @@ MatSpmvFormat MatSpmvFormat_CMRS = {
   .slotrowcol     = MatSlotRowCol_CMRS,
   .multhost       = MatMultHost_CMRS,
 #if defined(PETSC_HAVE_CUDA)
-  .upload     = MatUpload_CMRS,
-  .multdevice = MatMultDevice_CMRS,
+  .upload      = MatUpload_CMRS,
+  .multdevice  = MatMultDevice_CMRS,
+  .builddevice = MatBuildDevice_CMRS,
+  .download    = MatDownload_CMRS,
 #endif
   .destroy    = MatLayoutDestroy_CMRS,
   .view       = MatLayoutView_CMRS,

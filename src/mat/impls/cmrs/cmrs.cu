@@ -173,3 +173,88 @@ PetscErrorCode MatMultDevice_CMRS(MatSpmvLayout L, const PetscScalar *x, const P
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* ---- The layout built on the device: one thread per strip runs the host build's strip routine ---- */
+
+#include <thrust/scan.h>
+#include <thrust/transform_reduce.h>
+#include <thrust/functional.h>
+#include <thrust/execution_policy.h>
+#include <thrust/iterator/counting_iterator.h>
+
+#define MATCMRS_QUAL    __device__ static inline
+#define MATCMRS_IDX     int
+#define MATCMRS_IDX_MAX INT_MAX
+#define MATCMRS_MIN     min
+#include "cmrsstrip.h"
+
+struct MatCMRSRowDev2 { /* (row length - mean)^2 */
+  const int *ai;
+  double     mu;
+  __host__ __device__ double operator()(int r) const
+  {
+    double d = (ai[r + 1] - ai[r]) - mu;
+    return d * d;
+  }
+};
+
+/* slots of each strip (cnt[nstrips] = 0 for the exclusive scan), or the strips laid out */
+__global__ void MatCMRSStripsKernel(MatCMRSStripArgs a, int nstrips, int *__restrict__ cnt, const int *__restrict__ stripptr)
+{
+  for (int s = blockIdx.x * blockDim.x + threadIdx.x; s <= nstrips; s += gridDim.x * blockDim.x) {
+    if (stripptr) {
+      if (s < nstrips) (void)MatCMRSStrip(&a, s, stripptr[s]);
+    } else if (s == nstrips) cnt[s] = 0;
+    else if (a.kernel == MAT_CMRS_KERNEL_BASIC) cnt[s] = a.ai[min((s + 1) * a.height, a.m)] - a.ai[s * a.height];
+    else cnt[s] = MatCMRSStrip(&a, s, 0);
+  }
+}
+
+PetscErrorCode MatBuildDevice_CMRS(const void *params, PetscInt m, PetscInt n, PetscInt nnz, const int *ai, const int *aj, MatSpmvLayout L, void *stream)
+{
+  const MatCMRSParams *p = (const MatCMRSParams *)params;
+  cudaStream_t         s = (cudaStream_t)stream;
+  MatCMRSLayout       *cm;
+  MatCMRSStripArgs     a;
+  int                  nslots, grid;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&cm));
+  L->fmt    = cm;
+  cm->mu    = m ? (PetscReal)nnz / m : 0;
+  cm->sigma = m ? PetscSqrtReal(thrust::transform_reduce(thrust::cuda::par.on(s), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)m), MatCMRSRowDev2{ai, (double)cm->mu}, 0.0, thrust::plus<double>()) / m) : 0;
+  PetscCall(MatCMRSChoose(p, m, n, nnz, cm));
+  a = {(int)cm->kernel, (int)cm->sorted, (int)cm->packed, (int)cm->height, (int)cm->modulo, (int)m, ai, aj, NULL, NULL, NULL};
+  grid = (int)PetscMax(1, PetscMin((cm->nstrips + 1 + 127) / 128, 65536));
+
+  PetscCall(MatSpmvCUDAMalloc((void **)&cm->d_stripptr, (cm->nstrips + 1) * sizeof(int)));
+  MatCMRSStripsKernel<<<grid, 128, 0, s>>>(a, (int)cm->nstrips, cm->d_stripptr, NULL);
+  PetscCallCUDA(cudaGetLastError());
+  thrust::exclusive_scan(thrust::cuda::par.on(s), cm->d_stripptr, cm->d_stripptr + cm->nstrips + 1, cm->d_stripptr);
+  PetscCallCUDA(cudaMemcpyAsync(&nslots, cm->d_stripptr + cm->nstrips, sizeof(int), cudaMemcpyDeviceToHost, s)); /* the size, to allocate */
+  PetscCallCUDA(cudaStreamSynchronize(s));
+  L->nslots = nslots;
+  PetscCall(MatSpmvCUDAMalloc((void **)&cm->d_colind, (size_t)nslots * sizeof(int)));
+  if (!cm->packed) PetscCall(MatSpmvCUDAMalloc((void **)&cm->d_rowinstrip, (size_t)nslots * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&L->d_slot2csr, (size_t)nslots * sizeof(int)));
+  a.colind     = cm->d_colind;
+  a.rowinstrip = cm->d_rowinstrip;
+  a.slot2csr   = L->d_slot2csr;
+  if (cm->nstrips) {
+    MatCMRSStripsKernel<<<grid, 128, 0, s>>>(a, (int)cm->nstrips, NULL, cm->d_stripptr);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  L->indexbytes = sizeof(int) * (cm->nstrips + 1 + (size_t)nslots * (cm->packed ? 1 : 2));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatDownload_CMRS(MatSpmvLayout L)
+{
+  MatCMRSLayout *cm = (MatCMRSLayout *)L->fmt;
+
+  PetscFunctionBegin;
+  if (!cm->stripptr) PetscCall(MatSpmvCUDADownloadInt(&cm->stripptr, cm->d_stripptr, cm->nstrips + 1));
+  if (!cm->colind) PetscCall(MatSpmvCUDADownloadInt(&cm->colind, cm->d_colind, L->nslots));
+  if (!cm->packed && !cm->rowinstrip) PetscCall(MatSpmvCUDADownloadInt(&cm->rowinstrip, cm->d_rowinstrip, L->nslots));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
