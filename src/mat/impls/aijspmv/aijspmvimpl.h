@@ -54,11 +54,12 @@ typedef struct {
   PetscErrorCode (*upload)(MatSpmvLayout L);
   /* same as multhost on device arrays, from L->d_val, on the given cudaStream_t */
   PetscErrorCode (*multdevice)(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, void *stream);
-  /* optional, GPU path on aijcusparse: the layout built on the device from the device CSR (d_i, d_j:
-     int row offsets and columns of m rows, n columns, nnz entries) with no host loop over the
-     nonzeros and no copy from the host; sets L->nslots, L->d_slot2csr, the device arrays of L->fmt,
-     L->indexbytes and what view() prints; host arrays stay NULL until download() */
-  PetscErrorCode (*builddevice)(const void *params, PetscInt m, PetscInt n, PetscInt nnz, const int *d_i, const int *d_j, MatSpmvLayout L, void *stream);
+  /* optional, GPU path on aijcusparse: the layout built from the device CSR (d_i, d_j: int row
+     offsets and columns) with the format's device kernels and no host loop over the nonzeros;
+     pattern->i (host row offsets) may be read for per-row planning, pattern->j is NULL. Sets
+     L->nslots, L->d_slot2csr, the device arrays of L->fmt, L->indexbytes and what view() prints
+     (logging any upload it makes); host arrays stay NULL until download() */
+  PetscErrorCode (*builddevice)(const void *params, const MatSpmvCSR *pattern, const int *d_i, const int *d_j, MatSpmvLayout L, void *stream);
   /* host copies of a device-built layout's arrays (for layout checks) */
   PetscErrorCode (*download)(MatSpmvLayout L);
   PetscErrorCode (*destroy)(MatSpmvLayout L); /* free L->fmt, host and device */

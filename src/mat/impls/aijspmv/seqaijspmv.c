@@ -194,16 +194,17 @@ static PetscErrorCode MatSpmvTransposeCSR(const MatSpmvCSR *csr, PetscInt **ti, 
 
 /* The layout of A on the device from aijcusparse's device CSR, with the format's own kernels: no
    host loop over the nonzeros, nothing uploaded. Used on the GPU path when the format has one. */
-static PetscErrorCode MatSpmvBuildDevice(Mat A, MatSpmvLayout L)
+static PetscErrorCode MatSpmvBuildDevice(Mat A, const MatSpmvCSR *csr, MatSpmvLayout L)
 {
-  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
+  Mat_SeqAIJSpmv *sp      = MatSpmvSeq(A);
+  MatSpmvCSR      pattern = {csr->m, csr->n, csr->nnz, csr->i, NULL};
   const int      *d_i, *d_j;
   void           *stream;
 
   PetscFunctionBegin;
   PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j));
   PetscCall(MatSpmvCUDAGetStream(&stream));
-  PetscCall(sp->format->builddevice(sp->params, L->m, L->n, L->nnz, d_i, d_j, L, stream));
+  PetscCall(sp->format->builddevice(sp->params, &pattern, d_i, d_j, L, stream));
   PetscCall(MatSpmvCUDAIsIdentity(L->nslots == L->nnz ? L->nslots : 0, L->d_slot2csr, &L->identity, stream));
   L->identity = (PetscBool)(L->identity && L->nslots == L->nnz);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -226,7 +227,7 @@ static PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
   L->nnz = csr->nnz;
   if (ondevicebuild) {
 #if defined(PETSC_HAVE_CUDA)
-    PetscCall(MatSpmvBuildDevice(A, L));
+    PetscCall(MatSpmvBuildDevice(A, csr, L));
     L->devicebuilt = PETSC_TRUE;
 #endif
   } else if (t == 0) {

@@ -252,15 +252,16 @@ static PetscInt MatARGCSRChunkAuto(const MatSpmvCSR *csr, PetscInt block, MatARG
   return D;
 }
 
-static PetscErrorCode MatBuild_ARGCSR(const void *params, const MatSpmvCSR *csr, MatSpmvLayout L)
+/* The groups of the layout from the row lengths alone (O(rows): the nonzeros are not read):
+   statistics, chunk size, group info, threads per row, split rows, slots, viewer figures */
+PetscErrorCode MatARGCSRPlanLayout(const MatARGCSRParams *p, const MatSpmvCSR *csr, MatSpmvLayout L)
 {
-  const MatARGCSRParams *p = (const MatARGCSRParams *)params;
-  const PetscInt         m = csr->m, B = p->block;
-  MatARGCSRLayout       *ag;
-  MatARGCSRWork          w;
-  PetscInt64             nslots, cap;
-  PetscInt               D, ng, ns, np, piece = 0, npiece = 0, pos = 0;
-  PetscReal              sum2 = 0;
+  const PetscInt   m = csr->m, B = p->block;
+  MatARGCSRLayout *ag;
+  MatARGCSRWork    w;
+  PetscInt64       nslots, cap;
+  PetscInt         D, ng, ns, np;
+  PetscReal        sum2 = 0;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&ag));
@@ -279,9 +280,9 @@ static PetscErrorCode MatBuild_ARGCSR(const void *params, const MatSpmvCSR *csr,
   ag->chunk     = p->chunk ? p->chunk : MatARGCSRChunkAuto(csr, B, &w);
   /* a chunk size past the longest row gives the same layout as the longest row (one thread per
      row suffices, nothing is split): clamped, chunk * block and the thread counts cannot overflow */
-  D             = PetscMin(ag->chunk, PetscMax(ag->maxlen, 1));
-  cap           = (PetscInt64)D * B;
-  ag->splitlen  = cap;
+  D            = PetscMin(ag->chunk, PetscMax(ag->maxlen, 1));
+  cap          = (PetscInt64)D * B;
+  ag->splitlen = cap;
   /* sizes first (no slot limit), then the layout */
   MatARGCSRPlan(csr, D, B, &w, PETSC_INT64_MAX, NULL, NULL, &ag->ngroups, &ag->nsplit, &ag->npieces, &nslots);
   PetscCheck(nslots <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "ARGCSR needs %" PetscInt64_FMT " slots, more than the %d that 32-bit device indices address, for this %" PetscInt_FMT " x %" PetscInt_FMT " matrix with %" PetscInt_FMT " nonzeros (chunk size %" PetscInt_FMT ", %" PetscInt_FMT " threads per group): lower -mat_argcsr_chunk, split the matrix over more MPI processes or use MATAIJ", nslots, PETSC_INT32_MAX, m, csr->n, csr->nnz, ag->chunk, B);
@@ -291,29 +292,55 @@ static PetscErrorCode MatBuild_ARGCSR(const void *params, const MatSpmvCSR *csr,
   PetscCall(PetscMalloc1(ag->nsplit, &ag->split));
   MatARGCSRPlan(csr, D, B, &w, PETSC_INT32_MAX, ag->group, ag->rowend, &ng, &ns, &np, &nslots);
   PetscCall(PetscFree4(w.len, w.thr, w.hkey, w.hrow));
-  L->nslots = (PetscInt)nslots;
+  L->nslots    = (PetscInt)nslots;
+  ag->minchunk = ag->ngroups ? PETSC_INT_MAX : 0;
+  ns           = 0;
+  for (PetscInt g = 0; g < ag->ngroups; g++) {
+    const PetscInt first = ag->group[4 * g], nr = ag->group[4 * g + 1], chunk = ag->group[4 * g + 3];
+    PetscBool      tree  = PETSC_FALSE;
+
+    ag->minchunk = PetscMin(ag->minchunk, chunk);
+    ag->maxchunk = PetscMax(ag->maxchunk, chunk);
+    if (nr == MATARGCSR_PIECE) { /* a row's pieces are consecutive groups: list the row once */
+      if (!ns || ag->split[ns - 1] != first) ag->split[ns++] = first;
+      continue;
+    }
+    for (PetscInt k = 0; k < nr; k++) {
+      const PetscInt r = first + k, nt = ag->rowend[r] - (k ? ag->rowend[r - 1] : 0);
+
+      ag->maxthreads = PetscMax(ag->maxthreads, nt);
+      if (nt > MATARGCSR_SERIAL_SUM) tree = PETSC_TRUE;
+    }
+    if (tree) ag->ntree++;
+  }
+  L->indexbytes = sizeof(int) * (4 * ag->ngroups + m + L->nslots + ag->nsplit);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatBuild_ARGCSR(const void *params, const MatSpmvCSR *csr, MatSpmvLayout L)
+{
+  MatARGCSRLayout *ag;
+  PetscInt         piece = 0, npiece = 0, pos = 0;
+
+  PetscFunctionBegin;
+  PetscCall(MatARGCSRPlanLayout((const MatARGCSRParams *)params, csr, L));
+  ag = (MatARGCSRLayout *)L->fmt;
   PetscCall(PetscMalloc1(L->nslots, &L->slot2csr));
   PetscCall(PetscMalloc1(L->nslots, &ag->col));
   for (PetscInt s = 0; s < L->nslots; s++) { /* padding until filled: column -1 stops the thread */
     ag->col[s]     = -1;
     L->slot2csr[s] = -1;
   }
-  ag->minchunk = ag->ngroups ? PETSC_INT_MAX : 0;
-  ns           = 0;
   for (PetscInt g = 0; g < ag->ngroups; g++) {
-    const PetscInt first = ag->group[4 * g], nr = ag->group[4 * g + 1], off = ag->group[4 * g + 2], chunk = ag->group[4 * g + 3];
-    PetscBool      tree  = PETSC_FALSE;
+    const PetscInt first = ag->group[4 * g], nr = ag->group[4 * g + 1], off = ag->group[4 * g + 2], B = ag->block;
 
-    ag->minchunk = PetscMin(ag->minchunk, chunk);
-    ag->maxchunk = PetscMax(ag->maxchunk, chunk);
     if (nr == MATARGCSR_PIECE) { /* piece `piece` of row first: entry k to chunk k % B, element k / B, i.e. slot off + k */
       const PetscInt len = csr->i[first + 1] - csr->i[first];
       PetscInt       cnt;
 
       if (!piece) { /* the row's first piece */
-        npiece          = MatARGCSRPieces(len, cap);
-        pos             = csr->i[first];
-        ag->split[ns++] = first;
+        npiece = MatARGCSRPieces(len, ag->splitlen);
+        pos    = csr->i[first];
       }
       cnt = len / npiece + (piece < len % npiece ? 1 : 0);
       for (PetscInt k = 0; k < cnt; k++, pos++) {
@@ -336,12 +363,8 @@ static PetscErrorCode MatBuild_ARGCSR(const void *params, const MatSpmvCSR *csr,
         ag->col[s]     = csr->j[pos0 + q];
         L->slot2csr[s] = pos0 + q;
       }
-      ag->maxthreads = PetscMax(ag->maxthreads, nt);
-      if (nt > MATARGCSR_SERIAL_SUM) tree = PETSC_TRUE;
     }
-    if (tree) ag->ntree++;
   }
-  L->indexbytes = sizeof(int) * (4 * ag->ngroups + m + L->nslots + ag->nsplit);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -461,8 +484,10 @@ MatSpmvFormat MatSpmvFormat_ARGCSR = {
   .slotrowcol     = MatSlotRowCol_ARGCSR,
   .multhost       = MatMultHost_ARGCSR,
 #if defined(PETSC_HAVE_CUDA)
-  .upload     = MatUpload_ARGCSR,
-  .multdevice = MatMultDevice_ARGCSR,
+  .upload      = MatUpload_ARGCSR,
+  .multdevice  = MatMultDevice_ARGCSR,
+  .builddevice = MatBuildDevice_ARGCSR,
+  .download    = MatDownload_ARGCSR,
 #endif
   .destroy    = MatLayoutDestroy_ARGCSR,
   .view       = MatLayoutView_ARGCSR,

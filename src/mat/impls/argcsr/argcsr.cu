@@ -180,3 +180,80 @@ PetscErrorCode MatMultDevice_ARGCSR(MatSpmvLayout L, const PetscScalar *x, const
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* ---- The layout built with the GPU: the groups are planned on the host from the row lengths
+   (O(rows): the greedy grouping is sequential), the nonzeros are placed on the device ---- */
+
+#include <thrust/fill.h>
+#include <thrust/execution_policy.h>
+
+/* one CUDA block per group: a thread per row deals the row round-robin over its chunks (as
+   MatBuild_ARGCSR); a piece of a split row is copied by the whole block */
+__global__ void MatARGCSRFillKernel(int ngroups, int B, long long cap, const int *__restrict__ group, const int *__restrict__ rowend, const int *__restrict__ ai, const int *__restrict__ aj, int *__restrict__ col, int *__restrict__ slot2csr)
+{
+  for (int g = blockIdx.x; g < ngroups; g += gridDim.x) {
+    const int first = group[4 * g], nr = group[4 * g + 1], off = group[4 * g + 2];
+
+    if (nr == MATARGCSR_PIECE) {
+      const int len = ai[first + 1] - ai[first], n = (int)((len + cap - 1) / cap), q = len / n, rem = len % n;
+      int       p = 0;
+
+      while (g - p - 1 >= 0 && group[4 * (g - p - 1)] == first && group[4 * (g - p - 1) + 1] == MATARGCSR_PIECE) p++; /* this group is piece p of the row */
+      const int pos = ai[first] + p * q + min(p, rem), cnt = q + (p < rem ? 1 : 0);
+      for (int k = threadIdx.x; k < cnt; k += blockDim.x) {
+        col[off + k]      = aj[pos + k];
+        slot2csr[off + k] = pos + k;
+      }
+      continue;
+    }
+    for (int k = threadIdx.x; k < nr; k += blockDim.x) {
+      const int r = first + k, b = k ? rowend[r - 1] : 0, nt = rowend[r] - b, pos0 = ai[r], len = ai[r + 1] - pos0;
+
+      for (int q = 0; q < len; q++) {
+        const int s = off + (q / nt) * B + b + q % nt;
+        col[s]      = aj[pos0 + q];
+        slot2csr[s] = pos0 + q;
+      }
+    }
+  }
+}
+
+PetscErrorCode MatBuildDevice_ARGCSR(const void *params, const MatSpmvCSR *pattern, const int *ai, const int *aj, MatSpmvLayout L, void *stream)
+{
+  cudaStream_t     s = (cudaStream_t)stream;
+  MatARGCSRLayout *ag;
+  int              dev, nsm, perSM;
+
+  PetscFunctionBegin;
+  PetscCall(MatARGCSRPlanLayout((const MatARGCSRParams *)params, pattern, L));
+  ag = (MatARGCSRLayout *)L->fmt;
+  /* the plan's per-group and per-row arrays (O(rows)) go up; the per-nonzero ones are made here */
+  PetscCall(MatSpmvCUDAUploadInt(&ag->d_group, ag->group, 4 * ag->ngroups));
+  PetscCall(MatSpmvCUDAUploadInt(&ag->d_rowend, ag->rowend, L->m));
+  PetscCall(MatSpmvCUDAUploadInt(&ag->d_split, ag->split, ag->nsplit));
+  PetscCall(PetscLogCpuToGpu(sizeof(int) * (4 * ag->ngroups + L->m + ag->nsplit)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&ag->d_col, L->nslots * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&L->d_slot2csr, L->nslots * sizeof(int)));
+  if (L->nslots) { /* padding until filled: column -1 stops the thread */
+    thrust::fill(thrust::cuda::par.on(s), ag->d_col, ag->d_col + L->nslots, -1);
+    thrust::fill(thrust::cuda::par.on(s), L->d_slot2csr, L->d_slot2csr + L->nslots, -1);
+  }
+  if (ag->ngroups) {
+    MatARGCSRFillKernel<<<(unsigned)PetscMin(ag->ngroups, 65535), 256, 0, s>>>((int)ag->ngroups, (int)ag->block, (long long)ag->splitlen, ag->d_group, ag->d_rowend, ai, aj, ag->d_col, L->d_slot2csr);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscCallCUDA(cudaGetDevice(&dev));
+  PetscCallCUDA(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
+  PetscCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSM, MatARGCSRMultKernel<PetscScalar>, (int)ag->block, MatARGCSRShmem(ag)));
+  ag->gridmax = PetscMax(perSM, 1) * PetscMax(nsm, 1);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatDownload_ARGCSR(MatSpmvLayout L)
+{
+  MatARGCSRLayout *ag = (MatARGCSRLayout *)L->fmt;
+
+  PetscFunctionBegin;
+  if (!ag->col) PetscCall(MatSpmvCUDADownloadInt(&ag->col, ag->d_col, L->nslots));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -39,4 +39,7 @@ typedef struct {
 PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJARGCSR(Mat);
 PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJARGCSR(Mat);
 PETSC_INTERN PetscErrorCode MatUpload_ARGCSR(MatSpmvLayout);
+PETSC_INTERN PetscErrorCode MatARGCSRPlanLayout(const MatARGCSRParams *, const MatSpmvCSR *, MatSpmvLayout);
+PETSC_INTERN PetscErrorCode MatBuildDevice_ARGCSR(const void *, const MatSpmvCSR *, const int *, const int *, MatSpmvLayout, void *);
+PETSC_INTERN PetscErrorCode MatDownload_ARGCSR(MatSpmvLayout);
 PETSC_INTERN PetscErrorCode MatMultDevice_ARGCSR(MatSpmvLayout, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);

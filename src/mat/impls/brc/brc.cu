@@ -195,13 +195,13 @@ static inline int MatBRCGrid(PetscInt n)
   return (int)PetscMax(1, PetscMin((n + 255) / 256, 65536));
 }
 
-PetscErrorCode MatBuildDevice_BRC(const void *params, PetscInt m_, PetscInt n, PetscInt nnz, const int *ai, const int *aj, MatSpmvLayout L, void *stream)
+PetscErrorCode MatBuildDevice_BRC(const void *params, const MatSpmvCSR *pattern, const int *ai, const int *aj, MatSpmvLayout L, void *stream)
 {
   const MatBRCParams *p = (const MatBRCParams *)params;
   cudaStream_t        s = (cudaStream_t)stream;
   auto                pol = thrust::cuda::par.on(s);
   MatBRCLayout       *brc;
-  int                 m = (int)m_, b1 = (int)p->b1, b2, W, nw, P, npad, nslots;
+  int                 m = (int)pattern->m, b1 = (int)p->b1, b2, W, nw, P, npad, nslots;
   int                *np = NULL, *key = NULL, *id = NULL, *prow = NULL, *pstart = NULL, *plen = NULL, *pw = NULL, *woff = NULL, *Prow = NULL, *Pstart = NULL, *Plen = NULL, *bw = NULL;
   double              sum, sum2;
 
@@ -294,8 +294,6 @@ PetscErrorCode MatBuildDevice_BRC(const void *params, PetscInt m_, PetscInt n, P
 
   PetscCallCUDA(cudaStreamSynchronize(s));
   for (int *a : {np, key, id, prow, pstart, plen, pw, Prow, Pstart, Plen}) PetscCall(MatSpmvCUDAFree(a));
-  (void)n;
-  (void)nnz;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

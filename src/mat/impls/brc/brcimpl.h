@@ -25,6 +25,6 @@ typedef struct {
 PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJBRC(Mat);
 PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJBRC(Mat);
 PETSC_INTERN PetscErrorCode MatUpload_BRC(MatSpmvLayout);
-PETSC_INTERN PetscErrorCode MatBuildDevice_BRC(const void *, PetscInt, PetscInt, PetscInt, const int *, const int *, MatSpmvLayout, void *);
+PETSC_INTERN PetscErrorCode MatBuildDevice_BRC(const void *, const MatSpmvCSR *, const int *, const int *, MatSpmvLayout, void *);
 PETSC_INTERN PetscErrorCode MatDownload_BRC(MatSpmvLayout);
 PETSC_INTERN PetscErrorCode MatMultDevice_BRC(MatSpmvLayout, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);

@@ -210,8 +210,9 @@ __global__ void MatCMRSStripsKernel(MatCMRSStripArgs a, int nstrips, int *__rest
   }
 }
 
-PetscErrorCode MatBuildDevice_CMRS(const void *params, PetscInt m, PetscInt n, PetscInt nnz, const int *ai, const int *aj, MatSpmvLayout L, void *stream)
+PetscErrorCode MatBuildDevice_CMRS(const void *params, const MatSpmvCSR *pattern, const int *ai, const int *aj, MatSpmvLayout L, void *stream)
 {
+  const PetscInt       m = pattern->m, n = pattern->n, nnz = pattern->nnz;
   const MatCMRSParams *p = (const MatCMRSParams *)params;
   cudaStream_t         s = (cudaStream_t)stream;
   MatCMRSLayout       *cm;

@@ -30,6 +30,6 @@ PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJCMRS(Mat);
 PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJCMRS(Mat);
 PETSC_INTERN PetscErrorCode MatUpload_CMRS(MatSpmvLayout);
 PETSC_INTERN PetscErrorCode MatCMRSChoose(const MatCMRSParams *, PetscInt, PetscInt, PetscInt, MatCMRSLayout *);
-PETSC_INTERN PetscErrorCode MatBuildDevice_CMRS(const void *, PetscInt, PetscInt, PetscInt, const int *, const int *, MatSpmvLayout, void *);
+PETSC_INTERN PetscErrorCode MatBuildDevice_CMRS(const void *, const MatSpmvCSR *, const int *, const int *, MatSpmvLayout, void *);
 PETSC_INTERN PetscErrorCode MatDownload_CMRS(MatSpmvLayout);
 PETSC_INTERN PetscErrorCode MatMultDevice_CMRS(MatSpmvLayout, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);
