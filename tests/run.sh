@@ -76,11 +76,14 @@ copies() {
   its=$(grep -Eo "Linear solve converged.* iterations [0-9]+" "$1" | awk '{ s += $NF } END { print s + 0 }')
   awk -v its="$its" '$1 == "KSPSolve" { print $(NF-4), $(NF-2), its }' "$1"
 }
-# reference-args -- test-args: the test's KSPSolve copies no more than the reference's per linear
-# iteration (GAMG's iteration counts, and with them aijcusparse's own copy counts, vary from run
-# to run; with ILU and Jacobi both runs take the same iterations and this is a plain comparison)
+# tolerance reference-args -- test-args. Tolerance 0: the test's KSPSolve makes no more copies
+# than the reference's (runs that take the same iterations: ILU, Jacobi, polynomial). Tolerance
+# t%: no more copies per linear iteration than the reference's plus t% (GAMG: its iteration
+# counts, and with them aijcusparse's own copy counts, vary from run to run; a copy per product
+# or per level setup would still show as several percent)
 no_more_copies() {
-  local ref=() tst=() side=ref
+  local tol=$1 ref=() tst=() side=ref
+  shift
   for a in "$@"; do
     if [ "$a" = -- ]; then side=tst; continue; fi
     if [ $side = ref ]; then ref+=("$a"); else tst+=("$a"); fi
@@ -91,8 +94,12 @@ no_more_copies() {
   "${tst[@]}" -log_view -log_view_gpu_time >"$dir/test.log" 2>&1 || { echo "test run failed"; cat "$dir/test.log"; return 1; }
   read -r rc rg ri <<<"$(copies "$dir/ref.log")"; read -r tc tg ti <<<"$(copies "$dir/test.log")"
   [ -n "$rc" ] && [ -n "$tc" ] && [ "${ri:-0}" -gt 0 ] && [ "${ti:-0}" -gt 0 ] || { echo "no KSPSolve line with copy counts, or no iterations"; return 1; }
-  echo "KSPSolve copies CpuToGpu/GpuToCpu in linear iterations: reference $rc/$rg in $ri, test $tc/$tg in $ti"
-  awk -v a="$tc" -v b="$rc" -v c="$tg" -v d="$rg" -v ti="$ti" -v ri="$ri" 'BEGIN { exit !(a / ti <= b / ri && c / ti <= d / ri) }'
+  echo "KSPSolve copies CpuToGpu/GpuToCpu in linear iterations: reference $rc/$rg in $ri, test $tc/$tg in $ti (tolerance $tol%)"
+  if [ "$tol" = 0 ]; then
+    [ "$tc" -le "$rc" ] && [ "$tg" -le "$rg" ]
+  else
+    awk -v a="$tc" -v b="$rc" -v c="$tg" -v d="$rg" -v ti="$ti" -v ri="$ri" -v t="$tol" 'BEGIN { f = 1 + t / 100; exit !(a / ti <= f * b / ri && c / ti <= f * d / ri) }'
+  fi
 }
 export -f iters same_iterations copies no_more_copies
 
@@ -127,10 +134,10 @@ for t in $types; do
       $np2 $ex19 -pc_type jacobi -dm_mat_type aij -- $np2 $ex19 -pc_type jacobi -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
     # GPU-resident: inside KSPSolve no more host<->device copies than aijcusparse makes
     for pc in ilu jacobi "ksp -ksp_ksp_type chebyshev -ksp_ksp_max_it 5 -ksp_pc_type jacobi -ksp_ksp_norm_type none"; do
-      run "$t: SNES ex19 -pc_type ${pc%% *} with CUDA vectors, KSPSolve copies at most aijcusparse's" no_more_copies \
+      run "$t: SNES ex19 -pc_type ${pc%% *} with CUDA vectors, KSPSolve copies at most aijcusparse's" no_more_copies 0 \
         $ex19 -pc_type $pc -dm_mat_type aijcusparse -dm_vec_type cuda -- $ex19 -pc_type $pc -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
     done
-    run "$t: SNES ex19 -pc_type gamg with CUDA vectors, KSPSolve copies at most aijcusparse's" no_more_copies \
+    run "$t: SNES ex19 -pc_type gamg with CUDA vectors, KSPSolve copies per iteration at most aijcusparse's" no_more_copies 1 \
       $ex19 -pc_type gamg -dm_mat_type aijcusparse -dm_vec_type cuda -- $ex19 -pc_type gamg -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
     run "$t: SNES ex19 ILU(0), same iterations as aijcusparse (device factor)" same_iterations ex19 \
       $ex19 -pc_type ilu -dm_mat_type aijcusparse -dm_vec_type cuda -- $ex19 -pc_type ilu -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
