@@ -99,6 +99,20 @@ int main(int argc, char **argv)
   PetscCall(Check(A, Aref, rnd, "MatSetValues + assembly"));
   for (int k = 0; k < 2; k++) PetscCall(MatScale(M[k], 2.5));
   PetscCall(Check(A, Aref, rnd, "MatScale"));
+  /* a scale folded into the layout (no refresh) compounds with the next, and gives way to a refresh */
+  for (int k = 0; k < 2; k++) PetscCall(MatScale(M[k], -0.5));
+  for (int k = 0; k < 2; k++) PetscCall(MatScale(M[k], 3.0));
+  PetscCall(Check(A, Aref, rnd, "MatScale twice"));
+  for (int k = 0; k < 2; k++) {
+    PetscCall(MatScale(M[k], 0.25));
+    if (rend > rstart) {
+      PetscScalar v = 7.0;
+      PetscCall(MatSetValues(M[k], 1, &rstart, 1, &rstart, &v, INSERT_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(M[k], MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(M[k], MAT_FINAL_ASSEMBLY));
+  }
+  PetscCall(Check(A, Aref, rnd, "MatScale then MatSetValues"));
   for (int k = 0; k < 2; k++) PetscCall(MatShift(M[k], 1.5));
   PetscCall(Check(A, Aref, rnd, "MatShift"));
   for (int k = 0; k < 2; k++) PetscCall(MatDiagonalScale(M[k], l, r));
@@ -132,6 +146,8 @@ int main(int argc, char **argv)
   PetscCall(MatScale(X, 0.3));
   for (int k = 0; k < 2; k++) PetscCall(MatAXPY(M[k], 0.7, X, SUBSET_NONZERO_PATTERN));
   PetscCall(Check(A, Aref, rnd, "MatAXPY"));
+  for (int k = 0; k < 2; k++) PetscCall(MatScale(M[k], 0.0));
+  PetscCall(Check(A, Aref, rnd, "MatScale by 0"));
   for (int k = 0; k < 2; k++) PetscCall(MatCopy(X, M[k], SAME_NONZERO_PATTERN));
   PetscCall(Check(A, Aref, rnd, "MatCopy from MATAIJ"));
   for (int k = 0; k < 2; k++) {

@@ -53,6 +53,7 @@ PetscErrorCode MatSpmvSaveBaseOps(Mat A)
     b->setfromoptions      = A->ops->setfromoptions;
     b->view                = A->ops->view;
     b->assemblyend         = A->ops->assemblyend;
+    b->scale               = A->ops->scale;
     if (seq) {
       PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatRetrieveValues_C", &b->retrievevalues));
       PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatStoreValues_C", &b->storevalues));

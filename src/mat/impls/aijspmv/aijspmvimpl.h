@@ -29,11 +29,14 @@ struct _n_MatSpmvLayout {
   PetscBool    borrowed;    /* d_val is the base's device CSR value array (identity layout on aijcusparse): not ours to free */
   int         *d_slot2csr;  /* slot2csr on the device, for value refreshes */
   PetscBool    identity;    /* slot s holds CSR entry s, no padding: a refresh is a plain copy (set by the layer) */
+  PetscScalar  scale;       /* the operator is scale times the slot values: the kernels multiply each row's sum by it
+                               (a MatScale() since the last refresh, folded in by the layer instead of a refresh) */
   size_t       indexbytes;  /* bytes of the format's index arrays (for the footprint) */
   void        *fmt;         /* the format's own arrays, host and device */
 };
 
-/* What a format provides. All functions receive the layout of one operator. */
+/* What a format provides. All functions receive the layout of one operator; the products are
+   y = L->scale * (slot values) x (+ z). */
 typedef struct {
   const char *name;    /* "brc": option prefix -mat_brc_, root type name */
   const char *aijname; /* "aijbrc" */
@@ -120,6 +123,7 @@ typedef struct {
   PetscErrorCode (*preallocation)(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[]); /* mpi: MatMPIAIJSetPreallocation_C */
   PetscErrorCode (*storevalues)(Mat);                                                 /* seq: MatStoreValues_C */
   PetscErrorCode (*bindtocpu)(Mat, PetscBool);
+  PetscErrorCode (*scale)(Mat, PetscScalar);
   PetscErrorCode (*productsetfromoptions)(Mat);
   PetscBool cusparse; /* saved from MATSEQAIJCUSPARSE / MATMPIAIJCUSPARSE */
 } MatSpmvBaseOps;

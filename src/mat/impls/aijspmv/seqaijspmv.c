@@ -220,6 +220,7 @@ static PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(sp->format->event_build, A, 0, 0, 0));
   PetscCall(PetscNew(&L));
+  L->scale = 1.0;
   /* the format's device build needs aijcusparse's 32-bit device CSR */
   ondevicebuild = (PetscBool)(t == 0 && sp->ondevice && sp->base->cusparse && sp->format->builddevice && sizeof(PetscInt) == sizeof(int));
   L->m   = t ? csr->n : csr->m;
@@ -357,6 +358,7 @@ static PetscErrorCode MatSpmvUpdate(Mat A, int t, MatSpmvLayout *Lout)
       PetscCall(MatSpmvCUDAGetStream(&stream));
       PetscCall(MatSpmvCUDAGather(L->nslots, L->d_slot2csr, d_a, L->d_val, stream));
     }
+    L->scale     = 1.0;
     sp->state[t] = state;
     PetscCall(PetscLogEventEnd(sp->format->event_refresh, A, 0, 0, 0));
 #endif
@@ -405,6 +407,7 @@ static PetscErrorCode MatSpmvUpdate(Mat A, int t, MatSpmvLayout *Lout)
     }
     PetscCall(MatSeqAIJRestoreArrayRead(A, &aa));
   }
+  L->scale     = 1.0;
   sp->state[t] = state;
   PetscCall(PetscLogEventEnd(sp->format->event_refresh, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -556,10 +559,45 @@ static PetscErrorCode MatStoreValues_SeqAIJSpmv(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The four products: ours unless A is bound to the CPU (then SeqAIJ's, as aijcusparse does) */
+/* The base scales its CSR values (on the device with aijcusparse). A layout holding the values
+   from before keeps them and multiplies its products by the factor: a MatScale() costs no refresh
+   (a gather of every value) at the next product. MatScale() raises the state by one right after
+   this returns, so the layout is marked as holding the values of that state. */
+static PetscErrorCode MatScale_SeqAIJSpmv(Mat A, PetscScalar a)
+{
+  Mat_SeqAIJSpmv  *sp    = MatSpmvSeq(A);
+  const PetscReal  range = PetscPowReal(PETSC_MAX_REAL, 0.25); /* far from overflow and underflow in the products */
+  PetscObjectState before, after;
+  PetscBool        fold[2];
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectStateGet((PetscObject)A, &before));
+  for (int t = 0; t < 2; t++) {
+    MatSpmvLayout L = sp->L[t];
+
+    fold[t] = PETSC_FALSE;
+    if (L && !L->borrowed && sp->state[t] == before && a != (PetscScalar)0.0) {
+      PetscReal s = PetscAbsScalar(L->scale * a);
+
+      fold[t] = (PetscBool)(s <= range && s >= 1.0 / range);
+    }
+  }
+  PetscCall(sp->base->scale(A, a));
+  PetscCall(PetscObjectStateGet((PetscObject)A, &after));
+  for (int t = 0; t < 2; t++) {
+    if (!fold[t]) continue;
+    sp->L[t]->scale *= a;
+    sp->state[t] = after + 1;
+    PetscCall(PetscInfo(A, "MatScale() folded into the %s layout's products: no refresh\n", t ? "A^T" : "A"));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The four products and MatScale(): ours unless A is bound to the CPU (then SeqAIJ's, as aijcusparse does) */
 static PetscErrorCode MatSpmvSetProducts(Mat A)
 {
   PetscFunctionBegin;
+  A->ops->scale            = MatScale_SeqAIJSpmv;
   A->ops->mult             = MatMult_SeqAIJSpmv;
   A->ops->multadd          = MatMultAdd_SeqAIJSpmv;
   A->ops->multtranspose    = MatMultTranspose_SeqAIJSpmv;
@@ -638,6 +676,7 @@ static PetscErrorCode MatSpmvSeqStrip(Mat B)
   B->ops->duplicate        = base->duplicate;
   B->ops->setfromoptions   = base->setfromoptions;
   B->ops->view             = base->view;
+  B->ops->scale            = base->scale;
   if (base->cusparse) {
     B->ops->bindtocpu = base->bindtocpu;
     /* aijcusparse's own functions for the binding B is in (products, composed product hooks) */
@@ -753,7 +792,7 @@ static PetscErrorCode MatSpmvGetStorage_SeqAIJSpmv(Mat A, PetscInt *nslots, Pets
 }
 
 /* Layout invariants, for tests: every nonzero in exactly one slot at its row and column,
-   padding slots hold zeros at a valid column, slot values equal the CSR values */
+   padding slots hold zeros at a valid column, slot values (times the folded scale) equal the CSR values */
 static PetscErrorCode MatSpmvCheckLayout_SeqAIJSpmv(Mat A)
 {
   Mat_SeqAIJSpmv    *sp = MatSpmvSeq(A);
@@ -804,7 +843,9 @@ static PetscErrorCode MatSpmvCheckLayout_SeqAIJSpmv(Mat A)
         c            = tmp;
       }
       PetscCheck(row[s] == r && col[s] == c, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s%s: slot %" PetscInt_FMT " at (%" PetscInt_FMT ", %" PetscInt_FMT ") holds the entry (%" PetscInt_FMT ", %" PetscInt_FMT ")", sp->format->name, t ? "^T" : "", s, row[s], col[s], r, c);
-      PetscCheck(val[s] == aa[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s%s: slot %" PetscInt_FMT " holds a stale value", sp->format->name, t ? "^T" : "", s);
+      /* with scales folded in, the values of the scaled CSR to the rounding of a few products */
+      if (L->scale == (PetscScalar)1.0) PetscCheck(val[s] == aa[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s%s: slot %" PetscInt_FMT " holds a stale value", sp->format->name, t ? "^T" : "", s);
+      else PetscCheck(PetscAbsScalar(L->scale * val[s] - aa[k]) <= 16 * PETSC_MACHINE_EPSILON * PetscAbsScalar(aa[k]), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s%s: slot %" PetscInt_FMT " times the folded scale is not the CSR value", sp->format->name, t ? "^T" : "", s);
     }
     for (PetscInt k = 0; k < L->nnz; k++) PetscCheck(seen[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s%s: CSR position %" PetscInt_FMT " is in no slot", sp->format->name, t ? "^T" : "", k);
     PetscCall(MatSeqAIJRestoreArrayRead(A, &aa));

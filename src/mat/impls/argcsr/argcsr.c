@@ -424,7 +424,7 @@ static PetscErrorCode MatMultHost_ARGCSR(MatSpmvLayout L, const PetscScalar *x, 
       PetscScalar sum = 0;
 
       for (PetscInt t = 0; t < ag->block; t++) sum += MatARGCSRChunkSum(L, ag, off, chunk, t, x);
-      y[first] += sum;
+      y[first] += L->scale * sum;
       continue;
     }
     for (PetscInt k = 0; k < nr; k++) {
@@ -432,6 +432,7 @@ static PetscErrorCode MatMultHost_ARGCSR(MatSpmvLayout L, const PetscScalar *x, 
       PetscScalar    sum = 0;
 
       for (PetscInt t = k ? ag->rowend[r - 1] : 0; t < ag->rowend[r]; t++) sum += MatARGCSRChunkSum(L, ag, off, chunk, t, x);
+      sum *= L->scale;
       y[r] = z ? z[r] + sum : sum;
     }
   }

@@ -65,7 +65,7 @@ __device__ __forceinline__ V MatARGCSRChunkSum(const int *__restrict__ col, cons
    blockDim.x row ends in dynamic shared memory. gridDim.x <= ngroups. z may be y: a row that is
    not split is read and written by one thread, and a split row's z was read by the preset. */
 template <typename V>
-__global__ void __launch_bounds__(MATARGCSR_MAX_BLOCK) MatARGCSRMultKernel(int ngroups, const int4 *__restrict__ group, const int *__restrict__ rowend, const int *__restrict__ col, const V *__restrict__ val, const V *__restrict__ x, const V *z, V *y)
+__global__ void __launch_bounds__(MATARGCSR_MAX_BLOCK) MatARGCSRMultKernel(int ngroups, const int4 *__restrict__ group, const int *__restrict__ rowend, const int *__restrict__ col, const V *__restrict__ val, const V alpha, const V *__restrict__ x, const V *z, V *y)
 {
   extern __shared__ __align__(16) unsigned char MatARGCSRShared[]; /* raw bytes: complex V has constructors */
   V             *part = reinterpret_cast<V *>(MatARGCSRShared);
@@ -95,7 +95,7 @@ __global__ void __launch_bounds__(MATARGCSR_MAX_BLOCK) MatARGCSRMultKernel(int n
       if (tid < 32) {
         sum = tid < nt / 32 ? part[tid] : V(0);
         for (int o = 16; o > 0; o /= 2) sum += MatSpmvShflXor(sum, o);
-        if (!tid) MatSpmvAtomicAdd(&y[first], sum);
+        if (!tid) MatSpmvAtomicAdd(&y[first], alpha * sum);
       }
       continue;
     }
@@ -132,6 +132,7 @@ __global__ void __launch_bounds__(MATARGCSR_MAX_BLOCK) MatARGCSRMultKernel(int n
     if (tid < size) {
       const int row = first + tid;
 
+      r *= alpha;
       y[row] = z ? z[row] + r : r;
     }
   }
@@ -176,7 +177,7 @@ PetscErrorCode MatMultDevice_ARGCSR(MatSpmvLayout L, const PetscScalar *x, const
   }
   /* groups are fewer than 2^31 (at most one per row plus one per piece of at least block entries) */
   grid = (unsigned)(ag->gridmax > 0 ? PetscMin(ag->ngroups, (PetscInt)ag->gridmax) : ag->ngroups);
-  MatARGCSRMultKernel<PetscScalar><<<grid, (unsigned)ag->block, MatARGCSRShmem(ag), s>>>((int)ag->ngroups, reinterpret_cast<const int4 *>(ag->d_group), ag->d_rowend, ag->d_col, L->d_val, x, z, y);
+  MatARGCSRMultKernel<PetscScalar><<<grid, (unsigned)ag->block, MatARGCSRShmem(ag), s>>>((int)ag->ngroups, reinterpret_cast<const int4 *>(ag->d_group), ag->d_rowend, ag->d_col, L->d_val, L->scale, x, z, y);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }

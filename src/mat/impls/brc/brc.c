@@ -193,6 +193,7 @@ static PetscErrorCode MatMultHost_BRC(MatSpmvLayout L, const PetscScalar *x, con
         PetscInt s = off + j * brc->b1 + r;
         sum += L->val[s] * x[brc->col[s]];
       }
+      sum *= L->scale;
       if (dst >= 0) y[dst] = z ? z[dst] + sum : sum;
       else if (dst < -1) y[-dst - 2] += sum;
     }

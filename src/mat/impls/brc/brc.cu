@@ -20,7 +20,7 @@ __global__ void MatBRCInitKernel(I ninit, const I *__restrict__ rows, const V *_
    threads are launched and each goes through several blocks. z may alias y. B1 > 0 fixes the
    block height at compile time (shifts instead of divisions); B1 = 0 takes it from b1. */
 template <typename V, typename I, int B1>
-__global__ void __launch_bounds__(256) MatBRCMultKernel(I nblocks, I b1_, const I *__restrict__ blockoff, const I *__restrict__ rowidx, const I *__restrict__ col, const V *__restrict__ val, const V *__restrict__ x, const V *z, V *y)
+__global__ void __launch_bounds__(256) MatBRCMultKernel(I nblocks, I b1_, const I *__restrict__ blockoff, const I *__restrict__ rowidx, const I *__restrict__ col, const V *__restrict__ val, const V alpha, const V *__restrict__ x, const V *z, V *y)
 {
   const I b1     = B1 > 0 ? (I)B1 : b1_;
   const I tid    = blockIdx.x * blockDim.x + threadIdx.x;
@@ -37,6 +37,7 @@ __global__ void __launch_bounds__(256) MatBRCMultKernel(I nblocks, I b1_, const 
       const I s = off + j * b1 + lane;
       sum += MatSpmvLoadStream(&val[s]) * x[MatSpmvLoadStream(&col[s])];
     }
+    sum *= alpha;
     if (dst >= 0) y[dst] = z ? z[dst] + sum : sum;
     else if (dst < -1) MatSpmvAtomicAdd(&y[-dst - 2], sum);
   }
@@ -72,8 +73,8 @@ PetscErrorCode MatMultDevice_BRC(MatSpmvLayout L, const PetscScalar *x, const Pe
     PetscInt nthr   = groups * brc->b1;
     int      blocks = (int)PetscMin((nthr + threads - 1) / threads, PETSC_INT32_MAX / threads);
 
-    if (brc->b1 == 32) MatBRCMultKernel<PetscScalar, int, 32><<<blocks, threads, 0, s>>>((int)brc->nblocks, 32, brc->d_blockoff, brc->d_rowidx, brc->d_col, L->d_val, x, z, y);
-    else MatBRCMultKernel<PetscScalar, int, 0><<<blocks, threads, 0, s>>>((int)brc->nblocks, (int)brc->b1, brc->d_blockoff, brc->d_rowidx, brc->d_col, L->d_val, x, z, y);
+    if (brc->b1 == 32) MatBRCMultKernel<PetscScalar, int, 32><<<blocks, threads, 0, s>>>((int)brc->nblocks, 32, brc->d_blockoff, brc->d_rowidx, brc->d_col, L->d_val, L->scale, x, z, y);
+    else MatBRCMultKernel<PetscScalar, int, 0><<<blocks, threads, 0, s>>>((int)brc->nblocks, (int)brc->b1, brc->d_blockoff, brc->d_rowidx, brc->d_col, L->d_val, L->scale, x, z, y);
     PetscCallCUDA(cudaGetLastError());
   }
   PetscFunctionReturn(PETSC_SUCCESS);

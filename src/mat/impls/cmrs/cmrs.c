@@ -166,7 +166,7 @@ static PetscErrorCode MatMultHost_CMRS(MatSpmvLayout L, const PetscScalar *x, co
     }
     for (PetscInt r = 0; r < cm->height && s * cm->height + r < L->m; r++) {
       PetscInt row = s * cm->height + r;
-      y[row]       = z ? z[row] + sum[r] : sum[r];
+      y[row]       = z ? z[row] + L->scale * sum[r] : L->scale * sum[r];
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -14,7 +14,7 @@
 #include "../aijspmv/aijspmvcuda.h"
 
 template <typename V, int H, int LANES, bool PACKED>
-__global__ void __launch_bounds__(256) MatCMRSMultKernel(int nstrips, int m, const int *__restrict__ stripptr, const int *__restrict__ colind, const int *__restrict__ rowinstrip, const V *__restrict__ val, const V *__restrict__ x, const V *z, V *y)
+__global__ void __launch_bounds__(256) MatCMRSMultKernel(int nstrips, int m, const int *__restrict__ stripptr, const int *__restrict__ colind, const int *__restrict__ rowinstrip, const V *__restrict__ val, const V alpha, const V *__restrict__ x, const V *z, V *y)
 {
   /* a group of `lanes` threads (a power of two, at most 32) per strip, 32 / lanes strips per warp;
      the whole warp runs the same number of rounds so the full-mask shuffles are always legal */
@@ -56,12 +56,13 @@ __global__ void __launch_bounds__(256) MatCMRSMultKernel(int nstrips, int m, con
       if (lane == k) mine = v;
     }
     const int row = s * H + lane;
+    mine *= alpha;
     if (s < nstrips && lane < H && row < m) y[row] = z ? z[row] + mine : mine;
   }
 }
 
 template <typename V, int M, bool PACKED>
-__global__ void __launch_bounds__(128) MatCMRSMultModifiedKernel(int nstrips, int h, int m, const int *__restrict__ stripptr, const int *__restrict__ colind, const int *__restrict__ rowinstrip, const V *__restrict__ val, const V *__restrict__ x, const V *z, V *y)
+__global__ void __launch_bounds__(128) MatCMRSMultModifiedKernel(int nstrips, int h, int m, const int *__restrict__ stripptr, const int *__restrict__ colind, const int *__restrict__ rowinstrip, const V *__restrict__ val, const V alpha, const V *__restrict__ x, const V *z, V *y)
 {
   extern __shared__ __align__(16) unsigned char smem[];
   const int stride = h + 1; /* one spare partial sum per lane class keeps the classes on different banks */
@@ -89,6 +90,7 @@ __global__ void __launch_bounds__(128) MatCMRSMultModifiedKernel(int nstrips, in
       V sum = V(0);
 #pragma unroll
       for (int k = 0; k < M; k++) sum += buf[k * stride + lane];
+      sum *= alpha;
       y[row] = z ? z[row] + sum : sum;
     }
     __syncwarp(); /* the buffer is cleared for the next strip */
@@ -113,8 +115,8 @@ static void MatCMRSLaunchLanes(const MatCMRSLayout *cm, const MatSpmvLayout L, c
   const PetscInt nthr    = (cm->nstrips + 32 / LANES - 1) / (32 / LANES) * 32;
   const int      blocks  = (int)PetscMin((nthr + threads - 1) / threads, 65536 * 8);
 
-  if (cm->packed) MatCMRSMultKernel<PetscScalar, H, LANES, true><<<blocks, threads, 0, s>>>((int)cm->nstrips, (int)L->m, cm->d_stripptr, cm->d_colind, NULL, L->d_val, x, z, y);
-  else MatCMRSMultKernel<PetscScalar, H, LANES, false><<<blocks, threads, 0, s>>>((int)cm->nstrips, (int)L->m, cm->d_stripptr, cm->d_colind, cm->d_rowinstrip, L->d_val, x, z, y);
+  if (cm->packed) MatCMRSMultKernel<PetscScalar, H, LANES, true><<<blocks, threads, 0, s>>>((int)cm->nstrips, (int)L->m, cm->d_stripptr, cm->d_colind, NULL, L->d_val, L->scale, x, z, y);
+  else MatCMRSMultKernel<PetscScalar, H, LANES, false><<<blocks, threads, 0, s>>>((int)cm->nstrips, (int)L->m, cm->d_stripptr, cm->d_colind, cm->d_rowinstrip, L->d_val, L->scale, x, z, y);
 }
 
 template <int M>
@@ -124,8 +126,8 @@ static void MatCMRSLaunchModified(const MatCMRSLayout *cm, const MatSpmvLayout L
   const int    blocks  = (int)PetscMin((cm->nstrips + warps - 1) / warps, 65536 * 8);
   const size_t shared  = sizeof(PetscScalar) * warps * M * (cm->height + 1);
 
-  if (cm->packed) MatCMRSMultModifiedKernel<PetscScalar, M, true><<<blocks, threads, shared, s>>>((int)cm->nstrips, (int)cm->height, (int)L->m, cm->d_stripptr, cm->d_colind, NULL, L->d_val, x, z, y);
-  else MatCMRSMultModifiedKernel<PetscScalar, M, false><<<blocks, threads, shared, s>>>((int)cm->nstrips, (int)cm->height, (int)L->m, cm->d_stripptr, cm->d_colind, cm->d_rowinstrip, L->d_val, x, z, y);
+  if (cm->packed) MatCMRSMultModifiedKernel<PetscScalar, M, true><<<blocks, threads, shared, s>>>((int)cm->nstrips, (int)cm->height, (int)L->m, cm->d_stripptr, cm->d_colind, NULL, L->d_val, L->scale, x, z, y);
+  else MatCMRSMultModifiedKernel<PetscScalar, M, false><<<blocks, threads, shared, s>>>((int)cm->nstrips, (int)cm->height, (int)L->m, cm->d_stripptr, cm->d_colind, cm->d_rowinstrip, L->d_val, L->scale, x, z, y);
 }
 
 /* lanes is a power of two from 4 to 32 and at least H (the build makes sure) */
