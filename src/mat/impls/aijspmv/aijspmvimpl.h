@@ -61,7 +61,10 @@ typedef struct {
      offsets and columns) with the format's device kernels and no host loop over the nonzeros;
      pattern->i (host row offsets) may be read for per-row planning, pattern->j is NULL. Sets
      L->nslots, L->d_slot2csr, the device arrays of L->fmt, L->indexbytes and what view() prints
-     (logging any upload it makes); host arrays stay NULL until download() */
+     (logging any upload it makes); host arrays stay NULL until download(). A format that keeps
+     the CSR order sets L->identity and no d_slot2csr: on aijcusparse its slot values are then
+     aijcusparse's device values (L->borrowed), and it may keep d_i and d_j themselves, which stay
+     valid as long as the layout (the layer rebuilds it when the nonzero pattern changes) */
   PetscErrorCode (*builddevice)(const void *params, const MatSpmvCSR *pattern, const int *d_i, const int *d_j, MatSpmvLayout L, void *stream);
   /* host copies of a device-built layout's arrays (for layout checks) */
   PetscErrorCode (*download)(MatSpmvLayout L);

@@ -205,8 +205,12 @@ static PetscErrorCode MatSpmvBuildDevice(Mat A, const MatSpmvCSR *csr, MatSpmvLa
   PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j));
   PetscCall(MatSpmvCUDAGetStream(&stream));
   PetscCall(sp->format->builddevice(sp->params, &pattern, d_i, d_j, L, stream));
-  PetscCall(MatSpmvCUDAIsIdentity(L->nslots == L->nnz ? L->nslots : 0, L->d_slot2csr, &L->identity, stream));
-  L->identity = (PetscBool)(L->identity && L->nslots == L->nnz);
+  if (L->identity) { /* the format keeps CSR order and made no slot map */
+    PetscCheck(L->nslots == L->nnz && !L->d_slot2csr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: an identity layout has one slot per nonzero and no slot map", sp->format->name);
+  } else {
+    PetscCall(MatSpmvCUDAIsIdentity(L->nslots == L->nnz ? L->nslots : 0, L->d_slot2csr, &L->identity, stream));
+    L->identity = (PetscBool)(L->identity && L->nslots == L->nnz);
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
