@@ -94,6 +94,39 @@ PetscErrorCode MatSpmvCUDAGather(PetscInt nslots, const int *slot2csr, const Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+template <typename V, typename I>
+__global__ void MatSpmvAddRowsKernel(I n, const I *__restrict__ crow, const V *__restrict__ t, V *__restrict__ y)
+{
+  for (I k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) y[crow[k]] += t[k];
+}
+
+PetscErrorCode MatSpmvCUDAAddRows(PetscInt n, const int *crow, const PetscScalar *t, PetscScalar *y, void *stream)
+{
+  PetscFunctionBegin;
+  if (n) {
+    const int threads = 256;
+    const int blocks  = (int)PetscMin((n + threads - 1) / threads, 65536);
+
+    MatSpmvAddRowsKernel<PetscScalar, int><<<blocks, threads, 0, (cudaStream_t)stream>>>((int)n, crow, t, y);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDAZero(PetscScalar *y, PetscInt n, void *stream)
+{
+  PetscFunctionBegin;
+  if (n) PetscCallCUDA(cudaMemsetAsync(y, 0, n * sizeof(PetscScalar), (cudaStream_t)stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDACopyOnDevice(void *dst, const void *src, size_t bytes, void *stream)
+{
+  PetscFunctionBegin;
+  if (bytes && dst != src) PetscCallCUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, (cudaStream_t)stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatSpmvCUDAIsIdentity(PetscInt n, const int *slot2csr, PetscBool *identity, void *stream)
 {
   PetscFunctionBegin;

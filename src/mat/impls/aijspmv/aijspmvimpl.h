@@ -19,7 +19,12 @@ typedef struct {
    The layer owns the values; the format owns fmt, its index arrays. */
 typedef struct _n_MatSpmvLayout *MatSpmvLayout;
 struct _n_MatSpmvLayout {
-  PetscInt     m, n;        /* rows and columns of the operator */
+  PetscInt     m, n;        /* rows and columns the format stores: the operator's rows with entries when compressed */
+  PetscInt     ym;          /* rows of the operator (the length of y) */
+  PetscInt    *crow;        /* compressed (most rows empty, as in MPI off-diagonal blocks): the operator row of each
+                               stored row, else NULL; the layer scatters the format's products (host) */
+  int         *d_crow;      /* crow on the device */
+  int         *d_ci;        /* compressed row offsets on the device (the device build's d_i) */
   PetscInt     nnz;         /* true nonzeros */
   PetscInt     nslots;      /* value slots, padding included */
   PetscInt    *slot2csr;    /* CSR position of A feeding each slot, -1 for padding (host) */
@@ -155,9 +160,9 @@ typedef struct {
   /* host base only: device copy of the CSR values, source of the gathers (aijcusparse keeps its own) */
   PetscScalar     *d_csrval;
   PetscObjectState d_csrstate;
-  /* staging buffers for host vectors */
-  PetscScalar *d_x, *d_y;
-  PetscInt     d_xn, d_yn;
+  /* staging buffers for host vectors, and the products of compressed layouts */
+  PetscScalar *d_x, *d_y, *d_c, *c;
+  PetscInt     d_xn, d_yn, d_cn, cn;
 } Mat_SeqAIJSpmv;
 PETSC_INTERN PetscErrorCode MatSpmvSeqGetData(Mat, Mat_SeqAIJSpmv **); /* NULL if A is not one of ours */
 
@@ -176,6 +181,10 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDAFree(void *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDACopyToDevice(void *, const void *, size_t, void *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDACopyToHost(void *, const void *, size_t, void *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDAGather(PetscInt, const int *, const PetscScalar *, PetscScalar *, void *);
+/* y[crow[k]] += t[k] for k < n */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAAddRows(PetscInt, const int *, const PetscScalar *, PetscScalar *, void *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDAZero(PetscScalar *, PetscInt, void *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDACopyOnDevice(void *, const void *, size_t, void *);
 /* whether the device map slot2csr of n slots is the identity */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAIsIdentity(PetscInt, const int *, PetscBool *, void *);
 /* host PetscInt copy of a device int array (PetscFree it) */

@@ -42,9 +42,12 @@ static PetscErrorCode MatSpmvLayoutDestroy(Mat_SeqAIJSpmv *sp, MatSpmvLayout *L)
   PetscCall(sp->format->destroy(*L));
   PetscCall(PetscFree((*L)->slot2csr));
   PetscCall(PetscFree((*L)->val));
+  PetscCall(PetscFree((*L)->crow));
 #if defined(PETSC_HAVE_CUDA)
   if (!(*L)->borrowed) PetscCall(MatSpmvCUDAFree((*L)->d_val));
   PetscCall(MatSpmvCUDAFree((*L)->d_slot2csr));
+  PetscCall(MatSpmvCUDAFree((*L)->d_crow));
+  PetscCall(MatSpmvCUDAFree((*L)->d_ci));
 #endif
   PetscCall(PetscFree(*L));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -61,12 +64,17 @@ static PetscErrorCode MatSpmvReset(Mat_SeqAIJSpmv *sp)
   PetscCall(MatSpmvCUDAFree(sp->d_csrval));
   PetscCall(MatSpmvCUDAFree(sp->d_x));
   PetscCall(MatSpmvCUDAFree(sp->d_y));
+  PetscCall(MatSpmvCUDAFree(sp->d_c));
 #endif
+  PetscCall(PetscFree(sp->c));
   sp->d_csrval     = NULL;
   sp->d_x          = NULL;
   sp->d_y          = NULL;
+  sp->d_c          = NULL;
   sp->d_xn         = 0;
   sp->d_yn         = 0;
+  sp->d_cn         = 0;
+  sp->cn           = 0;
   sp->d_csrstate   = MATSPMV_NOSTATE;
   sp->nonzerostate = MATSPMV_NOSTATE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -192,6 +200,33 @@ static PetscErrorCode MatSpmvTransposeCSR(const MatSpmvCSR *csr, PetscInt **ti, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Most rows empty (MPI off-diagonal blocks): the format stores only the rows with entries, whose
+   CSR (same column and value positions) is *ccsr, and the layer scatters its products. Formats
+   that go through all rows (strips, padding to the longest row) would otherwise spend their time
+   and memory on empty rows. */
+static PetscErrorCode MatSpmvCompressRows(const MatSpmvCSR *csr, MatSpmvCSR *ccsr, PetscInt **crow, PetscInt **ci)
+{
+  PetscInt mc = 0;
+
+  PetscFunctionBegin;
+  *ccsr = *csr;
+  *crow = *ci = NULL;
+  for (PetscInt r = 0; r < csr->m; r++) mc += csr->i[r + 1] > csr->i[r] ? 1 : 0;
+  if (mc == 0 || mc > csr->m / 2) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscMalloc1(mc, crow));
+  PetscCall(PetscMalloc1(mc + 1, ci));
+  mc = 0;
+  for (PetscInt r = 0; r < csr->m; r++) {
+    if (csr->i[r + 1] == csr->i[r]) continue;
+    (*crow)[mc] = r;
+    (*ci)[mc++] = csr->i[r];
+  }
+  (*ci)[mc] = csr->i[csr->m];
+  ccsr->m   = mc;
+  ccsr->i   = *ci;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The layout of A on the device from aijcusparse's device CSR, with the format's own kernels: no
    host loop over the nonzeros, nothing uploaded. Used on the GPU path when the format has one. */
 static PetscErrorCode MatSpmvBuildDevice(Mat A, const MatSpmvCSR *csr, MatSpmvLayout L)
@@ -204,6 +239,11 @@ static PetscErrorCode MatSpmvBuildDevice(Mat A, const MatSpmvCSR *csr, MatSpmvLa
   PetscFunctionBegin;
   PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j));
   PetscCall(MatSpmvCUDAGetStream(&stream));
+  if (L->crow) { /* the compressed row offsets (O(rows with entries), made on the host with the pattern) */
+    PetscCall(MatSpmvCUDAUploadInt(&L->d_ci, csr->i, csr->m + 1));
+    PetscCall(PetscLogCpuToGpu((csr->m + 1) * sizeof(int)));
+    d_i = L->d_ci;
+  }
   PetscCall(sp->format->builddevice(sp->params, &pattern, d_i, d_j, L, stream));
   if (L->identity) { /* the format keeps CSR order and made no slot map */
     PetscCheck(L->nslots == L->nnz && !L->d_slot2csr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: an identity layout has one slot per nonzero and no slot map", sp->format->name);
@@ -227,26 +267,32 @@ static PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
   L->scale = 1.0;
   /* the format's device build needs aijcusparse's 32-bit device CSR */
   ondevicebuild = (PetscBool)(t == 0 && sp->ondevice && sp->base->cusparse && sp->format->builddevice && sizeof(PetscInt) == sizeof(int));
-  L->m   = t ? csr->n : csr->m;
+  L->ym  = t ? csr->n : csr->m;
   L->n   = t ? csr->m : csr->n;
   L->nnz = csr->nnz;
-  if (ondevicebuild) {
-#if defined(PETSC_HAVE_CUDA)
-    PetscCall(MatSpmvBuildDevice(A, csr, L));
-    L->devicebuilt = PETSC_TRUE;
-#endif
-  } else if (t == 0) {
-    PetscCall(sp->format->build(sp->params, csr, L));
-  } else {
-    PetscInt  *ti, *tj, *perm;
-    MatSpmvCSR tcsr = {csr->n, csr->m, csr->nnz, NULL, NULL};
+  {
+    PetscInt  *ti = NULL, *tj = NULL, *perm = NULL, *ci;
+    MatSpmvCSR tcsr = {csr->n, csr->m, csr->nnz, NULL, NULL}, ccsr;
 
-    PetscCall(MatSpmvTransposeCSR(csr, &ti, &tj, &perm));
-    tcsr.i = ti;
-    tcsr.j = tj;
-    PetscCall(sp->format->build(sp->params, &tcsr, L));
-    for (PetscInt s = 0; s < L->nslots; s++)
-      if (L->slot2csr[s] >= 0) L->slot2csr[s] = perm[L->slot2csr[s]];
+    if (t == 1) {
+      PetscCall(MatSpmvTransposeCSR(csr, &ti, &tj, &perm));
+      tcsr.i = ti;
+      tcsr.j = tj;
+    }
+    PetscCall(MatSpmvCompressRows(t ? &tcsr : csr, &ccsr, &L->crow, &ci));
+    L->m = ccsr.m;
+    if (ondevicebuild) {
+#if defined(PETSC_HAVE_CUDA)
+      PetscCall(MatSpmvBuildDevice(A, &ccsr, L));
+      L->devicebuilt = PETSC_TRUE;
+#endif
+    } else {
+      PetscCall(sp->format->build(sp->params, &ccsr, L));
+      if (t == 1)
+        for (PetscInt s = 0; s < L->nslots; s++)
+          if (L->slot2csr[s] >= 0) L->slot2csr[s] = perm[L->slot2csr[s]];
+    }
+    PetscCall(PetscFree(ci));
     PetscCall(PetscFree(ti));
     PetscCall(PetscFree(tj));
     PetscCall(PetscFree(perm));
@@ -256,7 +302,7 @@ static PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
     for (PetscInt s = 0; s < L->nslots && L->identity; s++) L->identity = (PetscBool)(L->slot2csr[s] == s);
   }
   /* device kernels index with 32-bit integers */
-  PetscCheck(L->nslots <= PETSC_INT32_MAX && L->m < PETSC_INT32_MAX && L->n < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s stores %" PetscInt_FMT " slots for a %" PetscInt_FMT " x %" PetscInt_FMT " matrix: more than 32-bit indices address; split the matrix over more MPI processes or use MATAIJ", sp->format->name, L->nslots, L->m, L->n);
+  PetscCheck(L->nslots <= PETSC_INT32_MAX && L->ym < PETSC_INT32_MAX && L->n < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s stores %" PetscInt_FMT " slots for a %" PetscInt_FMT " x %" PetscInt_FMT " matrix: more than 32-bit indices address; split the matrix over more MPI processes or use MATAIJ", sp->format->name, L->nslots, L->ym, L->n);
   if (sp->ondevice) {
 #if defined(PETSC_HAVE_CUDA)
     /* on aijcusparse an identity layout reads the base's device values in place */
@@ -270,12 +316,17 @@ static PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
       PetscCall(sp->format->upload(L));
       PetscCall(PetscLogCpuToGpu(L->indexbytes));
     }
+    if (L->crow) {
+      PetscCall(MatSpmvCUDAUploadInt(&L->d_crow, L->crow, L->m));
+      PetscCall(PetscLogCpuToGpu(L->m * sizeof(int)));
+    }
 #endif
   } else PetscCall(PetscMalloc1(L->nslots, &L->val));
+  if (L->crow) L->indexbytes += L->m * sizeof(int); /* the stored rows' operator rows */
   sp->L[t]     = L;
   sp->state[t] = MATSPMV_NOSTATE;
   PetscCall(PetscLogEventEnd(sp->format->event_build, A, 0, 0, 0));
-  PetscCall(PetscInfo(A, "%s layout of %s built on the %s: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " nonzeros in %" PetscInt_FMT " slots\n", sp->format->name, t ? "A^T" : "A", ondevicebuild ? "device" : "host", L->m, L->n, L->nnz, L->nslots));
+  PetscCall(PetscInfo(A, "%s layout of %s built on the %s: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " nonzeros in %" PetscInt_FMT " slots%s\n", sp->format->name, t ? "A^T" : "A", ondevicebuild ? "device" : "host", L->ym, L->n, L->nnz, L->nslots, L->crow ? ", rows with entries only" : ""));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -438,8 +489,18 @@ static PetscErrorCode MatSpmvApply(Mat A, int t, Vec x, Vec z, Vec y)
       if (z) PetscCall(VecGetArrayRead(z, &pz));
       PetscCall(VecGetArrayWrite(y, &py));
     }
-    PetscCall(sp->format->multhost(L, px, pz, py));
-    PetscCall(PetscLogFlops(2.0 * L->nnz - (z ? 0 : L->m)));
+    if (L->crow) { /* the stored rows' products into a buffer, then into their rows of y */
+      if (sp->cn < L->m) {
+        PetscCall(PetscFree(sp->c));
+        PetscCall(PetscMalloc1(L->m, &sp->c));
+        sp->cn = L->m;
+      }
+      PetscCall(sp->format->multhost(L, px, NULL, sp->c));
+      if (!z) PetscCall(PetscArrayzero(py, L->ym));
+      else if (pz != py) PetscCall(PetscArraycpy(py, pz, L->ym));
+      for (PetscInt k = 0; k < L->m; k++) py[L->crow[k]] += sp->c[k];
+    } else PetscCall(sp->format->multhost(L, px, pz, py));
+    PetscCall(PetscLogFlops(2.0 * L->nnz - (z ? 0 : L->ym)));
     PetscCall(VecRestoreArrayRead(x, &px));
     if (z == y) PetscCall(VecRestoreArray(y, &py));
     else {
@@ -473,29 +534,39 @@ static PetscErrorCode MatSpmvApply(Mat A, int t, Vec x, Vec z, Vec y)
       PetscCall(PetscLogCpuToGpu(L->n * sizeof(PetscScalar)));
     }
     dy = py;
-    if (PetscMemTypeHost(ymt) && L->m) {
-      if (sp->d_yn < L->m) {
+    if (PetscMemTypeHost(ymt) && L->ym) {
+      if (sp->d_yn < L->ym) {
         PetscCall(MatSpmvCUDAFree(sp->d_y));
-        PetscCall(MatSpmvCUDAMalloc((void **)&sp->d_y, L->m * sizeof(PetscScalar)));
-        sp->d_yn = L->m;
+        PetscCall(MatSpmvCUDAMalloc((void **)&sp->d_y, L->ym * sizeof(PetscScalar)));
+        sp->d_yn = L->ym;
       }
       dy = sp->d_y;
     }
     /* z on the host, or y staged with y == z: z is first copied into y's device array */
     if (z == y) hz = PetscMemTypeHost(ymt) ? py : NULL;
     else if (z && PetscMemTypeHost(zmt)) hz = pz;
-    if (hz && L->m) {
-      PetscCall(MatSpmvCUDACopyToDevice(dy, hz, L->m * sizeof(PetscScalar), stream));
-      PetscCall(PetscLogCpuToGpu(L->m * sizeof(PetscScalar)));
+    if (hz && L->ym) {
+      PetscCall(MatSpmvCUDACopyToDevice(dy, hz, L->ym * sizeof(PetscScalar), stream));
+      PetscCall(PetscLogCpuToGpu(L->ym * sizeof(PetscScalar)));
     }
     if (z) pz = hz ? dy : (z == y ? dy : pz);
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(sp->format->multdevice(L, dx, pz, dy, stream));
+    if (L->crow) { /* the stored rows' products into a buffer, then into their rows of y */
+      if (sp->d_cn < L->m) {
+        PetscCall(MatSpmvCUDAFree(sp->d_c));
+        PetscCall(MatSpmvCUDAMalloc((void **)&sp->d_c, L->m * sizeof(PetscScalar)));
+        sp->d_cn = L->m;
+      }
+      PetscCall(sp->format->multdevice(L, dx, NULL, sp->d_c, stream));
+      if (!z) PetscCall(MatSpmvCUDAZero(dy, L->ym, stream));
+      else PetscCall(MatSpmvCUDACopyOnDevice(dy, pz, L->ym * sizeof(PetscScalar), stream));
+      PetscCall(MatSpmvCUDAAddRows(L->m, L->d_crow, sp->d_c, dy, stream));
+    } else PetscCall(sp->format->multdevice(L, dx, pz, dy, stream));
     PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(PetscLogGpuFlops(2.0 * L->nnz - (z ? 0 : L->m)));
-    if (dy != py && L->m) {
-      PetscCall(MatSpmvCUDACopyToHost(py, dy, L->m * sizeof(PetscScalar), stream));
-      PetscCall(PetscLogGpuToCpu(L->m * sizeof(PetscScalar)));
+    PetscCall(PetscLogGpuFlops(2.0 * L->nnz - (z ? 0 : L->ym)));
+    if (dy != py && L->ym) {
+      PetscCall(MatSpmvCUDACopyToHost(py, dy, L->ym * sizeof(PetscScalar), stream));
+      PetscCall(PetscLogGpuToCpu(L->ym * sizeof(PetscScalar)));
     }
     PetscCall(VecRestoreArrayReadAndMemType(x, &px));
     if (z == y) PetscCall(VecRestoreArrayAndMemType(y, &py));
@@ -640,7 +711,8 @@ static PetscErrorCode MatView_SeqAIJSpmv(Mat A, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "%s (%s), backend %s, base %s\n", sp->format->title, sp->format->name, sp->ondevice ? "CUDA" : "host reference", sp->base->cusparse ? "aijcusparse" : "aij"));
     PetscCall(PetscViewerASCIIPushTab(viewer));
     PetscCall(PetscViewerASCIIPrintf(viewer, "slots %" PetscInt_FMT " for %" PetscInt_FMT " nonzeros: padding ratio %.3f, %.2f bytes per nonzero stored (CSR: %.2f)%s\n", L->nslots, L->nnz, L->nnz ? (double)L->nslots / (double)L->nnz : 1.0,
-                                     L->nnz ? (double)((L->borrowed ? 0 : L->nslots * sizeof(PetscScalar)) + L->indexbytes) / (double)L->nnz : 0.0, L->nnz ? (double)(L->nnz * (sizeof(PetscScalar) + sizeof(int)) + (L->m + 1) * sizeof(int)) / (double)L->nnz : 0.0, L->borrowed ? ", values shared with aijcusparse" : ""));
+                                     L->nnz ? (double)((L->borrowed ? 0 : L->nslots * sizeof(PetscScalar)) + L->indexbytes) / (double)L->nnz : 0.0, L->nnz ? (double)(L->nnz * (sizeof(PetscScalar) + sizeof(int)) + (L->ym + 1) * sizeof(int)) / (double)L->nnz : 0.0, L->borrowed ? ", values shared with aijcusparse" : ""));
+    if (L->crow) PetscCall(PetscViewerASCIIPrintf(viewer, "rows with entries only: %" PetscInt_FMT " of %" PetscInt_FMT "\n", L->m, L->ym));
     PetscCall(sp->format->view(L, viewer));
     PetscCall(PetscViewerASCIIPopTab(viewer));
   }
@@ -828,11 +900,15 @@ static PetscErrorCode MatSpmvCheckLayout_SeqAIJSpmv(Mat A)
 #endif
     } else PetscCall(PetscArraycpy(val, L->val, L->nslots));
     PetscCall(sp->format->slotrowcol(L, row, col));
+    for (PetscInt s = 0; s < L->nslots && L->crow; s++) { /* stored rows to the operator's */
+      PetscCheck(row[s] >= -1 && row[s] < L->m, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s%s: slot %" PetscInt_FMT " has stored row %" PetscInt_FMT, sp->format->name, t ? "^T" : "", s, row[s]);
+      if (row[s] >= 0) row[s] = L->crow[row[s]];
+    }
     for (PetscInt s = 0; s < L->nslots; s++) {
       PetscInt k = L->slot2csr[s], r, c;
 
       PetscCheck(col[s] >= 0 && col[s] < PetscMax(L->n, 1), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s%s: slot %" PetscInt_FMT " has column %" PetscInt_FMT " outside [0, %" PetscInt_FMT ")", sp->format->name, t ? "^T" : "", s, col[s], L->n);
-      PetscCheck(row[s] >= -1 && row[s] < L->m, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s%s: slot %" PetscInt_FMT " has row %" PetscInt_FMT, sp->format->name, t ? "^T" : "", s, row[s]);
+      PetscCheck(row[s] >= -1 && row[s] < L->ym, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s%s: slot %" PetscInt_FMT " has row %" PetscInt_FMT, sp->format->name, t ? "^T" : "", s, row[s]);
       if (k < 0) {
         PetscCheck(val[s] == (PetscScalar)0.0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s%s: padding slot %" PetscInt_FMT " holds a nonzero", sp->format->name, t ? "^T" : "", s);
         continue;
