@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # The parameter sweeps behind the README's defaults: every generated matrix, aijcusparse and brc
 # for reference, then one format under its option sets (each an spmvbench type@name entry).
-#   examples/sweep.sh cmrs|argcsr [extra spmvbench options]    (PETSCSPMV_VARIANT=single for float)
+#   examples/sweep.sh cmrs|argcsr|ipcsr [extra spmvbench options]    (PETSCSPMV_VARIANT=single for float)
 # cmrs: the basic kernel with automatic lanes at heights 2 and 4; the paper's whole-warp basic
 # kernel at heights 1-8 (Eq. 5.2 predicts its speedup over height 1); the modified kernel at
 # heights 8 and 16, modulo 4, 8 and 32, sorted. argcsr: chunk sizes 1-32 at block 256, blocks
-# 128-1024 with the automatic chunk size.
+# 128-1024 with the automatic chunk size. ipcsr: the automatic kernel; ipcsr with the paper's budget
+# and 4 KB to 96 KB per block; csrm with fragments of 256 to 4096 nonzeros.
 set -u
 cd "$(dirname "$0")/.."
 . scripts/petsc-env.sh >/dev/null
 bin=build/bin
 [ "${PETSCSPMV_VARIANT:-real}" = real ] || bin=build/$PETSCSPMV_VARIANT/bin
-format=${1:?usage: examples/sweep.sh cmrs|argcsr [spmvbench options]}
+format=${1:?usage: examples/sweep.sh cmrs|argcsr|ipcsr [spmvbench options]}
 shift
 case $format in
 cmrs)
@@ -27,7 +28,13 @@ argcsr)
   configs=("auto:" "c1: -mat_argcsr_chunk 1" "c2: -mat_argcsr_chunk 2" "c4: -mat_argcsr_chunk 4" "c8: -mat_argcsr_chunk 8"
     "c16: -mat_argcsr_chunk 16" "c32: -mat_argcsr_chunk 32" "b128: -mat_argcsr_block 128" "b512: -mat_argcsr_block 512"
     "b1024: -mat_argcsr_block 1024" "c1b1024: -mat_argcsr_chunk 1 -mat_argcsr_block 1024") ;;
-*) echo "unknown format $format: cmrs or argcsr"; exit 2 ;;
+ipcsr)
+  configs=("auto:" "ip: -mat_ipcsr_kernel ipcsr" "ip4k: -mat_ipcsr_kernel ipcsr -mat_ipcsr_shared 4096"
+    "ip8k: -mat_ipcsr_kernel ipcsr -mat_ipcsr_shared 8192" "ip16k: -mat_ipcsr_kernel ipcsr -mat_ipcsr_shared 16384"
+    "ip48k: -mat_ipcsr_kernel ipcsr -mat_ipcsr_shared 49152" "ip96k: -mat_ipcsr_kernel ipcsr -mat_ipcsr_shared 98304"
+    "cm: -mat_ipcsr_kernel csrm" "cm256: -mat_ipcsr_kernel csrm -mat_ipcsr_fragment 256" "cm512: -mat_ipcsr_kernel csrm -mat_ipcsr_fragment 512"
+    "cm2k: -mat_ipcsr_kernel csrm -mat_ipcsr_fragment 2048" "cm4k: -mat_ipcsr_kernel csrm -mat_ipcsr_fragment 4096") ;;
+*) echo "unknown format $format: cmrs, argcsr or ipcsr"; exit 2 ;;
 esac
 types=aijcusparse,brc opts=()
 for c in "${configs[@]}"; do

@@ -139,3 +139,58 @@ M*/
 
 PETSC_EXTERN PetscErrorCode MatARGCSRSetChunkSize(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatARGCSRSetBlockSize(Mat, PetscInt);
+
+/*MC
+   MATIPCSR - "ipcsr" - Improved Perfect CSR (IPCSR, Yang et al.) and CSR-M's nonzero partition
+   (Yin et al., section 5.2) for GPU SpMV, on the CSR itself.
+
+   A `MATSEQAIJ`/`MATMPIAIJ` matrix whose products run on the GPU from the CSR arrays the matrix
+   already keeps there (no second copy of values or column indices), plus a small array of row
+   blocks built on the device. Two kernels:
+.  ipcsr - each thread block takes consecutive rows whose nonzeros fit its shared-memory budget,
+           loads their products with x into shared memory with coalesced reads, then reduces them
+           with one or several threads per row (the paper's decision tree); a row alone in its block
+           is reduced by the whole block, and a row longer than the budget is split over several
+           blocks whose sums are added atomically
+-  csrm  - the nonzeros cut into fragments of equal size, one thread block each; rows inside a
+           fragment summed by half-warps, rows shared by fragments combined by a second kernel
+   Resolves to `MATSEQAIJIPCSR` on one process and `MATMPIAIJIPCSR` otherwise.
+
+   Options Database Keys:
++  -mat_type ipcsr               - selects the type
+.  -mat_ipcsr_kernel <auto>      - ipcsr, csrm or auto (csrm when the row lengths vary more than their mean)
+.  -mat_ipcsr_shared <0>         - ipcsr: bytes of shared memory per thread block for its products; 0: the paper's formula for the GPU (8192 without one)
+.  -mat_ipcsr_fragment <1024>    - csrm: nonzeros per thread block (the paper's 1024)
+-  -mat_ipcsr_backend <auto>     - auto, cuda or host (host reference kernel)
+
+   Level: beginner
+
+.seealso: [](ch_matrices), `Mat`, `MATAIJ`, `MATBRC`, `MatIPCSRSetKernel()`, `MatIPCSRSetSharedSize()`, `MatIPCSRSetFragmentSize()`
+M*/
+#define MATIPCSR       "ipcsr"
+#define MATAIJIPCSR    "aijipcsr"
+#define MATSEQAIJIPCSR "seqaijipcsr"
+#define MATMPIAIJIPCSR "mpiaijipcsr"
+
+/*E
+   MatIPCSRKernel - the CUDA kernel of a `MATIPCSR` matrix
+
+   Values:
++  MAT_IPCSR_KERNEL_IPCSR - row blocks that fit a shared-memory budget (IPCSR)
+.  MAT_IPCSR_KERNEL_CSRM  - equal fragments of nonzeros, one thread block each (CSR-M)
+-  MAT_IPCSR_KERNEL_AUTO  - csrm when the standard deviation of the row lengths exceeds their mean, else ipcsr
+
+   Level: intermediate
+
+.seealso: `MATIPCSR`, `MatIPCSRSetKernel()`
+E*/
+typedef enum {
+  MAT_IPCSR_KERNEL_IPCSR,
+  MAT_IPCSR_KERNEL_CSRM,
+  MAT_IPCSR_KERNEL_AUTO
+} MatIPCSRKernel;
+PETSC_EXTERN const char *const MatIPCSRKernels[];
+
+PETSC_EXTERN PetscErrorCode MatIPCSRSetKernel(Mat, MatIPCSRKernel);
+PETSC_EXTERN PetscErrorCode MatIPCSRSetSharedSize(Mat, PetscInt);
+PETSC_EXTERN PetscErrorCode MatIPCSRSetFragmentSize(Mat, PetscInt);

@@ -18,7 +18,7 @@ logs=$root/$builddir/test-logs
 mkdir -p "$logs"
 MPIEXEC=${MPIEXEC:-mpiexec}
 np2="$MPIEXEC --oversubscribe -n 2"
-types=${PETSCSPMV_TEST_TYPES:-brc cmrs argcsr}
+types=${PETSCSPMV_TEST_TYPES:-brc cmrs argcsr ipcsr}
 export PETSC_OPTIONS="${PETSC_OPTIONS:-} -use_gpu_aware_mpi 0"
 
 gpu=0

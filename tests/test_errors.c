@@ -73,7 +73,7 @@ int main(int argc, char **argv)
   Mat         A, Aref, Plain;
   PetscRandom rnd;
   PetscBool   isbrc, iscmrs, gpu = PETSC_FALSE;
-  PetscBool   isargcsr;
+  PetscBool   isargcsr, isipcsr;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscSpmvInitializePackage());
@@ -119,6 +119,26 @@ int main(int argc, char **argv)
     EXPECT_ERROR(SetFromOptionsWith(A, "-mat_argcsr_block", "100"), PETSC_ERR_ARG_OUTOFRANGE);
     EXPECT_ERROR(SetFromOptionsWith(A, "-mat_argcsr_block", "16"), PETSC_ERR_ARG_OUTOFRANGE);
   }
+  PetscCall(PetscStrcmp(type, MATIPCSR, &isipcsr));
+  if (isipcsr) {
+    EXPECT_ERROR(MatIPCSRSetKernel(A, (MatIPCSRKernel)5), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(MatIPCSRSetKernel(A, (MatIPCSRKernel)-1), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(MatIPCSRSetSharedSize(A, -8), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(MatIPCSRSetSharedSize(A, (PetscInt)sizeof(PetscScalar) - 1), PETSC_ERR_ARG_OUTOFRANGE); /* less than one entry */
+    EXPECT_ERROR(MatIPCSRSetSharedSize(A, 232449), PETSC_ERR_ARG_OUTOFRANGE);                            /* more than a block has */
+    EXPECT_ERROR(MatIPCSRSetFragmentSize(A, 0), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(MatIPCSRSetFragmentSize(A, 8193), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(MatIPCSRSetKernel(Plain, MAT_IPCSR_KERNEL_CSRM), PETSC_ERR_ARG_WRONG);
+    EXPECT_ERROR(MatIPCSRSetSharedSize(Plain, 4096), PETSC_ERR_ARG_WRONG);
+    EXPECT_ERROR(MatIPCSRSetFragmentSize(Plain, 512), PETSC_ERR_ARG_WRONG);
+    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_ipcsr_kernel", "fancy"), PETSC_ERR_USER);
+    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_ipcsr_shared", "-1"), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_ipcsr_shared", "3"), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_ipcsr_shared", "1000000"), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_ipcsr_fragment", "0"), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_ipcsr_fragment", "10000"), PETSC_ERR_ARG_OUTOFRANGE);
+  }
+  if (isbrc) EXPECT_ERROR(MatIPCSRSetFragmentSize(A, 512), PETSC_ERR_ARG_WRONG); /* a petscspmv matrix of another format */
   EXPECT_ERROR(MatSpmvSetBackend(Plain, MAT_SPMV_BACKEND_HOST), PETSC_ERR_ARG_WRONG);
   EXPECT_ERROR(MatSpmvSetBackend(A, (MatSpmvBackend)7), PETSC_ERR_ARG_OUTOFRANGE);
   PetscCall(CheckProducts(A, Aref, rnd, "after rejected settings"));
@@ -130,6 +150,20 @@ int main(int argc, char **argv)
     PetscCall(CheckProducts(A, Aref, rnd, "with the largest chunk size"));
     PetscCall(MatARGCSRSetChunkSize(A, 0));
     PetscCall(CheckProducts(A, Aref, rnd, "back to the automatic chunk size"));
+  }
+  if (isipcsr) {
+    PetscCall(CheckValidOptionAfterRejected(A, Aref, MATIPCSR, "-mat_ipcsr_shared", "64", MatIPCSRSetSharedSize, 64, rnd));
+    /* both kernels, the smallest budget (one entry: every row of the Laplacian split) and the largest fragment */
+    PetscCall(MatIPCSRSetKernel(A, MAT_IPCSR_KERNEL_IPCSR));
+    PetscCall(MatIPCSRSetSharedSize(A, (PetscInt)sizeof(PetscScalar)));
+    PetscCall(CheckProducts(A, Aref, rnd, "with a budget of one entry"));
+    PetscCall(MatIPCSRSetKernel(A, MAT_IPCSR_KERNEL_CSRM));
+    PetscCall(MatIPCSRSetFragmentSize(A, 8192));
+    PetscCall(CheckProducts(A, Aref, rnd, "with the largest fragment"));
+    PetscCall(MatIPCSRSetKernel(A, MAT_IPCSR_KERNEL_AUTO));
+    PetscCall(MatIPCSRSetSharedSize(A, 0));
+    PetscCall(MatIPCSRSetFragmentSize(A, 1024));
+    PetscCall(CheckProducts(A, Aref, rnd, "back to the defaults"));
   }
   if (!gpu) {
     /* a GPU run asked for where there is none */

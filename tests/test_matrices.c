@@ -36,9 +36,10 @@ typedef enum {
   EDGE_ARGCSR_PAPER,
   EDGE_ARGCSR_PAPER_BIG,
   EDGE_ARGCSR_SPLIT,
+  EDGE_IPCSR_THRESHOLDS,
   EDGE_COUNT
 } EdgeCase;
-static const char *EdgeNames[] = {"0x0", "40x0", "0x40", "empty-rows", "one-long-row", "tall-300x50", "wide-50x300", "power-law", "no-entries", "argcsr-paper-12x8", "argcsr-paper-5000x4000", "argcsr-split-rows"};
+static const char *EdgeNames[] = {"0x0", "40x0", "0x40", "empty-rows", "one-long-row", "tall-300x50", "wide-50x300", "power-law", "no-entries", "argcsr-paper-12x8", "argcsr-paper-5000x4000", "argcsr-split-rows", "ipcsr-thresholds"};
 
 /* EDGE_ARGCSR_SPLIT: long rows, several of them adjacent, at the first and last rows and around
    the split thresholds chunk * block of the argcsr parameter sets and their doubles (32, 33, 64,
@@ -51,6 +52,22 @@ static PetscInt SplitRowLength(PetscInt i, PetscInt m)
   if (i >= 1 && i <= (PetscInt)PETSC_STATIC_ARRAY_LENGTH(run)) return run[i - 1];
   if (i >= 300 && i < 304) return 400 + 50 * (i - 300);
   return i % 5 == 0 ? 0 : 1 + Hash(i, 5) % 6;
+}
+
+/* EDGE_IPCSR_THRESHOLDS: a run of 300 one-entry rows and one of 300 empty rows (more than the 256
+   rows of an IPCSR block), then rows at and around the thresholds of the ipcsr parameter sets
+   (budgets S of 1, 2, 7, 33, 100, 1000 entries and the automatic 512, 1024, 2048; a row longer
+   than S / 4 takes a block of its own, one longer than S is split), three short rows between
+   them, and a full last row */
+static PetscInt ThresholdRowLength(PetscInt i, PetscInt m, PetscInt n)
+{
+  static const PetscInt run[] = {0, 1, 2, 3, 6, 7, 8, 9, 24, 25, 26, 32, 33, 34, 99, 100, 101, 127, 128, 129, 249, 250, 251, 255, 256, 257, 511, 512, 513, 999, 1000, 1001, 1023, 1024, 1025, 2047, 2048, 2049};
+
+  if (i == m - 1) return n;
+  if (i < 300) return 1;
+  if (i < 600) return 0;
+  if ((i - 600) % 4 == 0 && (i - 600) / 4 < (PetscInt)PETSC_STATIC_ARRAY_LENGTH(run)) return run[(i - 600) / 4];
+  return 2 + Hash(i, 7) % 3;
 }
 
 static PetscErrorCode EdgeMatrix(EdgeCase e, Mat *A)
@@ -92,6 +109,9 @@ static PetscErrorCode EdgeMatrix(EdgeCase e, Mat *A)
   case EDGE_ARGCSR_SPLIT:
     m = n = 700;
     break;
+  case EDGE_IPCSR_THRESHOLDS:
+    m = 900, n = 2101; /* prime to 3: columns (i + 3 k) % n differ for k < n */
+    break;
   default:
     break;
   }
@@ -124,11 +144,14 @@ static PetscErrorCode EdgeMatrix(EdgeCase e, Mat *A)
     case EDGE_ARGCSR_SPLIT:
       len = SplitRowLength(i, m);
       break;
+    case EDGE_IPCSR_THRESHOLDS:
+      len = ThresholdRowLength(i, m, n);
+      break;
     default:
       len = 0;
     }
     for (PetscInt k = 0; k < len; k++) {
-      PetscInt    j = (e == EDGE_LONG_ROW && i == 17) || ((e == EDGE_ARGCSR_PAPER || e == EDGE_ARGCSR_PAPER_BIG) && i == m - 1) ? k : (e == EDGE_ARGCSR_SPLIT ? (i + 3 * k) % n : (k == 0 && i < n ? i : Hash(i, k + 3) % n));
+      PetscInt    j = (e == EDGE_LONG_ROW && i == 17) || ((e == EDGE_ARGCSR_PAPER || e == EDGE_ARGCSR_PAPER_BIG) && i == m - 1) ? k : (e == EDGE_ARGCSR_SPLIT || e == EDGE_IPCSR_THRESHOLDS ? (i + 3 * k) % n : (k == 0 && i < n ? i : Hash(i, k + 3) % n));
       PetscScalar v = 1.0 + (PetscReal)(Hash(i, j) % 1000) / 100.0;
       PetscCall(MatSetValues(*A, 1, &i, 1, &j, &v, INSERT_VALUES));
     }
@@ -142,17 +165,40 @@ static PetscErrorCode EdgeMatrix(EdgeCase e, Mat *A)
 static PetscErrorCode SetParams(Mat A, MatType type, PetscInt k, PetscBool *exists)
 {
   PetscBool brc, cmrs;
-  PetscBool argcsr;
+  PetscBool argcsr, ipcsr;
 
   PetscFunctionBegin;
   *exists = PETSC_FALSE;
+  PetscCall(PetscStrcmp(type, MATIPCSR, &ipcsr));
   PetscCall(PetscStrcmp(type, MATBRC, &brc));
   PetscCall(PetscStrcmp(type, MATCMRS, &cmrs));
   PetscCall(PetscStrcmp(type, MATARGCSR, &argcsr));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_pack"));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_lanes"));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_modulo"));
-  if (argcsr) {
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_ipcsr_kernel"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_ipcsr_fragment"));
+  if (ipcsr) {
+    /* kernel 0 ipcsr, 1 csrm, 2 automatic. ipcsr: budgets in matrix entries (0: the paper's
+       formula); 1 and 2 entries split every longer row into pieces of one or two entries, 7 to 1000
+       put the ipcsr-thresholds rows on both sides of "a block of its own" (S / 4) and "split"
+       (S); 14000 entries need more than 48 KB of shared memory in double and complex (the opt-in
+       path on a GPU). csrm: fragments of 1 to 8192 nonzeros, fragment ends at row ends, inside
+       rows, and rows spanning many fragments. The last sets take their values from the options. */
+    const PetscInt    kernel[] = {2, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2};
+    const PetscInt    shared[] = {0, 0, 1, 2, 7, 33, 100, 1000, 14000, 0, 0, 0, 0, 0, 0, 5, 0};
+    const PetscInt    frag[]   = {0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 7, 32, 1024, 8192, 3, 0};
+    const char *const okernel[] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "csrm"};
+    const char *const ofrag[]   = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "50"};
+    if (k >= (PetscInt)PETSC_STATIC_ARRAY_LENGTH(kernel)) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(MatIPCSRSetKernel(A, (MatIPCSRKernel)kernel[k]));
+    PetscCall(MatIPCSRSetSharedSize(A, shared[k] * (PetscInt)sizeof(PetscScalar)));
+    if (frag[k]) PetscCall(MatIPCSRSetFragmentSize(A, frag[k]));
+    /* read by MatSetFromOptions() below */
+    if (okernel[k]) PetscCall(PetscOptionsSetValue(NULL, "-mat_ipcsr_kernel", okernel[k]));
+    if (ofrag[k]) PetscCall(PetscOptionsSetValue(NULL, "-mat_ipcsr_fragment", ofrag[k]));
+    *exists = PETSC_TRUE;
+  } else if (argcsr) {
     /* chunk 0: automatic; block 0: 128 through -mat_argcsr_block (read by MatSetFromOptions() below).
        Rows longer than chunk * block are split into pieces: chunk 1 with block 32 splits rows of
        more than 32 entries into many pieces of one entry per thread, chunk 2 and 5 give pieces of

@@ -5,8 +5,8 @@
 #include "../mat/impls/aijspmv/aijspmvimpl.h"
 
 /* One line per format */
-PETSC_INTERN MatSpmvFormat MatSpmvFormat_BRC, MatSpmvFormat_CMRS, MatSpmvFormat_ARGCSR;
-static MatSpmvFormat *const MatSpmvFormats[] = {&MatSpmvFormat_BRC, &MatSpmvFormat_CMRS, &MatSpmvFormat_ARGCSR};
+PETSC_INTERN MatSpmvFormat MatSpmvFormat_BRC, MatSpmvFormat_CMRS, MatSpmvFormat_ARGCSR, MatSpmvFormat_IPCSR;
+static MatSpmvFormat *const MatSpmvFormats[] = {&MatSpmvFormat_BRC, &MatSpmvFormat_CMRS, &MatSpmvFormat_ARGCSR, &MatSpmvFormat_IPCSR};
 
 const char *const MatSpmvBackends[] = {"auto", "cuda", "host", "MatSpmvBackend", "MAT_SPMV_BACKEND_", NULL};
 
