@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # The parameter sweeps behind the README's defaults: every generated matrix, aijcusparse and brc
 # for reference, then one format under its option sets (each an spmvbench type@name entry).
-#   examples/sweep.sh cmrs|argcsr [extra spmvbench options]    (PETSCSPMV_VARIANT=single for float)
+#   examples/sweep.sh cmrs|argcsr|ellr [extra spmvbench options]    (PETSCSPMV_VARIANT=single for float)
 # cmrs: the basic kernel with automatic lanes at heights 2 and 4; the paper's whole-warp basic
 # kernel at heights 1-8 (Eq. 5.2 predicts its speedup over height 1); the modified kernel at
 # heights 8 and 16, modulo 4, 8 and 32, sorted. argcsr: chunk sizes 1-32 at block 256, blocks
-# 128-1024 with the automatic chunk size.
+# 128-1024 with the automatic chunk size. ellr: every T at block 128, blocks 64-512 with the
+# automatic T (matrices padding more than 3x are refused and reported, e.g. powerlaw and circuit).
 set -u
 cd "$(dirname "$0")/.."
 . scripts/petsc-env.sh >/dev/null
 bin=build/bin
 [ "${PETSCSPMV_VARIANT:-real}" = real ] || bin=build/$PETSCSPMV_VARIANT/bin
-format=${1:?usage: examples/sweep.sh cmrs|argcsr [spmvbench options]}
+format=${1:?usage: examples/sweep.sh cmrs|argcsr|ellr [spmvbench options]}
 shift
 case $format in
 cmrs)
@@ -27,7 +28,10 @@ argcsr)
   configs=("auto:" "c1: -mat_argcsr_chunk 1" "c2: -mat_argcsr_chunk 2" "c4: -mat_argcsr_chunk 4" "c8: -mat_argcsr_chunk 8"
     "c16: -mat_argcsr_chunk 16" "c32: -mat_argcsr_chunk 32" "b128: -mat_argcsr_block 128" "b512: -mat_argcsr_block 512"
     "b1024: -mat_argcsr_block 1024" "c1b1024: -mat_argcsr_chunk 1 -mat_argcsr_block 1024") ;;
-*) echo "unknown format $format: cmrs or argcsr"; exit 2 ;;
+ellr)
+  configs=("auto:" "t1: -mat_ellr_t 1" "t2: -mat_ellr_t 2" "t4: -mat_ellr_t 4" "t8: -mat_ellr_t 8" "t16: -mat_ellr_t 16"
+    "t32: -mat_ellr_t 32" "b64: -mat_ellr_block 64" "b256: -mat_ellr_block 256" "b512: -mat_ellr_block 512") ;;
+*) echo "unknown format $format: cmrs, argcsr or ellr"; exit 2 ;;
 esac
 types=aijcusparse,brc opts=()
 for c in "${configs[@]}"; do
