@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Demo solve: PETSc's stock SNES ex19 (driven cavity) with aij (CPU), aijcusparse (GPU), brc, cmrs,
-# argcsr and ipcsr, same options otherwise; prints iterations and where the time went (from -log_view).
+# argcsr, ipcsr and ellr, same options otherwise; prints iterations and where the time went (from -log_view).
 #   examples/demo.sh [grid points per side] [extra ex19 options]
 set -u
 cd "$(dirname "$0")/.."
@@ -24,7 +24,7 @@ run() { # label args...
     printf "%-26s failed, see %s\n" "$label" "$f"; return
   fi
   local newton=$(grep -o "Nonlinear solve converged due to [A-Z_]* iterations [0-9]*" "$f" | awk '{print $NF}')
-  local build=$(awk '$1 ~ /^Mat(BRC|CMRS|ARGCSR|IPCSR)Build$/ { print $4; exit }' "$f")
+  local build=$(awk '$1 ~ /^Mat(BRC|CMRS|ARGCSR|IPCSR|ELLR)Build$/ { print $4; exit }' "$f")
   printf "%-26s %7s %9s %10s %10s %10s %10s %10s\n" "$label" "${newton:-?}" "$(cnt MatMult "$f")" "$(ev MatMult "$f")" "$(ev PCApply "$f")" "$(ev KSPSolve "$f")" "$(ev SNESSolve "$f")" "$build"
 }
 echo "SNES ex19, ${n}x${n} grid (4 fields, $((4 * n * n)) unknowns), GMRES + Jacobi; times in seconds (-log_view max)"
@@ -33,8 +33,8 @@ printf "%-26s %7s %9s %10s %10s %10s %10s %10s\n" type Newton MatMults MatMult P
 run "aij (CPU)" -dm_mat_type aij
 if [ $gpu = 1 ]; then
   run "aijcusparse (GPU)" -dm_mat_type aijcusparse -dm_vec_type cuda
-  for t in brc cmrs argcsr ipcsr; do run "$t (GPU)" -dll_append $lib -dm_mat_type $t -dm_vec_type cuda; done
+  for t in brc cmrs argcsr ipcsr ellr; do run "$t (GPU)" -dll_append $lib -dm_mat_type $t -dm_vec_type cuda; done
 else
-  for t in brc cmrs argcsr ipcsr; do run "$t (host reference)" -dll_append $lib -dm_mat_type $t; done
+  for t in brc cmrs argcsr ipcsr ellr; do run "$t (host reference)" -dll_append $lib -dm_mat_type $t; done
 fi
 echo "logs: $logs/"

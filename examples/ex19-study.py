@@ -17,7 +17,7 @@ counted in MatMult too). The breakdown (bd_* columns, the chart) is exclusive in
 from the nested profile (-log_view :file:ascii_flamegraph, self time of every call path) and each
 path goes to the first of these that it passes through:
   conversion   MatBRCBuild/Refresh, MatCMRSBuild/Refresh, MatARGCSRBuild/Refresh,
-               MatIPCSRBuild/Refresh, MatCUSPARSCopyTo
+               MatIPCSRBuild/Refresh, MatELLRBuild/Refresh, MatCUSPARSCopyTo
   MatMult      every matrix-vector product, also those inside the preconditioner
   PC setup     PCSetUp (ILU factorization, ...)
   PC apply     PCApply less the products in it (ILU triangular solves, Jacobi, Chebyshev updates)
@@ -34,7 +34,7 @@ import os
 import re
 import sys
 
-TYPE_ORDER = ["aij", "aijcusparse", "brc", "cmrs", "argcsr", "ipcsr"]
+TYPE_ORDER = ["aij", "aijcusparse", "brc", "cmrs", "argcsr", "ipcsr", "ellr"]
 PC_ORDER = ["ilu", "iluhost", "poly", "jacobi"]
 PC_LABEL = {
     "ilu": "ILU(0)",
@@ -52,7 +52,7 @@ CATEGORIES = [  # (csv column, label)
     ("bd_function", "function evaluations"),
     ("bd_snes_other", "SNES other"),
 ]
-CONVERSION_RE = re.compile(r"^Mat(BRC|CMRS|ARGCSR|IPCSR)(Build|Refresh)$|^MatCUSPARSCopyTo$")
+CONVERSION_RE = re.compile(r"^Mat(BRC|CMRS|ARGCSR|IPCSR|ELLR)(Build|Refresh)$|^MatCUSPARSCopyTo$")
 SOLUTION_TOL = 1e-6  # max |x - x_aij| / max |x_aij| above this: not the same solution
 PRODUCTS = {"MatMult", "MatMultAdd", "MatMultTranspose", "MatMultTransposeAdd"}
 FIELDS = (["np", "grid", "unknowns", "pc", "type", "status", "newton_its", "snes_reason",
@@ -188,8 +188,8 @@ def parse_run(logfile):
     row["devices"] = " ".join(re.findall(r"^\s*id: (\d+)\s*$", text, re.M))
     m = re.search(r"^Time \(sec\):\s+(\S+)", text, re.M)
     row["program_s"] = float(m.group(1)) if m else ""
-    build = [(c, s) for e, (c, s) in ev.items() if re.match(r"^Mat(BRC|CMRS|ARGCSR|IPCSR)Build$", e)]
-    refresh = [(c, s) for e, (c, s) in ev.items() if re.match(r"^Mat(BRC|CMRS|ARGCSR|IPCSR)Refresh$", e)]
+    build = [(c, s) for e, (c, s) in ev.items() if re.match(r"^Mat(BRC|CMRS|ARGCSR|IPCSR|ELLR)Build$", e)]
+    refresh = [(c, s) for e, (c, s) in ev.items() if re.match(r"^Mat(BRC|CMRS|ARGCSR|IPCSR|ELLR)Refresh$", e)]
     if row["type"] == "aijcusparse" and "MatCUSPARSCopyTo" in ev:
         build = [ev["MatCUSPARSCopyTo"]]   # first copy and value updates are one event there
     if build and sum(c for c, _ in build):

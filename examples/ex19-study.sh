@@ -3,7 +3,7 @@
 # stock SNES ex19 (driven cavity) solved with every matrix type, ILU(0) and a polynomial
 # preconditioner, GMRES; iterations and where the time goes, from -log_view.
 #
-#   examples/ex19-study.sh [-n "1 2"] [-g "256"] [-t "aij aijcusparse brc cmrs argcsr ipcsr"]
+#   examples/ex19-study.sh [-n "1 2"] [-g "256"] [-t "aij aijcusparse brc cmrs argcsr ipcsr ellr"]
 #                          [-p "ilu poly"] [-o DIR] [--timeout S] [--max-it N] [--keep] [--force]
 #                          [-- extra ex19 options]
 #
@@ -38,7 +38,7 @@ here=$PWD
 cd "$(dirname "$0")/.."
 root=$PWD
 
-nps=1 grids=256 types="aij aijcusparse brc cmrs argcsr ipcsr" pcs="ilu poly" out=build/ex19-study
+nps=1 grids=256 types="aij aijcusparse brc cmrs argcsr ipcsr ellr" pcs="ilu poly" out=build/ex19-study
 limit=300 maxit= keep=0 force=0 extra=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -86,7 +86,7 @@ mkdir -p "$out/runs"
     nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv,noheader | sed 's/^/GPU: /'
     echo "driver supports CUDA: $(nvidia-smi | grep -o 'CUDA Version: [0-9.]*' | awk '{print $3}')"
   else
-    echo "GPU: none visible (aijcusparse skipped; brc, cmrs, argcsr, ipcsr run their host reference kernels)"
+    echo "GPU: none visible (aijcusparse skipped; brc, cmrs, argcsr, ipcsr, ellr run their host reference kernels)"
   fi
   command -v nvcc >/dev/null 2>&1 && echo "nvcc: $(nvcc --version | grep -o 'release [0-9.]*')"
   echo "CPU: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores"

@@ -2,7 +2,7 @@
 # Whole solves with each matrix type next to aijcusparse, in one run, from -log_view: the
 # acceptance cases of the GPU-resident types. Needs a GPU (and the stock programs: make).
 #
-#   examples/solves.sh [-t "aijcusparse brc cmrs argcsr ipcsr"] [-c "ex19ilu ex56gamg ex19poly"] [-n 1]
+#   examples/solves.sh [-t "aijcusparse brc cmrs argcsr ipcsr ellr"] [-c "ex19ilu ex56gamg ex19poly"] [-n 1]
 #                      [-o DIR] [--timeout S]
 #
 #   ex19ilu    SNES ex19 256 x 256, PETSc's default PC (ILU(0); block Jacobi + ILU(0) on 2 ranks)
@@ -16,7 +16,7 @@
 set -u
 cd "$(dirname "$0")/.."
 root=$PWD
-types="aijcusparse brc cmrs argcsr ipcsr" cases="ex19ilu ex56gamg ex19poly" np=1 out=build/solves limit=400
+types="aijcusparse brc cmrs argcsr ipcsr ellr" cases="ex19ilu ex56gamg ex19poly" np=1 out=build/solves limit=400
 while [ $# -gt 0 ]; do
   case $1 in
   -t) types=$2; shift 2 ;;

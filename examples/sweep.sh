@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # The parameter sweeps behind the README's defaults: every generated matrix, aijcusparse and brc
 # for reference, then one format under its option sets (each an spmvbench type@name entry).
-#   examples/sweep.sh cmrs|argcsr|ipcsr [extra spmvbench options]    (PETSCSPMV_VARIANT=single for float)
+#   examples/sweep.sh cmrs|argcsr|ipcsr|ellr [extra spmvbench options]    (PETSCSPMV_VARIANT=single for float)
 # cmrs: the basic kernel with automatic lanes at heights 2 and 4; the paper's whole-warp basic
 # kernel at heights 1-8 (Eq. 5.2 predicts its speedup over height 1); the modified kernel at
 # heights 8 and 16, modulo 4, 8 and 32, sorted. argcsr: chunk sizes 1-32 at block 256, blocks
 # 128-1024 with the automatic chunk size. ipcsr: the automatic kernel; ipcsr with the paper's budget
-# and 4 KB to 96 KB per block; csrm with fragments of 256 to 4096 nonzeros.
+# and 4 KB to 96 KB per block; csrm with fragments of 256 to 4096 nonzeros. ellr: every T at block 128, blocks 64-512 with the
+# automatic T (matrices padding more than 3x are refused and reported, e.g. powerlaw and circuit).
 set -u
 cd "$(dirname "$0")/.."
 . scripts/petsc-env.sh >/dev/null
 bin=build/bin
 [ "${PETSCSPMV_VARIANT:-real}" = real ] || bin=build/$PETSCSPMV_VARIANT/bin
-format=${1:?usage: examples/sweep.sh cmrs|argcsr|ipcsr [spmvbench options]}
+format=${1:?usage: examples/sweep.sh cmrs|argcsr|ipcsr|ellr [spmvbench options]}
 shift
 case $format in
 cmrs)
@@ -34,7 +35,10 @@ ipcsr)
     "ip48k: -mat_ipcsr_kernel ipcsr -mat_ipcsr_shared 49152" "ip96k: -mat_ipcsr_kernel ipcsr -mat_ipcsr_shared 98304"
     "cm: -mat_ipcsr_kernel csrm" "cm256: -mat_ipcsr_kernel csrm -mat_ipcsr_fragment 256" "cm512: -mat_ipcsr_kernel csrm -mat_ipcsr_fragment 512"
     "cm2k: -mat_ipcsr_kernel csrm -mat_ipcsr_fragment 2048" "cm4k: -mat_ipcsr_kernel csrm -mat_ipcsr_fragment 4096") ;;
-*) echo "unknown format $format: cmrs, argcsr or ipcsr"; exit 2 ;;
+ellr)
+  configs=("auto:" "t1: -mat_ellr_t 1" "t2: -mat_ellr_t 2" "t4: -mat_ellr_t 4" "t8: -mat_ellr_t 8" "t16: -mat_ellr_t 16"
+    "t32: -mat_ellr_t 32" "b64: -mat_ellr_block 64" "b256: -mat_ellr_block 256" "b512: -mat_ellr_block 512") ;;
+*) echo "unknown format $format: cmrs, argcsr, ipcsr or ellr"; exit 2 ;;
 esac
 types=aijcusparse,brc opts=()
 for c in "${configs[@]}"; do

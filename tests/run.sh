@@ -18,7 +18,7 @@ logs=$root/$builddir/test-logs
 mkdir -p "$logs"
 MPIEXEC=${MPIEXEC:-mpiexec}
 np2="$MPIEXEC --oversubscribe -n 2"
-types=${PETSCSPMV_TEST_TYPES:-brc cmrs argcsr ipcsr}
+types=${PETSCSPMV_TEST_TYPES:-brc cmrs argcsr ipcsr ellr}
 export PETSC_OPTIONS="${PETSC_OPTIONS:-} -use_gpu_aware_mpi 0"
 
 gpu=0
@@ -112,8 +112,9 @@ for t in $types; do
   run "$t: value-changing operations, 1 rank" $bin/test_ops -type $t "${gpuopt[@]}"
   run "$t: value-changing operations, 2 ranks" $np2 $bin/test_ops -type $t "${gpuopt[@]}"
   run "$t: value-changing operations, host reference kernel forced" $bin/test_ops -type $t -mat_${t}_backend host
-  run "$t: bad input, 1 rank" $bin/test_errors -type $t -gpu $gpu
-  run "$t: bad input, 2 ranks" $np2 $bin/test_errors -type $t -gpu $gpu
+  # -malloc_debug: the tests check that refused layouts (ellr's padding limit) leak nothing
+  run "$t: bad input, 1 rank" $bin/test_errors -type $t -gpu $gpu -malloc_debug
+  run "$t: bad input, 2 ranks" $np2 $bin/test_errors -type $t -gpu $gpu -malloc_debug
   run "$t: -mat_type $t gives $seqt and shows its options" bash -c "$bin/ksp_ex2 -dll_append $lib -mat_type $t -mat_view ::ascii_info -help | grep -q -- '-mat_${t}_backend' && $bin/ksp_ex2 -dll_append $lib -mat_type $t -mat_view ::ascii_info | grep -q 'type: $seqt'"
   ex19="$bin/ex19 -da_grid_x 24 -da_grid_y 24 -snes_converged_reason -ksp_converged_reason"
   for np in 1 2; do

@@ -2,7 +2,7 @@
 # compute-sanitizer on the CUDA kernels (GPU machine only): memcheck on every parameter set of
 # every shared matrix and edge case and on the value-changing operations, racecheck on the
 # product tests. Run through scripts/gpu-bundle.sh run tests/sanitize.sh when PETSc is a bundle.
-#   PETSCSPMV_TEST_TYPES="brc cmrs argcsr ipcsr" tests/sanitize.sh
+#   PETSCSPMV_TEST_TYPES="brc cmrs argcsr ipcsr ellr" tests/sanitize.sh
 set -u
 cd "$(dirname "$0")/.."
 . scripts/petsc-env.sh >/dev/null
@@ -18,7 +18,7 @@ check() { # tool program args...
   echo "$tool $(basename $1) ${*:2}: $(echo "$out" | grep -E "ERROR SUMMARY|RACECHECK SUMMARY" | tail -1) (exit $rc)"
   [ $rc = 0 ] || { bad=$((bad + 1)); echo "$out" | tail -20; }
 }
-for t in ${PETSCSPMV_TEST_TYPES:-brc cmrs argcsr ipcsr}; do
+for t in ${PETSCSPMV_TEST_TYPES:-brc cmrs argcsr ipcsr ellr}; do
   check memcheck $bin/test_matrices -type $t -dir tests/matrices -mat_${t}_backend cuda
   check memcheck $bin/test_ops -type $t -mat_${t}_backend cuda
   check racecheck $bin/test_matrices -type $t -dir tests/matrices -mat_${t}_backend cuda

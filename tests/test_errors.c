@@ -67,13 +67,133 @@ static PetscErrorCode CheckValidOptionAfterRejected(Mat A, Mat Aref, MatType typ
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* n x n tridiagonal plus one full row (row 0) */
+static PetscErrorCode OneLongRow(MatType type, PetscInt n, Mat *A)
+{
+  PetscInt rstart, rend, mloc = PETSC_DECIDE, N = n, *dnz, *onz;
+
+  PetscFunctionBegin;
+  PetscCall(PetscSplitOwnership(PETSC_COMM_WORLD, &mloc, &N));
+  PetscCallMPI(MPI_Scan(&mloc, &rend, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  rstart = rend - mloc;
+  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+  PetscCall(MatSetSizes(*A, mloc, mloc, n, n));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(PetscMalloc2(rend - rstart, &dnz, rend - rstart, &onz));
+  for (PetscInt i = rstart; i < rend; i++) { /* the long row's entries in and out of the diagonal block */
+    dnz[i - rstart] = i ? 3 : rend - rstart;
+    onz[i - rstart] = i ? 2 : n - (rend - rstart);
+  }
+  PetscCall(MatSeqAIJSetPreallocation(*A, 0, dnz));
+  PetscCall(MatMPIAIJSetPreallocation(*A, 0, dnz, 0, onz));
+  PetscCall(PetscFree2(dnz, onz));
+  for (PetscInt i = rstart; i < rend; i++) {
+    PetscInt    c[3] = {i - 1, i, i + 1};
+    PetscScalar v[3] = {-1.0, 2.5 + i % 4, -1.1};
+
+    if (i == 0) continue;
+    PetscCall(MatSetValues(*A, 1, &i, i < n - 1 ? 3 : 2, c, v, INSERT_VALUES));
+  }
+  if (rstart == 0 && rend > 0) {
+    PetscInt     zero = 0, *c;
+    PetscScalar *v;
+
+    PetscCall(PetscMalloc2(n, &c, n, &v));
+    for (PetscInt j = 0; j < n; j++) c[j] = j, v[j] = 1.0 + (j % 7) * 0.25;
+    PetscCall(MatSetValues(*A, 1, &zero, n, c, v, INSERT_VALUES));
+    PetscCall(PetscFree2(c, v));
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* PETSc memory in use (tracked only with -malloc_debug; 0 otherwise, and the check is void) */
+static PetscErrorCode MemoryInUse(PetscLogDouble *bytes)
+{
+  PetscBool debug;
+
+  PetscFunctionBegin;
+  *bytes = 0;
+  PetscCall(PetscMallocGetDebug(&debug, NULL, NULL));
+  if (debug) PetscCall(PetscMallocGetCurrentUsage(bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ELLR pads every row to the longest: a long row among short ones must be refused with
+   PETSC_ERR_SUP at the first product, before anything is allocated, leaking nothing and leaving
+   the matrix usable (its transpose, whose rows are short, still multiplies); a larger
+   -mat_ellr_max_padding then lets it through. On two processes the long row is on the first only:
+   both must refuse. */
+static PetscErrorCode TestELLRPadding(PetscRandom rnd)
+{
+  Mat            E, Eref, Huge;
+  Vec            x, y, xt, yt;
+  PetscLogDouble before, after;
+  PetscBool      debug;
+  PetscInt       rstart;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMallocGetDebug(&debug, NULL, NULL));
+  PetscCall(OneLongRow(MATELLR, 2000, &E));
+  PetscCall(OneLongRow(MATAIJ, 2000, &Eref));
+  PetscCall(MatCreateVecs(E, &x, &y));
+  PetscCall(VecSet(x, 1.0));
+  PetscCall(MatGetOwnershipRange(E, &rstart, NULL));
+  for (int k = 0; k < 2; k++) { /* the second time the same way: nothing kept from the first */
+    PetscCall(MemoryInUse(&before));
+    EXPECT_ERROR(MatMult(E, x, y), PETSC_ERR_SUP);
+    EXPECT_ERROR(MatMultAdd(E, x, y, y), PETSC_ERR_SUP);
+    PetscCall(MemoryInUse(&after));
+    /* the first time, a process without the long row keeps the layouts it could build */
+    PetscCheck(after == before || (k == 0 && rstart > 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "A refused ELLR layout leaked %g bytes", after - before);
+  }
+  if (debug) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok nothing leaked by the refused builds (-malloc_debug)\n"));
+  /* A^T has short rows: its products work while A's are refused */
+  PetscCall(MatCreateVecs(E, &yt, &xt));
+  PetscCall(VecSet(xt, 1.0));
+  PetscCall(MatMultTranspose(E, xt, yt));
+  PetscCall(VecDestroy(&xt));
+  PetscCall(VecDestroy(&yt));
+  /* raised through the options, the setter, then back to the default: refused again */
+  PetscCall(SetFromOptionsWith(E, "-mat_ellr_max_padding", "1000"));
+  PetscCall(MatSpmvCheckLayout(E));
+  PetscCall(CheckProducts(E, Eref, rnd, "after -mat_ellr_max_padding 1000"));
+  PetscCall(MatELLRSetMaxPadding(E, 3.0));
+  EXPECT_ERROR(MatMult(E, x, y), PETSC_ERR_SUP);
+  PetscCall(MatELLRSetMaxPadding(E, 1000.0));
+  PetscCall(CheckProducts(E, Eref, rnd, "after MatELLRSetMaxPadding(E, 1000)"));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(MatDestroy(&E));
+  PetscCall(MatDestroy(&Eref));
+
+  /* the issue's case scaled down: one row of 200000 entries in 200000 rows would ask for 4e10
+     slots (640 GB of values and indices); refused at once, even under a limit too large for the
+     32-bit indices */
+  PetscCall(OneLongRow(MATELLR, 200000, &Huge));
+  PetscCall(MatCreateVecs(Huge, &x, &y));
+  PetscCall(VecSet(x, 1.0));
+  PetscCall(MatGetOwnershipRange(Huge, &rstart, NULL));
+  PetscCall(MemoryInUse(&before));
+  EXPECT_ERROR(MatMult(Huge, x, y), PETSC_ERR_SUP);
+  PetscCall(MatELLRSetMaxPadding(Huge, 1e6));
+  EXPECT_ERROR(MatMult(Huge, x, y), PETSC_ERR_SUP);
+  PetscCall(MemoryInUse(&after));
+  PetscCheck(after == before || rstart > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A refused ELLR layout leaked %g bytes", after - before);
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(MatDestroy(&Huge));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   char        type[64] = MATBRC;
   Mat         A, Aref, Plain;
   PetscRandom rnd;
   PetscBool   isbrc, iscmrs, gpu = PETSC_FALSE;
-  PetscBool   isargcsr, isipcsr;
+  PetscBool   isargcsr, isipcsr, isellr;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscSpmvInitializePackage());
@@ -139,6 +259,30 @@ int main(int argc, char **argv)
     EXPECT_ERROR(SetFromOptionsWith(A, "-mat_ipcsr_fragment", "10000"), PETSC_ERR_ARG_OUTOFRANGE);
   }
   if (isbrc) EXPECT_ERROR(MatIPCSRSetFragmentSize(A, 512), PETSC_ERR_ARG_WRONG); /* a petscspmv matrix of another format */
+  PetscCall(PetscStrcmp(type, MATELLR, &isellr));
+  if (isellr) {
+    Mat Other;
+
+    EXPECT_ERROR(MatELLRSetThreadsPerRow(A, 3), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(MatELLRSetThreadsPerRow(A, 64), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(MatELLRSetThreadsPerRow(A, -1), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(MatELLRSetBlockSize(A, 0), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(MatELLRSetBlockSize(A, 100), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(MatELLRSetBlockSize(A, 2048), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(MatELLRSetMaxPadding(A, 0.5), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(MatELLRSetMaxPadding(A, -3.0), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(MatELLRSetThreadsPerRow(Plain, 2), PETSC_ERR_ARG_WRONG);
+    EXPECT_ERROR(MatELLRSetMaxPadding(Plain, 10.0), PETSC_ERR_ARG_WRONG);
+    PetscCall(Laplacian(MATBRC, 50, &Other)); /* another petscspmv type */
+    EXPECT_ERROR(MatELLRSetBlockSize(Other, 64), PETSC_ERR_ARG_WRONG);
+    EXPECT_ERROR(MatELLRSetMaxPadding(Other, 10.0), PETSC_ERR_ARG_WRONG);
+    PetscCall(MatDestroy(&Other));
+    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_ellr_t", "12"), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_ellr_t", "64"), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_ellr_block", "48"), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_ellr_block", "2048"), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_ellr_max_padding", "0.9"), PETSC_ERR_ARG_OUTOFRANGE);
+  }
   EXPECT_ERROR(MatSpmvSetBackend(Plain, MAT_SPMV_BACKEND_HOST), PETSC_ERR_ARG_WRONG);
   EXPECT_ERROR(MatSpmvSetBackend(A, (MatSpmvBackend)7), PETSC_ERR_ARG_OUTOFRANGE);
   PetscCall(CheckProducts(A, Aref, rnd, "after rejected settings"));
@@ -164,6 +308,10 @@ int main(int argc, char **argv)
     PetscCall(MatIPCSRSetSharedSize(A, 0));
     PetscCall(MatIPCSRSetFragmentSize(A, 1024));
     PetscCall(CheckProducts(A, Aref, rnd, "back to the defaults"));
+  }
+  if (isellr) {
+    PetscCall(CheckValidOptionAfterRejected(A, Aref, MATELLR, "-mat_ellr_t", "4", MatELLRSetThreadsPerRow, 4, rnd));
+    PetscCall(TestELLRPadding(rnd));
   }
   if (!gpu) {
     /* a GPU run asked for where there is none */

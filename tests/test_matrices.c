@@ -37,9 +37,18 @@ typedef enum {
   EDGE_ARGCSR_PAPER_BIG,
   EDGE_ARGCSR_SPLIT,
   EDGE_IPCSR_THRESHOLDS,
+  EDGE_ELLR_AT_LIMIT,
+  EDGE_ELLR_LENGTHS,
   EDGE_COUNT
 } EdgeCase;
-static const char *EdgeNames[] = {"0x0", "40x0", "0x40", "empty-rows", "one-long-row", "tall-300x50", "wide-50x300", "power-law", "no-entries", "argcsr-paper-12x8", "argcsr-paper-5000x4000", "argcsr-split-rows", "ipcsr-thresholds"};
+static const char *EdgeNames[] = {"0x0", "40x0", "0x40", "empty-rows", "one-long-row", "tall-300x50", "wide-50x300", "power-law", "no-entries", "argcsr-paper-12x8", "argcsr-paper-5000x4000", "argcsr-split-rows", "ipcsr-thresholds", "ellr-padding-at-limit", "ellr-row-lengths-0-69"};
+
+/* EDGE_ELLR_AT_LIMIT: 30 rows padded to the longest (9) store exactly 3 slots per nonzero, ELLR's
+   default limit (on one process): the row of 9, 23 rows of 3 and 6 of 2 */
+static PetscInt AtLimitRowLength(PetscInt i)
+{
+  return i == 11 ? 9 : (i % 5 == 0 ? 2 : 3);
+}
 
 /* EDGE_ARGCSR_SPLIT: long rows, several of them adjacent, at the first and last rows and around
    the split thresholds chunk * block of the argcsr parameter sets and their doubles (32, 33, 64,
@@ -112,6 +121,12 @@ static PetscErrorCode EdgeMatrix(EdgeCase e, Mat *A)
   case EDGE_IPCSR_THRESHOLDS:
     m = 900, n = 2101; /* prime to 3: columns (i + 3 k) % n differ for k < n */
     break;
+  case EDGE_ELLR_AT_LIMIT:
+    m = n = 30;
+    break;
+  case EDGE_ELLR_LENGTHS:
+    m = n = 280;
+    break;
   default:
     break;
   }
@@ -147,11 +162,17 @@ static PetscErrorCode EdgeMatrix(EdgeCase e, Mat *A)
     case EDGE_IPCSR_THRESHOLDS:
       len = ThresholdRowLength(i, m, n);
       break;
+    case EDGE_ELLR_AT_LIMIT:
+      len = AtLimitRowLength(i);
+      break;
+    case EDGE_ELLR_LENGTHS: /* every length 0 to 69 (every remainder modulo each T), in mixed order */
+      len = (i * 37) % 70;
+      break;
     default:
       len = 0;
     }
     for (PetscInt k = 0; k < len; k++) {
-      PetscInt    j = (e == EDGE_LONG_ROW && i == 17) || ((e == EDGE_ARGCSR_PAPER || e == EDGE_ARGCSR_PAPER_BIG) && i == m - 1) ? k : (e == EDGE_ARGCSR_SPLIT || e == EDGE_IPCSR_THRESHOLDS ? (i + 3 * k) % n : (k == 0 && i < n ? i : Hash(i, k + 3) % n));
+      PetscInt    j = (e == EDGE_LONG_ROW && i == 17) || ((e == EDGE_ARGCSR_PAPER || e == EDGE_ARGCSR_PAPER_BIG) && i == m - 1) ? k : (e == EDGE_ARGCSR_SPLIT || e == EDGE_IPCSR_THRESHOLDS || e == EDGE_ELLR_AT_LIMIT || e == EDGE_ELLR_LENGTHS ? (i + 3 * k) % n : (k == 0 && i < n ? i : Hash(i, k + 3) % n));
       PetscScalar v = 1.0 + (PetscReal)(Hash(i, j) % 1000) / 100.0;
       PetscCall(MatSetValues(*A, 1, &i, 1, &j, &v, INSERT_VALUES));
     }
@@ -162,14 +183,15 @@ static PetscErrorCode EdgeMatrix(EdgeCase e, Mat *A)
 }
 
 /* Format parameter sets that stress the layout: defaults, extremes, coarsening */
-static PetscErrorCode SetParams(Mat A, MatType type, PetscInt k, PetscBool *exists)
+static PetscErrorCode SetParams(Mat A, MatType type, PetscInt k, PetscBool *exists, PetscReal *ellrlimit)
 {
   PetscBool brc, cmrs;
-  PetscBool argcsr, ipcsr;
+  PetscBool argcsr, ipcsr, ellr;
 
   PetscFunctionBegin;
   *exists = PETSC_FALSE;
   PetscCall(PetscStrcmp(type, MATIPCSR, &ipcsr));
+  PetscCall(PetscStrcmp(type, MATELLR, &ellr));
   PetscCall(PetscStrcmp(type, MATBRC, &brc));
   PetscCall(PetscStrcmp(type, MATCMRS, &cmrs));
   PetscCall(PetscStrcmp(type, MATARGCSR, &argcsr));
@@ -197,6 +219,33 @@ static PetscErrorCode SetParams(Mat A, MatType type, PetscInt k, PetscBool *exis
     /* read by MatSetFromOptions() below */
     if (okernel[k]) PetscCall(PetscOptionsSetValue(NULL, "-mat_ipcsr_kernel", okernel[k]));
     if (ofrag[k]) PetscCall(PetscOptionsSetValue(NULL, "-mat_ipcsr_fragment", ofrag[k]));
+    *exists = PETSC_TRUE;
+  } else if (ellr) {
+    /* every T (0: automatic) and block sizes from one warp to 1024 threads. Limit 0: the default,
+       3 slots per nonzero, which many of the matrices exceed (their builds must be refused); 64
+       lets all but the most irregular through; 400 also the one-long-row case (333) and rajat01
+       (228), never the arrow matrix (15500). The set with 0 block goes through the options. */
+    const PetscInt  T[]     = {0, 1, 2, 4, 8, 16, 32, 4, 32, 1, 0};
+    const PetscInt  block[] = {0, 32, 64, 128, 256, 1024, 96, 0, 32, 1024, 0};
+    const PetscReal limit[] = {0, 64, 64, 64, 64, 64, 64, 16, 400, 400, 64};
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_ellr_t"));
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_ellr_block"));
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_ellr_max_padding"));
+    if (k >= (PetscInt)PETSC_STATIC_ARRAY_LENGTH(T)) PetscFunctionReturn(PETSC_SUCCESS);
+    *ellrlimit = limit[k] > 0 ? limit[k] : 3.0;
+    if (block[k]) {
+      PetscCall(MatELLRSetThreadsPerRow(A, T[k]));
+      PetscCall(MatELLRSetBlockSize(A, block[k]));
+      if (limit[k] > 0) PetscCall(MatELLRSetMaxPadding(A, limit[k]));
+    } else if (k) { /* read by MatSetFromOptions() below */
+      char buf[32];
+
+      PetscCall(PetscSNPrintf(buf, sizeof(buf), "%" PetscInt_FMT, T[k]));
+      PetscCall(PetscOptionsSetValue(NULL, "-mat_ellr_t", buf));
+      PetscCall(PetscOptionsSetValue(NULL, "-mat_ellr_block", "160"));
+      PetscCall(PetscSNPrintf(buf, sizeof(buf), "%g", (double)limit[k]));
+      PetscCall(PetscOptionsSetValue(NULL, "-mat_ellr_max_padding", buf));
+    }
     *exists = PETSC_TRUE;
   } else if (argcsr) {
     /* chunk 0: automatic; block 0: 128 through -mat_argcsr_block (read by MatSetFromOptions() below).
@@ -240,6 +289,101 @@ static PetscErrorCode SetParams(Mat A, MatType type, PetscInt k, PetscBool *exis
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Whether ELLR must refuse the layouts of A (refuse[0]) and A^T (refuse[1]) of this process's
+   blocks (MPI: diagonal and off-diagonal; one process: A) under the padding limit maxpad: a
+   layout pads its nonempty rows to the longest, and is refused when that exceeds maxpad times
+   the nonzeros, or 32-bit slot indices. Counted here from Aref's own blocks. */
+static PetscErrorCode ELLRRefuses(Mat Aref, PetscReal maxpad, PetscBool refuse[2])
+{
+  Mat         blk[2] = {Aref, NULL};
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  refuse[0] = refuse[1] = PETSC_FALSE;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)Aref), &size));
+  if (size > 1) PetscCall(MatMPIAIJGetSeqAIJ(Aref, &blk[0], &blk[1], NULL));
+  for (int b = 0; b < 2 && blk[b]; b++) {
+    const PetscInt *ai, *aj;
+    PetscInt        m, n, mm, nnz, *cnt, len[2] = {0, 0}, nonempty[2] = {0, 0};
+    PetscBool       done;
+
+    PetscCall(MatGetSize(blk[b], &m, &n));
+    PetscCall(MatGetRowIJ(blk[b], 0, PETSC_FALSE, PETSC_FALSE, &mm, &ai, &aj, &done));
+    nnz = m ? ai[m] : 0;
+    PetscCall(PetscCalloc1(n + 1, &cnt));
+    for (PetscInt r = 0; r < m; r++) {
+      len[0] = PetscMax(len[0], ai[r + 1] - ai[r]);
+      nonempty[0] += ai[r + 1] > ai[r];
+      for (PetscInt k = ai[r]; k < ai[r + 1]; k++) cnt[aj[k]]++;
+    }
+    for (PetscInt c = 0; c < n; c++) {
+      len[1] = PetscMax(len[1], cnt[c]);
+      nonempty[1] += cnt[c] > 0;
+    }
+    for (int t = 0; t < 2; t++) {
+      const double padded = (double)nonempty[t] * len[t];
+
+      if (padded > (double)maxpad * nnz || padded > PETSC_INT32_MAX) refuse[t] = PETSC_TRUE;
+    }
+    PetscCall(PetscFree(cnt));
+    PetscCall(MatRestoreRowIJ(blk[b], 0, PETSC_FALSE, PETSC_FALSE, &mm, &ai, &aj, &done));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y = op(A) x against MATAIJ, or, when op(A)'s layout is refused on some process, PETSC_ERR_SUP
+   on every process (a refusal must stop the MPI product everywhere, before its scatter) */
+static PetscErrorCode CheckProductOrRefusal(Mat A, Mat Aref, PetscBool transpose, PetscBool refused, PetscRandom rnd, const char *name)
+{
+  Vec            x, y, yref;
+  Mat            Aabs;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  if (transpose) PetscCall(MatCreateVecs(Aref, &y, &x));
+  else PetscCall(MatCreateVecs(Aref, &x, &y));
+  PetscCall(VecDuplicate(y, &yref));
+  PetscCall(VecSetRandom(x, rnd));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = transpose ? MatMultTranspose(A, x, y) : MatMult(A, x, y);
+  PetscCall(PetscPopErrorHandler());
+  PetscCheck(ierr == (refused ? PETSC_ERR_SUP : PETSC_SUCCESS), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %s returned error %d, expected %d", name, transpose ? "MatMultTranspose" : "MatMult", (int)ierr, refused ? (int)PETSC_ERR_SUP : 0);
+  if (!refused) {
+    PetscCall(AbsoluteMatrix(Aref, &Aabs));
+    if (transpose) PetscCall(MatMultTranspose(Aref, x, yref));
+    else PetscCall(MatMult(Aref, x, yref));
+    PetscCall(CheckClose(Aabs, transpose, x, NULL, y, yref, transpose ? "MatMultTranspose" : "MatMult", name));
+    PetscCall(MatDestroy(&Aabs));
+  }
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&yref));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ELLR: the layout check must fail with PETSC_ERR_SUP exactly where the padding is over the limit,
+   and then the refused products too; *refused says whether any was, so the full product check is skipped */
+static PetscErrorCode CheckELLRLimit(Mat A, Mat Aref, PetscReal maxpad, PetscRandom rnd, const char *label, PetscBool *refused)
+{
+  PetscBool      mine[2], any[2];
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(ELLRRefuses(Aref, maxpad, mine));
+  PetscCallMPI(MPIU_Allreduce(mine, any, 2, MPI_C_BOOL, MPI_LOR, PETSC_COMM_WORLD));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = MatSpmvCheckLayout(A);
+  PetscCall(PetscPopErrorHandler());
+  PetscCheck(ierr == (mine[0] || mine[1] ? PETSC_ERR_SUP : PETSC_SUCCESS), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: ELLR layout check returned error %d with padding limit %g, expected %s", label, (int)ierr, (double)maxpad, mine[0] || mine[1] ? "a refusal" : "success");
+  *refused = (PetscBool)(any[0] || any[1]);
+  if (*refused) {
+    PetscCall(CheckProductOrRefusal(A, Aref, PETSC_FALSE, any[0], rnd, label));
+    PetscCall(CheckProductOrRefusal(A, Aref, PETSC_TRUE, any[1], rnd, label));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok ellr %s: padding over the limit %.1f refused (%s%s%s)\n", label, (double)maxpad, any[0] ? "A" : "", any[0] && any[1] ? " and " : "", any[1] ? "A^T" : ""));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode TestOne(Mat Aref, MatType type, PetscInt only, PetscRandom rnd, const char *name)
 {
   PetscFunctionBegin;
@@ -250,19 +394,28 @@ static PetscErrorCode TestOne(Mat Aref, MatType type, PetscInt only, PetscRandom
 
     char        as[64];
     PetscMPIInt size;
+    PetscReal   ellrlimit = 0;
 
     /* MatConvert() under the root name, the aij root name and the concrete name */
     PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
     PetscCall(PetscSNPrintf(as, sizeof(as), "%s%s", k % 3 == 0 ? "" : (k % 3 == 1 ? "aij" : (size > 1 ? "mpiaij" : "seqaij")), type));
     PetscCall(MatConvert(Aref, as, MAT_INITIAL_MATRIX, &A));
-    PetscCall(SetParams(A, type, k, &exists));
+    PetscCall(SetParams(A, type, k, &exists, &ellrlimit));
     if (!exists) {
       PetscCall(MatDestroy(&A));
       break;
     }
     if (only < 0 || only == k) {
+      PetscBool isellr, refused = PETSC_FALSE;
+
       PetscCall(MatSetFromOptions(A)); /* command-line options override */
       PetscCall(PetscSNPrintf(label, sizeof(label), "%s [params %" PetscInt_FMT "]", name, k));
+      PetscCall(PetscStrcmp(type, MATELLR, &isellr));
+      if (isellr) PetscCall(CheckELLRLimit(A, Aref, ellrlimit, rnd, label, &refused));
+      if (refused) {
+        PetscCall(MatDestroy(&A));
+        continue;
+      }
       PetscCall(MatSpmvCheckLayout(A));
       PetscCall(CheckProducts(A, Aref, rnd, label));
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok %s %s\n", type, label));

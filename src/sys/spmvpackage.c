@@ -5,8 +5,8 @@
 #include "../mat/impls/aijspmv/aijspmvimpl.h"
 
 /* One line per format */
-PETSC_INTERN MatSpmvFormat MatSpmvFormat_BRC, MatSpmvFormat_CMRS, MatSpmvFormat_ARGCSR, MatSpmvFormat_IPCSR;
-static MatSpmvFormat *const MatSpmvFormats[] = {&MatSpmvFormat_BRC, &MatSpmvFormat_CMRS, &MatSpmvFormat_ARGCSR, &MatSpmvFormat_IPCSR};
+PETSC_INTERN MatSpmvFormat MatSpmvFormat_BRC, MatSpmvFormat_CMRS, MatSpmvFormat_ARGCSR, MatSpmvFormat_IPCSR, MatSpmvFormat_ELLR;
+static MatSpmvFormat *const MatSpmvFormats[] = {&MatSpmvFormat_BRC, &MatSpmvFormat_CMRS, &MatSpmvFormat_ARGCSR, &MatSpmvFormat_IPCSR, &MatSpmvFormat_ELLR};
 
 const char *const MatSpmvBackends[] = {"auto", "cuda", "host", "MatSpmvBackend", "MAT_SPMV_BACKEND_", NULL};
 
@@ -306,13 +306,18 @@ PetscErrorCode MatSpmvSetParam_Private(Mat A, MatSpmvFormat *fmt, size_t offset,
 
 PetscErrorCode MatSpmvParseParams_Private(MatSpmvFormat *fmt, PetscOptionItems PetscOptionsObject, void *params, PetscBool *changed)
 {
-  void     *parsed;
-  PetscBool same;
+  void          *parsed;
+  PetscBool      same;
+  PetscErrorCode ierr;
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc(fmt->paramsize, &parsed));
   PetscCall(PetscMemcpy(parsed, params, fmt->paramsize));
-  PetscCall(fmt->setfromoptions(PetscOptionsObject, parsed));
+  ierr = fmt->setfromoptions(PetscOptionsObject, parsed);
+  if (ierr) { /* a rejected value: the copy goes, params stay as they were */
+    PetscCall(PetscFree(parsed));
+    PetscCall(ierr);
+  }
   PetscCall(PetscMemcmp(parsed, params, fmt->paramsize, &same));
   if (!same) PetscCall(PetscMemcpy(params, parsed, fmt->paramsize));
   PetscCall(PetscFree(parsed));

@@ -114,6 +114,8 @@ PETSC_INTERN PetscErrorCode MatSpmvSetParam_Private(Mat, MatSpmvFormat *, size_t
 PETSC_INTERN PetscErrorCode MatSpmvParseParams_Private(MatSpmvFormat *, PetscOptionItems, void *, PetscBool *);
 PETSC_INTERN PetscErrorCode MatSpmvPrepare_SeqAIJSpmv(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvAdoptParams_SeqAIJSpmv(Mat, const void *, MatSpmvBackend);
+/* build (or refresh) the layout of A (0) or A^T (1) now, as the next product would */
+PETSC_INTERN PetscErrorCode MatSpmvUpdateLayout_SeqAIJSpmv(Mat, int);
 
 /* Functions PETSc keeps hidden, saved from pristine SEQAIJ and MPIAIJ matrices */
 typedef struct {

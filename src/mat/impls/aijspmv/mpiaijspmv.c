@@ -13,7 +13,19 @@ typedef struct {
   void           *params;
   PetscBool      paramsset;
   MatSpmvBackend backend;
+  /* the blocks' layouts of A (0) and A^T (1) were built by all processes together at this nonzero
+     state of A (MPIAIJ's assembly sums its blocks' states over the processes: the same on all) */
+  PetscBool        agreed[2];
+  PetscObjectState agreedstate[2];
 } Mat_MPIAIJSpmv;
+
+/* parameters or backend changed (collective calls): the blocks' layouts are built together again */
+static inline void MatSpmvMPIAgreeAgain(Mat A)
+{
+  Mat_MPIAIJSpmv *sp = (Mat_MPIAIJSpmv *)A->spptr;
+
+  sp->agreed[0] = sp->agreed[1] = PETSC_FALSE;
+}
 
 static inline MatSpmvBaseOps *MatSpmvMPIBase(Mat A)
 {
@@ -61,6 +73,7 @@ static PetscErrorCode MatSpmvMPIOptionsParse(Mat A, PetscOptionItems PetscOption
   PetscCall(PetscOptionsEnum(opt, "Where products run: auto (GPU if visible), cuda, host (reference kernel)", "MatSpmvSetBackend", MatSpmvBackends, (PetscEnum)sp->backend, (PetscEnum *)&sp->backend, NULL));
   PetscCall(MatSpmvParseParams_Private(sp->format, PetscOptionsObject, sp->params, &changed)); /* the blocks are synced below */
   sp->paramsset = PETSC_TRUE;
+  MatSpmvMPIAgreeAgain(A);
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -78,11 +91,39 @@ static PetscErrorCode MatSpmvMPILazyOptions(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A format may refuse a block's structure (ELLR's padding limit, 32-bit sizes). Refused inside
+   MatMult_MPIAIJ, the product would stop on one process after its ghost scatter started, leaving
+   the scatter in use and the other processes waiting. So after every change of the nonzero pattern
+   or of the parameters, all processes build their blocks' layouts for op(A) before the product and
+   agree on the outcome: every process then stops with an error, or none does. */
+static PetscErrorCode MatSpmvMPIBuildBlocks(Mat A, int t)
+{
+  Mat_MPIAIJSpmv *sp  = (Mat_MPIAIJSpmv *)A->spptr;
+  PetscErrorCode  ierr = PETSC_SUCCESS;
+  Mat             blk[2];
+  const PetscInt *garray;
+  int             mine, worst;
+
+  PetscFunctionBegin;
+  if (sp->agreed[t] && sp->agreedstate[t] == A->nonzerostate) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &blk[0], &blk[1], &garray));
+  for (int b = 0; b < 2 && !ierr; b++)
+    if (blk[b]) ierr = MatSpmvUpdateLayout_SeqAIJSpmv(blk[b], t);
+  mine = (int)ierr;
+  PetscCallMPI(MPIU_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
+  PetscCall(ierr); /* this process's own error, with its message */
+  PetscCheck(!worst, PETSC_COMM_SELF, (PetscErrorCode)worst, "Another process could not build its %s layout of %s (error %d): see its message", sp->format->name, t ? "A^T" : "A", worst);
+  sp->agreed[t]      = PETSC_TRUE;
+  sp->agreedstate[t] = A->nonzerostate;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatMult_MPIAIJSpmv(Mat A, Vec x, Vec y)
 {
   PetscFunctionBegin;
   PetscCall(MatSpmvMPILazyOptions(A));
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
+  PetscCall(MatSpmvMPIBuildBlocks(A, 0));
   PetscCall(MatSpmvMPIBase(A)->mult(A, x, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -92,6 +133,7 @@ static PetscErrorCode MatMultAdd_MPIAIJSpmv(Mat A, Vec x, Vec z, Vec y)
   PetscFunctionBegin;
   PetscCall(MatSpmvMPILazyOptions(A));
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
+  PetscCall(MatSpmvMPIBuildBlocks(A, 0));
   PetscCall(MatSpmvMPIBase(A)->multadd(A, x, z, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -101,6 +143,7 @@ static PetscErrorCode MatMultTranspose_MPIAIJSpmv(Mat A, Vec x, Vec y)
   PetscFunctionBegin;
   PetscCall(MatSpmvMPILazyOptions(A));
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
+  PetscCall(MatSpmvMPIBuildBlocks(A, 1));
   PetscCall(MatSpmvMPIBase(A)->multtranspose(A, x, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -110,6 +153,7 @@ static PetscErrorCode MatMultTransposeAdd_MPIAIJSpmv(Mat A, Vec x, Vec z, Vec y)
   PetscFunctionBegin;
   PetscCall(MatSpmvMPILazyOptions(A));
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
+  PetscCall(MatSpmvMPIBuildBlocks(A, 1));
   PetscCall(MatSpmvMPIBase(A)->multtransposeadd(A, x, z, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -156,6 +200,7 @@ static PetscErrorCode MatSpmvSetBackend_MPIAIJSpmv(Mat A, MatSpmvBackend backend
 
   PetscFunctionBegin;
   sp->backend = backend;
+  MatSpmvMPIAgreeAgain(A);
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -181,6 +226,7 @@ static PetscErrorCode MatSpmvParamsChanged_MPIAIJSpmv(Mat A)
 {
   PetscFunctionBegin;
   ((Mat_MPIAIJSpmv *)A->spptr)->paramsset = PETSC_TRUE;
+  MatSpmvMPIAgreeAgain(A);
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

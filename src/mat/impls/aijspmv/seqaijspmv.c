@@ -33,6 +33,7 @@ static inline Mat_SeqAIJSpmv *MatSpmvSeq(Mat A)
 static const PetscObjectState MATSPMV_NOSTATE = -1; /* no real state has this value */
 
 static PetscErrorCode MatSpmvSetBackend_SeqAIJSpmv(Mat, MatSpmvBackend);
+static PetscErrorCode MatMult_SeqAIJSpmv(Mat, Vec, Vec);
 static PetscErrorCode MatSpmvParamsChanged_SeqAIJSpmv(Mat);
 
 static PetscErrorCode MatSpmvLayoutDestroy(Mat_SeqAIJSpmv *sp, MatSpmvLayout *L)
@@ -254,49 +255,48 @@ static PetscErrorCode MatSpmvBuildDevice(Mat A, const MatSpmvCSR *csr, MatSpmvLa
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Build the layout of A (t = 0) or A^T (t = 1) from the current structure */
-static PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
+/* Fill the new layout L of A (t = 0) or A^T (t = 1) from the current structure */
+static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, MatSpmvLayout L)
 {
   Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
-  MatSpmvLayout   L;
   PetscBool       ondevicebuild;
+  PetscInt       *ti = NULL, *tj = NULL, *perm = NULL, *ci = NULL;
+  MatSpmvCSR      tcsr = {csr->n, csr->m, csr->nnz, NULL, NULL}, ccsr;
+  PetscErrorCode  ierr;
 
   PetscFunctionBegin;
-  PetscCall(PetscLogEventBegin(sp->format->event_build, A, 0, 0, 0));
-  PetscCall(PetscNew(&L));
   L->scale = 1.0;
   /* the format's device build needs aijcusparse's 32-bit device CSR */
   ondevicebuild = (PetscBool)(t == 0 && sp->ondevice && sp->base->cusparse && sp->format->builddevice && sizeof(PetscInt) == sizeof(int));
   L->ym  = t ? csr->n : csr->m;
   L->n   = t ? csr->m : csr->n;
   L->nnz = csr->nnz;
-  {
-    PetscInt  *ti = NULL, *tj = NULL, *perm = NULL, *ci;
-    MatSpmvCSR tcsr = {csr->n, csr->m, csr->nnz, NULL, NULL}, ccsr;
-
-    if (t == 1) {
-      PetscCall(MatSpmvTransposeCSR(csr, &ti, &tj, &perm));
-      tcsr.i = ti;
-      tcsr.j = tj;
-    }
-    PetscCall(MatSpmvCompressRows(t ? &tcsr : csr, &ccsr, &L->crow, &ci));
-    L->m = ccsr.m;
-    if (ondevicebuild) {
-#if defined(PETSC_HAVE_CUDA)
-      PetscCall(MatSpmvBuildDevice(A, &ccsr, L));
-      L->devicebuilt = PETSC_TRUE;
-#endif
-    } else {
-      PetscCall(sp->format->build(sp->params, &ccsr, L));
-      if (t == 1)
-        for (PetscInt s = 0; s < L->nslots; s++)
-          if (L->slot2csr[s] >= 0) L->slot2csr[s] = perm[L->slot2csr[s]];
-    }
-    PetscCall(PetscFree(ci));
-    PetscCall(PetscFree(ti));
-    PetscCall(PetscFree(tj));
-    PetscCall(PetscFree(perm));
+  if (t == 1) {
+    PetscCall(MatSpmvTransposeCSR(csr, &ti, &tj, &perm));
+    tcsr.i = ti;
+    tcsr.j = tj;
   }
+  PetscCall(MatSpmvCompressRows(t ? &tcsr : csr, &ccsr, &L->crow, &ci));
+  L->m = ccsr.m;
+  if (ondevicebuild) {
+#if defined(PETSC_HAVE_CUDA)
+    ierr           = MatSpmvBuildDevice(A, &ccsr, L);
+    L->devicebuilt = PETSC_TRUE;
+#else
+    ierr = PETSC_ERR_PLIB;
+#endif
+  } else {
+    ierr = sp->format->build(sp->params, &ccsr, L);
+    if (!ierr && t == 1)
+      for (PetscInt s = 0; s < L->nslots; s++)
+        if (L->slot2csr[s] >= 0) L->slot2csr[s] = perm[L->slot2csr[s]];
+  }
+  /* the work arrays are freed even if the format refuses the structure */
+  PetscCall(PetscFree(ci));
+  PetscCall(PetscFree(ti));
+  PetscCall(PetscFree(tj));
+  PetscCall(PetscFree(perm));
+  PetscCall(ierr);
   if (!ondevicebuild) {
     L->identity = (PetscBool)(L->nslots == L->nnz);
     for (PetscInt s = 0; s < L->nslots && L->identity; s++) L->identity = (PetscBool)(L->slot2csr[s] == s);
@@ -323,10 +323,31 @@ static PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
 #endif
   } else PetscCall(PetscMalloc1(L->nslots, &L->val));
   if (L->crow) L->indexbytes += L->m * sizeof(int); /* the stored rows' operator rows */
+  PetscCall(PetscInfo(A, "%s layout of %s built on the %s: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " nonzeros in %" PetscInt_FMT " slots%s\n", sp->format->name, t ? "A^T" : "A", ondevicebuild ? "device" : "host", L->ym, L->n, L->nnz, L->nslots, L->crow ? ", rows with entries only" : ""));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Build the layout of A (t = 0) or A^T (t = 1). A format may refuse a structure (a size past 32-bit
+   indices, ELLR's padding limit): the half-built layout is then freed and A keeps no layout, so the
+   next product tries again (after, say, a parameter change) */
+static PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
+{
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
+  MatSpmvLayout   L;
+  PetscErrorCode  ierr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(sp->format->event_build, A, 0, 0, 0));
+  PetscCall(PetscNew(&L));
+  ierr = MatSpmvBuildLayout(A, t, csr, L);
+  if (ierr) {
+    PetscCall(MatSpmvLayoutDestroy(sp, &L));
+    PetscCall(PetscLogEventEnd(sp->format->event_build, A, 0, 0, 0));
+    PetscCall(ierr);
+  }
   sp->L[t]     = L;
   sp->state[t] = MATSPMV_NOSTATE;
   PetscCall(PetscLogEventEnd(sp->format->event_build, A, 0, 0, 0));
-  PetscCall(PetscInfo(A, "%s layout of %s built on the %s: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " nonzeros in %" PetscInt_FMT " slots%s\n", sp->format->name, t ? "A^T" : "A", ondevicebuild ? "device" : "host", L->ym, L->n, L->nnz, L->nslots, L->crow ? ", rows with entries only" : ""));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -465,6 +486,18 @@ static PetscErrorCode MatSpmvUpdate(Mat A, int t, MatSpmvLayout *Lout)
   L->scale     = 1.0;
   sp->state[t] = state;
   PetscCall(PetscLogEventEnd(sp->format->event_refresh, A, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The layout for op(A) brought up to date ahead of a product (MPI: before its ghost scatter
+   starts); nothing for a block bound to the CPU, whose products are SeqAIJ's */
+PetscErrorCode MatSpmvUpdateLayout_SeqAIJSpmv(Mat A, int t)
+{
+  MatSpmvLayout L;
+
+  PetscFunctionBegin;
+  if (A->ops->mult != MatMult_SeqAIJSpmv) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvUpdate(A, t, &L));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
