@@ -203,14 +203,15 @@ PETSC_EXTERN PetscErrorCode MatIPCSRSetFragmentSize(Mat, PetscInt);
    the row lengths (RL) so that each thread stops at its row's end. T threads share a row, each
    summing every T-th entry, and their partial sums are combined with warp shuffles. Padding to the
    longest row can be huge on irregular matrices: the build stops with `PETSC_ERR_SUP`, before
-   allocating, when rows x longest row exceeds `max_padding` times the nonzeros.
+   allocating, when (nonempty rows) x (longest row) exceeds `max_padding` times the nonzeros (empty
+   rows hold no slots).
    Resolves to `MATSEQAIJELLR` on one process and `MATMPIAIJELLR` otherwise.
 
    Options Database Keys:
 +  -mat_type ellr               - selects the type
 .  -mat_ellr_t <0>              - threads per row, 1, 2, 4, 8, 16 or 32; 0 picks the largest leaving each thread at least 8 entries of a mean row
 .  -mat_ellr_block <128>        - threads per CUDA block, a multiple of 32 from 32 to 1024
-.  -mat_ellr_max_padding <3>    - largest allowed (rows x longest row) / nonzeros
+.  -mat_ellr_max_padding <3>    - largest allowed (nonempty rows x longest row) / nonzeros
 -  -mat_ellr_backend <auto>     - auto, cuda or host (host reference kernel)
 
    Level: beginner

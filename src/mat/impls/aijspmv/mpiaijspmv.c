@@ -253,6 +253,7 @@ static PetscErrorCode MatSpmvGetStorage_MPIAIJSpmv(Mat A, PetscInt *nslots, Pets
 
   PetscFunctionBegin;
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
+  PetscCall(MatSpmvMPIBuildBlocks(A, 0)); /* a refused layout stops every process */
   PetscCall(MatMPIAIJGetSeqAIJ(A, &blk[0], &blk[1], &garray));
   for (int b = 0; b < 2; b++) {
     PetscInt       s;
@@ -283,6 +284,7 @@ static PetscErrorCode MatView_MPIAIJSpmv(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerGetFormat(viewer, &format));
   if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
+  PetscCall(MatSpmvMPIBuildBlocks(A, 0)); /* a refused layout stops every process, not the synchronized printing */
   PetscCall(MatMPIAIJGetSeqAIJ(A, &blk[0], &blk[1], &garray));
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
   PetscCall(PetscViewerASCIIPrintf(viewer, "%s (%s) blocks, per process:\n", sp->format->title, sp->format->name));

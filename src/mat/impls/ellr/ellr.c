@@ -7,7 +7,8 @@
   its row's end instead of multiplying the padding. ELLR-T gives each row T threads (a power of two
   up to 32), thread t summing entries t, t + T, ... of the row, stored so that the T threads of a
   row and the rows after it read consecutive slots; the T partial sums are combined by warp
-  shuffles (the paper's shared-memory reduction relies on implicit warp synchrony). Padding to the
+  shuffles (the paper's shared-memory reduction relies on implicit warp synchrony). Empty rows
+  hold no slots (the off-diagonal blocks of MPI matrices are mostly empty rows). Padding to the
   longest row can explode on irregular matrices: the build refuses, before allocating anything,
   when it would exceed -mat_ellr_max_padding times the nonzeros.
 */
@@ -26,14 +27,16 @@ static PetscErrorCode MatSetFromOptions_ELLR(PetscOptionItems PetscOptionsObject
   PetscCheck(!(p->T & (p->T - 1)), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellr_t %" PetscInt_FMT " must be 1, 2, 4, 8, 16 or 32, or 0 for automatic", p->T);
   PetscCall(PetscOptionsRangeInt("-mat_ellr_block", "Threads per CUDA block, a multiple of 32 up to 1024", "MatELLRSetBlockSize", p->block, &p->block, &set, 32, MATELLR_MAX_BLOCK));
   PetscCheck(p->block % 32 == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellr_block %" PetscInt_FMT " must be a multiple of 32 from 32 to %d, e.g. 128", p->block, MATELLR_MAX_BLOCK);
-  PetscCall(PetscOptionsBoundedReal("-mat_ellr_max_padding", "Largest allowed (rows x longest row) / nonzeros; a matrix padding more stops with an error", "MatELLRSetMaxPadding", p->maxpadding, &p->maxpadding, &set, 1.0));
+  PetscCall(PetscOptionsBoundedReal("-mat_ellr_max_padding", "Largest allowed (nonempty rows x longest row) / nonzeros; a matrix padding more stops with an error", "MatELLRSetMaxPadding", p->maxpadding, &p->maxpadding, &set, 1.0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Automatic threads per row from the mean row length: the largest power of two up to 32 that
-   leaves each thread at least MATELLR_AUTO_ENTRIES_PER_THREAD entries of a mean row (mean 5 or 15:
-   1 thread, 16: 2, 64: 8, 256 and more: 32). More threads shorten the dependent chain of loads per
-   thread and share a long row's work, fewer waste less of each warp on short rows. */
+/* Automatic threads per row from the mean length of the nonempty rows: the largest power of two
+   up to 32 that leaves each thread at least MATELLR_AUTO_ENTRIES_PER_THREAD entries of a mean row
+   (mean 5 or 15: 1 thread, 16: 2, 64: 8, 256 and more: 32). More threads shorten the chain of
+   dependent loads per thread, fewer waste less of each warp on short rows. Under the padding limit
+   (default 3) the longest row is at most that many times the mean, so the mean speaks for all rows.
+   Not yet tuned on the H200. */
 static PetscInt MatELLRThreadsAuto(PetscReal mean)
 {
   PetscInt T = 1;
@@ -55,7 +58,7 @@ PetscErrorCode MatELLRPlan(const MatELLRParams *p, PetscInt m, PetscInt mr, Pets
   PetscFunctionBegin;
   PetscCall(PetscMemzero(plan, sizeof(*plan)));
   PetscCheck(padded <= (double)p->maxpadding * (double)nnz, PETSC_COMM_SELF, PETSC_ERR_SUP,
-             "ELLR pads every row to the longest: %" PetscInt_FMT " nonempty rows x %" PetscInt_FMT " (longest row) = %.0f slots for %" PetscInt_FMT " nonzeros, padding ratio %.1f, more than -mat_ellr_max_padding %.1f: use -mat_type brc or -mat_type argcsr, which do not pad rows to the longest one, or raise -mat_ellr_max_padding (MatELLRSetMaxPadding()) if the memory allows",
+             "ELLR pads every row to the longest: %" PetscInt_FMT " nonempty rows x %" PetscInt_FMT " (longest row) = %.0f slots for %" PetscInt_FMT " nonzeros, padding ratio %.2f, more than -mat_ellr_max_padding %.2f: use -mat_type brc or -mat_type argcsr, which do not pad rows to the longest one, or raise -mat_ellr_max_padding (MatELLRSetMaxPadding()) if the memory allows",
              mr, K, padded, nnz, nnz ? padded / (double)nnz : 0.0, (double)p->maxpadding);
   plan->mr         = mr;
   plan->nempty     = m - mr;
@@ -65,7 +68,7 @@ PetscErrorCode MatELLRPlan(const MatELLRParams *p, PetscInt m, PetscInt mr, Pets
   plan->maxpadding = p->maxpadding;
   plan->Tauto      = p->T ? PETSC_FALSE : PETSC_TRUE;
   plan->Tasked     = p->T ? p->T : MatELLRThreadsAuto(plan->mean);
-  while (Tmax < K) Tmax *= 2; /* more threads than the longest row rounded up would only hold padding */
+  while (Tmax < K && Tmax < MATELLR_MAX_T) Tmax *= 2; /* more threads than the longest row rounded up would only hold padding */
   T       = PetscMin(plan->Tasked, Tmax);
   align   = MATELLR_ALIGN / T;
   ld      = ((PetscInt64)mr + align - 1) / align * align;
@@ -198,7 +201,7 @@ static PetscErrorCode MatLayoutView_ELLR(MatSpmvLayout L, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "row lengths: %" PetscInt_FMT " nonempty rows of mean length %.2f, longest %" PetscInt_FMT "; %" PetscInt_FMT " empty rows (no slots)\n", el->mr, (double)el->mean, el->K, el->nempty));
   if (el->T == el->Tasked) PetscCall(PetscViewerASCIIPrintf(viewer, "T = %" PetscInt_FMT " threads per row (%s), %" PetscInt_FMT " threads per block\n", el->T, el->Tauto ? "automatic" : "set", el->block));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "T = %" PetscInt_FMT " threads per row (%" PetscInt_FMT " %s, more than the longest row needs), %" PetscInt_FMT " threads per block\n", el->T, el->Tasked, el->Tauto ? "automatic" : "set", el->block));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "rows padded to the longest: %" PetscInt_FMT " x %" PetscInt_FMT " = %.0f slots, padding ratio %.3f (limit -mat_ellr_max_padding %.1f)\n", el->mr, el->K, padded, L->nnz ? padded / (double)L->nnz : 1.0, (double)el->maxpadding));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "rows padded to the longest: %" PetscInt_FMT " x %" PetscInt_FMT " = %.0f slots, padding ratio %.3f (limit -mat_ellr_max_padding %.2f)\n", el->mr, el->K, padded, L->nnz ? padded / (double)L->nnz : 1.0, (double)el->maxpadding));
   PetscCall(PetscViewerASCIIPrintf(viewer, "stored as %" PetscInt_FMT " slabs of %" PetscInt_FMT " rows (rounded up for alignment) x %" PetscInt_FMT " threads\n", el->steps, el->ld, el->T));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -287,7 +290,7 @@ PetscErrorCode MatELLRSetBlockSize(Mat A, PetscInt block)
 
 /*@
   MatELLRSetMaxPadding - sets how much padding a `MATELLR` layout may hold: the build stops with
-  `PETSC_ERR_SUP` when (rows x longest row) exceeds this times the nonzeros
+  `PETSC_ERR_SUP` when (nonempty rows x longest row) exceeds this times the nonzeros
 
   Logically Collective
 
@@ -301,8 +304,9 @@ PetscErrorCode MatELLRSetBlockSize(Mat A, PetscInt block)
   Note:
   ELLPACK pads every row to the longest one: a single row of 200000 entries in a matrix of 2
   million rows would ask for 4 x 10^11 slots. The check runs before anything is allocated; such
-  matrices suit `MATBRC` or `MATARGCSR`, which do not pad to the longest row. With MPI each
-  process checks its diagonal and off-diagonal blocks.
+  matrices suit `MATBRC` or `MATARGCSR`, which do not pad to the longest row. Empty rows hold no
+  slots and do not count. With MPI each process checks its diagonal and off-diagonal blocks (and,
+  for the transpose products, their transposes); a refusal on one process stops the product on all.
 
   Level: advanced
 
@@ -316,7 +320,7 @@ PetscErrorCode MatELLRSetMaxPadding(Mat A, PetscReal ratio)
 
   PetscFunctionBegin;
   PetscValidLogicalCollectiveReal(A, ratio, 2);
-  PetscCheck(ratio >= 1, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "ELLR maximal padding ratio %g must be at least 1 (rows x longest row is never below the nonzeros), e.g. 3", (double)ratio);
+  PetscCheck(ratio >= 1, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "ELLR maximal padding ratio %g must be at least 1 (nonempty rows x longest row is never below the nonzeros), e.g. 3", (double)ratio);
   PetscCall(MatSpmvGetParams_Private(A, &f, &p));
   PetscCall(MatGetType(A, &t));
   PetscCheck(f == &MatSpmvFormat_ELLR, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Matrix of type %s is not %s: set its type with MatSetType() or -mat_type %s", t, MATSEQAIJELLR, MATELLR);

@@ -12,29 +12,32 @@
 #include "ellrimpl.h"
 #include "../aijspmv/aijspmvcuda.h"
 
-template <typename V, int T>
-__global__ void __launch_bounds__(MATELLR_MAX_BLOCK) MatELLRMultKernel(int mr, unsigned ldT, const int *__restrict__ rowidx, const int *__restrict__ rl, const int *__restrict__ col, const V *__restrict__ val, const V alpha, const V *__restrict__ x, const V *z, V *y)
+/* V: value type; I: index type of the arrays (int: 32-bit device indices), U its unsigned twin for
+   thread and slot offsets; T: threads per row */
+template <typename V, typename I, int T>
+__global__ void __launch_bounds__(MATELLR_MAX_BLOCK) MatELLRMultKernel(I mr, I ldT, const I *__restrict__ rowidx, const I *__restrict__ rl, const I *__restrict__ col, const V *__restrict__ val, const V alpha, const V *__restrict__ x, const V *z, V *y)
 {
-  /* the grid covers mr * T < 2^31 threads: unsigned holds the index, and slot offsets (< 2^31)
-     stay below 2^32 after the last step */
-  const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
-  const unsigned i   = tid / T; /* layout row */
-  const int      t   = (int)(tid % T);
-  V              sum = V(0);
+  using U = typename cuda::std::make_unsigned<I>::type;
+  /* the grid covers mr * T < 2^31 threads: U holds the thread index, and slot offsets (< 2^31)
+     stay below 2^32 one step past the last */
+  const U tid = (U)blockIdx.x * blockDim.x + threadIdx.x;
+  const U i   = tid / T; /* layout row */
+  const I t   = (I)(tid % T);
+  V       sum = V(0);
 
-  if (i < (unsigned)mr) {
-    const int len = rl[i];
-    unsigned  s   = i * T + t;
+  if (i < (U)mr) {
+    const I len = rl[i];
+    U       s   = i * T + t;
 
 #pragma unroll 4
-    for (int n = t; n < len; n += T, s += ldT) sum += MatSpmvLoadStream(&val[s]) * x[MatSpmvLoadStream(&col[s])];
+    for (I n = t; n < len; n += T, s += (U)ldT) sum += MatSpmvLoadStream(&val[s]) * x[MatSpmvLoadStream(&col[s])];
   }
   /* every lane of the warp is here (blockDim.x is a multiple of 32): butterfly over the T lanes of
      the row, each of which ends with the sum of the T partial sums */
 #pragma unroll
   for (int o = T / 2; o > 0; o /= 2) sum += MatSpmvShflXor(sum, o);
-  if (t == 0 && i < (unsigned)mr) {
-    const int row = rowidx ? rowidx[i] : (int)i;
+  if (t == 0 && i < (U)mr) {
+    const I row = rowidx ? rowidx[i] : (I)i;
 
     sum *= alpha;
     y[row] = z ? z[row] + sum : sum;
@@ -42,11 +45,13 @@ __global__ void __launch_bounds__(MATELLR_MAX_BLOCK) MatELLRMultKernel(int mr, u
 }
 
 /* y = z (or 0) on the empty rows, which hold no slot; z may be y */
-template <typename V>
-__global__ void MatELLREmptyKernel(int nempty, const int *__restrict__ rows, const V *z, V *y)
+template <typename V, typename I>
+__global__ void MatELLREmptyKernel(I nempty, const I *__restrict__ rows, const V *z, V *y)
 {
-  for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < nempty; k += gridDim.x * blockDim.x) {
-    const int r = rows[k];
+  using U = typename cuda::std::make_unsigned<I>::type; /* k stays below 2^32 one stride past nempty */
+
+  for (U k = (U)blockIdx.x * blockDim.x + threadIdx.x; k < (U)nempty; k += (U)gridDim.x * blockDim.x) {
+    const I r = rows[k];
 
     y[r] = z ? z[r] : V(0);
   }
@@ -60,7 +65,7 @@ static PetscErrorCode MatELLRLaunch(MatSpmvLayout L, const PetscScalar *x, const
   const unsigned blocks  = (unsigned)(((PetscInt64)el->mr * T + threads - 1) / threads); /* mr * T <= ld * T < 2^31 (MatELLRPlan) */
 
   PetscFunctionBegin;
-  MatELLRMultKernel<PetscScalar, T><<<blocks, threads, 0, s>>>((int)el->mr, (unsigned)(el->ld * T), el->d_rowidx, el->d_rl, el->d_col, L->d_val, L->scale, x, z, y);
+  MatELLRMultKernel<PetscScalar, int, T><<<blocks, threads, 0, s>>>((int)el->mr, (int)(el->ld * T), el->d_rowidx, el->d_rl, el->d_col, L->d_val, L->scale, x, z, y);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -74,7 +79,7 @@ PetscErrorCode MatMultDevice_ELLR(MatSpmvLayout L, const PetscScalar *x, const P
   if (el->nempty) {
     const int threads = 256, blocks = (int)PetscMin((el->nempty + threads - 1) / threads, 65536);
 
-    MatELLREmptyKernel<PetscScalar><<<blocks, threads, 0, s>>>((int)el->nempty, el->d_empty, z, y);
+    MatELLREmptyKernel<PetscScalar, int><<<blocks, threads, 0, s>>>((int)el->nempty, el->d_empty, z, y);
     PetscCallCUDA(cudaGetLastError());
   }
   if (!el->mr) PetscFunctionReturn(PETSC_SUCCESS);
