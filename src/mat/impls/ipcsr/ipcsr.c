@@ -63,10 +63,9 @@ PetscErrorCode MatIPCSRSetup(const MatIPCSRParams *p, MatIPCSRLayout *ip)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static inline int MatIPCSRNewRunHost(const MatIPCSRLayout *ip, PetscInt r)
-{
-  return MatIPCSRNewRun(r == 0, r ? ip->ai[r - 1] : 0, ip->ai[r], ip->ai[r + 1], ip->own, ip->window);
-}
+#define MATIPCSR_QUAL static inline
+#define MATIPCSR_IDX  PetscInt
+#include "ipcsrrows.h"
 
 /* Rows per block, reduction, single rows and pieces of the row blocks (the device build computes the same) */
 static void MatIPCSRBlockStatsHost(MatIPCSRLayout *ip)
@@ -92,63 +91,54 @@ static void MatIPCSRBlockStatsHost(MatIPCSRLayout *ip)
   if (bs->minrows == PETSC_INT_MAX) bs->minrows = 0;
 }
 
-/* The row blocks, sequentially but with the rule of the device build (MatIPCSRNewRun()): run heads,
-   then a block at each long row's pieces and at every MATIPCSR_THREADS-th row of a run */
+/* The row blocks with the device build's steps (ipcsrrows.h), its scans done sequentially: run
+   starts and their max-scan, blocks per row and their sum, then each row's block descriptors */
 static PetscErrorCode MatIPCSRPlanHost(MatIPCSRLayout *ip)
 {
   const PetscInt *ai = ip->ai, m = ip->m;
-  PetscInt64      nb = 0;
-  PetscInt        head = 0, b = 0, ns = 0;
+  PetscInt       *head;
+  PetscInt64      nb = 0, b = 0;
+  PetscInt        ns = 0;
 
   PetscFunctionBegin;
+  PetscCall(PetscMalloc1(m, &head));
   for (PetscInt r = 0; r < m; r++) {
-    const PetscInt len = ai[r + 1] - ai[r];
-
-    if (MatIPCSRNewRunHost(ip, r)) head = r;
-    if (len > ip->own) nb += MatIPCSRPieces(len, ip->S);
-    else if ((r - head) % MATIPCSR_THREADS == 0) nb++;
-    if (len > ip->S) ip->nsplit++;
+    head[r] = MatIPCSRRunStart(r, ai, ip->own, ip->window);
+    if (r) head[r] = PetscMax(head[r], head[r - 1]);
+    nb += MatIPCSRBlocksAt(r, ai, head[r], ip->own, ip->S);
+    if (ai[r + 1] - ai[r] > ip->S) ip->nsplit++;
   }
   PetscCheck(nb <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "IPCSR needs %" PetscInt64_FMT " thread blocks for this %" PetscInt_FMT "-row matrix, more than a CUDA grid holds: raise -mat_ipcsr_shared, use -mat_ipcsr_kernel csrm, or split the matrix over more MPI processes", nb, m);
   ip->nblocks = (PetscInt)nb;
   PetscCall(PetscMalloc1(4 * ip->nblocks, &ip->blocks));
   PetscCall(PetscMalloc1(ip->nsplit, &ip->split));
-  head = 0;
   for (PetscInt r = 0; r < m; r++) {
-    const PetscInt len = ai[r + 1] - ai[r];
+    MatIPCSRFillRow(r, m, ai, head, b, ip->own, ip->S, ip->blocks);
+    b += MatIPCSRBlocksAt(r, ai, head[r], ip->own, ip->S);
+    if (ai[r + 1] - ai[r] > ip->S) ip->split[ns++] = r;
+  }
+  PetscCall(PetscFree(head));
+  /* the rule's promises, which the device kernel relies on (the device build takes the same steps):
+     the blocks cover the rows and the nonzeros in order, each once, and none holds more than the budget */
+  {
+    PetscInt next = 0, pos = 0;
 
-    if (MatIPCSRNewRunHost(ip, r)) head = r;
-    if (len > ip->own) { /* a block of its own, or one per piece */
-      const PetscInt np = (PetscInt)MatIPCSRPieces(len, ip->S);
+    for (PetscInt k = 0; k < ip->nblocks; k++) {
+      const PetscInt r = ip->blocks[4 * k], nr = ip->blocks[4 * k + 1], begin = ip->blocks[4 * k + 2], end = ip->blocks[4 * k + 3];
+      const PetscInt rend = r + (nr == MATIPCSR_PIECE ? 1 : nr);
 
-      for (PetscInt p = 0; p < np; p++, b++) {
-        ip->blocks[4 * b]     = r;
-        ip->blocks[4 * b + 1] = np > 1 ? MATIPCSR_PIECE : 1;
-        ip->blocks[4 * b + 2] = ai[r] + (PetscInt)MatIPCSRPieceStart(len, np, p);
-        ip->blocks[4 * b + 3] = ai[r] + (PetscInt)MatIPCSRPieceStart(len, np, p + 1);
-      }
-      if (np > 1) ip->split[ns++] = r;
-    } else if ((r - head) % MATIPCSR_THREADS == 0) {
-      PetscInt nr = 1;
-
-      while (r + nr < m && nr < MATIPCSR_THREADS && !MatIPCSRNewRunHost(ip, r + nr)) nr++;
-      /* the rule's promise, which the device kernel's shared memory relies on (the device build uses the same rule) */
-      PetscCheck(ai[r + nr] - ai[r] <= ip->S, PETSC_COMM_SELF, PETSC_ERR_PLIB, "IPCSR block of rows %" PetscInt_FMT " to %" PetscInt_FMT " holds %" PetscInt_FMT " entries, over its budget of %" PetscInt_FMT, r, r + nr - 1, ai[r + nr] - ai[r], ip->S);
-      ip->blocks[4 * b]     = r;
-      ip->blocks[4 * b + 1] = nr;
-      ip->blocks[4 * b + 2] = ai[r];
-      ip->blocks[4 * b + 3] = ai[r + nr];
-      b++;
+      PetscCheck(begin == pos && end - begin <= ip->S && (r == next || (nr == MATIPCSR_PIECE && r == next - 1 && begin > ai[r])) && (nr == MATIPCSR_PIECE ? begin >= ai[r] && end <= ai[r + 1] : begin == ai[r] && end == ai[rend]), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "IPCSR block %" PetscInt_FMT " {%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT "} does not follow row %" PetscInt_FMT ", entry %" PetscInt_FMT " or exceeds the budget of %" PetscInt_FMT " entries", k, r, nr, begin, end, next, pos, ip->S);
+      next = rend;
+      pos  = end;
     }
+    PetscCheck(next == m && pos == ip->nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "IPCSR blocks end at row %" PetscInt_FMT " and entry %" PetscInt_FMT ", not %" PetscInt_FMT " and %" PetscInt_FMT, next, pos, m, ip->nnz);
   }
   MatIPCSRBlockStatsHost(ip);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* CSR-M's Bound array from the row offsets (the paper's Figure 11): the row of each fragment's
-   first nonzero (row 0 for fragment 0, so leading empty rows are written), then each fragment's
-   last row: the next fragment's first row if that row starts before the next fragment (a shared
-   row), else the row before it (trailing empty rows of a fragment are its own; m - 1 for the last) */
+/* CSR-M's Bound array from the row offsets, with the device build's steps (ipcsrrows.h) */
 static PetscErrorCode MatIPCSRPlanHostCSRM(MatIPCSRLayout *ip)
 {
   const PetscInt *ai = ip->ai, m = ip->m, F = ip->fragment;
@@ -157,19 +147,15 @@ static PetscErrorCode MatIPCSRPlanHostCSRM(MatIPCSRLayout *ip)
   ip->nfrag = (PetscInt)MatIPCSRFragments(m, ip->nnz, F);
   PetscCall(PetscMalloc1(2 * ip->nfrag, &ip->bound));
   if (ip->nfrag) ip->bound[0] = 0;
-  for (PetscInt r = 0; r < m; r++)
-    for (PetscInt64 f = PetscMax(1, ((PetscInt64)ai[r] + F - 1) / F); f * F < ai[r + 1]; f++) ip->bound[2 * f] = r;
+  for (PetscInt r = 0; r < m; r++) MatIPCSRBoundFirst(r, ai, F, ip->bound);
+  for (PetscInt f = 0; f < ip->nfrag; f++) MatIPCSRBoundLast(f, m, ip->nfrag, ai, F, ip->bound);
   for (PetscInt f = 0; f < ip->nfrag; f++) {
-    const PetscInt next = f + 1 < ip->nfrag ? ip->bound[2 * (f + 1)] : m;
+    const PetscInt b0 = ip->bound[2 * f], b1 = ip->bound[2 * f + 1], next = f + 1 < ip->nfrag ? ip->bound[2 * f + 2] : m;
 
-    ip->bound[2 * f + 1] = f + 1 < ip->nfrag && ai[next] < (PetscInt64)(f + 1) * F ? next : next - 1;
-  }
-  for (PetscInt f = 0; f < ip->nfrag; f++) {
-    const PetscInt   r  = ip->bound[2 * f + 1];
-    const PetscInt64 lo = (PetscInt64)f * F, hi = PetscMin(lo + F, (PetscInt64)ip->nnz);
-
-    ip->maxfrows = PetscMax(ip->maxfrows, r - ip->bound[2 * f] + 1);
-    if (ai[r + 1] > hi && ai[r] >= lo) ip->nshared++; /* a row starting in f and going on: f combines it */
+    /* the fragments' rows cover all rows in order, consecutive fragments sharing at most one */
+    PetscCheck(b0 <= b1 && (next == b1 || next == b1 + 1) && (f || !b0) && ai[b0] <= (PetscInt64)f * F && (!ip->nnz || (PetscInt64)f * F < ai[b0 + 1] || !f), PETSC_COMM_SELF, PETSC_ERR_PLIB, "CSR-M fragment %" PetscInt_FMT " has rows %" PetscInt_FMT " to %" PetscInt_FMT ", the next starts at %" PetscInt_FMT, f, b0, b1, next);
+    ip->maxfrows = PetscMax(ip->maxfrows, b1 - b0 + 1);
+    ip->nshared += MatIPCSROwnsShared(f, ip->nnz, ai, F, ip->bound);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -316,10 +302,9 @@ static PetscErrorCode MatMultHostCSRM(MatIPCSRLayout *ip, const PetscScalar *val
     }
   }
   for (PetscInt f = 0; f < ip->nfrag; f++) {
-    const PetscInt   r  = ip->bound[2 * f + 1];
-    const PetscInt64 lo = (PetscInt64)f * F, hi = PetscMin(lo + F, (PetscInt64)ip->nnz);
+    const PetscInt r = ip->bound[2 * f + 1];
 
-    if (ai[r + 1] > hi && ai[r] >= lo) {
+    if (MatIPCSROwnsShared(f, ip->nnz, ai, F, ip->bound)) {
       PetscScalar sum = ip->part[2 * f + 1];
 
       for (PetscInt g = f + 1;; g++) {

@@ -8,6 +8,10 @@
 #include "ipcsrimpl.h"
 #include "../aijspmv/aijspmvcuda.h"
 
+#define MATIPCSR_QUAL __device__ static inline
+#define MATIPCSR_IDX  int
+#include "ipcsrrows.h"
+
 /* y = z (or 0) on the rows split over several blocks, before their pieces add into them; z may be y */
 template <typename V>
 __global__ void MatIPCSRPresetKernel(int nsplit, const int *__restrict__ rows, const V *z, V *y)
@@ -160,13 +164,13 @@ __global__ void __launch_bounds__(MATIPCSR_THREADS) MatIPCSRCSRMKernel(int nnz, 
    row starts adds the row's partial sums over the fragments it spans, in order (no atomics: the
    result does not depend on scheduling), and writes it */
 template <typename V>
-__global__ void MatIPCSRCombineKernel(int nfrag, int nnz, int F, const int2 *__restrict__ bound, const int *__restrict__ ai, const V alpha, const V *z, V *y, const V *__restrict__ part)
+__global__ void MatIPCSRCombineKernel(int nfrag, int nnz, int F, const int *__restrict__ bound, const int *__restrict__ ai, const V alpha, const V *z, V *y, const V *__restrict__ part)
 {
   for (int f = blockIdx.x * blockDim.x + threadIdx.x; f < nfrag; f += gridDim.x * blockDim.x) {
-    const int       r  = bound[f].y;
-    const long long lo = (long long)f * F, hi = min(lo + F, (long long)nnz), re = ai[r + 1];
+    const int       r  = bound[2 * f + 1];
+    const long long re = ai[r + 1];
 
-    if (re > hi && ai[r] >= lo) {
+    if (MatIPCSROwnsShared(f, nnz, ai, F, bound)) {
       V sum = part[2 * f + 1];
 
       for (int g = f + 1;; g++) {
@@ -266,7 +270,7 @@ PetscErrorCode MatMultDevice_IPCSR(MatSpmvLayout L, const PetscScalar *x, const 
     if (ip->nshared) { /* after the fragments' partial sums */
       const int threads = 256, blocks = (int)PetscMin((ip->nfrag + threads - 1) / threads, 65535);
 
-      MatIPCSRCombineKernel<PetscScalar><<<blocks, threads, 0, s>>>((int)ip->nfrag, (int)ip->nnz, (int)ip->fragment, reinterpret_cast<const int2 *>(ip->d_bound), ip->d_ai, L->scale, z, y, ip->d_part);
+      MatIPCSRCombineKernel<PetscScalar><<<blocks, threads, 0, s>>>((int)ip->nfrag, (int)ip->nnz, (int)ip->fragment, ip->d_bound, ip->d_ai, L->scale, z, y, ip->d_part);
       PetscCallCUDA(cudaGetLastError());
     }
   }
@@ -347,16 +351,9 @@ struct MatIPCSRFragStats {
   int maxrows, nshared;
 };
 struct MatIPCSRFragStatsOf {
-  const int2 *bound;
-  const int  *ai;
-  int         nnz, F;
-  __host__ __device__ MatIPCSRFragStats operator()(int f) const
-  {
-    const int2      b  = bound[f];
-    const long long lo = (long long)f * F, hi = lo + F < nnz ? lo + F : nnz;
-
-    return MatIPCSRFragStats{b.y - b.x + 1, ai[b.y + 1] > hi && ai[b.y] >= lo ? 1 : 0};
-  }
+  const int *bound, *ai;
+  int        nnz, F;
+  __device__ MatIPCSRFragStats operator()(int f) const { return MatIPCSRFragStats{bound[2 * f + 1] - bound[2 * f] + 1, MatIPCSROwnsShared(f, nnz, ai, F, bound)}; }
 };
 struct MatIPCSRFragStatsAdd {
   __host__ __device__ MatIPCSRFragStats operator()(const MatIPCSRFragStats &a, const MatIPCSRFragStats &b) const { return MatIPCSRFragStats{a.maxrows > b.maxrows ? a.maxrows : b.maxrows, a.nshared + b.nshared}; }
@@ -367,63 +364,32 @@ static inline int MatIPCSRGrid(long long n)
   return (int)PetscMax(1, PetscMin((n + 255) / 256, 65535));
 }
 
-/* head[r] = r where row r starts a run (MatIPCSRNewRun()), else 0: a max-scan gives each row its run's first row */
+/* the steps of ipcsrrows.h, one thread per row or fragment */
 __global__ void MatIPCSRRunStarts(int m, const int *__restrict__ ai, int own, int window, int *__restrict__ head)
 {
-  for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < m; r += gridDim.x * blockDim.x) head[r] = MatIPCSRNewRun(r == 0, r ? ai[r - 1] : 0, ai[r], ai[r + 1], own, window) ? r : 0;
+  for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < m; r += gridDim.x * blockDim.x) head[r] = MatIPCSRRunStart(r, ai, own, window);
 }
 
-/* blocks starting at each row: a long row's pieces, or one at every MATIPCSR_THREADS-th row of a run (nb[m] = 0 for the scan) */
+/* nb[m] = 0 for the exclusive scan */
 __global__ void MatIPCSRCountBlocks(int m, const int *__restrict__ ai, const int *__restrict__ head, int own, int S, long long *__restrict__ nb)
 {
-  for (int r = blockIdx.x * blockDim.x + threadIdx.x; r <= m; r += gridDim.x * blockDim.x) {
-    long long c = 0;
-
-    if (r < m) {
-      const int len = ai[r + 1] - ai[r];
-
-      c = len > own ? MatIPCSRPieces(len, S) : ((r - head[r]) % MATIPCSR_THREADS == 0);
-    }
-    nb[r] = c;
-  }
+  for (int r = blockIdx.x * blockDim.x + threadIdx.x; r <= m; r += gridDim.x * blockDim.x) nb[r] = r < m ? MatIPCSRBlocksAt(r, ai, head[r], own, S) : 0;
 }
 
-/* the block descriptors of the blocks starting at each row (as MatIPCSRPlanHost()) */
-__global__ void MatIPCSRFillBlocks(int m, const int *__restrict__ ai, const int *__restrict__ head, const long long *__restrict__ boff, int own, int S, int4 *__restrict__ blocks)
+__global__ void MatIPCSRFillBlocks(int m, const int *__restrict__ ai, const int *__restrict__ head, const long long *__restrict__ boff, int own, int S, int *__restrict__ blocks)
 {
-  for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < m; r += gridDim.x * blockDim.x) {
-    const long long c = boff[r + 1] - boff[r];
-    const int       len = ai[r + 1] - ai[r];
-    int             b   = (int)boff[r];
-
-    if (!c) continue;
-    if (len > own) {
-      for (long long p = 0; p < c; p++, b++) blocks[b] = make_int4(r, c > 1 ? MATIPCSR_PIECE : 1, ai[r] + (int)MatIPCSRPieceStart(len, c, p), ai[r] + (int)MatIPCSRPieceStart(len, c, p + 1));
-    } else { /* the run's rows from r, at most MATIPCSR_THREADS (at most that many steps per block: O(rows) in all) */
-      int nr = 1;
-
-      while (r + nr < m && nr < MATIPCSR_THREADS && head[r + nr] == head[r]) nr++;
-      blocks[b] = make_int4(r, nr, ai[r], ai[r + nr]);
-    }
-  }
+  for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < m; r += gridDim.x * blockDim.x) MatIPCSRFillRow(r, m, ai, head, boff[r], own, S, blocks);
 }
 
-/* CSR-M: the first row of every fragment f >= 1 whose first nonzero f F lies in row r (the paper's
-   judgment on each Row_Ptr entry, Figure 11) */
-__global__ void MatIPCSRBoundFirst(int m, const int *__restrict__ ai, int F, int2 *__restrict__ bound)
+__global__ void MatIPCSRBoundFirstKernel(int m, const int *__restrict__ ai, int F, int *__restrict__ bound)
 {
-  for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < m; r += gridDim.x * blockDim.x)
-    for (long long f = max(1LL, ((long long)ai[r] + F - 1) / F); f * F < ai[r + 1]; f++) bound[f].x = r;
+  for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < m; r += gridDim.x * blockDim.x) MatIPCSRBoundFirst(r, ai, F, bound);
 }
 
-/* the last row of each fragment (as MatIPCSRPlanHostCSRM()) */
-__global__ void MatIPCSRBoundLast(int m, int nfrag, const int *__restrict__ ai, int F, int2 *__restrict__ bound)
+/* after MatIPCSRBoundFirstKernel: reads the next fragment's first row */
+__global__ void MatIPCSRBoundLastKernel(int m, int nfrag, const int *__restrict__ ai, int F, int *__restrict__ bound)
 {
-  for (int f = blockIdx.x * blockDim.x + threadIdx.x; f < nfrag; f += gridDim.x * blockDim.x) {
-    const int next = f + 1 < nfrag ? bound[f + 1].x : m;
-
-    bound[f].y = f + 1 < nfrag && ai[next] < (long long)(f + 1) * F ? next : next - 1;
-  }
+  for (int f = blockIdx.x * blockDim.x + threadIdx.x; f < nfrag; f += gridDim.x * blockDim.x) MatIPCSRBoundLast(f, m, nfrag, ai, F, bound);
 }
 
 PetscErrorCode MatBuildDevice_IPCSR(const void *params, const MatSpmvCSR *pattern, const int *ai, const int *aj, MatSpmvLayout L, void *stream)
@@ -474,7 +440,7 @@ PetscErrorCode MatBuildDevice_IPCSR(const void *params, const MatSpmvCSR *patter
     ip->nblocks = (PetscInt)nblocks;
     PetscCall(MatSpmvCUDAMalloc((void **)&ip->d_blocks, 4 * nblocks * sizeof(int)));
     if (nblocks) {
-      MatIPCSRFillBlocks<<<MatIPCSRGrid(m), 256, 0, s>>>(m, ai, head, nb, (int)ip->own, (int)ip->S, reinterpret_cast<int4 *>(ip->d_blocks));
+      MatIPCSRFillBlocks<<<MatIPCSRGrid(m), 256, 0, s>>>(m, ai, head, nb, (int)ip->own, (int)ip->S, ip->d_blocks);
       PetscCallCUDA(cudaGetLastError());
       ip->bs = thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)nblocks), MatIPCSRBlockStatsOf{reinterpret_cast<const int4 *>(ip->d_blocks)}, MatIPCSRBlockStats{{0, 0, 0, 0, 0, 0}, 0, 0, PETSC_INT_MAX, 0}, MatIPCSRBlockStatsAdd{});
       if (ip->bs.minrows == PETSC_INT_MAX) ip->bs.minrows = 0;
@@ -494,15 +460,14 @@ PetscErrorCode MatBuildDevice_IPCSR(const void *params, const MatSpmvCSR *patter
     PetscCall(MatSpmvCUDAMalloc((void **)&ip->d_bound, 2 * ip->nfrag * sizeof(int)));
     PetscCall(MatSpmvCUDAMalloc((void **)&ip->d_part, 2 * ip->nfrag * sizeof(PetscScalar)));
     if (ip->nfrag) {
-      int2             *bound = reinterpret_cast<int2 *>(ip->d_bound);
       MatIPCSRFragStats st;
 
       PetscCallCUDA(cudaMemsetAsync(ip->d_bound, 0, sizeof(int), s)); /* fragment 0 starts at row 0 */
-      MatIPCSRBoundFirst<<<MatIPCSRGrid(m), 256, 0, s>>>(m, ai, F, bound);
+      MatIPCSRBoundFirstKernel<<<MatIPCSRGrid(m), 256, 0, s>>>(m, ai, F, ip->d_bound);
       PetscCallCUDA(cudaGetLastError());
-      MatIPCSRBoundLast<<<MatIPCSRGrid(ip->nfrag), 256, 0, s>>>(m, (int)ip->nfrag, ai, F, bound);
+      MatIPCSRBoundLastKernel<<<MatIPCSRGrid(ip->nfrag), 256, 0, s>>>(m, (int)ip->nfrag, ai, F, ip->d_bound);
       PetscCallCUDA(cudaGetLastError());
-      st           = thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)ip->nfrag), MatIPCSRFragStatsOf{bound, ai, (int)pattern->nnz, F}, MatIPCSRFragStats{0, 0}, MatIPCSRFragStatsAdd{});
+      st           = thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)ip->nfrag), MatIPCSRFragStatsOf{ip->d_bound, ai, (int)pattern->nnz, F}, MatIPCSRFragStats{0, 0}, MatIPCSRFragStatsAdd{});
       ip->maxfrows = st.maxrows;
       ip->nshared  = st.nshared;
     }
