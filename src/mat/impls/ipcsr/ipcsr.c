@@ -34,8 +34,8 @@ static PetscErrorCode MatSetFromOptions_IPCSR(PetscOptionItems PetscOptionsObjec
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The kernel and its sizes for a matrix with these row-length statistics (ip->m, nnz, mu, sigma
-   set); host and device builds alike */
+/* The kernel and its sizes for a matrix with these row-length statistics (ip->m, nnz, mu, sigma,
+   maxlen set); host and device builds alike */
 PetscErrorCode MatIPCSRSetup(const MatIPCSRParams *p, MatIPCSRLayout *ip)
 {
   PetscFunctionBegin;
@@ -57,8 +57,10 @@ PetscErrorCode MatIPCSRSetup(const MatIPCSRParams *p, MatIPCSRLayout *ip)
       ip->sharedhow = gpu ? 1 : 2;
     }
     ip->S      = PetscMax(1, ip->shared / (PetscInt)sizeof(PetscScalar));
-    ip->own    = PetscMax(1, ip->S / MATIPCSR_OWN_DIV);
-    ip->window = ip->S - ip->own + 1; /* a block spans at most window - 1 + own = S entries (MatIPCSRNewRun()) */
+    /* a block spans at most window - 1 + own = S entries (MatIPCSRNewRun()): own no larger than
+       needed, the longest row when all rows are short, makes the windows nearly the budget */
+    ip->own    = PetscMax(1, PetscMin(ip->S / MATIPCSR_OWN_DIV, ip->maxlen));
+    ip->window = ip->S - ip->own + 1;
   } else ip->fragment = p->fragment;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

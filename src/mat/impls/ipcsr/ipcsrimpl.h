@@ -19,8 +19,8 @@
 #define MATIPCSR_C2050_BLOCKS_SM  8
 
 /* Row blocks (the parallel form of Algorithm 4, see MatIPCSRNewRun()): a row longer than
-   budget / MATIPCSR_OWN_DIV entries takes a thread block of its own (Algorithm 6), shorter rows
-   are grouped by windows of budget - (budget / MATIPCSR_OWN_DIV) + 1 entries of the row offsets */
+   own = min(budget / MATIPCSR_OWN_DIV, longest row) entries takes a thread block of its own
+   (Algorithm 6), shorter rows are grouped by windows of budget - own + 1 entries of the row offsets */
 #define MATIPCSR_OWN_DIV 4
 
 /* The decision tree of the paper's Figure 1: threads per row of a block of nrows rows (nrows >= 2;
@@ -140,9 +140,10 @@ static inline long long MatIPCSRSharedFormula(long long sharedSM, long long thre
   MATIPCSR_THREADS-th row of its run: the run's first row comes from a max-scan of the run
   starts). Why a block fits its budget: its rows all start in one window [k w, (k + 1) w) and none
   is longer than own, so it spans at most w - 1 + own entries; window = budget - own + 1 makes
-  that the budget. Blocks thus hold on average about `window` entries (3/4 of the budget with
-  MATIPCSR_OWN_DIV 4) where the greedy fills nearly the whole budget, and rows of own + 1 to
-  budget entries get a block each where the greedy would group a few.
+  that the budget. Blocks thus hold on average about `window` entries where the greedy fills the
+  budget up to less than one row: with own = the longest row (all rows at most budget / 4) that is
+  nearly the same; on matrices with longer rows own = budget / MATIPCSR_OWN_DIV, windows are 3/4 of
+  the budget, and rows of own + 1 to budget entries get a block each where the greedy would group a few.
 */
 static inline MATIPCSR_HD int MatIPCSRNewRun(int first, long long aprev, long long a, long long anext, long long own, long long window)
 {
