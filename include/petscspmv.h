@@ -209,7 +209,7 @@ PETSC_EXTERN PetscErrorCode MatIPCSRSetFragmentSize(Mat, PetscInt);
 
    Options Database Keys:
 +  -mat_type ellr               - selects the type
-.  -mat_ellr_t <0>              - threads per row, 1, 2, 4, 8, 16 or 32; 0 picks the largest leaving each thread at least 8 entries of a mean row
+.  -mat_ellr_t <0>              - threads per row, 1, 2, 4, 8, 16 or 32; 0 picks the largest leaving each thread at least 64 entries of a mean row (1 below 128)
 .  -mat_ellr_block <128>        - threads per CUDA block, a multiple of 32 from 32 to 1024
 .  -mat_ellr_max_padding <3>    - largest allowed (nonempty rows x longest row) / nonzeros
 -  -mat_ellr_backend <auto>     - auto, cuda or host (host reference kernel)

@@ -33,10 +33,12 @@ static PetscErrorCode MatSetFromOptions_ELLR(PetscOptionItems PetscOptionsObject
 
 /* Automatic threads per row from the mean length of the nonempty rows: the largest power of two
    up to 32 that leaves each thread at least MATELLR_AUTO_ENTRIES_PER_THREAD entries of a mean row
-   (mean 5 or 15: 1 thread, 16: 2, 64: 8, 256 and more: 32). More threads shorten the chain of
+   (mean below 128: 1 thread, 128: 2, 2048 and more: 32). More threads shorten the chain of
    dependent loads per thread, fewer waste less of each warp on short rows. Under the padding limit
    (default 3) the longest row is at most that many times the mean, so the mean speaks for all rows.
-   Not yet tuned on the H200. */
+   Measured on the H200 (examples/sweep.sh ellr): T = 1 is the fastest on every generated matrix,
+   rows of 5 to 79 entries (at 27 entries T = 2 is 8% slower, at 79 entries T = 2, 4, 8 are 6%,
+   5%, 8% slower); the first rule, 8 entries per thread, picked 2 and 8 there. */
 static PetscInt MatELLRThreadsAuto(PetscReal mean)
 {
   PetscInt T = 1;
@@ -247,7 +249,7 @@ MATSPMV_DEFINE_CREATE(ELLR, MatSpmvFormat_ELLR)
   Notes:
   Thread t of a row sums the row's entries t, t + T, t + 2T, ...; the T partial sums are combined
   with warp shuffles. T = 1 is ELLPACK-R. The automatic choice is the largest power of two up to
-  32 that leaves each thread at least 8 entries of a row of mean length. T is never taken larger
+  32 that leaves each thread at least 64 entries of a row of mean length (1 below 128). T is never taken larger
   than the longest row rounded up to a power of two.
 
   Level: advanced

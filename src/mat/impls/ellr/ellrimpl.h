@@ -5,7 +5,7 @@
 #define MATELLR_MAX_BLOCK 1024 /* threads per CUDA block: a multiple of 32 up to the CUDA limit */
 #define MATELLR_ALIGN     32   /* each slab of ld x T slots starts at a multiple of this many slots (256 bytes in double) */
 /* automatic T: the largest power of two that leaves at least this many entries of a mean row to each thread */
-#define MATELLR_AUTO_ENTRIES_PER_THREAD 8
+#define MATELLR_AUTO_ENTRIES_PER_THREAD 64
 
 typedef struct {
   PetscInt  T;          /* threads per row, 0: automatic (MatELLRThreadsAuto()) */
