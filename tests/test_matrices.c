@@ -67,7 +67,7 @@ static PetscInt SplitRowLength(PetscInt i, PetscInt m)
    rows of an IPCSR block), then rows at and around the thresholds of the ipcsr parameter sets
    (budgets S of 1, 2, 7, 33, 100, 1000 entries and the automatic 512, 1024, 2048; a row longer
    than S / 4 takes a block of its own, one longer than S is split), three short rows between
-   them, and a full last row */
+   them, and a full last row (which keeps the own-block length at S / 4, not the longest row) */
 static PetscInt ThresholdRowLength(PetscInt i, PetscInt m, PetscInt n)
 {
   static const PetscInt run[] = {0, 1, 2, 3, 6, 7, 8, 9, 24, 25, 26, 32, 33, 34, 99, 100, 101, 127, 128, 129, 249, 250, 251, 255, 256, 257, 511, 512, 513, 999, 1000, 1001, 1023, 1024, 1025, 2047, 2048, 2049};
