@@ -31,9 +31,10 @@ argcsr)
     "b1024: -mat_argcsr_block 1024" "c1b1024: -mat_argcsr_chunk 1 -mat_argcsr_block 1024") ;;
 ipcsr)
   configs=("auto:" "ip: -mat_ipcsr_kernel ipcsr" "ip4k: -mat_ipcsr_kernel ipcsr -mat_ipcsr_shared 4096"
-    "ip8k: -mat_ipcsr_kernel ipcsr -mat_ipcsr_shared 8192" "ip16k: -mat_ipcsr_kernel ipcsr -mat_ipcsr_shared 16384"
+    "ip8k: -mat_ipcsr_kernel ipcsr -mat_ipcsr_shared 8192" "ip12k: -mat_ipcsr_kernel ipcsr -mat_ipcsr_shared 12288" "ip16k: -mat_ipcsr_kernel ipcsr -mat_ipcsr_shared 16384"
+    "ip24k: -mat_ipcsr_kernel ipcsr -mat_ipcsr_shared 24576" "ip32k: -mat_ipcsr_kernel ipcsr -mat_ipcsr_shared 32768"
     "ip48k: -mat_ipcsr_kernel ipcsr -mat_ipcsr_shared 49152" "ip96k: -mat_ipcsr_kernel ipcsr -mat_ipcsr_shared 98304"
-    "cm: -mat_ipcsr_kernel csrm" "cm256: -mat_ipcsr_kernel csrm -mat_ipcsr_fragment 256" "cm512: -mat_ipcsr_kernel csrm -mat_ipcsr_fragment 512"
+    "cm: -mat_ipcsr_kernel csrm" "cm512: -mat_ipcsr_kernel csrm -mat_ipcsr_fragment 512"
     "cm2k: -mat_ipcsr_kernel csrm -mat_ipcsr_fragment 2048" "cm4k: -mat_ipcsr_kernel csrm -mat_ipcsr_fragment 4096") ;;
 ellr)
   configs=("auto:" "t1: -mat_ellr_t 1" "t2: -mat_ellr_t 2" "t4: -mat_ellr_t 4" "t8: -mat_ellr_t 8" "t16: -mat_ellr_t 16"

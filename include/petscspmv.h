@@ -158,8 +158,8 @@ PETSC_EXTERN PetscErrorCode MatARGCSRSetBlockSize(Mat, PetscInt);
 
    Options Database Keys:
 +  -mat_type ipcsr               - selects the type
-.  -mat_ipcsr_kernel <auto>      - ipcsr, csrm or auto (csrm when the row lengths vary more than their mean)
-.  -mat_ipcsr_shared <0>         - ipcsr: bytes of shared memory per thread block for its products; 0: the paper's formula for the GPU (8192 without one)
+.  -mat_ipcsr_kernel <auto>      - ipcsr, csrm or auto (ipcsr: measured faster than csrm on every benchmark matrix)
+.  -mat_ipcsr_shared <16384>     - ipcsr: bytes of shared memory per thread block for its products (measured on the H200); 0: the paper's formula for the GPU (8192 without one)
 .  -mat_ipcsr_fragment <1024>    - csrm: nonzeros per thread block (the paper's 1024)
 -  -mat_ipcsr_backend <auto>     - auto, cuda or host (host reference kernel)
 

@@ -201,20 +201,20 @@ static PetscErrorCode SetParams(Mat A, MatType type, PetscInt k, PetscBool *exis
   PetscCall(PetscOptionsClearValue(NULL, "-mat_ipcsr_kernel"));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_ipcsr_fragment"));
   if (ipcsr) {
-    /* kernel 0 ipcsr, 1 csrm, 2 automatic. ipcsr: budgets in matrix entries (0: the paper's
-       formula); 1 and 2 entries split every longer row into pieces of one or two entries, 7 to 1000
+    /* kernel 0 ipcsr, 1 csrm, 2 automatic. ipcsr: budgets in matrix entries (-1: the default
+       16 KB, 0: the paper's formula); 1 and 2 entries split every longer row into pieces of one or two entries, 7 to 1000
        put the ipcsr-thresholds rows on both sides of "a block of its own" (S / 4) and "split"
        (S); 14000 entries need more than 48 KB of shared memory in double and complex (the opt-in
        path on a GPU). csrm: fragments of 1 to 8192 nonzeros, fragment ends at row ends, inside
        rows, and rows spanning many fragments. The last sets take their values from the options. */
     const PetscInt    kernel[] = {2, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2};
-    const PetscInt    shared[] = {0, 0, 1, 2, 7, 33, 100, 1000, 14000, 0, 0, 0, 0, 0, 0, 5, 0};
+    const PetscInt    shared[] = {-1, 0, 1, 2, 7, 33, 100, 1000, 14000, 0, 0, 0, 0, 0, 0, 5, 0};
     const PetscInt    frag[]   = {0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 7, 32, 1024, 8192, 3, 0};
     const char *const okernel[] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "csrm"};
     const char *const ofrag[]   = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "50"};
     if (k >= (PetscInt)PETSC_STATIC_ARRAY_LENGTH(kernel)) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(MatIPCSRSetKernel(A, (MatIPCSRKernel)kernel[k]));
-    PetscCall(MatIPCSRSetSharedSize(A, shared[k] * (PetscInt)sizeof(PetscScalar)));
+    if (shared[k] >= 0) PetscCall(MatIPCSRSetSharedSize(A, shared[k] * (PetscInt)sizeof(PetscScalar)));
     if (frag[k]) PetscCall(MatIPCSRSetFragmentSize(A, frag[k]));
     /* read by MatSetFromOptions() below */
     if (okernel[k]) PetscCall(PetscOptionsSetValue(NULL, "-mat_ipcsr_kernel", okernel[k]));

@@ -8,6 +8,10 @@
 
 /* Defaults and limits of the options */
 #define MATIPCSR_FRAGMENT_DEFAULT 1024   /* CSR-M: nonzeros per thread block (the paper's section 5.2) */
+/* ipcsr: bytes of shared memory per thread block. Measured on the H200 (examples/sweep.sh ipcsr,
+   budgets of 4 KB to 96 KB): 16 KB is the fastest or within 5% of it on every generated matrix;
+   the paper's formula (28 KB on the H200) is 2x slower on the irregular ones */
+#define MATIPCSR_SHARED_DEFAULT   16384
 #define MATIPCSR_MAX_FRAGMENT     8192   /* its products sit in shared memory: 128 KB in complex double */
 #define MATIPCSR_MAX_SHARED       232448 /* bytes: the largest opt-in shared memory of a block on sm_90 (227 KB) */
 
@@ -36,11 +40,6 @@
 
 /* CSR-M rows are summed by half-warps (the paper's section 5.1 (1)) */
 #define MATIPCSR_CSRM_LANES 16
-
-/* auto: csrm when the row lengths vary more than this times their mean (sigma > cv * mu), the
-   irregularity test brc and cmrs use: its equal nonzero fragments keep every thread block's
-   work the same whatever the rows; ipcsr otherwise */
-#define MATIPCSR_AUTO_CV 1.0
 
 #define MATIPCSR_PIECE (-1) /* rows of a block descriptor: one piece of a row split over several blocks */
 
