@@ -226,3 +226,29 @@ M*/
 PETSC_EXTERN PetscErrorCode MatELLRSetThreadsPerRow(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatELLRSetBlockSize(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatELLRSetMaxPadding(Mat, PetscReal);
+
+/*MC
+   MATSPMV - "spmv" - the GPU format chosen for each matrix block from its row lengths.
+
+   A `MATSEQAIJ`/`MATMPIAIJ` matrix whose products run on the GPU in the format that suits each
+   operator: `MATBRC` when the nonempty rows' lengths vary less than their mean (stencils, FEM,
+   multi-field PDEs), `MATIPCSR` otherwise (power-law and circuit matrices), the first of a measured
+   preference list among the candidates. Each process's diagonal and off-diagonal blocks, and the
+   transpose used by `MatMultTranspose()`, are chosen on their own; the choice is made again only
+   when the nonzero pattern changes. `-mat_view ::ascii_info` prints the choice and its reason.
+   Resolves to `MATSEQAIJSPMV` on one process and `MATMPIAIJSPMV` otherwise.
+
+   Options Database Keys:
++  -mat_type spmv                 - selects the type
+.  -mat_spmv_formats <brc,...>    - comma-separated candidate formats (default: all of brc, cmrs, argcsr, ipcsr, ellr)
+.  -mat_<format>_...              - each candidate's own options (for example -mat_brc_b1 16); its setters apply too
+-  -mat_spmv_backend <auto>       - auto, cuda or host (host reference kernels)
+
+   Level: beginner
+
+.seealso: [](ch_matrices), `Mat`, `MATAIJ`, `MATBRC`, `MATIPCSR`, `MATELLR`, `MATCMRS`, `MATARGCSR`
+M*/
+#define MATSPMV       "spmv"
+#define MATAIJSPMV    "aijspmv"
+#define MATSEQAIJSPMV "seqaijspmv"
+#define MATMPIAIJSPMV "mpiaijspmv"

@@ -18,7 +18,7 @@ logs=$root/$builddir/test-logs
 mkdir -p "$logs"
 MPIEXEC=${MPIEXEC:-mpiexec}
 np2="$MPIEXEC --oversubscribe -n 2"
-types=${PETSCSPMV_TEST_TYPES:-brc cmrs argcsr ipcsr ellr}
+types=${PETSCSPMV_TEST_TYPES:-brc cmrs argcsr ipcsr ellr spmv}
 export PETSC_OPTIONS="${PETSC_OPTIONS:-} -use_gpu_aware_mpi 0"
 
 gpu=0
@@ -146,6 +146,12 @@ for t in $types; do
     skip "$t: SNES ex19 with CUDA vectors (no GPU)"
   fi
 done
+case " $types " in *" spmv "*)
+  gpuopt=()
+  [ $gpu = 1 ] && gpuopt=(-mat_spmv_backend cuda)
+  run "spmv: the format chosen per operator and block, 1 rank" $bin/test_spmv "${gpuopt[@]}"
+  run "spmv: the format chosen per operator and block, 2 ranks" $np2 $bin/test_spmv "${gpuopt[@]}" ;;
+esac
 echo "($skip skipped)"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -193,7 +193,7 @@ int main(int argc, char **argv)
   Mat         A, Aref, Plain;
   PetscRandom rnd;
   PetscBool   isbrc, iscmrs, gpu = PETSC_FALSE;
-  PetscBool   isargcsr, isipcsr, isellr;
+  PetscBool   isargcsr, isipcsr, isellr, isspmv;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscSpmvInitializePackage());
@@ -283,6 +283,15 @@ int main(int argc, char **argv)
     EXPECT_ERROR(SetFromOptionsWith(A, "-mat_ellr_block", "2048"), PETSC_ERR_ARG_OUTOFRANGE);
     EXPECT_ERROR(SetFromOptionsWith(A, "-mat_ellr_max_padding", "0.9"), PETSC_ERR_ARG_OUTOFRANGE);
   }
+  PetscCall(PetscStrcmp(type, MATSPMV, &isspmv));
+  if (isspmv) {
+    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_spmv_formats", "brc,fancy"), PETSC_ERR_ARG_UNKNOWN_TYPE);
+    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_spmv_formats", "spmv"), PETSC_ERR_ARG_UNKNOWN_TYPE); /* not a candidate of itself */
+    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_brc_b1", "3"), PETSC_ERR_ARG_OUTOFRANGE);            /* each candidate's options are checked */
+    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_ellr_t", "12"), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(MatBRCSetBlockHeight(A, 3), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(MatELLRSetMaxPadding(A, 0.5), PETSC_ERR_ARG_OUTOFRANGE);
+  }
   EXPECT_ERROR(MatSpmvSetBackend(Plain, MAT_SPMV_BACKEND_HOST), PETSC_ERR_ARG_WRONG);
   EXPECT_ERROR(MatSpmvSetBackend(A, (MatSpmvBackend)7), PETSC_ERR_ARG_OUTOFRANGE);
   PetscCall(CheckProducts(A, Aref, rnd, "after rejected settings"));
@@ -305,9 +314,11 @@ int main(int argc, char **argv)
     PetscCall(MatIPCSRSetFragmentSize(A, 8192));
     PetscCall(CheckProducts(A, Aref, rnd, "with the largest fragment"));
     PetscCall(MatIPCSRSetKernel(A, MAT_IPCSR_KERNEL_AUTO));
-    PetscCall(MatIPCSRSetSharedSize(A, 0));
+    PetscCall(MatIPCSRSetSharedSize(A, 16384));
     PetscCall(MatIPCSRSetFragmentSize(A, 1024));
     PetscCall(CheckProducts(A, Aref, rnd, "back to the defaults"));
+    PetscCall(MatIPCSRSetSharedSize(A, 0));
+    PetscCall(CheckProducts(A, Aref, rnd, "with the paper's shared-memory formula"));
   }
   if (isellr) {
     PetscCall(CheckValidOptionAfterRejected(A, Aref, MATELLR, "-mat_ellr_t", "4", MatELLRSetThreadsPerRow, 4, rnd));

@@ -5,8 +5,8 @@
 #include "../mat/impls/aijspmv/aijspmvimpl.h"
 
 /* One line per format */
-PETSC_INTERN MatSpmvFormat MatSpmvFormat_BRC, MatSpmvFormat_CMRS, MatSpmvFormat_ARGCSR, MatSpmvFormat_IPCSR, MatSpmvFormat_ELLR;
-static MatSpmvFormat *const MatSpmvFormats[] = {&MatSpmvFormat_BRC, &MatSpmvFormat_CMRS, &MatSpmvFormat_ARGCSR, &MatSpmvFormat_IPCSR, &MatSpmvFormat_ELLR};
+PETSC_INTERN MatSpmvFormat MatSpmvFormat_BRC, MatSpmvFormat_CMRS, MatSpmvFormat_ARGCSR, MatSpmvFormat_IPCSR, MatSpmvFormat_ELLR, MatSpmvFormat_SPMV;
+static MatSpmvFormat *const MatSpmvFormats[] = {&MatSpmvFormat_BRC, &MatSpmvFormat_CMRS, &MatSpmvFormat_ARGCSR, &MatSpmvFormat_IPCSR, &MatSpmvFormat_ELLR, &MatSpmvFormat_SPMV};
 
 const char *const MatSpmvBackends[] = {"auto", "cuda", "host", "MatSpmvBackend", "MAT_SPMV_BACKEND_", NULL};
 
@@ -78,6 +78,14 @@ PetscErrorCode MatSpmvFormatFind(MatType type, MatSpmvFormat **format)
     PetscCall(PetscStrcmpAny(type, &match, fmt->name, fmt->aijname, fmt->seqtype, fmt->mpitype, ""));
     if (match) *format = fmt;
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvGetFormats(PetscInt *n, MatSpmvFormat *const **formats)
+{
+  PetscFunctionBegin;
+  *n       = (PetscInt)PETSC_STATIC_ARRAY_LENGTH(MatSpmvFormats);
+  *formats = MatSpmvFormats;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -287,18 +295,29 @@ PetscErrorCode MatSpmvGetStorage(Mat A, PetscInt *nslots, PetscLogDouble *bytes)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The parameters of format fmt in A: A's own when A is of that format, fmt's share of them when
+   A's type selects among the formats (spmv); for the formats' public setters */
+PetscErrorCode MatSpmvGetFormatParams_Private(Mat A, MatSpmvFormat *fmt, void **params)
+{
+  MatSpmvFormat *f;
+  MatType        t;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvGetParams_Private(A, &f, params));
+  PetscCall(MatGetType(A, &t));
+  PetscCheck(f == fmt || f->subparams, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Matrix of type %s is not %s: set its type with MatSetType() or -mat_type %s", t, fmt->seqtype, fmt->name);
+  if (f != fmt) PetscCall(f->subparams(*params, fmt, params));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Store one integer parameter of fmt's parameters (range-checked by the caller) and drop the
    layouts built with the old value; for the formats' public setters */
 PetscErrorCode MatSpmvSetParam_Private(Mat A, MatSpmvFormat *fmt, size_t offset, PetscInt value)
 {
-  MatSpmvFormat *f;
-  void          *p;
-  MatType        t;
+  void *p;
 
   PetscFunctionBegin;
-  PetscCall(MatSpmvGetParams_Private(A, &f, &p));
-  PetscCall(MatGetType(A, &t));
-  PetscCheck(f == fmt, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Matrix of type %s is not %s: set its type with MatSetType() or -mat_type %s", t, fmt->seqtype, fmt->name);
+  PetscCall(MatSpmvGetFormatParams_Private(A, fmt, &p));
   *(PetscInt *)((char *)p + offset) = value;
   PetscCall(MatSpmvParamsChanged_Private(A));
   PetscFunctionReturn(PETSC_SUCCESS);

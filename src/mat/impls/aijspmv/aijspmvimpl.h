@@ -15,10 +15,15 @@ typedef struct {
   const PetscInt *i, *j;
 } MatSpmvCSR;
 
+typedef struct _n_MatSpmvFormat MatSpmvFormat;
+
 /* One product operator (A, or A^T for the transpose products) in a format's layout.
    The layer owns the values; the format owns fmt, its index arrays. */
 typedef struct _n_MatSpmvLayout *MatSpmvLayout;
 struct _n_MatSpmvLayout {
+  MatSpmvFormat *format;    /* the format that built it: the matrix's own, or the one a selecting format chose */
+  const void    *params;    /* that format's parameters */
+  char           why[192];  /* a selecting format's reason for its choice, for the viewer */
   PetscInt     m, n;        /* rows and columns the format stores: the operator's rows with entries when compressed */
   PetscInt     ym;          /* rows of the operator (the length of y) */
   PetscInt    *crow;        /* compressed (most rows empty, as in MPI off-diagonal blocks): the operator row of each
@@ -42,7 +47,7 @@ struct _n_MatSpmvLayout {
 
 /* What a format provides. All functions receive the layout of one operator; the products are
    y = L->scale * (slot values) x (+ z). */
-typedef struct {
+struct _n_MatSpmvFormat {
   const char *name;    /* "brc": option prefix -mat_brc_, root type name */
   const char *aijname; /* "aijbrc" */
   const char *seqtype; /* "seqaijbrc" */
@@ -75,11 +80,17 @@ typedef struct {
   PetscErrorCode (*download)(MatSpmvLayout L);
   PetscErrorCode (*destroy)(MatSpmvLayout L); /* free L->fmt, host and device */
   PetscErrorCode (*view)(MatSpmvLayout L, PetscViewer viewer);
+  /* A selecting format (spmv) has none of the above but these two. select: the format that builds
+     and runs the layout of this operator, from its pattern (pattern->i only), its parameters
+     inside params, and one line saying why. subparams: the parameters of format inside params,
+     for that format's setters */
+  PetscErrorCode (*select)(const void *params, const MatSpmvCSR *pattern, MatSpmvFormat **format, const void **fparams, char *why, size_t whylen);
+  PetscErrorCode (*subparams)(void *params, MatSpmvFormat *format, void **fparams);
   /* filled in at registration */
   PetscLogEvent event_build, event_refresh, event_mult, event_multT;
   PetscErrorCode (*createseq)(Mat);
   PetscErrorCode (*creatempi)(Mat);
-} MatSpmvFormat;
+};
 
 /* Each format defines its two constructors with this and registers itself with one line
    in src/sys/spmvpackage.c */
@@ -99,6 +110,8 @@ typedef struct {
 
 PETSC_INTERN PetscErrorCode MatSpmvRegisterFormat(MatSpmvFormat *);
 PETSC_INTERN PetscErrorCode MatSpmvFormatFind(MatType, MatSpmvFormat **);
+/* the registered formats, in registration order */
+PETSC_INTERN PetscErrorCode MatSpmvGetFormats(PetscInt *, MatSpmvFormat *const **);
 PETSC_INTERN PetscErrorCode MatSpmvComposeConverters(Mat, MatSpmvFormat *, PetscBool, PetscErrorCode (*)(Mat, MatType, MatReuse, Mat *), PetscErrorCode (*)(Mat, MatType, MatReuse, Mat *));
 /* save the functions we override from a pristine MATSEQAIJ or MATMPIAIJ, once */
 PETSC_INTERN PetscErrorCode MatSpmvSaveBaseOps(Mat);
@@ -109,6 +122,7 @@ PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJSpmv(Mat, MatType, MatReuse,
 /* the format's parameters of any petscspmv matrix (the MPI type's are pushed to its blocks) */
 PETSC_INTERN PetscErrorCode MatSpmvGetParams_Private(Mat, MatSpmvFormat **, void **);
 PETSC_INTERN PetscErrorCode MatSpmvParamsChanged_Private(Mat);
+PETSC_INTERN PetscErrorCode MatSpmvGetFormatParams_Private(Mat, MatSpmvFormat *, void **);
 PETSC_INTERN PetscErrorCode MatSpmvSetParam_Private(Mat, MatSpmvFormat *, size_t, PetscInt);
 /* parse -mat_<name>_* into params through a copy: a rejected value leaves params as they were */
 PETSC_INTERN PetscErrorCode MatSpmvParseParams_Private(MatSpmvFormat *, PetscOptionItems, void *, PetscBool *);

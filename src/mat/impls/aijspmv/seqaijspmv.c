@@ -40,7 +40,7 @@ static PetscErrorCode MatSpmvLayoutDestroy(Mat_SeqAIJSpmv *sp, MatSpmvLayout *L)
 {
   PetscFunctionBegin;
   if (!*L) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(sp->format->destroy(*L));
+  if ((*L)->format) PetscCall((*L)->format->destroy(*L));
   PetscCall(PetscFree((*L)->slot2csr));
   PetscCall(PetscFree((*L)->val));
   PetscCall(PetscFree((*L)->crow));
@@ -232,10 +232,9 @@ static PetscErrorCode MatSpmvCompressRows(const MatSpmvCSR *csr, MatSpmvCSR *ccs
    host loop over the nonzeros, nothing uploaded. Used on the GPU path when the format has one. */
 static PetscErrorCode MatSpmvBuildDevice(Mat A, const MatSpmvCSR *csr, MatSpmvLayout L)
 {
-  Mat_SeqAIJSpmv *sp      = MatSpmvSeq(A);
-  MatSpmvCSR      pattern = {csr->m, csr->n, csr->nnz, csr->i, NULL};
-  const int      *d_i, *d_j;
-  void           *stream;
+  MatSpmvCSR  pattern = {csr->m, csr->n, csr->nnz, csr->i, NULL};
+  const int  *d_i, *d_j;
+  void       *stream;
 
   PetscFunctionBegin;
   PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j));
@@ -245,9 +244,9 @@ static PetscErrorCode MatSpmvBuildDevice(Mat A, const MatSpmvCSR *csr, MatSpmvLa
     PetscCall(PetscLogCpuToGpu((csr->m + 1) * sizeof(int)));
     d_i = L->d_ci;
   }
-  PetscCall(sp->format->builddevice(sp->params, &pattern, d_i, d_j, L, stream));
+  PetscCall(L->format->builddevice(L->params, &pattern, d_i, d_j, L, stream));
   if (L->identity) { /* the format keeps CSR order and made no slot map */
-    PetscCheck(L->nslots == L->nnz && !L->d_slot2csr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: an identity layout has one slot per nonzero and no slot map", sp->format->name);
+    PetscCheck(L->nslots == L->nnz && !L->d_slot2csr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: an identity layout has one slot per nonzero and no slot map", L->format->name);
   } else {
     PetscCall(MatSpmvCUDAIsIdentity(L->nslots == L->nnz ? L->nslots : 0, L->d_slot2csr, &L->identity, stream));
     L->identity = (PetscBool)(L->identity && L->nslots == L->nnz);
@@ -266,11 +265,9 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
 
   PetscFunctionBegin;
   L->scale = 1.0;
-  /* the format's device build needs aijcusparse's 32-bit device CSR */
-  ondevicebuild = (PetscBool)(t == 0 && sp->ondevice && sp->base->cusparse && sp->format->builddevice && sizeof(PetscInt) == sizeof(int));
-  L->ym  = t ? csr->n : csr->m;
-  L->n   = t ? csr->m : csr->n;
-  L->nnz = csr->nnz;
+  L->ym    = t ? csr->n : csr->m;
+  L->n     = t ? csr->m : csr->n;
+  L->nnz   = csr->nnz;
   if (t == 1) {
     PetscCall(MatSpmvTransposeCSR(csr, &ti, &tj, &perm));
     tcsr.i = ti;
@@ -278,7 +275,14 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
   }
   PetscCall(MatSpmvCompressRows(t ? &tcsr : csr, &ccsr, &L->crow, &ci));
   L->m = ccsr.m;
-  if (ondevicebuild) {
+  /* the format of this layout: the matrix's, or the one its selecting format picks for this pattern */
+  L->format = sp->format;
+  L->params = sp->params;
+  ierr      = sp->format->select ? sp->format->select(sp->params, &ccsr, &L->format, &L->params, L->why, sizeof(L->why)) : PETSC_SUCCESS;
+  /* the format's device build needs aijcusparse's 32-bit device CSR */
+  ondevicebuild = (PetscBool)(!ierr && t == 0 && sp->ondevice && sp->base->cusparse && L->format->builddevice && sizeof(PetscInt) == sizeof(int));
+  if (ierr) L->format = NULL; /* nothing built */
+  else if (ondevicebuild) {
 #if defined(PETSC_HAVE_CUDA)
     ierr           = MatSpmvBuildDevice(A, &ccsr, L);
     L->devicebuilt = PETSC_TRUE;
@@ -286,7 +290,7 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
     ierr = PETSC_ERR_PLIB;
 #endif
   } else {
-    ierr = sp->format->build(sp->params, &ccsr, L);
+    ierr = L->format->build(L->params, &ccsr, L);
     if (!ierr && t == 1)
       for (PetscInt s = 0; s < L->nslots; s++)
         if (L->slot2csr[s] >= 0) L->slot2csr[s] = perm[L->slot2csr[s]];
@@ -302,7 +306,7 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
     for (PetscInt s = 0; s < L->nslots && L->identity; s++) L->identity = (PetscBool)(L->slot2csr[s] == s);
   }
   /* device kernels index with 32-bit integers */
-  PetscCheck(L->nslots <= PETSC_INT32_MAX && L->ym < PETSC_INT32_MAX && L->n < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s stores %" PetscInt_FMT " slots for a %" PetscInt_FMT " x %" PetscInt_FMT " matrix: more than 32-bit indices address; split the matrix over more MPI processes or use MATAIJ", sp->format->name, L->nslots, L->ym, L->n);
+  PetscCheck(L->nslots <= PETSC_INT32_MAX && L->ym < PETSC_INT32_MAX && L->n < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s stores %" PetscInt_FMT " slots for a %" PetscInt_FMT " x %" PetscInt_FMT " matrix: more than 32-bit indices address; split the matrix over more MPI processes or use MATAIJ", L->format->name, L->nslots, L->ym, L->n);
   if (sp->ondevice) {
 #if defined(PETSC_HAVE_CUDA)
     /* on aijcusparse an identity layout reads the base's device values in place */
@@ -313,7 +317,7 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
     }
     if (!L->borrowed) PetscCall(MatSpmvCUDAMalloc((void **)&L->d_val, L->nslots * sizeof(PetscScalar)));
     if (!ondevicebuild) {
-      PetscCall(sp->format->upload(L));
+      PetscCall(L->format->upload(L));
       PetscCall(PetscLogCpuToGpu(L->indexbytes));
     }
     if (L->crow) {
@@ -323,7 +327,7 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
 #endif
   } else PetscCall(PetscMalloc1(L->nslots, &L->val));
   if (L->crow) L->indexbytes += L->m * sizeof(int); /* the stored rows' operator rows */
-  PetscCall(PetscInfo(A, "%s layout of %s built on the %s: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " nonzeros in %" PetscInt_FMT " slots%s\n", sp->format->name, t ? "A^T" : "A", ondevicebuild ? "device" : "host", L->ym, L->n, L->nnz, L->nslots, L->crow ? ", rows with entries only" : ""));
+  PetscCall(PetscInfo(A, "%s layout of %s built on the %s: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " nonzeros in %" PetscInt_FMT " slots%s\n", L->format->name, t ? "A^T" : "A", ondevicebuild ? "device" : "host", L->ym, L->n, L->nnz, L->nslots, L->crow ? ", rows with entries only" : ""));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -362,7 +366,7 @@ static PetscErrorCode MatSpmvLayoutDownload(Mat_SeqAIJSpmv *sp, MatSpmvLayout L)
     PetscCall(PetscMalloc1(L->nslots, &L->slot2csr));
     for (PetscInt s = 0; s < L->nslots; s++) L->slot2csr[s] = s;
   }
-  PetscCall(sp->format->download(L));
+  PetscCall(L->format->download(L));
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -528,11 +532,11 @@ static PetscErrorCode MatSpmvApply(Mat A, int t, Vec x, Vec z, Vec y)
         PetscCall(PetscMalloc1(L->m, &sp->c));
         sp->cn = L->m;
       }
-      PetscCall(sp->format->multhost(L, px, NULL, sp->c));
+      PetscCall(L->format->multhost(L, px, NULL, sp->c));
       if (!z) PetscCall(PetscArrayzero(py, L->ym));
       else if (pz != py) PetscCall(PetscArraycpy(py, pz, L->ym));
       for (PetscInt k = 0; k < L->m; k++) py[L->crow[k]] += sp->c[k];
-    } else PetscCall(sp->format->multhost(L, px, pz, py));
+    } else PetscCall(L->format->multhost(L, px, pz, py));
     PetscCall(PetscLogFlops(2.0 * L->nnz - (z ? 0 : L->ym)));
     PetscCall(VecRestoreArrayRead(x, &px));
     if (z == y) PetscCall(VecRestoreArray(y, &py));
@@ -590,11 +594,11 @@ static PetscErrorCode MatSpmvApply(Mat A, int t, Vec x, Vec z, Vec y)
         PetscCall(MatSpmvCUDAMalloc((void **)&sp->d_c, L->m * sizeof(PetscScalar)));
         sp->d_cn = L->m;
       }
-      PetscCall(sp->format->multdevice(L, dx, NULL, sp->d_c, stream));
+      PetscCall(L->format->multdevice(L, dx, NULL, sp->d_c, stream));
       if (!z) PetscCall(MatSpmvCUDAZero(dy, L->ym, stream));
       else PetscCall(MatSpmvCUDACopyOnDevice(dy, pz, L->ym * sizeof(PetscScalar), stream));
       PetscCall(MatSpmvCUDAAddRows(L->m, L->d_crow, sp->d_c, dy, stream));
-    } else PetscCall(sp->format->multdevice(L, dx, pz, dy, stream));
+    } else PetscCall(L->format->multdevice(L, dx, pz, dy, stream));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogGpuFlops(2.0 * L->nnz - (z ? 0 : L->ym)));
     if (dy != py && L->ym) {
@@ -746,7 +750,8 @@ static PetscErrorCode MatView_SeqAIJSpmv(Mat A, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "slots %" PetscInt_FMT " for %" PetscInt_FMT " nonzeros: padding ratio %.3f, %.2f bytes per nonzero stored (CSR: %.2f)%s\n", L->nslots, L->nnz, L->nnz ? (double)L->nslots / (double)L->nnz : 1.0,
                                      L->nnz ? (double)((L->borrowed ? 0 : L->nslots * sizeof(PetscScalar)) + L->indexbytes) / (double)L->nnz : 0.0, L->nnz ? (double)(L->nnz * (sizeof(PetscScalar) + sizeof(int)) + (L->ym + 1) * sizeof(int)) / (double)L->nnz : 0.0, L->borrowed ? ", values shared with aijcusparse" : ""));
     if (L->crow) PetscCall(PetscViewerASCIIPrintf(viewer, "rows with entries only: %" PetscInt_FMT " of %" PetscInt_FMT "\n", L->m, L->ym));
-    PetscCall(sp->format->view(L, viewer));
+    if (L->format != sp->format) PetscCall(PetscViewerASCIIPrintf(viewer, "format %s: %s\n", L->format->name, L->why));
+    PetscCall(L->format->view(L, viewer));
     PetscCall(PetscViewerASCIIPopTab(viewer));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -932,7 +937,7 @@ static PetscErrorCode MatSpmvCheckLayout_SeqAIJSpmv(Mat A)
       PetscCall(MatSpmvCUDACopyToHost(val, L->d_val, L->nslots * sizeof(PetscScalar), stream));
 #endif
     } else PetscCall(PetscArraycpy(val, L->val, L->nslots));
-    PetscCall(sp->format->slotrowcol(L, row, col));
+    PetscCall(L->format->slotrowcol(L, row, col));
     for (PetscInt s = 0; s < L->nslots && L->crow; s++) { /* stored rows to the operator's */
       PetscCheck(row[s] >= -1 && row[s] < L->m, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s%s: slot %" PetscInt_FMT " has stored row %" PetscInt_FMT, sp->format->name, t ? "^T" : "", s, row[s]);
       if (row[s] >= 0) row[s] = L->crow[row[s]];

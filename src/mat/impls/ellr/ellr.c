@@ -316,16 +316,12 @@ PetscErrorCode MatELLRSetBlockSize(Mat A, PetscInt block)
 @*/
 PetscErrorCode MatELLRSetMaxPadding(Mat A, PetscReal ratio)
 {
-  MatSpmvFormat *f;
-  void          *p;
-  MatType        t;
+  void *p;
 
   PetscFunctionBegin;
   PetscValidLogicalCollectiveReal(A, ratio, 2);
   PetscCheck(ratio >= 1, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "ELLR maximal padding ratio %g must be at least 1 (nonempty rows x longest row is never below the nonzeros), e.g. 3", (double)ratio);
-  PetscCall(MatSpmvGetParams_Private(A, &f, &p));
-  PetscCall(MatGetType(A, &t));
-  PetscCheck(f == &MatSpmvFormat_ELLR, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Matrix of type %s is not %s: set its type with MatSetType() or -mat_type %s", t, MATSEQAIJELLR, MATELLR);
+  PetscCall(MatSpmvGetFormatParams_Private(A, &MatSpmvFormat_ELLR, &p));
   ((MatELLRParams *)p)->maxpadding = ratio;
   PetscCall(MatSpmvParamsChanged_Private(A));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -1,0 +1,194 @@
+/*
+  MATSPMV: the format picked per operator. Each layout (A and A^T of every sequential matrix, so
+  each process's diagonal and off-diagonal blocks of an MPI matrix on their own) is built and run
+  by the candidate format that the rules below pick from that operator's row lengths. The choice
+  is made when the layer builds the layout, that is again only when the nonzero pattern changes;
+  a value change keeps it. The rules come from the measurements of examples/bench-all.sh on the
+  H200 (README, "Which type for which matrix"):
+  - regular rows (standard deviation of the nonempty rows' lengths at most their mean: stencils,
+    FEM, multi-field PDEs): brc, at the bandwidth limit (1.3-1.56x aijcusparse); ELLR ties it
+    (within 3%) but pads, argcsr, cmrs and ipcsr are 10-45% slower;
+  - irregular rows (power-law, circuit): ipcsr with its row blocks (1.0x aijcusparse on both;
+    brc 0.8-0.9x, cmrs 0.05-0.25x; argcsr is 7% faster on the circuit matrix once built, but
+    its host plan makes its first product 2x slower, so it wins only after thousands of products).
+  Candidates missing from -mat_spmv_formats are skipped; a format not in a rule's list comes last.
+*/
+#include "../aijspmv/aijspmvimpl.h"
+
+#define MATSPMV_MAX_FORMATS 16 /* registered formats this type can hold parameters for */
+#define MATSPMV_PARAM_BYTES 64 /* the largest parameter struct of a format */
+#define MATSPMV_IRREGULAR   1.0 /* irregular: standard deviation of the row lengths > this times their mean */
+
+/* Candidate formats and, for each, its parameters; plain bytes so that the layer may copy and
+   compare them. A format whose set[] is 0 has its defaults (params are zero-initialized). */
+typedef struct {
+  PetscInt formats;                  /* bit f: registered format f is a candidate; 0: every one */
+  PetscInt set[MATSPMV_MAX_FORMATS]; /* sub[f] holds format f's parameters */
+  union {
+    PetscReal     r; /* alignment of the formats' structs */
+    PetscInt64    i;
+    unsigned char bytes[MATSPMV_PARAM_BYTES];
+  } sub[MATSPMV_MAX_FORMATS];
+} MatSpmvAutoParams;
+
+static const MatSpmvAutoParams MatSpmvAutoParamsDefault; /* every format, each with its defaults */
+
+static const char *const MatSpmvAutoRegular[]   = {"brc", "ellr", "argcsr", "cmrs", "ipcsr"};
+static const char *const MatSpmvAutoIrregular[] = {"ipcsr", "argcsr", "brc", "cmrs", "ellr"};
+
+/* The registered formats this type chooses from (not itself, nor another selecting format) */
+static PetscErrorCode MatSpmvAutoFormats(PetscInt *n, MatSpmvFormat *const **formats)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvGetFormats(n, formats));
+  PetscCheck(*n <= MATSPMV_MAX_FORMATS, PETSC_COMM_SELF, PETSC_ERR_PLIB, "spmv holds parameters for %d formats, %" PetscInt_FMT " are registered: raise MATSPMV_MAX_FORMATS", MATSPMV_MAX_FORMATS, *n);
+  for (PetscInt f = 0; f < *n; f++) PetscCheck((*formats)[f]->select || (*formats)[f]->paramsize <= MATSPMV_PARAM_BYTES, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The parameters of %s take %zu bytes, spmv holds %d: raise MATSPMV_PARAM_BYTES", (*formats)[f]->name, (*formats)[f]->paramsize, MATSPMV_PARAM_BYTES);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscBool MatSpmvAutoIsCandidate(const MatSpmvAutoParams *p, MatSpmvFormat *const *formats, PetscInt f)
+{
+  return (PetscBool)(!formats[f]->select && (!p->formats || (p->formats >> f) & 1));
+}
+
+/* Format f's parameters inside p, its defaults copied in on first use */
+static void *MatSpmvAutoSub(MatSpmvAutoParams *p, MatSpmvFormat *fmt, PetscInt f)
+{
+  if (!p->set[f]) {
+    memcpy(p->sub[f].bytes, fmt->paramsdefault, fmt->paramsize);
+    p->set[f] = 1;
+  }
+  return p->sub[f].bytes;
+}
+
+static PetscErrorCode MatSetFromOptions_SPMV(PetscOptionItems PetscOptionsObject, void *params)
+{
+  MatSpmvAutoParams   *p = (MatSpmvAutoParams *)params;
+  MatSpmvFormat *const *formats;
+  PetscInt              n, nnames = MATSPMV_MAX_FORMATS, unknown = -1;
+  char                 *names[MATSPMV_MAX_FORMATS];
+  char                  list[256] = "";
+  PetscBool             set;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvAutoFormats(&n, &formats));
+  for (PetscInt f = 0; f < n; f++) {
+    if (formats[f]->select) continue;
+    if (list[0]) PetscCall(PetscStrlcat(list, ",", sizeof(list)));
+    PetscCall(PetscStrlcat(list, formats[f]->name, sizeof(list)));
+  }
+  PetscCall(PetscOptionsStringArray("-mat_spmv_formats", "Comma-separated candidate formats (default: all)", "MATSPMV", names, &nnames, &set));
+  if (set) {
+    PetscInt mask = 0;
+
+    for (PetscInt k = 0; k < nnames; k++) {
+      PetscInt found = -1;
+
+      for (PetscInt f = 0; f < n && found < 0; f++) {
+        PetscBool match;
+
+        PetscCall(PetscStrcmp(names[k], formats[f]->name, &match));
+        if (match && !formats[f]->select) found = f;
+      }
+      if (found < 0 && unknown < 0) unknown = k;
+      else if (found >= 0) mask |= (PetscInt)1 << found;
+    }
+    if (unknown >= 0) {
+      char bad[64];
+
+      PetscCall(PetscStrncpy(bad, names[unknown], sizeof(bad)));
+      for (PetscInt k = 0; k < nnames; k++) PetscCall(PetscFree(names[k]));
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown format %s in -mat_spmv_formats: give a comma-separated list of %s", bad, list);
+    }
+    for (PetscInt k = 0; k < nnames; k++) PetscCall(PetscFree(names[k]));
+    PetscCheck(mask, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-mat_spmv_formats names no format: give a comma-separated list of %s", list);
+    p->formats = mask;
+  }
+  /* every candidate's own options apply */
+  for (PetscInt f = 0; f < n; f++)
+    if (!formats[f]->select) PetscCall(formats[f]->setfromoptions(PetscOptionsObject, MatSpmvAutoSub(p, formats[f], f)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The first candidate of the rule's list for these row lengths */
+static PetscErrorCode MatSelect_SPMV(const void *params, const MatSpmvCSR *pattern, MatSpmvFormat **format, const void **fparams, char *why, size_t whylen)
+{
+  const MatSpmvAutoParams *p = (const MatSpmvAutoParams *)params;
+  MatSpmvFormat *const    *formats;
+  PetscInt                 n, chosen = -1, nonempty = 0, longest = 0;
+  PetscReal                mean = 0, var = 0;
+  PetscBool                irregular;
+  const char *const       *rule;
+  size_t                   nrule;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvAutoFormats(&n, &formats));
+  for (PetscInt r = 0; r < pattern->m; r++) {
+    const PetscInt len = pattern->i[r + 1] - pattern->i[r];
+
+    if (!len) continue;
+    nonempty++;
+    longest = PetscMax(longest, len);
+  }
+  if (nonempty) {
+    mean = (PetscReal)pattern->nnz / (PetscReal)nonempty;
+    for (PetscInt r = 0; r < pattern->m; r++) {
+      const PetscInt len = pattern->i[r + 1] - pattern->i[r];
+
+      if (len) var += ((PetscReal)len - mean) * ((PetscReal)len - mean);
+    }
+    var /= (PetscReal)nonempty;
+  }
+  irregular = (PetscBool)(PetscSqrtReal(var) > MATSPMV_IRREGULAR * mean);
+  rule      = irregular ? MatSpmvAutoIrregular : MatSpmvAutoRegular;
+  nrule     = irregular ? PETSC_STATIC_ARRAY_LENGTH(MatSpmvAutoIrregular) : PETSC_STATIC_ARRAY_LENGTH(MatSpmvAutoRegular);
+  for (size_t k = 0; k < nrule && chosen < 0; k++)
+    for (PetscInt f = 0; f < n && chosen < 0; f++) {
+      PetscBool match;
+
+      PetscCall(PetscStrcmp(rule[k], formats[f]->name, &match));
+      if (match && MatSpmvAutoIsCandidate(p, formats, f)) chosen = f;
+    }
+  for (PetscInt f = 0; f < n && chosen < 0; f++) /* a candidate no rule names */
+    if (MatSpmvAutoIsCandidate(p, formats, f)) chosen = f;
+  PetscCheck(chosen >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "spmv has no candidate format: -mat_spmv_formats must name at least one");
+  *format  = formats[chosen];
+  *fparams = p->set[chosen] ? (const void *)p->sub[chosen].bytes : formats[chosen]->paramsdefault;
+  PetscCall(PetscSNPrintf(why, whylen, "%s rows (nonempty rows' lengths: mean %.1f, std. dev. %.1f %s %.1f x mean, longest %" PetscInt_FMT ")", irregular ? "irregular" : "regular", (double)mean, (double)PetscSqrtReal(var), irregular ? ">" : "<=", (double)MATSPMV_IRREGULAR, longest));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSubParams_SPMV(void *params, MatSpmvFormat *format, void **fparams)
+{
+  MatSpmvFormat *const *formats;
+  PetscInt              n;
+
+  PetscFunctionBegin;
+  *fparams = NULL;
+  PetscCall(MatSpmvAutoFormats(&n, &formats));
+  for (PetscInt f = 0; f < n; f++)
+    if (formats[f] == format && !format->select) *fparams = MatSpmvAutoSub((MatSpmvAutoParams *)params, format, f);
+  PetscCheck(*fparams, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s is not a format spmv chooses from", format->name);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJSpmvAuto(Mat);
+PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJSpmvAuto(Mat);
+PETSC_INTERN MatSpmvFormat  MatSpmvFormat_SPMV;
+
+MatSpmvFormat MatSpmvFormat_SPMV = {
+               .name           = "spmv",
+               .aijname        = MATAIJSPMV,
+               .seqtype        = MATSEQAIJSPMV,
+               .mpitype        = MATMPIAIJSPMV,
+               .title          = "format chosen per operator",
+               .paramsize      = sizeof(MatSpmvAutoParams),
+               .paramsdefault  = &MatSpmvAutoParamsDefault,
+               .setfromoptions = MatSetFromOptions_SPMV,
+               .select         = MatSelect_SPMV,
+               .subparams      = MatSubParams_SPMV,
+               .createseq      = MatCreate_SeqAIJSpmvAuto,
+               .creatempi      = MatCreate_MPIAIJSpmvAuto,
+};
+
+MATSPMV_DEFINE_CREATE(SpmvAuto, MatSpmvFormat_SPMV)
