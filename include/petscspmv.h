@@ -17,8 +17,9 @@
 .  -mat_brc_b1 <32>           - rows per block (a power of two from 1 to 256)
 .  -mat_brc_b2 <0>            - maximal block width; 0 picks the paper's Eq. 3, min(round(mu+sigma), max row length, b2_max)
 .  -mat_brc_b2_max <200>      - cap of the automatic block width
-.  -mat_brc_window <32768>    - rows per length-sorting window; 0 sorts all rows as the paper does
+.  -mat_brc_window <16384>    - rows per length-sorting window; 0 sorts all rows as the paper does
 .  -mat_brc_coarsen <1>       - blocks per thread; 0 picks the paper's rule, 4 when sigma > mu, else 1
+.  -mat_brc_compress <true>   - GPU: 16-bit column offsets from each block's first column where every block spans fewer than 65536 columns and rows average 12 or more entries
 -  -mat_brc_backend <auto>    - auto, cuda or host (host reference kernel)
 
    Level: beginner
@@ -57,6 +58,7 @@ PETSC_EXTERN PetscErrorCode MatSpmvGetStorage(Mat, PetscInt *, PetscLogDouble *)
 
 /* MATBRC */
 PETSC_EXTERN PetscErrorCode MatBRCSetBlockHeight(Mat, PetscInt);
+PETSC_EXTERN PetscErrorCode MatBRCSetCompress(Mat, PetscBool);
 PETSC_EXTERN PetscErrorCode MatBRCSetBlockWidth(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatBRCSetCoarsening(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatBRCSetSortWindow(Mat, PetscInt);

@@ -39,9 +39,10 @@ typedef enum {
   EDGE_IPCSR_THRESHOLDS,
   EDGE_ELLR_AT_LIMIT,
   EDGE_ELLR_LENGTHS,
+  EDGE_WIDE_SPAN,
   EDGE_COUNT
 } EdgeCase;
-static const char *EdgeNames[] = {"0x0", "40x0", "0x40", "empty-rows", "one-long-row", "tall-300x50", "wide-50x300", "power-law", "no-entries", "argcsr-paper-12x8", "argcsr-paper-5000x4000", "argcsr-split-rows", "ipcsr-thresholds", "ellr-padding-at-limit", "ellr-row-lengths-0-69"};
+static const char *EdgeNames[] = {"0x0", "40x0", "0x40", "empty-rows", "one-long-row", "tall-300x50", "wide-50x300", "power-law", "no-entries", "argcsr-paper-12x8", "argcsr-paper-5000x4000", "argcsr-split-rows", "ipcsr-thresholds", "ellr-padding-at-limit", "ellr-row-lengths-0-69", "wide-span-64x140000"};
 
 /* EDGE_ELLR_AT_LIMIT: 30 rows padded to the longest (9) store exactly 3 slots per nonzero, ELLR's
    default limit (on one process): the row of 9, 23 rows of 3 and 6 of 2 */
@@ -127,6 +128,9 @@ static PetscErrorCode EdgeMatrix(EdgeCase e, Mat *A)
   case EDGE_ELLR_LENGTHS:
     m = n = 280;
     break;
+  case EDGE_WIDE_SPAN: /* rows reaching over more than 65536 columns: no 16-bit column offsets (brc) */
+    m = 64, n = 140000;
+    break;
   default:
     break;
   }
@@ -168,11 +172,14 @@ static PetscErrorCode EdgeMatrix(EdgeCase e, Mat *A)
     case EDGE_ELLR_LENGTHS: /* every length 0 to 69 (every remainder modulo each T), in mixed order */
       len = (i * 37) % 70;
       break;
+    case EDGE_WIDE_SPAN:
+      len = 3;
+      break;
     default:
       len = 0;
     }
     for (PetscInt k = 0; k < len; k++) {
-      PetscInt    j = (e == EDGE_LONG_ROW && i == 17) || ((e == EDGE_ARGCSR_PAPER || e == EDGE_ARGCSR_PAPER_BIG) && i == m - 1) ? k : (e == EDGE_ARGCSR_SPLIT || e == EDGE_IPCSR_THRESHOLDS || e == EDGE_ELLR_AT_LIMIT || e == EDGE_ELLR_LENGTHS ? (i + 3 * k) % n : (k == 0 && i < n ? i : Hash(i, k + 3) % n));
+      PetscInt    j = e == EDGE_WIDE_SPAN ? (k == 0 ? i : (k == 1 ? 70000 + i : n - 1 - i)) : (e == EDGE_LONG_ROW && i == 17) || ((e == EDGE_ARGCSR_PAPER || e == EDGE_ARGCSR_PAPER_BIG) && i == m - 1) ? k : (e == EDGE_ARGCSR_SPLIT || e == EDGE_IPCSR_THRESHOLDS || e == EDGE_ELLR_AT_LIMIT || e == EDGE_ELLR_LENGTHS ? (i + 3 * k) % n : (k == 0 && i < n ? i : Hash(i, k + 3) % n));
       PetscScalar v = 1.0 + (PetscReal)(Hash(i, j) % 1000) / 100.0;
       PetscCall(MatSetValues(*A, 1, &i, 1, &j, &v, INSERT_VALUES));
     }
@@ -261,8 +268,11 @@ static PetscErrorCode SetParams(Mat A, MatType type, PetscInt k, PetscBool *exis
     else PetscCall(PetscOptionsSetValue(NULL, "-mat_argcsr_block", "128"));
     *exists = PETSC_TRUE;
   } else if (brc) {
-    const PetscInt b1[] = {32, 1, 8, 256, 32, 16, 32}, b2[] = {0, 1, 3, 0, 7, 0, 0}, rep[] = {0, 1, 3, 2, 1, 5, 1}, window[] = {0, 0, 7, 100, 64, 1000, 0};
+    /* the last set: 32-bit column indices on the GPU (the others compress where the spans allow) */
+    const PetscInt  b1[] = {32, 1, 8, 256, 32, 16, 32, 32}, b2[] = {0, 1, 3, 0, 7, 0, 0, 0}, rep[] = {0, 1, 3, 2, 1, 5, 1, 1}, window[] = {0, 0, 7, 100, 64, 1000, 0, 0};
+    const PetscBool compress[] = {1, 1, 1, 1, 1, 1, 1, 0};
     if (k >= (PetscInt)PETSC_STATIC_ARRAY_LENGTH(b1)) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(MatBRCSetCompress(A, compress[k]));
     PetscCall(MatBRCSetBlockHeight(A, b1[k]));
     PetscCall(MatBRCSetBlockWidth(A, b2[k]));
     PetscCall(MatBRCSetCoarsening(A, rep[k]));

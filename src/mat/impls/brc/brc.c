@@ -8,8 +8,10 @@
 */
 #include "brcimpl.h"
 
-/* coarsening 1 and a 32768-row sorting window measured fastest on the H200 (README) */
-static const MatBRCParams MatBRCParamsDefault = {32, 0, 200, 1, 32768};
+/* coarsening 1 and a 16384-row sorting window measured fastest on the H200 (README: windows of 1024
+   to 262144 rows gave the same products; 16384 keeps a 3D 27-point block's columns within 16-bit
+   offsets, 32768 does not) */
+static const MatBRCParams MatBRCParamsDefault = {32, 0, 200, 1, 16384, 1};
 
 static PetscErrorCode MatSetFromOptions_BRC(PetscOptionItems PetscOptionsObject, void *params)
 {
@@ -23,6 +25,12 @@ static PetscErrorCode MatSetFromOptions_BRC(PetscOptionItems PetscOptionsObject,
   PetscCall(PetscOptionsRangeInt("-mat_brc_b2_max", "Cap on the automatic block width", "MatBRCSetBlockWidth", p->b2max, &p->b2max, &set, 1, PETSC_INT_MAX));
   PetscCall(PetscOptionsRangeInt("-mat_brc_window", "Rows per length-sorting window; 0 sorts all rows (the paper)", "MatBRCSetSortWindow", p->window, &p->window, &set, 0, PETSC_INT_MAX));
   PetscCall(PetscOptionsRangeInt("-mat_brc_coarsen", "Blocks per thread; 0 picks 4 when sigma > mu (paper), else 1", "MatBRCSetCoarsening", p->coarsen, &p->coarsen, &set, 0, 1024));
+  {
+    PetscBool compress = (PetscBool)(p->compress != 0);
+
+    PetscCall(PetscOptionsBool("-mat_brc_compress", "GPU: column indices as 16-bit offsets from each block's first column when every block spans fewer than 65536 columns and rows have 12 or more entries on average", "MatBRCSetCompress", compress, &compress, &set));
+    p->compress = compress;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -57,6 +65,7 @@ static PetscErrorCode MatBuild_BRC(const void *params, const MatSpmvCSR *csr, Ma
   brc->b2    = b2;
   brc->rep   = p->coarsen > 0 ? p->coarsen : (brc->sigma > brc->mu ? 4 : 1);
   brc->window = W;
+  brc->compress = (PetscBool)(p->compress != 0);
 
   /* rows that blocks do not write alone: empty rows and rows split over several pieces */
   for (PetscInt r = 0; r < m; r++) {
@@ -216,6 +225,8 @@ static PetscErrorCode MatLayoutDestroy_BRC(MatSpmvLayout L)
   PetscCall(MatSpmvCUDAFree(brc->d_rowidx));
   PetscCall(MatSpmvCUDAFree(brc->d_col));
   PetscCall(MatSpmvCUDAFree(brc->d_initrows));
+  PetscCall(MatSpmvCUDAFree(brc->d_col16));
+  PetscCall(MatSpmvCUDAFree(brc->d_colbase));
 #endif
   PetscCall(PetscFree(L->fmt));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -230,6 +241,10 @@ static PetscErrorCode MatLayoutView_BRC(MatSpmvLayout L, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "rows sorted by length in windows of %" PetscInt_FMT " rows\n", brc->window));
   PetscCall(PetscViewerASCIIPrintf(viewer, "B1 %" PetscInt_FMT " rows per block, B2 %" PetscInt_FMT " (largest block width), coarsening %" PetscInt_FMT " blocks per thread\n", brc->b1, brc->b2, brc->rep));
   PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " blocks, mean width %.2f; %" PetscInt_FMT " rows split over several blocks (atomic sums)\n", brc->nblocks, brc->nblocks ? (double)L->nslots / (double)(brc->nblocks * brc->b1) : 0.0, brc->nsplit));
+  if (brc->col16) PetscCall(PetscViewerASCIIPrintf(viewer, "column indices: 16-bit offsets from each block's first column (the widest block spans %" PetscInt_FMT " columns)\n", brc->widest));
+  else if (brc->compress && brc->widest >= MATBRC_SPAN16) PetscCall(PetscViewerASCIIPrintf(viewer, "column indices: 32-bit (a block spans %" PetscInt_FMT " columns, 16-bit offsets need fewer than %d)\n", brc->widest, MATBRC_SPAN16));
+  else if (brc->compress && brc->mu < MATBRC_COMPRESS_MINLEN) PetscCall(PetscViewerASCIIPrintf(viewer, "column indices: 32-bit (rows of %.1f entries on average: 16-bit offsets pay from %d)\n", (double)brc->mu, MATBRC_COMPRESS_MINLEN));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "column indices: 32-bit%s\n", brc->compress ? " (host kernel)" : " (-mat_brc_compress 0)"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -332,6 +347,38 @@ PetscErrorCode MatBRCSetCoarsening(Mat A, PetscInt rep)
   PetscValidLogicalCollectiveInt(A, rep, 2);
   PetscCheck(rep >= 0 && rep <= 1024, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "BRC coarsening %" PetscInt_FMT " must be from 1 to 1024, or 0 for automatic", rep);
   PetscCall(MatSpmvSetParam_Private(A, &MatSpmvFormat_BRC, offsetof(MatBRCParams, coarsen), rep));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatBRCSetCompress - sets whether the GPU layout stores column indices as 16-bit offsets
+
+  Logically Collective
+
+  Input Parameters:
++ A        - a `MATBRC` matrix
+- compress - `PETSC_TRUE` (the default): where every block's columns span fewer than 65536 columns
+             (stencil and FEM matrices with a sensible ordering) and the rows have at least 12
+             entries on average, each block keeps its first column and 16-bit offsets, 10 instead
+             of 12 bytes per nonzero in double precision; otherwise, or with `PETSC_FALSE`, 32-bit
+             column indices
+
+  Options Database Key:
+. -mat_brc_compress <bool> - compress the column indices
+
+  Note:
+  Values stay exact; only the column indices are stored in fewer bits. The host reference kernel
+  always uses 32-bit indices.
+
+  Level: advanced
+
+.seealso: `MATBRC`, `MatBRCSetBlockHeight()`
+@*/
+PetscErrorCode MatBRCSetCompress(Mat A, PetscBool compress)
+{
+  PetscFunctionBegin;
+  PetscValidLogicalCollectiveBool(A, compress, 2);
+  PetscCall(MatSpmvSetParam_Private(A, &MatSpmvFormat_BRC, offsetof(MatBRCParams, compress), compress ? 1 : 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
