@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The benchmark suite's report: speedup of each type over aijcusparse on each matrix.
 
-    examples/suite-report.py <suite.csv> <outdir>
+    examples/suite-report.py [--base TYPE] <suite.csv> <outdir>
 
 Reads the CSV that spmvbench -csv writes (one line per matrix and type; a matrix measured
 twice keeps its last lines), prints a table of time(us) and speedup over aijcusparse per
@@ -10,12 +10,13 @@ refused a matrix (refused=1) or has no line for it is left out of that type's me
 the matrices left out are listed. Writes <outdir>/suite-speedup.png when matplotlib can
 be imported (a grouped bar chart, one group per matrix), otherwise says so and skips it.
 """
+import argparse
 import csv
 import math
 import os
 import sys
 
-BASE = "aijcusparse"
+BASE = "aijcusparse"  # the reference type; --base changes it (aij where no GPU ran the benchmark)
 
 
 def load(path):
@@ -33,9 +34,13 @@ def load(path):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: suite-report.py <suite.csv> <outdir>")
-    path, outdir = sys.argv[1], sys.argv[2]
+    global BASE
+    ap = argparse.ArgumentParser(description="speedup over a reference type from spmvbench -csv lines")
+    ap.add_argument("--base", default=BASE, help="reference type (default aijcusparse)")
+    ap.add_argument("csv")
+    ap.add_argument("outdir")
+    a = ap.parse_args()
+    BASE, path, outdir = a.base, a.csv, a.outdir
     rows, matrices, types = load(path)
     if not rows:
         sys.exit(f"{path}: no results")
@@ -77,7 +82,7 @@ def main():
             else:
                 cells.append(f"{float(r['time_us']):.1f}us" if r["time_us"] else "-")
         print(f"{m:<{w}} {r0['rows']:>10} {r0['nnz']:>11} {(f'{base:.1f}' if base else '-'):>16}" + "".join(f"{c:>{cw}}" for c in cells))
-    print("(speedup = aijcusparse time / type time; R: the type refused the matrix; -: no result)")
+    print(f"(speedup = {BASE} time / type time; R: the type refused the matrix; -: no result)")
 
     print()
     print(f"geometric-mean speedup over {BASE} across the matrices:")
@@ -117,7 +122,7 @@ def main():
     ax.set_xticks(range(len(matrices)))
     ax.set_xticklabels(matrices, rotation=30, ha="right")
     ax.set_ylabel(f"speedup over {BASE} (higher is better)")
-    ax.set_title("SpMV speedup over aijcusparse (R: refused)")
+    ax.set_title(f"SpMV speedup over {BASE} (R: refused)")
     ax.legend(fontsize=8, ncol=min(4, len(others)))
     fig.tight_layout()
     png = os.path.join(outdir, "suite-speedup.png")
