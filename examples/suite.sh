@@ -15,7 +15,7 @@
 #   SUITE_TYPES=aijcusparse,brc,cmrs,argcsr,ipcsr,ellr,spmv
 #   SUITE_TIMEOUT=300                   seconds per matrix (all its types)
 #   SUITE_REPS=100                      timed products per type
-#   EX56_NE=50 EX12_N=41 EX62_N=19 RMAT_SCALE=21   sizes (about 32M nonzeros each; rmat 21: 63.5M)
+#   EX56_NE=50 EX12_N=41 EX62_N=19 RMAT_SCALE=21   sizes (31.0M, 32.5M, 31.2M nonzeros; rmat 21: 63.5M)
 #   EX56_OPTS, EX12_OPTS, EX62_OPTS     extra options for the generating runs
 #   SUITE_BENCH_OPTS                    extra spmvbench options, e.g. -peak_gbs 3350
 #   SUITE_BASE=aijcusparse              the report's reference type (aij for a host-only test run)
