@@ -53,7 +53,7 @@ PETSC_SRC ?= $(firstword $(wildcard $(PETSC_DIR)/src $(PETSC_DIR)/share/petsc/ex
 PETSCSPMV_CACHE_SRC := $(shell PETSCSPMV_VARIANT=$(PETSCSPMV_VARIANT) bash -c '. scripts/petsc-env.sh >/dev/null; echo $$PETSCSPMV_CACHE/petsc-$$PETSC_VERSION/src')
 TESTS    = $(BINDIR)/test_matrices $(BINDIR)/test_ops $(BINDIR)/test_errors $(BINDIR)/test_spmv
 EXAMPLES = $(BINDIR)/spmvbench
-STOCK    = $(BINDIR)/ex19 $(BINDIR)/ksp_ex2 $(BINDIR)/ksp_ex56
+STOCK    = $(BINDIR)/ex19 $(BINDIR)/ksp_ex2 $(BINDIR)/ksp_ex56 $(BINDIR)/snes_ex12 $(BINDIR)/snes_ex62
 
 all: check-petsc $(LIB) $(TESTS) $(EXAMPLES) $(STOCK)
 
@@ -93,6 +93,15 @@ $(BINDIR)/ksp_ex2: $(PETSC_SRC)/ksp/ksp/tutorials/ex2.c
 	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< $(PETSC_LIB)
 
 $(BINDIR)/ksp_ex56: $(PETSC_SRC)/ksp/ksp/tutorials/ex56.c
+	@mkdir -p $(@D)
+	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< $(PETSC_LIB)
+
+# examples/suite.sh dumps their Jacobians (Q2 Poisson, Q2-Q1 Stokes on DMPlex hexahedra)
+$(BINDIR)/snes_ex12: $(PETSC_SRC)/snes/tutorials/ex12.c
+	@mkdir -p $(@D)
+	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< $(PETSC_LIB)
+
+$(BINDIR)/snes_ex62: $(PETSC_SRC)/snes/tutorials/ex62.c
 	@mkdir -p $(@D)
 	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< $(PETSC_LIB)
 

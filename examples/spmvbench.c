@@ -1,9 +1,15 @@
 static char help[] = "SpMV benchmark: each matrix type's product checked against MATAIJ and timed with CUDA events.\n"
-                     "  -matrix <laplace2d|laplace3d27|ex19|elastic3d|powerlaw|circuit|path.mtx>  the matrix (default laplace2d)\n"
-                     "  -n <N>          grid size (laplace2d 4096, laplace3d27 150, ex19 1400, elastic3d 70) or rows (powerlaw 3000000, circuit 4000000)\n"
+                     "  -matrix <laplace2d|laplace3d27|ex19|elastic3d|powerlaw|circuit|rmat|path>  the matrix (default laplace2d);\n"
+                     "                  a path ending in .mtx is read as Matrix Market, any other (.petsc, .bin, ...) as a PETSc binary file\n"
+                     "  -n <N>          grid size (laplace2d 4096, laplace3d27 150, ex19 1400, elastic3d 70), rows (powerlaw 3000000,\n"
+                     "                  circuit 4000000) or rmat's scale (21: 2^21 vertices)\n"
+                     "  -rmat_edgefactor <16>  rmat: edges generated per vertex (before symmetrization and merging)\n"
                      "  -types <list>   comma-separated types (default aijcusparse,sellcuda,brc); type@name reads that entry's\n"
                      "                  options under the prefix name_, e.g. -types cmrs,cmrs@mod -mod_mat_cmrs_kernel modified\n"
-                     "  -reps <100>     timed products per type\n";
+                     "  -reps <100>     timed products per type\n"
+                     "  -csv <file>     append one line per type to file (header first when the file is new)\n"
+                     "  -name <label>   the matrix column of the CSV (default: the generator's name or the file's base name)\n"
+                     "  -peak_gbs <4285>  bandwidth for eta = minimal bytes / time / peak (4285 GB/s: the H200's measured device copy rate)\n";
 
 #include <petscspmv.h>
 #include <petscdevice_cuda.h>
@@ -116,6 +122,118 @@ static PetscErrorCode CircuitCSR(PetscInt m, PetscInt *ai[], PetscInt *aj[], Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* splitmix64's finalizer: 64 well-mixed bits per call, so that one call gives R-MAT four levels */
+static unsigned long long Mix64(unsigned long long x)
+{
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+/* A bijection of [0, 2^scale): odd multiplications and xor-shifts are invertible modulo 2^scale.
+   Graph500 relabels the vertices so that the high-degree ones are not all at the low indices. */
+static PetscInt RmatScramble(PetscInt v, PetscInt scale)
+{
+  unsigned long long x = (unsigned long long)v, mask = (1ULL << scale) - 1;
+
+  for (int r = 0; r < 2; r++) {
+    x = (x * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL) & mask;
+    x ^= x >> (scale / 2 + 1);
+  }
+  return (PetscInt)x;
+}
+
+/* Graph500's R-MAT graph (Kronecker generator, a = 0.57, b = 0.19, c = 0.19, d = 0.05): 2^scale vertices,
+   edgefactor * 2^scale edges, each edge's quadrant at each of the scale levels drawn from a hash of
+   (edge, level), vertices relabelled by RmatScramble(). Undirected as in Graph500: each edge (u, v)
+   gives entries (u, v) and (v, u). Duplicate entries are merged (the pattern keeps one; its value is
+   a hash of the unordered pair, in [1, 2), so the matrix is symmetric), self-loops are kept and
+   vertices without edges leave empty rows. */
+static PetscErrorCode RmatCSR(PetscInt scale, PetscInt edgefactor, PetscInt *m, PetscInt *ai[], PetscInt *aj[], PetscScalar *aa[])
+{
+  const double a = 0.57, b = 0.19, c = 0.19;
+  PetscInt     nv, ne, *u, *v, *next, nz = 0;
+  PetscInt64   entries;
+
+  PetscFunctionBegin;
+  PetscCheck(scale >= 1 && scale <= 40, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-n %" PetscInt_FMT ": rmat's scale (log2 of the vertex count) must be in [1, 40]", scale);
+  PetscCheck(edgefactor >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-rmat_edgefactor %" PetscInt_FMT " must be at least 1", edgefactor);
+  entries = 2 * (PetscInt64)edgefactor << scale;
+  PetscCheck(entries <= PETSC_INT_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "rmat scale %" PetscInt_FMT " edge factor %" PetscInt_FMT ": %" PetscInt64_FMT " entries before merging do not fit PetscInt; use a smaller scale or a 64-bit-index PETSc", scale, edgefactor, entries);
+  nv = (PetscInt)1 << scale;
+  ne = edgefactor * nv;
+  *m = nv;
+  PetscCall(PetscMalloc2(ne, &u, ne, &v));
+  for (PetscInt e = 0; e < ne; e++) {
+    unsigned long long bits = 0, x = 0, y = 0;
+
+    for (PetscInt l = 0; l < scale; l++) {
+      double r;
+
+      if (l % 4 == 0) bits = Mix64(((unsigned long long)e << 8) + (unsigned long long)l / 4);
+      r = (double)(bits & 0xffff) / 65536.0; /* 16 bits per level */
+      bits >>= 16;
+      x <<= 1;
+      y <<= 1;
+      if (r < a) continue;
+      else if (r < a + b) y |= 1;
+      else if (r < a + b + c) x |= 1;
+      else {
+        x |= 1;
+        y |= 1;
+      }
+    }
+    u[e] = RmatScramble((PetscInt)x, scale);
+    v[e] = RmatScramble((PetscInt)y, scale);
+  }
+  /* counting sort by row: both directions of every edge */
+  PetscCall(PetscCalloc1(nv + 1, ai));
+  for (PetscInt e = 0; e < ne; e++) {
+    (*ai)[u[e] + 1]++;
+    (*ai)[v[e] + 1]++;
+  }
+  for (PetscInt i = 0; i < nv; i++) (*ai)[i + 1] += (*ai)[i];
+  PetscCall(PetscMalloc1((*ai)[nv], aj));
+  PetscCall(PetscMalloc1(nv, &next));
+  PetscCall(PetscArraycpy(next, *ai, nv));
+  for (PetscInt e = 0; e < ne; e++) {
+    (*aj)[next[u[e]]++] = v[e];
+    (*aj)[next[v[e]]++] = u[e];
+  }
+  PetscCall(PetscFree(next));
+  PetscCall(PetscFree2(u, v));
+  /* sort each row and merge its duplicates, compacting in place */
+  for (PetscInt i = 0, start = 0; i < nv; i++) {
+    PetscInt end = (*ai)[i + 1], first = nz;
+
+    PetscCall(PetscSortInt(end - start, *aj + start));
+    for (PetscInt k = start; k < end; k++)
+      if (nz == first || (*aj)[k] != (*aj)[nz - 1]) (*aj)[nz++] = (*aj)[k];
+    start        = end;
+    (*ai)[i + 1] = nz;
+  }
+  PetscCall(PetscRealloc(sizeof(PetscInt) * PetscMax(nz, 1), aj));
+  PetscCall(PetscMalloc1(PetscMax(nz, 1), aa));
+  for (PetscInt i = 0; i < nv; i++)
+    for (PetscInt k = (*ai)[i]; k < (*ai)[i + 1]; k++) {
+      PetscInt j = (*aj)[k];
+      (*aa)[k]   = 1.0 + (PetscReal)(Hash(PetscMin(i, j), PetscMax(i, j)) % 1024) / 1024.0;
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* without a CUDA device (CI, a build host) the formats run their host reference kernels: the benchmark
+   still runs, on host vectors and timed with PetscTime(), so that it and its CSV can be tested there */
+static PetscBool gpu;
+
+static PetscErrorCode Sync(void)
+{
+  PetscFunctionBegin;
+  if (gpu) PetscCallCUDA(cudaDeviceSynchronize());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 typedef struct {
   PetscLogDouble first, scale, setval, mult; /* seconds: first product, product after MatScale, after MatSetValues + assembly, steady product */
   PetscReal      err;
@@ -127,8 +245,8 @@ static PetscErrorCode TimeType(Mat Aref, const char *entry, PetscInt reps, Vec x
 {
   Mat            A;
   Vec            x, y;
-  cudaStream_t   stream;
-  cudaEvent_t    e0, e1;
+  cudaStream_t   stream = NULL;
+  cudaEvent_t    e0 = NULL, e1 = NULL;
   float          ms;
   PetscLogDouble t0, t1, tr;
   PetscInt       m, n, nnz;
@@ -146,9 +264,14 @@ static PetscErrorCode TimeType(Mat Aref, const char *entry, PetscInt reps, Vec x
   PetscCall(MatGetSize(Aref, &m, &n));
   PetscCall(MatGetInfo(Aref, MAT_LOCAL, &info));
   nnz = (PetscInt)info.nz_used;
-  PetscCall(PetscGetCurrentCUDAStream(&stream));
-  PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, n, &x));
-  PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, m, &y));
+  if (gpu) {
+    PetscCall(PetscGetCurrentCUDAStream(&stream));
+    PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, n, &x));
+    PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, m, &y));
+  } else {
+    PetscCall(VecCreateSeq(PETSC_COMM_SELF, n, &x));
+    PetscCall(VecCreateSeq(PETSC_COMM_SELF, m, &y));
+  }
   PetscCall(VecCopy(xref, x));
 
   /* first product: conversion, upload, build of the format's layout */
@@ -174,7 +297,7 @@ static PetscErrorCode TimeType(Mat Aref, const char *entry, PetscInt reps, Vec x
     }
     PetscCall(ierr);
   }
-  PetscCallCUDA(cudaDeviceSynchronize());
+  PetscCall(Sync());
   PetscCall(PetscTime(&t1));
   res->first = t1 - t0;
   {
@@ -189,14 +312,21 @@ static PetscErrorCode TimeType(Mat Aref, const char *entry, PetscInt reps, Vec x
     PetscCall(VecDestroy(&d));
   }
   for (PetscInt k = 0; k < 10; k++) PetscCall(MatMult(A, x, y)); /* warm-up */
-  PetscCallCUDA(cudaEventCreate(&e0));
-  PetscCallCUDA(cudaEventCreate(&e1));
-  PetscCallCUDA(cudaEventRecord(e0, stream));
-  for (PetscInt k = 0; k < reps; k++) PetscCall(MatMult(A, x, y));
-  PetscCallCUDA(cudaEventRecord(e1, stream));
-  PetscCallCUDA(cudaEventSynchronize(e1));
-  PetscCallCUDA(cudaEventElapsedTime(&ms, e0, e1));
-  res->mult = ms / 1000.0 / reps;
+  if (gpu) {
+    PetscCallCUDA(cudaEventCreate(&e0));
+    PetscCallCUDA(cudaEventCreate(&e1));
+    PetscCallCUDA(cudaEventRecord(e0, stream));
+    for (PetscInt k = 0; k < reps; k++) PetscCall(MatMult(A, x, y));
+    PetscCallCUDA(cudaEventRecord(e1, stream));
+    PetscCallCUDA(cudaEventSynchronize(e1));
+    PetscCallCUDA(cudaEventElapsedTime(&ms, e0, e1));
+    res->mult = ms / 1000.0 / reps;
+  } else {
+    PetscCall(PetscTime(&t0));
+    for (PetscInt k = 0; k < reps; k++) PetscCall(MatMult(A, x, y));
+    PetscCall(PetscTime(&t1));
+    res->mult = PetscMax(t1 - t0, 1e-9) / reps; /* a clock tick must not make the rates infinite */
+  }
 
   /* values changed (same pattern): the product after the change brings the format up to date.
      MatScale() runs on the device for aijcusparse and our types; MatSetValues() + assembly
@@ -220,10 +350,10 @@ static PetscErrorCode TimeType(Mat Aref, const char *entry, PetscInt reps, Vec x
       PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
       PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
     }
-    PetscCallCUDA(cudaDeviceSynchronize());
+    PetscCall(Sync());
     PetscCall(PetscTime(&t0));
     PetscCall(MatMult(A, x, y));
-    PetscCallCUDA(cudaDeviceSynchronize());
+    PetscCall(Sync());
     PetscCall(PetscTime(&tr));
     if (k < 2) res->scale = PetscMax(tr - t0, 0.0);
     else res->setval = PetscMax(tr - t0, 0.0);
@@ -242,8 +372,10 @@ static PetscErrorCode TimeType(Mat Aref, const char *entry, PetscInt reps, Vec x
       res->storedbytes = si.nz_allocated * (sizeof(PetscScalar) + sizeof(int)) + (m / 8 + 1) * sizeof(int);
     } else res->storedbytes = (PetscLogDouble)nnz * (sizeof(PetscScalar) + sizeof(int)) + (m + 1) * sizeof(int);
   }
-  PetscCallCUDA(cudaEventDestroy(e0));
-  PetscCallCUDA(cudaEventDestroy(e1));
+  if (gpu) {
+    PetscCallCUDA(cudaEventDestroy(e0));
+    PetscCallCUDA(cudaEventDestroy(e1));
+  }
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
   PetscCall(MatDestroy(&A));
@@ -259,14 +391,30 @@ int main(int argc, char **argv)
   Vec          xref, yref;
   PetscReal    mu, sigma = 0;
   PetscInt     maxlen = 0;
-  PetscBool    file, set;
+  PetscBool    file, set, csvnew = PETSC_FALSE;
   double       minbytes;
+  char         csv[PETSC_MAX_PATH_LEN] = "", name[PETSC_MAX_PATH_LEN] = "";
+  PetscReal    peakgbs = 4285; /* GB/s: the H200's measured device-to-device copy rate */
+  FILE        *fcsv    = NULL;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscSpmvInitializePackage());
+  {
+    int ndevices = 0;
+
+    /* no driver, a stub driver or no device: no GPU, not an error (as the library decides) */
+    if (cudaGetDeviceCount(&ndevices) != cudaSuccess) ndevices = 0;
+    (void)cudaGetLastError();
+    gpu = (PetscBool)(ndevices > 0);
+    if (!gpu) PetscCall(PetscPrintf(PETSC_COMM_SELF, "no CUDA device: host vectors, host reference kernels, timed with PetscTime() (not GPU numbers)\n"));
+  }
   PetscCall(PetscOptionsGetString(NULL, NULL, "-matrix", matrix, sizeof(matrix), NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &reps, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-csv", csv, sizeof(csv), NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-name", name, sizeof(name), NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-peak_gbs", &peakgbs, NULL));
+  PetscCheck(peakgbs > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-peak_gbs %g must be positive", (double)peakgbs);
   PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-types", types, &ntypes, &set));
   if (!set) {
     ntypes = 3;
@@ -274,28 +422,68 @@ int main(int argc, char **argv)
     PetscCall(PetscStrallocpy(MATSELLCUDA, &types[1]));
     PetscCall(PetscStrallocpy(MATBRC, &types[2]));
   }
-  PetscCall(PetscStrendswith(matrix, ".mtx", &file));
-  if (file) PetscCall(MatLoadMatrixMarket(PETSC_COMM_SELF, matrix, MATSEQAIJ, &Aref));
-  else {
-    PetscBool l2, l3, ex19, el, pl, ci;
-    PetscCall(PetscStrcmp(matrix, "laplace2d", &l2));
-    PetscCall(PetscStrcmp(matrix, "laplace3d27", &l3));
-    PetscCall(PetscStrcmp(matrix, "ex19", &ex19));
-    PetscCall(PetscStrcmp(matrix, "elastic3d", &el));
-    PetscCall(PetscStrcmp(matrix, "powerlaw", &pl));
-    PetscCall(PetscStrcmp(matrix, "circuit", &ci));
-    if (l2) PetscCall(StencilCSR(2, n > 0 ? n : 4096, PETSC_FALSE, 1, &m, &ai, &aj, &aa));
-    else if (l3) PetscCall(StencilCSR(3, n > 0 ? n : 150, PETSC_TRUE, 1, &m, &ai, &aj, &aa));
-    else if (ex19) PetscCall(StencilCSR(2, n > 0 ? n : 1400, PETSC_FALSE, 4, &m, &ai, &aj, &aa)); /* DMDA star stencil, 4 fields */
-    else if (el) PetscCall(StencilCSR(3, n > 0 ? n : 70, PETSC_TRUE, 3, &m, &ai, &aj, &aa)); /* 27-point box, 3 displacements: 81 per row */
-    else if (ci) {
-      m = n > 0 ? n : 4000000;
-      PetscCall(CircuitCSR(m, &ai, &aj, &aa));
-    } else if (pl) {
-      m = n > 0 ? n : 3000000;
-      PetscCall(PowerLawCSR(m, &ai, &aj, &aa));
-    } else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Unknown -matrix %s: use laplace2d, laplace3d27, ex19, elastic3d, powerlaw, circuit or a .mtx file", matrix);
-    PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, m, m, ai, aj, aa, &Aref));
+  {
+    const char *gens[] = {"laplace2d", "laplace3d27", "ex19", "elastic3d", "powerlaw", "circuit", "rmat"};
+    PetscInt    gen    = -1;
+    PetscBool   mtx, bin, exists, match;
+
+    for (PetscInt g = 0; g < (PetscInt)PETSC_STATIC_ARRAY_LENGTH(gens) && gen < 0; g++) {
+      PetscCall(PetscStrcmp(matrix, gens[g], &match));
+      if (match) gen = g;
+    }
+    PetscCall(PetscStrendswith(matrix, ".mtx", &mtx));
+    PetscCall(PetscTestFile(matrix, 'r', &exists));
+    /* anything that is not a generator's name is a file: .mtx Matrix Market, all else PETSc binary */
+    file = (PetscBool)(gen < 0);
+    bin  = (PetscBool)(file && !mtx);
+    PetscCheck(!file || exists, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "-matrix %s: neither a generator (laplace2d, laplace3d27, ex19, elastic3d, powerlaw, circuit, rmat) nor a readable file (.mtx Matrix Market, otherwise PETSc binary)", matrix);
+    if (mtx) PetscCall(MatLoadMatrixMarket(PETSC_COMM_SELF, matrix, MATSEQAIJ, &Aref));
+    else if (bin) {
+      PetscViewer viewer;
+
+      PetscCall(PetscViewerBinaryOpen(PETSC_COMM_SELF, matrix, FILE_MODE_READ, &viewer));
+      PetscCall(MatCreate(PETSC_COMM_SELF, &Aref));
+      PetscCall(MatSetType(Aref, MATSEQAIJ)); /* whatever type wrote it: the reference is host AIJ */
+      PetscCall(MatLoad(Aref, viewer));
+      PetscCall(PetscViewerDestroy(&viewer));
+    } else {
+      switch (gen) {
+      case 0:
+        PetscCall(StencilCSR(2, n > 0 ? n : 4096, PETSC_FALSE, 1, &m, &ai, &aj, &aa));
+        break;
+      case 1:
+        PetscCall(StencilCSR(3, n > 0 ? n : 150, PETSC_TRUE, 1, &m, &ai, &aj, &aa));
+        break;
+      case 2:
+        PetscCall(StencilCSR(2, n > 0 ? n : 1400, PETSC_FALSE, 4, &m, &ai, &aj, &aa)); /* DMDA star stencil, 4 fields */
+        break;
+      case 3:
+        PetscCall(StencilCSR(3, n > 0 ? n : 70, PETSC_TRUE, 3, &m, &ai, &aj, &aa)); /* 27-point box, 3 displacements: 81 per row */
+        break;
+      case 4:
+        m = n > 0 ? n : 3000000;
+        PetscCall(PowerLawCSR(m, &ai, &aj, &aa));
+        break;
+      case 5:
+        m = n > 0 ? n : 4000000;
+        PetscCall(CircuitCSR(m, &ai, &aj, &aa));
+        break;
+      default: {
+        PetscInt ef = 16;
+
+        PetscCall(PetscOptionsGetInt(NULL, NULL, "-rmat_edgefactor", &ef, NULL));
+        PetscCall(RmatCSR(n > 0 ? n : 21, ef, &m, &ai, &aj, &aa));
+      }
+      }
+      PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, m, m, ai, aj, aa, &Aref));
+    }
+    if (!name[0]) { /* the CSV's label: the generator, or the file's name without directory and extension */
+      const char *base = strrchr(matrix, '/');
+      char       *dot;
+
+      PetscCall(PetscStrncpy(name, base ? base + 1 : matrix, sizeof(name)));
+      if (file && (dot = strrchr(name, '.')) && dot != name) *dot = 0;
+    }
   }
   PetscCall(MatGetSize(Aref, &m, &ncols));
   {
@@ -323,17 +511,43 @@ int main(int argc, char **argv)
     PetscCall(PetscRandomDestroy(&rnd));
   }
   PetscCall(MatMult(Aref, xref, yref));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s %10s %10s %10s %12s %12s %12s %12s %10s\n", "type", "time(us)", "GFLOP/s", "GB/s", "bytes/nnz", "first(ms)", "scale(ms)", "setval(ms)", "rel.err"));
+  if (csv[0]) {
+    PetscBool exists;
+
+    PetscCall(PetscTestFile(csv, 'r', &exists));
+    PetscCall(PetscFOpen(PETSC_COMM_SELF, csv, "a", &fcsv));
+    /* the header only at the top of a new or empty file: the suite appends every matrix's lines to one file */
+    if (exists) PetscCheck(fseek(fcsv, 0, SEEK_END) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "-csv %s: cannot seek to its end", csv);
+    csvnew = (PetscBool)(!exists || ftell(fcsv) == 0);
+    if (csvnew) PetscCall(PetscFPrintf(PETSC_COMM_SELF, fcsv, "matrix,rows,nnz,type,time_us,gflops,gbs,eta,bytes_per_nnz,first_ms,scale_ms,setval_ms,relerr,refused\n"));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s %10s %10s %10s %12s %12s %12s %12s %10s %7s\n", "type", "time(us)", "GFLOP/s", "GB/s", "bytes/nnz", "first(ms)", "scale(ms)", "setval(ms)", "rel.err", "eta"));
   for (PetscInt t = 0; t < ntypes; t++) {
     Result r = {0};
+    double gbs, eta;
+
     PetscCall(TimeType(Aref, types[t], reps, xref, yref, &r));
-    if (r.refused) continue;
+    if (r.refused) {
+      /* a refused type still gets its line, so that the report can say which matrices each type refused */
+      if (fcsv) PetscCall(PetscFPrintf(PETSC_COMM_SELF, fcsv, "%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%s,,,,,,,,,,1\n", name, m, nnz, types[t]));
+      continue;
+    }
     char scale[32] = "n/a", setval[32] = "n/a";
     if (r.scale >= 0) PetscCall(PetscSNPrintf(scale, sizeof(scale), "%.2f", r.scale * 1e3));
     if (r.setval >= 0) PetscCall(PetscSNPrintf(setval, sizeof(setval), "%.2f", r.setval * 1e3));
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s %10.1f %10.2f %10.1f %12.2f %12.2f %12s %12s %10.1e\n", types[t], r.mult * 1e6, 2.0 * nnz / r.mult / 1e9, minbytes / r.mult / 1e9, r.storedbytes / nnz, r.first * 1e3, scale, setval, (double)r.err));
+    gbs = minbytes / r.mult / 1e9;
+    eta = gbs / peakgbs; /* the fraction of the device's copy bandwidth the minimal traffic reaches */
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s %10.1f %10.2f %10.1f %12.2f %12.2f %12s %12s %10.1e %7.3f\n", types[t], r.mult * 1e6, 2.0 * nnz / r.mult / 1e9, gbs, r.storedbytes / nnz, r.first * 1e3, scale, setval, (double)r.err, eta));
+    if (fcsv) {
+      /* scale/setval are empty where they do not apply (types not based on AIJ), as n/a in the table */
+      if (r.scale < 0) scale[0] = 0;
+      if (r.setval < 0) setval[0] = 0;
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, fcsv, "%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%s,%.3f,%.3f,%.3f,%.4f,%.3f,%.3f,%s,%s,%.3e,0\n", name, m, nnz, types[t], r.mult * 1e6, 2.0 * nnz / r.mult / 1e9, gbs, eta, r.storedbytes / nnz, r.first * 1e3, scale, setval, (double)r.err));
+      PetscCall(PetscFFlush(fcsv)); /* a later type's failure or a timeout keeps the lines written so far */
+    }
     PetscCheck(r.err < (sizeof(PetscReal) == 4 ? 1e-4 : 1e-10), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s product differs from MATAIJ: relative error %g", types[t], (double)r.err);
   }
+  if (fcsv) PetscCall(PetscFClose(PETSC_COMM_SELF, fcsv));
   for (PetscInt t = 0; t < ntypes; t++) PetscCall(PetscFree(types[t]));
   PetscCall(VecDestroy(&xref));
   PetscCall(VecDestroy(&yref));
