@@ -33,8 +33,8 @@ printf "%-26s %7s %9s %10s %10s %10s %10s %10s\n" type Newton MatMults MatMult P
 run "aij (CPU)" -dm_mat_type aij
 if [ $gpu = 1 ]; then
   run "aijcusparse (GPU)" -dm_mat_type aijcusparse -dm_vec_type cuda
-  for t in brc cmrs argcsr ipcsr ellr; do run "$t (GPU)" -dll_append $lib -dm_mat_type $t -dm_vec_type cuda; done
+  for t in brc cmrs argcsr ipcsr ellr spmv; do run "$t (GPU)" -dll_append $lib -dm_mat_type $t -dm_vec_type cuda; done
 else
-  for t in brc cmrs argcsr ipcsr ellr; do run "$t (host reference)" -dll_append $lib -dm_mat_type $t; done
+  for t in brc cmrs argcsr ipcsr ellr spmv; do run "$t (host reference)" -dll_append $lib -dm_mat_type $t; done
 fi
 echo "logs: $logs/"

@@ -7,6 +7,7 @@ static char help[] = "SpMV benchmark: each matrix type's product checked against
                      "  -types <list>   comma-separated types (default aijcusparse,sellcuda,brc); type@name reads that entry's\n"
                      "                  options under the prefix name_, e.g. -types cmrs,cmrs@mod -mod_mat_cmrs_kernel modified\n"
                      "  -reps <100>     timed products per type\n"
+                     "  -l2_persist_x   experiment: an L2 access-policy window keeping x resident while timing\n"
                      "  -csv <file>     append one line per type to file (header first when the file is new)\n"
                      "  -name <label>   the matrix column of the CSV (default: the generator's name or the file's base name)\n"
                      "  -peak_gbs <4285>  bandwidth for eta = minimal bytes / time / peak (4285 GB/s: the H200's measured device copy rate)\n";
@@ -251,7 +252,7 @@ static PetscErrorCode TimeType(Mat Aref, const char *entry, PetscInt reps, Vec x
   PetscLogDouble t0, t1, tr;
   PetscInt       m, n, nnz;
   MatInfo        info;
-  PetscBool      ours;
+  PetscBool      ours, persistx = PETSC_FALSE;
   char           type[64], prefix[64] = "";
   char          *at;
 
@@ -261,6 +262,7 @@ static PetscErrorCode TimeType(Mat Aref, const char *entry, PetscInt reps, Vec x
     *at = 0;
     PetscCall(PetscSNPrintf(prefix, sizeof(prefix), "%s_", at + 1));
   }
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-l2_persist_x", &persistx, NULL));
   PetscCall(MatGetSize(Aref, &m, &n));
   PetscCall(MatGetInfo(Aref, MAT_LOCAL, &info));
   nnz = (PetscInt)info.nz_used;
@@ -311,6 +313,26 @@ static PetscErrorCode TimeType(Mat Aref, const char *entry, PetscInt reps, Vec x
     res->err = e / r;
     PetscCall(VecDestroy(&d));
   }
+  if (gpu && persistx) { /* experiment: ask L2 to keep x (the gathered vector) resident */
+    const PetscScalar   *dx;
+    int                  dev, maxpersist, maxwindow;
+    cudaStreamAttrValue  attr;
+    size_t               bytes = (size_t)n * sizeof(PetscScalar);
+
+    PetscCall(VecCUDAGetArrayRead(x, &dx));
+    PetscCallCUDA(cudaGetDevice(&dev));
+    PetscCallCUDA(cudaDeviceGetAttribute(&maxpersist, cudaDevAttrMaxPersistingL2CacheSize, dev));
+    PetscCallCUDA(cudaDeviceGetAttribute(&maxwindow, cudaDevAttrMaxAccessPolicyWindowSize, dev));
+    PetscCallCUDA(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, PetscMin(bytes, (size_t)maxpersist)));
+    memset(&attr, 0, sizeof(attr));
+    attr.accessPolicyWindow.base_ptr  = (void *)dx;
+    attr.accessPolicyWindow.num_bytes = PetscMin(bytes, (size_t)maxwindow);
+    attr.accessPolicyWindow.hitRatio  = (float)PetscMin(1.0, (double)maxpersist / (double)attr.accessPolicyWindow.num_bytes);
+    attr.accessPolicyWindow.hitProp   = cudaAccessPropertyPersisting;
+    attr.accessPolicyWindow.missProp  = cudaAccessPropertyStreaming;
+    PetscCallCUDA(cudaStreamSetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &attr));
+    PetscCall(VecCUDARestoreArrayRead(x, &dx));
+  }
   for (PetscInt k = 0; k < 10; k++) PetscCall(MatMult(A, x, y)); /* warm-up */
   if (gpu) {
     PetscCallCUDA(cudaEventCreate(&e0));
@@ -321,6 +343,13 @@ static PetscErrorCode TimeType(Mat Aref, const char *entry, PetscInt reps, Vec x
     PetscCallCUDA(cudaEventSynchronize(e1));
     PetscCallCUDA(cudaEventElapsedTime(&ms, e0, e1));
     res->mult = ms / 1000.0 / reps;
+    if (persistx) { /* back to normal caching for the next type */
+      cudaStreamAttrValue attr;
+
+      memset(&attr, 0, sizeof(attr));
+      PetscCallCUDA(cudaStreamSetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &attr));
+      PetscCallCUDA(cudaCtxResetPersistingL2Cache());
+    }
   } else {
     PetscCall(PetscTime(&t0));
     for (PetscInt k = 0; k < reps; k++) PetscCall(MatMult(A, x, y));
