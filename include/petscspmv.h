@@ -19,7 +19,7 @@
 .  -mat_brc_b2_max <200>      - cap of the automatic block width
 .  -mat_brc_window <16384>    - rows per length-sorting window; 0 sorts all rows as the paper does
 .  -mat_brc_coarsen <1>       - blocks per thread; 0 picks the paper's rule, 4 when sigma > mu, else 1
-.  -mat_brc_compress <true>   - GPU: 16-bit column offsets from each block's first column where every block spans fewer than 65536 columns and rows average 12 or more entries
+.  -mat_brc_compress <true>   - GPU: 16-bit column offsets from each block's first column in blocks spanning fewer than 65536 columns
 -  -mat_brc_backend <auto>    - auto, cuda or host (host reference kernel)
 
    Level: beginner

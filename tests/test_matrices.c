@@ -42,7 +42,7 @@ typedef enum {
   EDGE_WIDE_SPAN,
   EDGE_COUNT
 } EdgeCase;
-static const char *EdgeNames[] = {"0x0", "40x0", "0x40", "empty-rows", "one-long-row", "tall-300x50", "wide-50x300", "power-law", "no-entries", "argcsr-paper-12x8", "argcsr-paper-5000x4000", "argcsr-split-rows", "ipcsr-thresholds", "ellr-padding-at-limit", "ellr-row-lengths-0-69", "wide-span-64x140000"};
+static const char *EdgeNames[] = {"0x0", "40x0", "0x40", "empty-rows", "one-long-row", "tall-300x50", "wide-50x300", "power-law", "no-entries", "argcsr-paper-12x8", "argcsr-paper-5000x4000", "argcsr-split-rows", "ipcsr-thresholds", "ellr-padding-at-limit", "ellr-row-lengths-0-69", "wide-span-128x140000"};
 
 /* EDGE_ELLR_AT_LIMIT: 30 rows padded to the longest (9) store exactly 3 slots per nonzero, ELLR's
    default limit (on one process): the row of 9, 23 rows of 3 and 6 of 2 */
@@ -128,8 +128,11 @@ static PetscErrorCode EdgeMatrix(EdgeCase e, Mat *A)
   case EDGE_ELLR_LENGTHS:
     m = n = 280;
     break;
-  case EDGE_WIDE_SPAN: /* rows reaching over more than 65536 columns: no 16-bit column offsets (brc) */
-    m = 64, n = 140000;
+  case EDGE_WIDE_SPAN: /* rows of 13 entries (brc compresses from 12), the first 96 within 13 columns,
+                         the last 32 reaching 70000 columns further: brc blocks with 16-bit column
+                         offsets beside a quarter of the slots that keep 32-bit ones (the most it
+                         allows), or all 32-bit with one block of 128 rows */
+    m = 128, n = 140000;
     break;
   default:
     break;
@@ -173,13 +176,13 @@ static PetscErrorCode EdgeMatrix(EdgeCase e, Mat *A)
       len = (i * 37) % 70;
       break;
     case EDGE_WIDE_SPAN:
-      len = 3;
+      len = 13;
       break;
     default:
       len = 0;
     }
     for (PetscInt k = 0; k < len; k++) {
-      PetscInt    j = e == EDGE_WIDE_SPAN ? (k == 0 ? i : (k == 1 ? 70000 + i : n - 1 - i)) : (e == EDGE_LONG_ROW && i == 17) || ((e == EDGE_ARGCSR_PAPER || e == EDGE_ARGCSR_PAPER_BIG) && i == m - 1) ? k : (e == EDGE_ARGCSR_SPLIT || e == EDGE_IPCSR_THRESHOLDS || e == EDGE_ELLR_AT_LIMIT || e == EDGE_ELLR_LENGTHS ? (i + 3 * k) % n : (k == 0 && i < n ? i : Hash(i, k + 3) % n));
+      PetscInt    j = e == EDGE_WIDE_SPAN ? (k < 12 || i < 96 ? i + k : 70000 + i) : (e == EDGE_LONG_ROW && i == 17) || ((e == EDGE_ARGCSR_PAPER || e == EDGE_ARGCSR_PAPER_BIG) && i == m - 1) ? k : (e == EDGE_ARGCSR_SPLIT || e == EDGE_IPCSR_THRESHOLDS || e == EDGE_ELLR_AT_LIMIT || e == EDGE_ELLR_LENGTHS ? (i + 3 * k) % n : (k == 0 && i < n ? i : Hash(i, k + 3) % n));
       PetscScalar v = 1.0 + (PetscReal)(Hash(i, j) % 1000) / 100.0;
       PetscCall(MatSetValues(*A, 1, &i, 1, &j, &v, INSERT_VALUES));
     }

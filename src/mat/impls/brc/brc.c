@@ -28,7 +28,7 @@ static PetscErrorCode MatSetFromOptions_BRC(PetscOptionItems PetscOptionsObject,
   {
     PetscBool compress = (PetscBool)(p->compress != 0);
 
-    PetscCall(PetscOptionsBool("-mat_brc_compress", "GPU: column indices as 16-bit offsets from each block's first column when every block spans fewer than 65536 columns and rows have 12 or more entries on average", "MatBRCSetCompress", compress, &compress, &set));
+    PetscCall(PetscOptionsBool("-mat_brc_compress", "GPU: column indices as 16-bit offsets from each block's first column, 32-bit in blocks spanning 65536 columns or more (all 32-bit when those hold over a quarter of the entries)", "MatBRCSetCompress", compress, &compress, &set));
     p->compress = compress;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -227,6 +227,7 @@ static PetscErrorCode MatLayoutDestroy_BRC(MatSpmvLayout L)
   PetscCall(MatSpmvCUDAFree(brc->d_initrows));
   PetscCall(MatSpmvCUDAFree(brc->d_col16));
   PetscCall(MatSpmvCUDAFree(brc->d_colbase));
+  PetscCall(MatSpmvCUDAFree(brc->d_colwide));
 #endif
   PetscCall(PetscFree(L->fmt));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -241,9 +242,8 @@ static PetscErrorCode MatLayoutView_BRC(MatSpmvLayout L, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "rows sorted by length in windows of %" PetscInt_FMT " rows\n", brc->window));
   PetscCall(PetscViewerASCIIPrintf(viewer, "B1 %" PetscInt_FMT " rows per block, B2 %" PetscInt_FMT " (largest block width), coarsening %" PetscInt_FMT " blocks per thread\n", brc->b1, brc->b2, brc->rep));
   PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " blocks, mean width %.2f; %" PetscInt_FMT " rows split over several blocks (atomic sums)\n", brc->nblocks, brc->nblocks ? (double)L->nslots / (double)(brc->nblocks * brc->b1) : 0.0, brc->nsplit));
-  if (brc->col16) PetscCall(PetscViewerASCIIPrintf(viewer, "column indices: 16-bit offsets from each block's first column (the widest block spans %" PetscInt_FMT " columns)\n", brc->widest));
-  else if (brc->compress && brc->widest >= MATBRC_SPAN16) PetscCall(PetscViewerASCIIPrintf(viewer, "column indices: 32-bit (a block spans %" PetscInt_FMT " columns, 16-bit offsets need fewer than %d)\n", brc->widest, MATBRC_SPAN16));
-  else if (brc->compress && brc->mu < MATBRC_COMPRESS_MINLEN) PetscCall(PetscViewerASCIIPrintf(viewer, "column indices: 32-bit (rows of %.1f entries on average: 16-bit offsets pay from %d)\n", (double)brc->mu, MATBRC_COMPRESS_MINLEN));
+  if (brc->col16) PetscCall(PetscViewerASCIIPrintf(viewer, "column indices: 16-bit offsets from each block's first column; %" PetscInt_FMT " of %" PetscInt_FMT " blocks (%.1f%% of the slots) span %d columns or more and keep 32-bit ones\n", brc->nwide, brc->nblocks, L->nslots ? 100.0 * (double)brc->wideslots / (double)L->nslots : 0.0, MATBRC_SPAN16));
+  else if (brc->compress && brc->widest >= MATBRC_SPAN16) PetscCall(PetscViewerASCIIPrintf(viewer, "column indices: 32-bit (%.1f%% of the slots in blocks spanning %d columns or more; 16-bit offsets need at most %.0f%%)\n", L->nslots ? 100.0 * (double)brc->wideslots / (double)L->nslots : 0.0, MATBRC_SPAN16, 100 * MATBRC_WIDE_FRACTION));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "column indices: 32-bit%s\n", brc->compress ? " (host kernel)" : " (-mat_brc_compress 0)"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -357,11 +357,10 @@ PetscErrorCode MatBRCSetCoarsening(Mat A, PetscInt rep)
 
   Input Parameters:
 + A        - a `MATBRC` matrix
-- compress - `PETSC_TRUE` (the default): where every block's columns span fewer than 65536 columns
-             (stencil and FEM matrices with a sensible ordering) and the rows have at least 12
-             entries on average, each block keeps its first column and 16-bit offsets, 10 instead
-             of 12 bytes per nonzero in double precision; otherwise, or with `PETSC_FALSE`, 32-bit
-             column indices
+- compress - `PETSC_TRUE` (the default): each block whose columns span fewer than 65536 columns
+             keeps its first column and 16-bit offsets, 10 instead of 12 bytes per nonzero in
+             double precision, the other blocks 32-bit indices; when those hold more than a
+             quarter of the entries, or with `PETSC_FALSE`, all indices are 32-bit
 
   Options Database Key:
 . -mat_brc_compress <bool> - compress the column indices

@@ -7,7 +7,9 @@
 #include "brcimpl.h"
 #include "../aijspmv/aijspmvcuda.h"
 #include <climits>
+#include <thrust/count.h>
 #include <thrust/reduce.h>
+#include <thrust/scan.h>
 #include <thrust/functional.h>
 #include <thrust/execution_policy.h>
 
@@ -48,9 +50,11 @@ __global__ void __launch_bounds__(256) MatBRCMultKernel(I nblocks, I b1_, const 
 }
 
 /* The same with 16-bit column offsets from each block's base column: 10 instead of 12 bytes per
-   nonzero in double precision, so a bandwidth-bound product reads 1/6 fewer bytes */
+   nonzero in double precision, so a bandwidth-bound product reads 1/6 fewer bytes. A block whose
+   columns span too much for 16 bits has colbase[b] = -(w + 1) and its columns, 32-bit, at
+   colwide[w + (s - its first slot)]; the branch is uniform over the block's lanes */
 template <typename V, typename I, int B1>
-__global__ void __launch_bounds__(256) MatBRCMultKernel16(I nblocks, I b1_, const I *__restrict__ blockoff, const I *__restrict__ rowidx, const I *__restrict__ colbase, const unsigned short *__restrict__ col16, const V *__restrict__ val, const V alpha, const V *__restrict__ x, const V *z, V *y)
+__global__ void __launch_bounds__(256) MatBRCMultKernel16(I nblocks, I b1_, const I *__restrict__ blockoff, const I *__restrict__ rowidx, const I *__restrict__ colbase, const unsigned short *__restrict__ col16, const I *__restrict__ colwide, const V *__restrict__ val, const V alpha, const V *__restrict__ x, const V *z, V *y)
 {
   const I b1     = B1 > 0 ? (I)B1 : b1_;
   const I tid    = blockIdx.x * blockDim.x + threadIdx.x;
@@ -58,15 +62,27 @@ __global__ void __launch_bounds__(256) MatBRCMultKernel16(I nblocks, I b1_, cons
   const I stride = (gridDim.x * blockDim.x) / b1;
 
   for (I b = tid / b1; b < nblocks; b += stride) {
-    const I  off = blockoff[b], T = (blockoff[b + 1] - off) / b1;
-    const I  dst = rowidx[b * b1 + lane];
-    const V *xb  = x + colbase[b];
-    V        sum = V(0);
+    const I off = blockoff[b], T = (blockoff[b + 1] - off) / b1;
+    const I dst = rowidx[b * b1 + lane];
+    const I cb  = colbase[b];
+    V       sum = V(0);
+
+    if (cb >= 0) {
+      const V *xb = x + cb;
 
 #pragma unroll 4
-    for (I j = 0; j < T; j++) {
-      const I s = off + j * b1 + lane;
-      sum += MatSpmvLoadStream(&val[s]) * xb[__ldcs(&col16[s])];
+      for (I j = 0; j < T; j++) {
+        const I s = off + j * b1 + lane;
+        sum += MatSpmvLoadStream(&val[s]) * xb[__ldcs(&col16[s])];
+      }
+    } else {
+      const I *cw = colwide + (-cb - 1) - off;
+
+#pragma unroll 4
+      for (I j = 0; j < T; j++) {
+        const I s = off + j * b1 + lane;
+        sum += MatSpmvLoadStream(&val[s]) * x[MatSpmvLoadStream(&cw[s])];
+      }
     }
     sum *= alpha;
     if (dst >= 0) y[dst] = z ? z[dst] + sum : sum;
@@ -74,22 +90,38 @@ __global__ void __launch_bounds__(256) MatBRCMultKernel16(I nblocks, I b1_, cons
   }
 }
 
-/* each block's smallest column and its span (a thread per block; the blocks' slots are disjoint) */
-__global__ void MatBRCBlockSpan(int nblocks, const int *__restrict__ blockoff, const int *__restrict__ col, int *__restrict__ base, int *__restrict__ span)
+/* each block's smallest column, and its slots when its columns span MATBRC_SPAN16 or more (wide),
+   else 0 (a thread per block; the blocks' slots are disjoint) */
+__global__ void MatBRCBlockSpan(int nblocks, const int *__restrict__ blockoff, const int *__restrict__ col, int *__restrict__ base, int *__restrict__ span, int *__restrict__ wideslots)
 {
-  for (int b = blockIdx.x * blockDim.x + threadIdx.x; b < nblocks; b += gridDim.x * blockDim.x) {
+  for (int b = blockIdx.x * blockDim.x + threadIdx.x; b <= nblocks; b += gridDim.x * blockDim.x) {
     int lo = INT_MAX, hi = INT_MIN;
 
+    if (b == nblocks) { /* the exclusive scan's total */
+      wideslots[b] = 0;
+      continue;
+    }
     for (int s = blockoff[b]; s < blockoff[b + 1]; s++) lo = min(lo, col[s]), hi = max(hi, col[s]);
-    base[b] = blockoff[b + 1] > blockoff[b] ? lo : 0;
-    span[b] = blockoff[b + 1] > blockoff[b] ? hi - lo + 1 : 0;
+    base[b]      = blockoff[b + 1] > blockoff[b] ? lo : 0;
+    span[b]      = blockoff[b + 1] > blockoff[b] ? hi - lo + 1 : 0;
+    wideslots[b] = span[b] >= MATBRC_SPAN16 ? blockoff[b + 1] - blockoff[b] : 0;
   }
 }
 
-__global__ void MatBRCColumnOffsets(int nblocks, const int *__restrict__ blockoff, const int *__restrict__ col, const int *__restrict__ base, unsigned short *__restrict__ col16)
+/* narrow blocks: 16-bit offsets; wide blocks: their columns copied to colwide at woff[b], and
+   colbase[b] = -(woff[b] + 1) */
+__global__ void MatBRCColumnOffsets(int nblocks, const int *__restrict__ blockoff, const int *__restrict__ col, const int *__restrict__ span, const int *__restrict__ woff, int *__restrict__ base, unsigned short *__restrict__ col16, int *__restrict__ colwide)
 {
-  for (int b = blockIdx.x; b < nblocks; b += gridDim.x)
-    for (int s = blockoff[b] + threadIdx.x; s < blockoff[b + 1]; s += blockDim.x) col16[s] = (unsigned short)(col[s] - base[b]);
+  for (int b = blockIdx.x; b < nblocks; b += gridDim.x) {
+    const int off = blockoff[b];
+
+    if (span[b] < MATBRC_SPAN16)
+      for (int s = off + threadIdx.x; s < blockoff[b + 1]; s += blockDim.x) col16[s] = (unsigned short)(col[s] - base[b]);
+    else {
+      for (int s = off + threadIdx.x; s < blockoff[b + 1]; s += blockDim.x) colwide[woff[b] + s - off] = col[s];
+      if (!threadIdx.x) base[b] = -(woff[b] + 1); /* no thread reads base[b] in this branch */
+    }
+  }
 }
 
 static inline int MatBRCGrid(PetscInt n)
@@ -97,40 +129,56 @@ static inline int MatBRCGrid(PetscInt n)
   return (int)PetscMax(1, PetscMin((n + 255) / 256, 65536));
 }
 
-/* 16-bit column offsets when every block spans fewer than MATBRC_SPAN16 columns (then d_col goes) */
+/* 16-bit column offsets for the blocks whose columns span fewer than MATBRC_SPAN16, 32-bit for
+   the others, when those are few enough (then d_col goes) */
 PetscErrorCode MatBRCCompressColumns(MatSpmvLayout L, void *stream)
 {
   MatBRCLayout *brc = (MatBRCLayout *)L->fmt;
   cudaStream_t  s   = (cudaStream_t)stream;
-  int          *span;
+  auto          pol = thrust::cuda::par.on(s);
+  int          *span, *woff, nwide = 0, wideslots = 0;
 
   PetscFunctionBegin;
-  brc->col16  = PETSC_FALSE;
-  brc->widest = 0;
-  if (!brc->compress || brc->mu < MATBRC_COMPRESS_MINLEN) PetscFunctionReturn(PETSC_SUCCESS);
+  brc->col16     = PETSC_FALSE;
+  brc->widest    = 0;
+  brc->nwide     = 0;
+  brc->wideslots = 0;
+  if (!brc->compress) PetscFunctionReturn(PETSC_SUCCESS);
   if (!brc->nblocks) {
     brc->col16 = PETSC_TRUE;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(MatSpmvCUDAMalloc((void **)&brc->d_colbase, brc->nblocks * sizeof(int)));
   PetscCall(MatSpmvCUDAMalloc((void **)&span, brc->nblocks * sizeof(int)));
-  MatBRCBlockSpan<<<MatBRCGrid(brc->nblocks), 256, 0, s>>>((int)brc->nblocks, brc->d_blockoff, brc->d_col, brc->d_colbase, span);
+  PetscCall(MatSpmvCUDAMalloc((void **)&woff, (brc->nblocks + 1) * sizeof(int)));
+  MatBRCBlockSpan<<<MatBRCGrid(brc->nblocks + 1), 256, 0, s>>>((int)brc->nblocks, brc->d_blockoff, brc->d_col, brc->d_colbase, span, woff);
   PetscCallCUDA(cudaGetLastError());
-  brc->widest = thrust::reduce(thrust::cuda::par.on(s), span, span + brc->nblocks, 0, thrust::maximum<int>());
-  PetscCall(MatSpmvCUDAFree(span));
-  if (brc->widest >= MATBRC_SPAN16) { /* some block too wide: 32-bit indices for all */
+  brc->widest = thrust::reduce(pol, span, span + brc->nblocks, 0, thrust::maximum<int>());
+  if (brc->widest >= MATBRC_SPAN16) nwide = (int)thrust::count_if(pol, span, span + brc->nblocks, [] __device__(int w) { return w >= MATBRC_SPAN16; });
+  thrust::exclusive_scan(pol, woff, woff + brc->nblocks + 1, woff);
+  PetscCallCUDA(cudaMemcpyAsync(&wideslots, woff + brc->nblocks, sizeof(int), cudaMemcpyDeviceToHost, s));
+  PetscCallCUDA(cudaStreamSynchronize(s));
+  brc->wideslots = wideslots;
+  brc->nwide = nwide;
+  /* a wide block's slots keep their 32-bit columns and an unused 16-bit one: mostly wide layouts
+     (DMPlex's Q2 operators, 90-96% of slots) were slower, so only a quarter may be wide */
+  if ((double)brc->wideslots <= MATBRC_WIDE_FRACTION * (double)L->nslots) {
+    PetscCall(MatSpmvCUDAMalloc((void **)&brc->d_col16, (size_t)L->nslots * sizeof(unsigned short)));
+    PetscCall(MatSpmvCUDAMalloc((void **)&brc->d_colwide, (size_t)brc->wideslots * sizeof(int)));
+    MatBRCColumnOffsets<<<(unsigned)PetscMin(brc->nblocks, 65535), 128, 0, s>>>((int)brc->nblocks, brc->d_blockoff, brc->d_col, span, woff, brc->d_colbase, brc->d_col16, brc->d_colwide);
+    PetscCallCUDA(cudaGetLastError());
+    PetscCallCUDA(cudaStreamSynchronize(s));
+    PetscCall(MatSpmvCUDAFree(brc->d_col));
+    brc->d_col    = NULL;
+    brc->col16    = PETSC_TRUE;
+    L->indexbytes = L->indexbytes - (size_t)L->nslots * (sizeof(int) - sizeof(unsigned short)) + (size_t)(brc->nblocks + brc->wideslots) * sizeof(int);
+  } else { /* too many wide blocks: 32-bit indices for all */
     PetscCall(MatSpmvCUDAFree(brc->d_colbase));
     brc->d_colbase = NULL;
-    PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(MatSpmvCUDAMalloc((void **)&brc->d_col16, (size_t)L->nslots * sizeof(unsigned short)));
-  MatBRCColumnOffsets<<<(unsigned)PetscMin(brc->nblocks, 65535), 128, 0, s>>>((int)brc->nblocks, brc->d_blockoff, brc->d_col, brc->d_colbase, brc->d_col16);
-  PetscCallCUDA(cudaGetLastError());
-  PetscCallCUDA(cudaStreamSynchronize(s));
-  PetscCall(MatSpmvCUDAFree(brc->d_col));
-  brc->d_col      = NULL;
-  brc->col16      = PETSC_TRUE;
-  L->indexbytes   = L->indexbytes - (size_t)L->nslots * (sizeof(int) - sizeof(unsigned short)) + brc->nblocks * sizeof(int);
+  PetscCall(MatSpmvCUDAFree(span));
+  PetscCall(MatSpmvCUDAFree(woff));
+  PetscCall(PetscInfo(NULL, "BRC column indices: %s; %" PetscInt_FMT " of %" PetscInt_FMT " blocks, %" PetscInt_FMT " of %" PetscInt_FMT " slots, span %d columns or more\n", brc->col16 ? "16-bit offsets" : "32-bit", brc->nwide, brc->nblocks, brc->wideslots, L->nslots, MATBRC_SPAN16));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -171,8 +219,8 @@ PetscErrorCode MatMultDevice_BRC(MatSpmvLayout L, const PetscScalar *x, const Pe
     int      blocks = (int)PetscMin((nthr + threads - 1) / threads, PETSC_INT32_MAX / threads);
 
     if (brc->col16) {
-      if (brc->b1 == 32) MatBRCMultKernel16<PetscScalar, int, 32><<<blocks, threads, 0, s>>>((int)brc->nblocks, 32, brc->d_blockoff, brc->d_rowidx, brc->d_colbase, brc->d_col16, L->d_val, L->scale, x, z, y);
-      else MatBRCMultKernel16<PetscScalar, int, 0><<<blocks, threads, 0, s>>>((int)brc->nblocks, (int)brc->b1, brc->d_blockoff, brc->d_rowidx, brc->d_colbase, brc->d_col16, L->d_val, L->scale, x, z, y);
+      if (brc->b1 == 32) MatBRCMultKernel16<PetscScalar, int, 32><<<blocks, threads, 0, s>>>((int)brc->nblocks, 32, brc->d_blockoff, brc->d_rowidx, brc->d_colbase, brc->d_col16, brc->d_colwide, L->d_val, L->scale, x, z, y);
+      else MatBRCMultKernel16<PetscScalar, int, 0><<<blocks, threads, 0, s>>>((int)brc->nblocks, (int)brc->b1, brc->d_blockoff, brc->d_rowidx, brc->d_colbase, brc->d_col16, brc->d_colwide, L->d_val, L->scale, x, z, y);
     } else if (brc->b1 == 32) MatBRCMultKernel<PetscScalar, int, 32><<<blocks, threads, 0, s>>>((int)brc->nblocks, 32, brc->d_blockoff, brc->d_rowidx, brc->d_col, L->d_val, L->scale, x, z, y);
     else MatBRCMultKernel<PetscScalar, int, 0><<<blocks, threads, 0, s>>>((int)brc->nblocks, (int)brc->b1, brc->d_blockoff, brc->d_rowidx, brc->d_col, L->d_val, L->scale, x, z, y);
     PetscCallCUDA(cudaGetLastError());
@@ -404,7 +452,7 @@ PetscErrorCode MatDownload_BRC(MatSpmvLayout L)
   if (!brc->rowidx) PetscCall(MatSpmvCUDADownloadInt(&brc->rowidx, brc->d_rowidx, brc->nblocks * brc->b1));
   if (!brc->col && brc->col16) { /* columns back from the base columns and offsets */
     unsigned short *c16;
-    PetscInt       *base;
+    PetscInt       *base, *wide = NULL;
     void           *stream;
 
     PetscCall(MatSpmvCUDAGetStream(&stream));
@@ -412,10 +460,12 @@ PetscErrorCode MatDownload_BRC(MatSpmvLayout L)
     PetscCall(PetscMalloc1(L->nslots, &c16));
     PetscCall(MatSpmvCUDACopyToHost(c16, brc->d_col16, L->nslots * sizeof(unsigned short), stream));
     PetscCall(MatSpmvCUDADownloadInt(&base, brc->d_colbase, brc->nblocks));
+    PetscCall(MatSpmvCUDADownloadInt(&wide, brc->d_colwide, brc->wideslots));
     for (PetscInt b = 0; b < brc->nblocks; b++)
-      for (PetscInt sl = brc->blockoff[b]; sl < brc->blockoff[b + 1]; sl++) brc->col[sl] = base[b] + c16[sl];
+      for (PetscInt sl = brc->blockoff[b]; sl < brc->blockoff[b + 1]; sl++) brc->col[sl] = base[b] >= 0 ? base[b] + c16[sl] : wide[-base[b] - 1 + sl - brc->blockoff[b]];
     PetscCall(PetscFree(c16));
     PetscCall(PetscFree(base));
+    PetscCall(PetscFree(wide));
   } else if (!brc->col) PetscCall(MatSpmvCUDADownloadInt(&brc->col, brc->d_col, L->nslots));
   if (!brc->initrows) PetscCall(MatSpmvCUDADownloadInt(&brc->initrows, brc->d_initrows, brc->ninit));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -12,10 +12,10 @@ typedef struct {
 
 /* A block's columns fit 16-bit offsets from its smallest column when they span fewer than this */
 #define MATBRC_SPAN16 65536
-/* Compressed indices only for rows of at least this mean length. Measured on the H200: rows of 20,
-   27 and 79 entries gained 4.6%, 5.5% and 8.9%, rows of 5 lost 1.7% (the per-block base column is
-   one more load per 5 entries); the threshold lies between */
-#define MATBRC_COMPRESS_MINLEN 12
+/* Compressed indices when at most this fraction of the slots is in blocks spanning MATBRC_SPAN16
+   columns or more (measured: SNES ex62's Q2-Q1 operator with 90% of its slots in such blocks was 5% slower
+   compressed, ex12's Q2 with 96% level) */
+#define MATBRC_WIDE_FRACTION 0.25
 
 typedef struct {
   PetscInt  b1, b2, rep, window; /* as chosen for this matrix */
@@ -28,12 +28,14 @@ typedef struct {
   PetscInt  nsplit, maxnz;
   PetscReal mu, sigma;
   int      *d_blockoff, *d_rowidx, *d_col, *d_initrows;
-  /* compressed column indices (device only): column of slot s in block b = d_colbase[b] + d_col16[s];
-     d_col is then freed. widest: the largest column span of a block (decides it) */
+  /* compressed column indices (device only): column of slot s in block b = d_colbase[b] + d_col16[s]
+     for a block spanning fewer than MATBRC_SPAN16 columns, 32-bit in d_colwide for the nwide others;
+     d_col is then freed. widest: the largest column span of a block */
   PetscBool       compress, col16; /* asked for; done */
   unsigned short *d_col16;
-  int            *d_colbase;
-  PetscInt        widest;
+  int            *d_colbase;          /* >= 0: the block's base column; -(w + 1): a wide block, its columns at d_colwide[w] */
+  int            *d_colwide;          /* the wide blocks' columns, 32-bit, block after block */
+  PetscInt        widest, nwide, wideslots;
 } MatBRCLayout;
 
 PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJBRC(Mat);
