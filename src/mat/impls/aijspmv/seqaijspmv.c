@@ -316,9 +316,11 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
       L->d_slot2csr = NULL;
     }
     if (!L->borrowed) PetscCall(MatSpmvCUDAMalloc((void **)&L->d_val, L->nslots * sizeof(PetscScalar)));
-    if (!ondevicebuild) {
+    if (!ondevicebuild) { /* the host arrays' bytes: a format may store them smaller on the device */
+      const size_t bytes = L->indexbytes;
+
       PetscCall(L->format->upload(L));
-      PetscCall(PetscLogCpuToGpu(L->indexbytes));
+      PetscCall(PetscLogCpuToGpu(bytes));
     }
     if (L->crow) {
       PetscCall(MatSpmvCUDAUploadInt(&L->d_crow, L->crow, L->m));
