@@ -24,7 +24,7 @@ run() { # label args...
     printf "%-26s failed, see %s\n" "$label" "$f"; return
   fi
   local newton=$(grep -o "Nonlinear solve converged due to [A-Z_]* iterations [0-9]*" "$f" | awk '{print $NF}')
-  local build=$(awk '$1 ~ /^Mat(BRC|CMRS|ARGCSR|IPCSR|ELLR)Build$/ { print $4; exit }' "$f")
+  local build=$(awk '$1 ~ /^Mat(BRC|CMRS|ARGCSR|IPCSR|ELLR|SPMV)Build$/ { print $4; exit }' "$f")
   printf "%-26s %7s %9s %10s %10s %10s %10s %10s\n" "$label" "${newton:-?}" "$(cnt MatMult "$f")" "$(ev MatMult "$f")" "$(ev PCApply "$f")" "$(ev KSPSolve "$f")" "$(ev SNESSolve "$f")" "$build"
 }
 echo "SNES ex19, ${n}x${n} grid (4 fields, $((4 * n * n)) unknowns), GMRES + Jacobi; times in seconds (-log_view max)"
