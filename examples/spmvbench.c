@@ -10,6 +10,7 @@ static char help[] = "SpMV benchmark: each matrix type's product checked against
                      "  -l2_persist_x   experiment: an L2 access-policy window keeping x resident while timing\n"
                      "  -csv <file>     append one line per type to file (header first when the file is new)\n"
                      "  -name <label>   the matrix column of the CSV (default: the generator's name or the file's base name)\n"
+                     "  -save <file>    also write the matrix to file (PETSc binary), for studies outside PETSc\n"
                      "  -peak_gbs <4285>  bandwidth for eta = minimal bytes / time / peak (4285 GB/s: the H200's measured device copy rate)\n";
 
 #include <petscspmv.h>
@@ -515,6 +516,19 @@ int main(int argc, char **argv)
     }
   }
   PetscCall(MatGetSize(Aref, &m, &ncols));
+  {
+    char      save[PETSC_MAX_PATH_LEN] = "";
+    PetscBool saveset;
+
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-save", save, sizeof(save), &saveset));
+    if (saveset) {
+      PetscViewer viewer;
+
+      PetscCall(PetscViewerBinaryOpen(PETSC_COMM_SELF, save, FILE_MODE_WRITE, &viewer));
+      PetscCall(MatView(Aref, viewer));
+      PetscCall(PetscViewerDestroy(&viewer));
+    }
+  }
   {
     const PetscInt *ri, *rj;
     PetscScalar    *ra;

@@ -235,7 +235,9 @@ PETSC_EXTERN PetscErrorCode MatELLRSetMaxPadding(Mat, PetscReal);
    A `MATSEQAIJ`/`MATMPIAIJ` matrix whose products run on the GPU in the format that suits each
    operator: `MATBRC` when the nonempty rows' lengths vary less than their mean (stencils, FEM,
    multi-field PDEs), `MATIPCSR` otherwise (power-law and circuit matrices), the first of a measured
-   preference list among the candidates. Each process's diagonal and off-diagonal blocks, and the
+   preference list among the candidates (a candidate that refuses the pattern, as `MATELLR` does
+   rows of very different lengths, passes to the next), or the fastest of them when `-mat_spmv_tune`
+   times them. Each process's diagonal and off-diagonal blocks, and the
    transpose used by `MatMultTranspose()`, are chosen on their own; the choice is made again only
    when the nonzero pattern changes. `-mat_view ::ascii_info` prints the choice and its reason.
    Resolves to `MATSEQAIJSPMV` on one process and `MATMPIAIJSPMV` otherwise.
@@ -244,13 +246,18 @@ PETSC_EXTERN PetscErrorCode MatELLRSetMaxPadding(Mat, PetscReal);
 +  -mat_type spmv                 - selects the type
 .  -mat_spmv_formats <brc,...>    - comma-separated candidate formats (default: all of brc, cmrs, argcsr, ipcsr, ellr)
 .  -mat_<format>_...              - each candidate's own options (for example -mat_brc_b1 16); its setters apply too
+.  -mat_spmv_tune <false>         - time the candidates on each operator when its layout is built and keep the fastest
+.  -mat_spmv_tune_reps <10>       - products timed per candidate
+.  -mat_spmv_tune_max_time <1000> - milliseconds of tuning per operator after which no further candidate is tried
 -  -mat_spmv_backend <auto>       - auto, cuda or host (host reference kernels)
 
    Level: beginner
 
-.seealso: [](ch_matrices), `Mat`, `MATAIJ`, `MATBRC`, `MATIPCSR`, `MATELLR`, `MATCMRS`, `MATARGCSR`
+.seealso: [](ch_matrices), `Mat`, `MATAIJ`, `MATBRC`, `MATIPCSR`, `MATELLR`, `MATCMRS`, `MATARGCSR`, `MatSPMVSetTune()`
 M*/
 #define MATSPMV       "spmv"
 #define MATAIJSPMV    "aijspmv"
 #define MATSEQAIJSPMV "seqaijspmv"
 #define MATMPIAIJSPMV "mpiaijspmv"
+
+PETSC_EXTERN PetscErrorCode MatSPMVSetTune(Mat, PetscBool);

@@ -40,7 +40,7 @@ static PetscErrorCode Build(MatType type, PetscInt n, PetscInt longevery, PetscI
 
 /* The format named by the "format <name>: <why>" line of the sequential matrix S's
    -mat_view ::ascii_info (the layout of A; the reason goes to -info) */
-static PetscErrorCode Chosen(Mat S, char *formats, size_t len)
+static PetscErrorCode Chosen(Mat S, char *formats, size_t len, char *why, size_t wlen)
 {
   char        fname[PETSC_MAX_PATH_LEN], line[512];
   PetscViewer v;
@@ -63,6 +63,7 @@ static PetscErrorCode Chosen(Mat S, char *formats, size_t len)
     if (formats[0]) PetscCall(PetscStrlcat(formats, " ", len));
     PetscCall(PetscStrlcat(formats, f + 7, len));
     PetscCall(PetscInfo(S, "%s: %s", f + 7, colon + 1));
+    if (why) PetscCall(PetscStrncpy(why, colon + 1, wlen));
   }
   PetscCall(PetscFClose(PETSC_COMM_SELF, fp));
   (void)unlink(fname);
@@ -70,17 +71,17 @@ static PetscErrorCode Chosen(Mat S, char *formats, size_t len)
 }
 
 /* A's choice on this process's diagonal block (the matrix itself on one process) or its off-diagonal block */
-static PetscErrorCode ChosenBlock(Mat A, PetscBool offdiag, char *formats, size_t len)
+static PetscErrorCode ChosenBlock(Mat A, PetscBool offdiag, char *formats, size_t len, char *why, size_t wlen)
 {
   PetscMPIInt size;
   Mat         Ad, Ao;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
-  if (size == 1) PetscCall(Chosen(A, formats, len));
+  if (size == 1) PetscCall(Chosen(A, formats, len, why, wlen));
   else {
     PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
-    PetscCall(Chosen(offdiag ? Ao : Ad, formats, len));
+    PetscCall(Chosen(offdiag ? Ao : Ad, formats, len, why, wlen));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -91,10 +92,22 @@ static PetscErrorCode Expect(Mat A, PetscBool offdiag, const char *expected, con
   PetscBool same;
 
   PetscFunctionBegin;
-  PetscCall(ChosenBlock(A, offdiag, got, sizeof(got)));
+  PetscCall(ChosenBlock(A, offdiag, got, sizeof(got), NULL, 0));
   PetscCall(PetscStrcmp(got, expected, &same));
   PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: spmv chose \"%s\", expected \"%s\"", what, got, expected);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok %s: %s\n", what, got));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The reason printed for the choice on A's diagonal block contains text */
+static PetscErrorCode ExpectWhy(Mat A, const char *text, const char *what)
+{
+  char got[256], why[512];
+
+  PetscFunctionBegin;
+  PetscCall(ChosenBlock(A, PETSC_FALSE, got, sizeof(got), why, sizeof(why)));
+  PetscCheck(strstr(why, text), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the reason for %s is \"%s\", without \"%s\"", what, got, why, text);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok %s: the reason says \"%s\"\n", what, text));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -125,8 +138,8 @@ int main(int argc, char **argv)
   /* the same matrix again: the same choice and the same layout */
   PetscCall(MatConvert(Aref, MATSPMV, MAT_INITIAL_MATRIX, &B));
   PetscCall(CheckProducts(B, Aref, rnd, "spmv, regular rows, second matrix"));
-  PetscCall(ChosenBlock(A, PETSC_FALSE, a, sizeof(a)));
-  PetscCall(ChosenBlock(B, PETSC_FALSE, b, sizeof(b)));
+  PetscCall(ChosenBlock(A, PETSC_FALSE, a, sizeof(a), NULL, 0));
+  PetscCall(ChosenBlock(B, PETSC_FALSE, b, sizeof(b), NULL, 0));
   PetscCall(MatSpmvGetStorage(A, &ns, &bytes));
   PetscCall(MatSpmvGetStorage(B, &nsb, &bytesb));
   PetscCall(PetscStrcmp(a, b, &same));
@@ -166,6 +179,58 @@ int main(int argc, char **argv)
   PetscCall(MatBRCSetBlockHeight(A, 4));
   PetscCall(CheckProducts(A, B, rnd, "spmv with brc's block height 4"));
   PetscCall(Expect(A, PETSC_FALSE, "brc", "regular rows with a brc setting"));
+  PetscCall(MatDestroy(&B));
+
+  /* a candidate that refuses the pattern passes to the next: ELLR pads the tridiagonal's two short
+     rows, more than a padding limit of 1 allows; with the default limit it takes the pattern */
+  PetscCall(Build(MATAIJ, n, 0, 0, &B));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_spmv_formats", "ipcsr,ellr"));
+  PetscCall(MatSetFromOptions(A));
+  PetscCall(CheckProducts(A, B, rnd, "spmv among ipcsr and ellr"));
+  PetscCall(Expect(A, PETSC_FALSE, "ellr", "regular rows among ipcsr,ellr"));
+  PetscCall(MatELLRSetMaxPadding(A, 1.0));
+  PetscCall(CheckProducts(A, B, rnd, "spmv among ipcsr and ellr, ellr refusing"));
+  PetscCall(Expect(A, PETSC_FALSE, "ipcsr", "regular rows among ipcsr,ellr, ellr refusing"));
+  PetscCall(ExpectWhy(A, "ellr refused", "ellr refusing"));
+  /* no candidate takes the pattern: the last refusal is the error */
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_spmv_formats", "ellr"));
+  PetscCall(MatSetFromOptions(A));
+  PetscCall(MatELLRSetMaxPadding(A, 1.0));
+  {
+    Vec            x, y;
+    PetscErrorCode ierr;
+
+    PetscCall(MatCreateVecs(A, &x, &y));
+    PetscCall(VecSet(x, 1.0));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = MatMult(A, x, y);
+    PetscCall(PetscPopErrorHandler());
+    PetscCheck(ierr == PETSC_ERR_SUP, PETSC_COMM_SELF, PETSC_ERR_PLIB, "spmv with ellr alone, ellr refusing: MatMult gave error %d, expected ELLR's PETSC_ERR_SUP", (int)ierr);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok the only candidate refusing is an error\n"));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
+  }
+  PetscCall(MatELLRSetMaxPadding(A, 3.0));
+  PetscCall(CheckProducts(A, B, rnd, "spmv with ellr alone after raising its padding limit"));
+  PetscCall(Expect(A, PETSC_FALSE, "ellr", "ellr alone after raising its padding limit"));
+
+  /* tuning: every candidate is timed and the fastest kept; which one depends on the machine, the products do not */
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_spmv_formats", "brc,ipcsr,argcsr"));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_spmv_tune_reps", "3"));
+  PetscCall(MatSetFromOptions(A));
+  PetscCall(MatSPMVSetTune(A, PETSC_TRUE));
+  PetscCall(CheckProducts(A, B, rnd, "spmv tuned among brc, ipcsr, argcsr"));
+  PetscCall(ExpectWhy(A, "timed: brc ", "tuned"));
+  PetscCall(ExpectWhy(A, " us, ipcsr ", "tuned"));
+  PetscCall(ExpectWhy(A, " us, argcsr ", "tuned"));
+  /* no time left after the first candidate: the rules' first is kept */
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_spmv_tune_max_time", "0"));
+  PetscCall(MatSetFromOptions(A));
+  PetscCall(CheckProducts(A, B, rnd, "spmv tuned with no time"));
+  PetscCall(Expect(A, PETSC_FALSE, "brc", "tuned with no time"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_spmv_tune_max_time"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_spmv_tune_reps"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_spmv_formats"));
   PetscCall(MatDestroy(&B));
 
   if (size > 1) { /* blocks chosen on their own: a regular diagonal block, an irregular off-diagonal one */

@@ -120,6 +120,13 @@ PetscErrorCode MatSpmvCUDAZero(PetscScalar *y, PetscInt n, void *stream)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MatSpmvCUDASynchronize(void *stream)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaStreamSynchronize((cudaStream_t)stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatSpmvCUDACopyOnDevice(void *dst, const void *src, size_t bytes, void *stream)
 {
   PetscFunctionBegin;

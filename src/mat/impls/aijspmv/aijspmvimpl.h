@@ -17,13 +17,21 @@ typedef struct {
 
 typedef struct _n_MatSpmvFormat MatSpmvFormat;
 
+#define MATSPMV_MAX_CANDIDATES 16 /* formats a selecting format may offer for one operator */
+
+/* A selecting format's request to time its candidates on the operator when its layout is built */
+typedef struct {
+  PetscInt  reps;    /* timed products per candidate after one untimed one; 0: no timing, the first candidate that builds */
+  PetscReal maxtime; /* milliseconds: no candidate after the first is tried once the tuning has taken this long */
+} MatSpmvTune;
+
 /* One product operator (A, or A^T for the transpose products) in a format's layout.
    The layer owns the values; the format owns fmt, its index arrays. */
 typedef struct _n_MatSpmvLayout *MatSpmvLayout;
 struct _n_MatSpmvLayout {
   MatSpmvFormat *format;    /* the format that built it: the matrix's own, or the one a selecting format chose */
   const void    *params;    /* that format's parameters */
-  char           why[192];  /* a selecting format's reason for its choice, for the viewer */
+  char           why[320];  /* a selecting format's reason for its choice, for the viewer */
   PetscInt     m, n;        /* rows and columns the format stores: the operator's rows with entries when compressed */
   PetscInt     ym;          /* rows of the operator (the length of y) */
   PetscInt    *crow;        /* compressed (most rows empty, as in MPI off-diagonal blocks): the operator row of each
@@ -80,11 +88,13 @@ struct _n_MatSpmvFormat {
   PetscErrorCode (*download)(MatSpmvLayout L);
   PetscErrorCode (*destroy)(MatSpmvLayout L); /* free L->fmt, host and device */
   PetscErrorCode (*view)(MatSpmvLayout L, PetscViewer viewer);
-  /* A selecting format (spmv) has none of the above but these two. select: the format that builds
-     and runs the layout of this operator, from its pattern (pattern->i only), its parameters
-     inside params, and one line saying why. subparams: the parameters of format inside params,
-     for that format's setters */
-  PetscErrorCode (*select)(const void *params, const MatSpmvCSR *pattern, MatSpmvFormat **format, const void **fparams, char *why, size_t whylen);
+  /* A selecting format (spmv) has none of the above but these two. select: the formats that may
+     build and run the layout of this operator, best first (at most MATSPMV_MAX_CANDIDATES), from its
+     pattern (pattern->i only), each with its parameters inside params; one line saying why; and
+     whether the layer should time them (tune). The layer takes the first that accepts the pattern,
+     or, when tuning, the fastest of those it times. subparams: the parameters of format inside
+     params, for that format's setters */
+  PetscErrorCode (*select)(const void *params, const MatSpmvCSR *pattern, PetscInt *ncand, MatSpmvFormat **cand, const void **candparams, MatSpmvTune *tune, char *why, size_t whylen);
   PetscErrorCode (*subparams)(void *params, MatSpmvFormat *format, void **fparams);
   /* filled in at registration */
   PetscLogEvent event_build, event_refresh, event_mult, event_multT;
@@ -201,6 +211,7 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDAGather(PetscInt, const int *, const Petsc
 PETSC_INTERN PetscErrorCode MatSpmvCUDAAddRows(PetscInt, const int *, const PetscScalar *, PetscScalar *, void *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDAZero(PetscScalar *, PetscInt, void *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDACopyOnDevice(void *, const void *, size_t, void *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDASynchronize(void *);
 /* whether the device map slot2csr of n slots is the identity */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAIsIdentity(PetscInt, const int *, PetscBool *, void *);
 /* host PetscInt copy of a device int array (PetscFree it) */

@@ -254,8 +254,8 @@ static PetscErrorCode MatSpmvBuildDevice(Mat A, const MatSpmvCSR *csr, MatSpmvLa
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Fill the new layout L of A (t = 0) or A^T (t = 1) from the current structure */
-static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, MatSpmvLayout L)
+/* Fill the new layout L of A (t = 0) or A^T (t = 1) from the current structure, in format with params */
+static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, MatSpmvFormat *format, const void *params, MatSpmvLayout L)
 {
   Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
   PetscBool       ondevicebuild;
@@ -275,14 +275,11 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
   }
   PetscCall(MatSpmvCompressRows(t ? &tcsr : csr, &ccsr, &L->crow, &ci));
   L->m = ccsr.m;
-  /* the format of this layout: the matrix's, or the one its selecting format picks for this pattern */
-  L->format = sp->format;
-  L->params = sp->params;
-  ierr      = sp->format->select ? sp->format->select(sp->params, &ccsr, &L->format, &L->params, L->why, sizeof(L->why)) : PETSC_SUCCESS;
+  L->format = format;
+  L->params = params;
   /* the format's device build needs aijcusparse's 32-bit device CSR */
-  ondevicebuild = (PetscBool)(!ierr && t == 0 && sp->ondevice && sp->base->cusparse && L->format->builddevice && sizeof(PetscInt) == sizeof(int));
-  if (ierr) L->format = NULL; /* nothing built */
-  else if (ondevicebuild) {
+  ondevicebuild = (PetscBool)(t == 0 && sp->ondevice && sp->base->cusparse && L->format->builddevice && sizeof(PetscInt) == sizeof(int));
+  if (ondevicebuild) {
 #if defined(PETSC_HAVE_CUDA)
     ierr           = MatSpmvBuildDevice(A, &ccsr, L);
     L->devicebuilt = PETSC_TRUE;
@@ -333,26 +330,174 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Build the layout of A (t = 0) or A^T (t = 1). A format may refuse a structure (a size past 32-bit
-   indices, ELLR's padding limit): the half-built layout is then freed and A keeps no layout, so the
-   next product tries again (after, say, a parameter change) */
-static PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
+/* A new layout of op(A) in format: NULL in *L, and the format's error code in *ierr, when the format
+   refuses the structure (a size past 32-bit indices, ELLR's padding limit); the half-built layout is
+   then freed. quiet: the refusal is expected to be handled (another candidate follows), not printed */
+static PetscErrorCode MatSpmvTryBuild(Mat A, int t, const MatSpmvCSR *csr, MatSpmvFormat *format, const void *params, PetscBool quiet, MatSpmvLayout *L, PetscErrorCode *ierr)
 {
   Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
-  MatSpmvLayout   L;
-  PetscErrorCode  ierr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(L));
+  if (quiet) PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  *ierr = MatSpmvBuildLayout(A, t, csr, format, params, *L);
+  if (quiet) PetscCall(PetscPopErrorHandler());
+  if (*ierr) {
+    const char *msg = NULL;
+
+    if (quiet) {
+      (void)PetscErrorMessage(*ierr, NULL, &msg);
+      PetscCall(PetscInfo(A, "%s refused the %s of this matrix: %s\n", format->name, t ? "transpose" : "pattern", msg ? msg : ""));
+    }
+    PetscCall(MatSpmvLayoutDestroy(sp, L));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The row offsets of op(A)'s pattern, which a selecting format reads (A's own for t = 0; A^T's,
+   counted from A's columns, for t = 1: PetscFree *ti) */
+static PetscErrorCode MatSpmvOperatorRows(const MatSpmvCSR *csr, int t, MatSpmvCSR *op, PetscInt **ti)
+{
+  PetscFunctionBegin;
+  *ti = NULL;
+  *op = *csr;
+  if (t == 1) {
+    PetscCall(PetscCalloc1(csr->n + 1, ti));
+    for (PetscInt k = 0; k < csr->nnz; k++) (*ti)[csr->j[k] + 1]++;
+    for (PetscInt r = 0; r < csr->n; r++) (*ti)[r + 1] += (*ti)[r];
+    op->m = csr->n;
+    op->n = csr->m;
+    op->i = *ti;
+  }
+  op->j = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvRefresh(Mat, MatSpmvLayout, PetscObjectState *);
+
+/* Microseconds per product of the filled layout L, from reps products after an untimed one; on the
+   device, with its kernels on scratch vectors (the stored rows only, as the format writes them) */
+static PetscErrorCode MatSpmvTimeLayout(Mat A, MatSpmvLayout L, PetscInt reps, PetscLogDouble *us)
+{
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
+  PetscLogDouble  t0 = 0, t1 = 0;
+
+  PetscFunctionBegin;
+  if (sp->ondevice) {
+#if defined(PETSC_HAVE_CUDA)
+    PetscScalar *dx, *dy;
+    void        *stream;
+
+    PetscCall(MatSpmvCUDAGetStream(&stream));
+    PetscCall(MatSpmvCUDAMalloc((void **)&dx, L->n * sizeof(PetscScalar)));
+    PetscCall(MatSpmvCUDAMalloc((void **)&dy, L->m * sizeof(PetscScalar)));
+    PetscCall(MatSpmvCUDAZero(dx, L->n, stream)); /* the memory traffic of a product does not depend on x */
+    PetscCall(L->format->multdevice(L, dx, NULL, dy, stream));
+    PetscCall(MatSpmvCUDASynchronize(stream));
+    PetscCall(PetscTime(&t0));
+    for (PetscInt k = 0; k < reps; k++) PetscCall(L->format->multdevice(L, dx, NULL, dy, stream));
+    PetscCall(MatSpmvCUDASynchronize(stream));
+    PetscCall(PetscTime(&t1));
+    PetscCall(MatSpmvCUDAFree(dx));
+    PetscCall(MatSpmvCUDAFree(dy));
+#endif
+  } else {
+    PetscScalar *x, *y;
+
+    PetscCall(PetscCalloc1(L->n, &x));
+    PetscCall(PetscMalloc1(L->m, &y));
+    PetscCall(L->format->multhost(L, x, NULL, y));
+    PetscCall(PetscTime(&t0));
+    for (PetscInt k = 0; k < reps; k++) PetscCall(L->format->multhost(L, x, NULL, y));
+    PetscCall(PetscTime(&t1));
+    PetscCall(PetscFree(x));
+    PetscCall(PetscFree(y));
+  }
+  *us = (t1 - t0) * 1e6 / (PetscLogDouble)PetscMax(reps, 1);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Build the layout of A (t = 0) or A^T (t = 1) in A's format, or in one of the candidates its
+   selecting format offers for this operator: the first that accepts the structure, or, when the
+   selecting format asks for tuning, the fastest of those timed. A structure no candidate accepts
+   leaves A without a layout, so the next product tries again (after, say, a parameter change) */
+static PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
+{
+  Mat_SeqAIJSpmv  *sp                                  = MatSpmvSeq(A);
+  MatSpmvFormat   *cand[MATSPMV_MAX_CANDIDATES]       = {sp->format};
+  const void      *candparams[MATSPMV_MAX_CANDIDATES] = {sp->params};
+  PetscInt         ncand = 1, timed = 0;
+  MatSpmvTune      tune  = {0, 0};
+  MatSpmvLayout    L = NULL, Lc;
+  PetscObjectState state = MATSPMV_NOSTATE, cstate;
+  PetscLogDouble   start, now, us = 0, best = PETSC_MAX_REAL;
+  PetscErrorCode   ierr = PETSC_SUCCESS;
+  char             why[sizeof(((MatSpmvLayout)NULL)->why)] = "", times[sizeof(why)] = "";
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(sp->format->event_build, A, 0, 0, 0));
-  PetscCall(PetscNew(&L));
-  ierr = MatSpmvBuildLayout(A, t, csr, L);
-  if (ierr) {
-    PetscCall(MatSpmvLayoutDestroy(sp, &L));
+  if (sp->format->select) {
+    MatSpmvCSR op;
+    PetscInt  *ti;
+
+    PetscCall(MatSpmvOperatorRows(csr, t, &op, &ti));
+    ierr = sp->format->select(sp->params, &op, &ncand, cand, candparams, &tune, why, sizeof(why));
+    PetscCall(PetscFree(ti));
+    PetscCall(ierr);
+    PetscCheck(ncand >= 1 && ncand <= MATSPMV_MAX_CANDIDATES, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s offered %" PetscInt_FMT " candidate formats, not 1 to %d", sp->format->name, ncand, MATSPMV_MAX_CANDIDATES);
+    if (ncand == 1) tune.reps = 0; /* nothing to compare */
+  }
+  PetscCall(PetscTime(&start));
+  for (PetscInt c = 0; c < ncand; c++) {
+    if (L && !tune.reps) break; /* the first candidate that builds */
+    PetscCall(PetscTime(&now));
+    if (L && (now - start) * 1e3 > tune.maxtime) { /* tuning: out of time, the rest untried */
+      PetscCall(PetscInfo(A, "Tuning %s out of its %g ms: %" PetscInt_FMT " of %" PetscInt_FMT " candidates timed\n", t ? "A^T" : "A", (double)tune.maxtime, timed, ncand));
+      break;
+    }
+    PetscCall(MatSpmvTryBuild(A, t, csr, cand[c], candparams[c], (PetscBool)(c < ncand - 1 || L), &Lc, &ierr));
+    if (!Lc) {
+      if (c == ncand - 1 && !L) break; /* the last candidate's error is the user's */
+      ierr = PETSC_SUCCESS;
+      PetscCall(PetscStrlcat(times, times[0] ? ", " : "", sizeof(times)));
+      PetscCall(PetscStrlcat(times, cand[c]->name, sizeof(times)));
+      PetscCall(PetscStrlcat(times, " refused", sizeof(times)));
+      continue;
+    }
+    if (!tune.reps) {
+      L = Lc;
+      break;
+    }
+    /* tuning: the values filled as for a product, then timed; only the fastest layout is kept */
+    cstate = MATSPMV_NOSTATE;
+    PetscCall(MatSpmvRefresh(A, Lc, &cstate));
+    PetscCall(MatSpmvTimeLayout(A, Lc, tune.reps, &us));
+    timed++;
+    PetscCall(PetscInfo(A, "Tuning %s: %s %.1f us per product\n", t ? "A^T" : "A", cand[c]->name, (double)us));
+    {
+      char one[64];
+
+      PetscCall(PetscSNPrintf(one, sizeof(one), "%s%s %.0f us", times[0] ? ", " : "", cand[c]->name, (double)us));
+      PetscCall(PetscStrlcat(times, one, sizeof(times)));
+    }
+    if (us < best) {
+      PetscCall(MatSpmvLayoutDestroy(sp, &L));
+      L     = Lc;
+      state = cstate;
+      best  = us;
+    } else PetscCall(MatSpmvLayoutDestroy(sp, &Lc));
+  }
+  if (!L) {
     PetscCall(PetscLogEventEnd(sp->format->event_build, A, 0, 0, 0));
+    PetscCheck(ierr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No candidate format built a layout and none gave an error");
     PetscCall(ierr);
   }
+  if (sp->format->select) {
+    if (times[0]) PetscCall(PetscSNPrintf(L->why, sizeof(L->why), "%s; %s%s", why, tune.reps ? "timed: " : "", times));
+    else PetscCall(PetscStrncpy(L->why, why, sizeof(L->why)));
+  }
   sp->L[t]     = L;
-  sp->state[t] = MATSPMV_NOSTATE;
+  sp->state[t] = state;
   PetscCall(PetscLogEventEnd(sp->format->event_build, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -383,18 +528,16 @@ static void MatSpmvGatherHost(MatSpmvLayout L, const PetscScalar *aa, PetscScala
 static PetscErrorCode MatSpmvUpdate(Mat A, int t, MatSpmvLayout *Lout)
 {
   Mat_SeqAIJSpmv  *sp = MatSpmvSeq(A);
-  PetscObjectState nzstate, state;
+  PetscObjectState nzstate;
   const PetscInt  *ai, *aj;
   PetscInt         m;
   PetscBool        done;
-  MatSpmvLayout    L;
   MatSpmvCSR       csr;
 
   PetscFunctionBegin;
   PetscCall(MatSpmvLazyOptions(A));
   PetscCall(MatSpmvResolveBackend(A));
   PetscCall(MatGetNonzeroState(A, &nzstate));
-  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   /* the pattern is always current on the host (aijcusparse only moves values) */
   PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatGetRowIJ() gave no CSR for a %s matrix", ((PetscObject)A)->type_name);
@@ -413,7 +556,19 @@ static PetscErrorCode MatSpmvUpdate(Mat A, int t, MatSpmvLayout *Lout)
   }
   if (!sp->L[t]) PetscCall(MatSpmvBuild(A, t, &csr));
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
-  *Lout = L = sp->L[t];
+  *Lout = sp->L[t];
+  PetscCall(MatSpmvRefresh(A, sp->L[t], &sp->state[t]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Bring the values of layout L, last filled at object state *lstate, up to date with A */
+static PetscErrorCode MatSpmvRefresh(Mat A, MatSpmvLayout L, PetscObjectState *lstate)
+{
+  Mat_SeqAIJSpmv  *sp = MatSpmvSeq(A);
+  PetscObjectState state;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   if (sp->ondevice && sp->base->cusparse) {
 #if defined(PETSC_HAVE_CUDA)
     PetscScalar *d_a;
@@ -422,10 +577,10 @@ static PetscErrorCode MatSpmvUpdate(Mat A, int t, MatSpmvLayout *Lout)
     if (L->borrowed) { /* the values are aijcusparse's: only make sure they are on the device */
       PetscCall(MatSeqAIJGetCSRAndMemType(A, NULL, NULL, &d_a, &mtype));
       L->d_val     = d_a;
-      sp->state[t] = state;
+      *lstate = state;
       PetscFunctionReturn(PETSC_SUCCESS);
     }
-    if (sp->state[t] == state) PetscFunctionReturn(PETSC_SUCCESS);
+    if (*lstate == state) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(PetscLogEventBegin(sp->format->event_refresh, A, 0, 0, 0));
     /* aijcusparse brings its device values up to date (an upload only if the host changed them) */
     PetscCall(MatSeqAIJGetCSRAndMemType(A, NULL, NULL, &d_a, &mtype));
@@ -441,12 +596,12 @@ static PetscErrorCode MatSpmvUpdate(Mat A, int t, MatSpmvLayout *Lout)
       PetscCall(MatSpmvCUDAGather(L->nslots, L->d_slot2csr, d_a, L->d_val, stream));
     }
     L->scale     = 1.0;
-    sp->state[t] = state;
+    *lstate = state;
     PetscCall(PetscLogEventEnd(sp->format->event_refresh, A, 0, 0, 0));
 #endif
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (sp->state[t] == state) PetscFunctionReturn(PETSC_SUCCESS);
+  if (*lstate == state) PetscFunctionReturn(PETSC_SUCCESS);
 
   PetscCall(PetscLogEventBegin(sp->format->event_refresh, A, 0, 0, 0));
   {
@@ -461,7 +616,7 @@ static PetscErrorCode MatSpmvUpdate(Mat A, int t, MatSpmvLayout *Lout)
       if (L->identity) { /* the layout keeps CSR order: the values are a straight copy */
         PetscCall(MatSpmvCUDACopyToDevice(L->d_val, aa, L->nslots * sizeof(PetscScalar), stream));
         PetscCall(PetscLogCpuToGpu(L->nslots * sizeof(PetscScalar)));
-      } else if (sp->state[t] == MATSPMV_NOSTATE) { /* first fill after a build: gather on the host, one upload */
+      } else if (*lstate == MATSPMV_NOSTATE) { /* first fill after a build: gather on the host, one upload */
         PetscScalar *val;
 
         PetscCall(PetscMalloc1(L->nslots, &val));
@@ -475,9 +630,9 @@ static PetscErrorCode MatSpmvUpdate(Mat A, int t, MatSpmvLayout *Lout)
           PetscCall(PetscLogCpuToGpu(L->nslots * sizeof(int)));
         }
         if (sp->d_csrstate != state) {
-          if (!sp->d_csrval) PetscCall(MatSpmvCUDAMalloc((void **)&sp->d_csrval, csr.nnz * sizeof(PetscScalar)));
-          PetscCall(MatSpmvCUDACopyToDevice(sp->d_csrval, aa, csr.nnz * sizeof(PetscScalar), stream));
-          PetscCall(PetscLogCpuToGpu(csr.nnz * sizeof(PetscScalar)));
+          if (!sp->d_csrval) PetscCall(MatSpmvCUDAMalloc((void **)&sp->d_csrval, sp->nnz * sizeof(PetscScalar)));
+          PetscCall(MatSpmvCUDACopyToDevice(sp->d_csrval, aa, sp->nnz * sizeof(PetscScalar), stream));
+          PetscCall(PetscLogCpuToGpu(sp->nnz * sizeof(PetscScalar)));
           sp->d_csrstate = state;
         }
         PetscCall(MatSpmvCUDAGather(L->nslots, L->d_slot2csr, sp->d_csrval, L->d_val, stream));
@@ -490,7 +645,7 @@ static PetscErrorCode MatSpmvUpdate(Mat A, int t, MatSpmvLayout *Lout)
     PetscCall(MatSeqAIJRestoreArrayRead(A, &aa));
   }
   L->scale     = 1.0;
-  sp->state[t] = state;
+  *lstate = state;
   PetscCall(PetscLogEventEnd(sp->format->event_refresh, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -22,7 +22,10 @@
 /* Candidate formats and, for each, its parameters; plain bytes so that the layer may copy and
    compare them. A format whose set[] is 0 has its defaults (params are zero-initialized). */
 typedef struct {
-  PetscInt formats;                  /* bit f: registered format f is a candidate; 0: every one */
+  PetscInt  tune;                     /* time the candidates when a layout is built, keep the fastest */
+  PetscInt  tunereps;                 /* timed products per candidate */
+  PetscReal tunemaxtime;              /* milliseconds per operator, after which no further candidate is tried */
+  PetscInt  formats;                  /* bit f: registered format f is a candidate; 0: every one */
   PetscInt set[MATSPMV_MAX_FORMATS]; /* sub[f] holds format f's parameters */
   union {
     PetscReal     r; /* alignment of the formats' structs */
@@ -31,7 +34,11 @@ typedef struct {
   } sub[MATSPMV_MAX_FORMATS];
 } MatSpmvAutoParams;
 
-static const MatSpmvAutoParams MatSpmvAutoParamsDefault; /* every format, each with its defaults */
+#define MATSPMV_TUNE_REPS    10   /* products timed per candidate: 10 keep the spread under 2% on the H200 */
+#define MATSPMV_TUNE_MAXTIME 1000 /* ms: a bound on the first product's extra time, whatever the matrix */
+
+/* every format, each with its defaults; no tuning */
+static const MatSpmvAutoParams MatSpmvAutoParamsDefault = {.tunereps = MATSPMV_TUNE_REPS, .tunemaxtime = MATSPMV_TUNE_MAXTIME};
 
 static const char *const MatSpmvAutoRegular[]   = {"brc", "ellr", "argcsr", "cmrs", "ipcsr"};
 static const char *const MatSpmvAutoIrregular[] = {"ipcsr", "argcsr", "brc", "cmrs", "ellr"};
@@ -104,20 +111,28 @@ static PetscErrorCode MatSetFromOptions_SPMV(PetscOptionItems PetscOptionsObject
     PetscCheck(mask, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-mat_spmv_formats names no format: give a comma-separated list of %s", list);
     p->formats = mask;
   }
+  {
+    PetscBool tune = (PetscBool)p->tune;
+
+    PetscCall(PetscOptionsBool("-mat_spmv_tune", "Time the candidate formats on each operator when its layout is built and keep the fastest", "MatSPMVSetTune", tune, &tune, NULL));
+    p->tune = tune;
+  }
+  PetscCall(PetscOptionsRangeInt("-mat_spmv_tune_reps", "Products timed per candidate format", "MatSPMVSetTune", p->tunereps, &p->tunereps, NULL, 1, 1000));
+  PetscCall(PetscOptionsBoundedReal("-mat_spmv_tune_max_time", "Milliseconds of tuning per operator after which no further candidate is tried", "MatSPMVSetTune", p->tunemaxtime, &p->tunemaxtime, NULL, 0.0));
   /* every candidate's own options apply */
   for (PetscInt f = 0; f < n; f++)
     if (!formats[f]->select) PetscCall(formats[f]->setfromoptions(PetscOptionsObject, MatSpmvAutoSub(p, formats[f], f)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The first candidate of the rule's list for these row lengths */
-static PetscErrorCode MatSelect_SPMV(const void *params, const MatSpmvCSR *pattern, MatSpmvFormat **format, const void **fparams, char *why, size_t whylen)
+/* The candidates in the order of the rule's list for these row lengths, then those no rule names */
+static PetscErrorCode MatSelect_SPMV(const void *params, const MatSpmvCSR *pattern, PetscInt *ncand, MatSpmvFormat **cand, const void **candparams, MatSpmvTune *tune, char *why, size_t whylen)
 {
   const MatSpmvAutoParams *p = (const MatSpmvAutoParams *)params;
   MatSpmvFormat *const    *formats;
-  PetscInt                 n, chosen = -1, nonempty = 0, longest = 0;
+  PetscInt                 n, nonempty = 0, longest = 0;
   PetscReal                mean = 0, var = 0;
-  PetscBool                irregular;
+  PetscBool                irregular, taken[MATSPMV_MAX_FORMATS] = {PETSC_FALSE};
   const char *const       *rule;
   size_t                   nrule;
 
@@ -142,18 +157,21 @@ static PetscErrorCode MatSelect_SPMV(const void *params, const MatSpmvCSR *patte
   irregular = (PetscBool)(PetscSqrtReal(var) > MATSPMV_IRREGULAR * mean);
   rule      = irregular ? MatSpmvAutoIrregular : MatSpmvAutoRegular;
   nrule     = irregular ? PETSC_STATIC_ARRAY_LENGTH(MatSpmvAutoIrregular) : PETSC_STATIC_ARRAY_LENGTH(MatSpmvAutoRegular);
-  for (size_t k = 0; k < nrule && chosen < 0; k++)
-    for (PetscInt f = 0; f < n && chosen < 0; f++) {
-      PetscBool match;
+  *ncand    = 0;
+  for (size_t k = 0; k <= nrule; k++)
+    for (PetscInt f = 0; f < n; f++) {
+      PetscBool match = PETSC_TRUE; /* k == nrule: any candidate not taken yet */
 
-      PetscCall(PetscStrcmp(rule[k], formats[f]->name, &match));
-      if (match && MatSpmvAutoIsCandidate(p, formats, f)) chosen = f;
+      if (k < nrule) PetscCall(PetscStrcmp(rule[k], formats[f]->name, &match));
+      if (!match || taken[f] || !MatSpmvAutoIsCandidate(p, formats, f)) continue;
+      PetscCheck(*ncand < MATSPMV_MAX_CANDIDATES, PETSC_COMM_SELF, PETSC_ERR_PLIB, "spmv offers more than %d candidates: raise MATSPMV_MAX_CANDIDATES", MATSPMV_MAX_CANDIDATES);
+      taken[f]             = PETSC_TRUE;
+      cand[*ncand]         = formats[f];
+      candparams[(*ncand)++] = p->set[f] ? (const void *)p->sub[f].bytes : formats[f]->paramsdefault;
     }
-  for (PetscInt f = 0; f < n && chosen < 0; f++) /* a candidate no rule names */
-    if (MatSpmvAutoIsCandidate(p, formats, f)) chosen = f;
-  PetscCheck(chosen >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "spmv has no candidate format: -mat_spmv_formats must name at least one");
-  *format  = formats[chosen];
-  *fparams = p->set[chosen] ? (const void *)p->sub[chosen].bytes : formats[chosen]->paramsdefault;
+  PetscCheck(*ncand, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "spmv has no candidate format: -mat_spmv_formats must name at least one");
+  tune->reps    = p->tune ? p->tunereps : 0;
+  tune->maxtime = p->tunemaxtime;
   PetscCall(PetscSNPrintf(why, whylen, "%s rows (nonempty rows' lengths: mean %.1f, std. dev. %.1f %s %.1f x mean, longest %" PetscInt_FMT ")", irregular ? "irregular" : "regular", (double)mean, (double)PetscSqrtReal(var), irregular ? ">" : "<=", (double)MATSPMV_IRREGULAR, longest));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -192,3 +210,38 @@ MatSpmvFormat MatSpmvFormat_SPMV = {
 };
 
 MATSPMV_DEFINE_CREATE(SpmvAuto, MatSpmvFormat_SPMV)
+
+/*@
+  MatSPMVSetTune - whether a `MATSPMV` matrix times its candidate formats on each operator and keeps the fastest
+
+  Logically Collective
+
+  Input Parameters:
++ A    - a `MATSPMV` matrix
+- tune - `PETSC_TRUE`: when a layout is built (the first product, and after a change of the nonzero
+         pattern) each candidate the rules accept is built and timed, in the rules' order, until all
+         are timed or `-mat_spmv_tune_max_time` milliseconds have passed; the fastest is kept.
+         `PETSC_FALSE` (default): the first candidate of the rules that accepts the pattern
+
+  Options Database Keys:
++ -mat_spmv_tune <false>          - the same
+. -mat_spmv_tune_reps <10>        - products timed per candidate
+- -mat_spmv_tune_max_time <1000>  - milliseconds per operator after which no further candidate is tried
+
+  Level: intermediate
+
+  Note:
+  Tuning makes the first product slower by the builds and timed products of the candidates (shown by
+  the MatSPMVBuild event of `-log_view`) and its choice may differ between runs when two formats are
+  within the timing noise; it pays in long solves with the same nonzero pattern.
+
+.seealso: [](ch_matrices), `Mat`, `MATSPMV`
+@*/
+PetscErrorCode MatSPMVSetTune(Mat A, PetscBool tune)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscValidLogicalCollectiveBool(A, tune, 2);
+  PetscCall(MatSpmvSetParam_Private(A, &MatSpmvFormat_SPMV, offsetof(MatSpmvAutoParams, tune), (PetscInt)tune));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
