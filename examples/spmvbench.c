@@ -77,9 +77,12 @@ static PetscErrorCode PowerLawCSR(PetscInt m, PetscInt *ai[], PetscInt *aj[], Pe
     (*aj)[nz++]  = i;
     for (PetscInt k = 1; k < len; k++) (*aj)[nz++] = Hash(i, k) % m;
     PetscCall(PetscSortInt(len, *aj + (*ai)[i]));
-    /* duplicates are legal in the sorted rows of MatCreateSeqAIJWithArrays only if removed */
-    for (PetscInt k = 1; k < len; k++)
-      if ((*aj)[(*ai)[i] + k] == (*aj)[(*ai)[i] + k - 1]) (*aj)[(*ai)[i] + k] = -1;
+    /* duplicates are legal in the sorted rows of MatCreateSeqAIJWithArrays only if removed; compared
+       with the last kept column so that a third copy goes too */
+    for (PetscInt k = 1, last = (*aj)[(*ai)[i]]; k < len; k++) {
+      if ((*aj)[(*ai)[i] + k] == last) (*aj)[(*ai)[i] + k] = -1;
+      else last = (*aj)[(*ai)[i] + k];
+    }
   }
   /* squeeze out the duplicates */
   {

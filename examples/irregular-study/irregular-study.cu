@@ -2,7 +2,8 @@
 // (power-law row lengths, scattered columns) against cuSPARSE. No PETSc: it reads PETSc
 // binary SeqAIJ files itself (big-endian: classid, M, N, nnz, row lengths, columns, values).
 //
-//   irregular-study [--long-threshold L] FILE...     benchmark every variant on each file
+//   irregular-study [--long-threshold[=]L] FILE...   benchmark every variant on each file
+//                                                    (L: long-short row threshold, default 256)
 //   irregular-study --selftest-host FILE             host-only checks (no GPU needed)
 //   irregular-study --write-test FILE [M [N]]        write a random power-law test matrix
 //
@@ -23,7 +24,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <limits>
 #include <numeric>
 #include <string>
 #include <utility>
@@ -973,6 +973,9 @@ int main(int argc, char **argv)
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--long-threshold") && i + 1 < argc) {
       long_threshold = atoi(argv[++i]);
+      if (long_threshold < 1) usage();
+    } else if (!strncmp(argv[i], "--long-threshold=", 17)) { // one-word form, for run.sh
+      long_threshold = atoi(argv[i] + 17);
       if (long_threshold < 1) usage();
     } else if (!strcmp(argv[i], "--selftest-host") && i + 1 < argc) {
       return selftest_host(argv[i + 1], long_threshold);
