@@ -293,11 +293,32 @@ static std::vector<int> column_counts(const HostCSR &A)
 // Column renumbering by descending frequency (ties by original index): perm[k] = original
 // column of new column k. Returns the matrix with renumbered columns, each row re-sorted.
 // Then (A x)_i = (B xp)_i with xp[k] = x[perm[k]], only the summation order differs.
+static HostCSR renumber_columns_perm(const HostCSR &A, const std::vector<int> &perm);
+
 static HostCSR renumber_columns(const HostCSR &A, const std::vector<int> &colcount, std::vector<int> &perm)
 {
   perm.resize(A.N);
   std::iota(perm.begin(), perm.end(), 0);
   std::stable_sort(perm.begin(), perm.end(), [&](int a, int b) { return colcount[a] > colcount[b]; });
+  return renumber_columns_perm(A, perm);
+}
+
+// First-touch order: columns numbered in the order rows first reference them (unreferenced
+// columns last), so that rows processed close in time gather from nearby x entries.
+static HostCSR renumber_columns_firsttouch(const HostCSR &A, std::vector<int> &perm)
+{
+  std::vector<char> seen(A.N, 0);
+  perm.clear();
+  perm.reserve(A.N);
+  for (int k = 0; k < A.nnz; ++k)
+    if (!seen[A.cols[k]]) { seen[A.cols[k]] = 1; perm.push_back(A.cols[k]); }
+  for (int c = 0; c < A.N; ++c)
+    if (!seen[c]) perm.push_back(c);
+  return renumber_columns_perm(A, perm);
+}
+
+static HostCSR renumber_columns_perm(const HostCSR &A, const std::vector<int> &perm)
+{
   std::vector<int> inv(A.N);
   for (int k = 0; k < A.N; ++k) inv[perm[k]] = k;
   HostCSR B;
@@ -842,6 +863,41 @@ static int bench_file(const char *path, int long_threshold)
     merge(d_cols2, d_vals2, d_xp);
   });
 
+  // cuSPARSE itself on renumbered columns: what a column renumbering in front of the best kernel gives.
+  // Degree order (as above) and first-touch order (columns numbered as rows first reach them).
+  {
+    std::vector<int> perm3;
+    HostCSR C = renumber_columns_firsttouch(A, perm3);
+    int    *d_cols3 = to_device(C.cols), *d_perm3 = to_device(perm3);
+    double *d_vals3 = to_device(C.vals);
+    cusparseDnVecDescr_t vxp;
+    CUSPARSE_CHECK(cusparseCreateDnVec(&vxp, A.N, d_xp, CUDA_R_64F));
+    const int  *colsets[2] = {d_cols2, d_cols3};
+    double     *valsets[2] = {d_vals2, d_vals3};
+    const int  *permsets[2] = {d_perm, d_perm3};
+    const char *names[2]   = {"cusparse-alg1-colorder", "cusparse-alg1-firsttouch"};
+    for (int o = 0; o < 2; ++o) {
+      cusparseSpMatDescr_t mat;
+      CUSPARSE_CHECK(cusparseCreateCsr(&mat, A.M, A.N, A.nnz, d_rowptr, (void *)colsets[o], valsets[o], CUSPARSE_INDEX_32I,
+                                       CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+      size_t bufsize = 0;
+      void  *buf     = nullptr;
+      CUSPARSE_CHECK(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mat, vxp, &beta, vy,
+                                             CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG1, &bufsize));
+      CUDA_CHECK(cudaMalloc(&buf, std::max<size_t>(bufsize, 1)));
+      rep.run(names[o], [&] {
+        gather_kernel<double, int><<<(A.N + kGatherBlock - 1) / kGatherBlock, kGatherBlock, 0, s>>>(A.N, permsets[o], d_x, d_xp);
+        LAUNCH_CHECK();
+        CUSPARSE_CHECK(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mat, vxp, &beta, vy, CUDA_R_64F,
+                                    CUSPARSE_SPMV_CSR_ALG1, buf));
+      });
+      CUSPARSE_CHECK(cusparseDestroySpMat(mat));
+      CUDA_CHECK(cudaFree(buf));
+    }
+    CUSPARSE_CHECK(cusparseDestroyDnVec(vxp));
+    for (void *p : {(void *)d_cols3, (void *)d_perm3, (void *)d_vals3}) CUDA_CHECK(cudaFree(p));
+  }
+
   // ---- long-short: long rows one block each, the rest csr-vector (which skips long rows) ----
   const int nlong = (int)long_rows.size();
   rep.run("long-short", [&] {
@@ -962,7 +1018,8 @@ static void usage()
   fprintf(stderr,
           "usage: irregular-study [--long-threshold L] FILE...   (PETSc binary SeqAIJ, double, int32)\n"
           "       irregular-study [--long-threshold L] --selftest-host FILE\n"
-          "       irregular-study --write-test FILE [M [N]]\n");
+          "       irregular-study --write-test FILE [M [N]]\n"
+          "       irregular-study --write-renumbered IN OUT degree|firsttouch\n");
   exit(2);
 }
 
@@ -979,6 +1036,14 @@ int main(int argc, char **argv)
       if (long_threshold < 1) usage();
     } else if (!strcmp(argv[i], "--selftest-host") && i + 1 < argc) {
       return selftest_host(argv[i + 1], long_threshold);
+    } else if (!strcmp(argv[i], "--write-renumbered") && i + 3 < argc) {
+      // IN OUT ORDER: IN with its columns renumbered (degree or firsttouch), for PETSc's own formats
+      HostCSR A = load_petsc_binary(argv[i + 1]);
+      std::vector<int> perm;
+      HostCSR B = !strcmp(argv[i + 3], "firsttouch") ? renumber_columns_firsttouch(A, perm) : renumber_columns(A, column_counts(A), perm);
+      write_petsc_binary(B, argv[i + 2]);
+      printf("wrote %s: %s with columns in %s order\n", argv[i + 2], argv[i + 1], !strcmp(argv[i + 3], "firsttouch") ? "first-touch" : "degree");
+      return 0;
     } else if (!strcmp(argv[i], "--write-test") && i + 1 < argc) {
       const char *out = argv[i + 1];
       int M = i + 2 < argc ? atoi(argv[i + 2]) : 20000; // default small enough for a quick host test
