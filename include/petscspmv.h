@@ -47,12 +47,31 @@ typedef enum {
 } MatSpmvBackend;
 PETSC_EXTERN const char *const MatSpmvBackends[];
 
+/*E
+   MatSpmvColumnOrder - how a petscspmv matrix numbers the columns of its products' layout
+
+$  MAT_SPMV_COLUMN_ORDER_AUTO      - by frequency where a few columns hold many nonzeros (graphs with power-law degrees), otherwise natural
+$  MAT_SPMV_COLUMN_ORDER_NATURAL   - the matrix's own column numbers
+$  MAT_SPMV_COLUMN_ORDER_FREQUENCY - columns renumbered by how many nonzeros they hold, most first; each product first gathers x
+                                      into that order, so that the x entries most products read share cache lines
+
+   Level: intermediate
+E*/
+typedef enum {
+  MAT_SPMV_COLUMN_ORDER_AUTO,
+  MAT_SPMV_COLUMN_ORDER_NATURAL,
+  MAT_SPMV_COLUMN_ORDER_FREQUENCY
+} MatSpmvColumnOrder;
+PETSC_EXTERN const char *const MatSpmvColumnOrders[];
+
 PETSC_EXTERN PetscErrorCode PetscSpmvInitializePackage(void);
 PETSC_EXTERN PetscErrorCode PetscSpmvFinalizePackage(void);
 
 /* For any petscspmv type */
 PETSC_EXTERN PetscErrorCode MatSpmvSetBackend(Mat, MatSpmvBackend);
 PETSC_EXTERN PetscErrorCode MatSpmvGetBackend(Mat, MatSpmvBackend *);
+PETSC_EXTERN PetscErrorCode MatSpmvSetColumnOrder(Mat, MatSpmvColumnOrder);
+PETSC_EXTERN PetscErrorCode MatSpmvGetColumnOrder(Mat, MatSpmvColumnOrder *);
 PETSC_EXTERN PetscErrorCode MatSpmvCheckLayout(Mat);
 PETSC_EXTERN PetscErrorCode MatSpmvGetStorage(Mat, PetscInt *, PetscLogDouble *);
 

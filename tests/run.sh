@@ -109,6 +109,9 @@ for t in $types; do
   [ $gpu = 1 ] && gpuopt=(-mat_${t}_backend cuda)   # no silent host fallback on a GPU machine
   run "$t: layout + products, shared matrices and edge cases, 1 rank" $bin/test_matrices -type $t -dir "$mats" "${gpuopt[@]}"
   run "$t: layout + products, shared matrices and edge cases, 2 ranks" $np2 $bin/test_matrices -type $t -dir "$mats" "${gpuopt[@]}"
+  # every matrix's first parameter set again with its columns renumbered by frequency (layout checks map them back)
+  run "$t: columns renumbered by frequency, 1 rank" $bin/test_matrices -type $t -params 0 -dir "$mats" -mat_${t}_column_order frequency "${gpuopt[@]}"
+  run "$t: columns renumbered by frequency, 2 ranks" $np2 $bin/test_matrices -type $t -params 0 -dir "$mats" -mat_${t}_column_order frequency "${gpuopt[@]}"
   run "$t: value-changing operations, 1 rank" $bin/test_ops -type $t "${gpuopt[@]}"
   run "$t: value-changing operations, 2 ranks" $np2 $bin/test_ops -type $t "${gpuopt[@]}"
   run "$t: value-changing operations, host reference kernel forced" $bin/test_ops -type $t -mat_${t}_backend host

@@ -291,7 +291,11 @@ int main(int argc, char **argv)
     EXPECT_ERROR(SetFromOptionsWith(A, "-mat_ellr_t", "12"), PETSC_ERR_ARG_OUTOFRANGE);
     EXPECT_ERROR(MatBRCSetBlockHeight(A, 3), PETSC_ERR_ARG_OUTOFRANGE);
     EXPECT_ERROR(MatELLRSetMaxPadding(A, 0.5), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_spmv_tune_reps", "0"), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_spmv_tune_max_time", "-1"), PETSC_ERR_ARG_OUTOFRANGE);
   }
+  EXPECT_ERROR(MatSpmvSetColumnOrder(Plain, MAT_SPMV_COLUMN_ORDER_FREQUENCY), PETSC_ERR_ARG_WRONG);
+  EXPECT_ERROR(MatSpmvSetColumnOrder(A, (MatSpmvColumnOrder)5), PETSC_ERR_ARG_OUTOFRANGE);
   EXPECT_ERROR(MatSpmvSetBackend(Plain, MAT_SPMV_BACKEND_HOST), PETSC_ERR_ARG_WRONG);
   EXPECT_ERROR(MatSpmvSetBackend(A, (MatSpmvBackend)7), PETSC_ERR_ARG_OUTOFRANGE);
   PetscCall(CheckProducts(A, Aref, rnd, "after rejected settings"));

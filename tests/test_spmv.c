@@ -99,6 +99,53 @@ static PetscErrorCode Expect(Mat A, PetscBool offdiag, const char *expected, con
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* n x n: the diagonal, one to three entries in 100 hot columns per row, and every 1000th row 2000
+   entries spread over all columns (irregular rows; the hot columns hold about 60% of the nonzeros) */
+static PetscErrorCode BuildHot(PetscInt n, Mat *A)
+{
+  PetscInt *nnz;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(n, &nnz));
+  for (PetscInt i = 0; i < n; i++) nnz[i] = 1 + (i % 3 + 1) + (i % 1000 ? 0 : 2000);
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, n, n, 0, nnz, A));
+  PetscCall(PetscFree(nnz));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscScalar d = 4.0 + i % 3;
+
+    PetscCall(MatSetValue(*A, i, i, d, ADD_VALUES));
+    for (PetscInt k = 0; k <= i % 3; k++) PetscCall(MatSetValue(*A, i, ((i + 37 * k) % 100) * (n / 100), -0.5 - 0.25 * k, ADD_VALUES));
+    if (i % 1000 == 0)
+      for (PetscInt k = 0; k < 2000; k++) PetscCall(MatSetValue(*A, i, (i + 149 * k + 1) % n, 0.125, ADD_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether -mat_view ::ascii_info of the sequential matrix S contains text */
+static PetscErrorCode ViewContains(Mat S, const char *text, PetscBool *has)
+{
+  char        fname[PETSC_MAX_PATH_LEN], line[512];
+  PetscViewer v;
+  FILE       *fp;
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(fname, sizeof(fname), "/tmp/test_spmv-view-%d.txt", (int)getpid()));
+  PetscCall(PetscViewerASCIIOpen(PETSC_COMM_SELF, fname, &v));
+  PetscCall(PetscViewerPushFormat(v, PETSC_VIEWER_ASCII_INFO));
+  PetscCall(MatView(S, v));
+  PetscCall(PetscViewerPopFormat(v));
+  PetscCall(PetscViewerDestroy(&v));
+  *has = PETSC_FALSE;
+  PetscCall(PetscFOpen(PETSC_COMM_SELF, fname, "r", &fp));
+  while (fgets(line, sizeof(line), fp))
+    if (strstr(line, text)) *has = PETSC_TRUE;
+  PetscCall(PetscFClose(PETSC_COMM_SELF, fp));
+  (void)unlink(fname);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The reason printed for the choice on A's diagonal block contains text */
 static PetscErrorCode ExpectWhy(Mat A, const char *text, const char *what)
 {
@@ -113,7 +160,7 @@ static PetscErrorCode ExpectWhy(Mat A, const char *text, const char *what)
 
 int main(int argc, char **argv)
 {
-  Mat         A, B, Aref;
+  Mat         A, A2, B, Aref;
   PetscRandom rnd;
   PetscMPIInt size;
   PetscInt    n = 2000, ns, nsb;
@@ -232,6 +279,37 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsClearValue(NULL, "-mat_spmv_tune_reps"));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_spmv_formats"));
   PetscCall(MatDestroy(&B));
+
+  /* hot columns: the layer renumbers the columns by frequency (auto: the 1% most frequent hold over a
+     quarter of the nonzeros) and spmv takes brc for the irregular rows; natural order: ipcsr */
+  if (size == 1) {
+    PetscBool has;
+
+    PetscCall(BuildHot(300000, &B));
+    PetscCall(MatConvert(B, MATSPMV, MAT_INITIAL_MATRIX, &A2));
+    PetscCall(CheckProducts(A2, B, rnd, "spmv with hot columns"));
+    PetscCall(MatSpmvCheckLayout(A2));
+    PetscCall(ViewContains(A2, "columns renumbered by frequency (column order auto)", &has));
+    PetscCheck(has, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Hot columns: spmv did not renumber them");
+    PetscCall(Expect(A2, PETSC_FALSE, "brc", "irregular rows, hot columns renumbered"));
+    PetscCall(MatSpmvSetColumnOrder(A2, MAT_SPMV_COLUMN_ORDER_NATURAL));
+    PetscCall(CheckProducts(A2, B, rnd, "spmv with hot columns, natural order"));
+    PetscCall(ViewContains(A2, "natural column order", &has));
+    PetscCheck(!has, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Column order natural: the columns should not even be counted");
+    PetscCall(ViewContains(A2, "columns renumbered", &has));
+    PetscCheck(!has, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Column order natural: columns renumbered all the same");
+    PetscCall(Expect(A2, PETSC_FALSE, "ipcsr", "irregular rows, natural column order"));
+    PetscCall(MatDestroy(&A2));
+    PetscCall(MatDestroy(&B));
+    /* the regular matrix of 2000 columns: too few to count them */
+    PetscCall(Build(MATAIJ, n, 0, 0, &B));
+    PetscCall(MatConvert(B, MATSPMV, MAT_INITIAL_MATRIX, &A2));
+    PetscCall(ViewContains(A2, "column order", &has));
+    PetscCheck(!has, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A matrix of %" PetscInt_FMT " columns had its columns counted", n);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok hot columns renumbered (auto), kept (natural), not counted on a small matrix\n"));
+    PetscCall(MatDestroy(&A2));
+    PetscCall(MatDestroy(&B));
+  }
 
   if (size > 1) { /* blocks chosen on their own: a regular diagonal block, an irregular off-diagonal one */
     PetscCall(MatDestroy(&A));

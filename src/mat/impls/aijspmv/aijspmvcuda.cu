@@ -7,6 +7,11 @@
 #include <thrust/equal.h>
 #include <thrust/execution_policy.h>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/sequence.h>
+#include <thrust/sort.h>
+#include <thrust/reduce.h>
+#include <thrust/functional.h>
+#include <thrust/device_ptr.h>
 
 PetscErrorCode MatSpmvCUDAAvailable(PetscBool *avail)
 {
@@ -151,5 +156,74 @@ PetscErrorCode MatSpmvCUDADownloadInt(PetscInt **h, const int *d, PetscInt n)
   if (n) PetscCallCUDA(cudaMemcpy(tmp, d, n * sizeof(int), cudaMemcpyDeviceToHost));
   for (PetscInt k = 0; k < n; k++) (*h)[k] = tmp[k];
   PetscCall(PetscFree(tmp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <typename I>
+__global__ void MatSpmvColumnCountKernel(I nnz, const I *__restrict__ j, I *__restrict__ count)
+{
+  for (I k = blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += gridDim.x * blockDim.x) atomicAdd(count + j[k], 1);
+}
+
+template <typename I>
+__global__ void MatSpmvInvertKernel(I n, const I *__restrict__ perm, I *__restrict__ inv)
+{
+  for (I k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) inv[perm[k]] = k;
+}
+
+template <typename I>
+__global__ void MatSpmvRenumberKernel(I nnz, const I *__restrict__ inv, const I *__restrict__ j, I *__restrict__ jnew)
+{
+  for (I k = blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += gridDim.x * blockDim.x) jnew[k] = inv[j[k]];
+}
+
+static inline unsigned MatSpmvGrid(PetscInt n, int threads)
+{
+  return (unsigned)PetscMax(1, PetscMin((n + threads - 1) / threads, 65536));
+}
+
+PetscErrorCode MatSpmvCUDAColumnFrequency(PetscInt n, PetscInt nnz, const int *d_j, int **d_perm, PetscInt *hot, void *stream)
+{
+  cudaStream_t s = (cudaStream_t)stream;
+  int         *count;
+
+  PetscFunctionBegin;
+  *d_perm = NULL;
+  *hot    = 0;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvCUDAMalloc((void **)&count, n * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)d_perm, n * sizeof(int)));
+  PetscCallCUDA(cudaMemsetAsync(count, 0, n * sizeof(int), s));
+  if (nnz) {
+    MatSpmvColumnCountKernel<int><<<MatSpmvGrid(nnz, 256), 256, 0, s>>>((int)nnz, d_j, count);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  {
+    thrust::device_ptr<int> c(count), p(*d_perm);
+
+    thrust::sequence(thrust::cuda::par.on(s), p, p + n);
+    /* most frequent first; ties keep the natural order */
+    thrust::stable_sort_by_key(thrust::cuda::par.on(s), c, c + n, p, thrust::greater<int>());
+    *hot = (PetscInt)thrust::reduce(thrust::cuda::par.on(s), c, c + PetscMax(1, n / 100), (long long)0);
+  }
+  PetscCall(MatSpmvCUDAFree(count));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDARenumberColumns(PetscInt n, PetscInt nnz, const int *d_perm, const int *d_j, int **d_jnew, void *stream)
+{
+  cudaStream_t s = (cudaStream_t)stream;
+  int         *inv;
+
+  PetscFunctionBegin;
+  *d_jnew = NULL;
+  if (!nnz) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvCUDAMalloc((void **)&inv, n * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)d_jnew, nnz * sizeof(int)));
+  MatSpmvInvertKernel<int><<<MatSpmvGrid(n, 256), 256, 0, s>>>((int)n, d_perm, inv);
+  PetscCallCUDA(cudaGetLastError());
+  MatSpmvRenumberKernel<int><<<MatSpmvGrid(nnz, 256), 256, 0, s>>>((int)nnz, inv, d_j, *d_jnew);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(MatSpmvCUDAFree(inv)); /* cudaFree waits for the kernels */
   PetscFunctionReturn(PETSC_SUCCESS);
 }

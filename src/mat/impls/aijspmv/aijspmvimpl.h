@@ -13,6 +13,7 @@
 typedef struct {
   PetscInt        m, n, nnz;
   const PetscInt *i, *j;
+  PetscBool       renumbered; /* the layout's columns will be renumbered by frequency (MatSpmvColumnOrder) */
 } MatSpmvCSR;
 
 typedef struct _n_MatSpmvFormat MatSpmvFormat;
@@ -50,6 +51,11 @@ struct _n_MatSpmvLayout {
   PetscScalar  scale;       /* the operator is scale times the slot values: the kernels multiply each row's sum by it
                                (a MatScale() since the last refresh, folded in by the layer instead of a refresh) */
   size_t       indexbytes;  /* bytes of the format's index arrays (for the footprint) */
+  PetscReal    hotshare;    /* share of the nonzeros in the 1% most frequent columns; -1: not counted */
+  PetscInt    *colperm;     /* columns renumbered by frequency: layout column k is operator column colperm[k], else NULL
+                               (host backend; after download() on the device) */
+  int         *d_colperm;   /* colperm on the device: each product first gathers x into this order */
+  int         *d_colj;      /* the renumbered device columns a format that keeps CSR order reads in place */
   void        *fmt;         /* the format's own arrays, host and device */
 };
 
@@ -137,7 +143,7 @@ PETSC_INTERN PetscErrorCode MatSpmvSetParam_Private(Mat, MatSpmvFormat *, size_t
 /* parse -mat_<name>_* into params through a copy: a rejected value leaves params as they were */
 PETSC_INTERN PetscErrorCode MatSpmvParseParams_Private(MatSpmvFormat *, PetscOptionItems, void *, PetscBool *);
 PETSC_INTERN PetscErrorCode MatSpmvPrepare_SeqAIJSpmv(Mat);
-PETSC_INTERN PetscErrorCode MatSpmvAdoptParams_SeqAIJSpmv(Mat, const void *, MatSpmvBackend);
+PETSC_INTERN PetscErrorCode MatSpmvAdoptParams_SeqAIJSpmv(Mat, const void *, MatSpmvBackend, MatSpmvColumnOrder);
 /* build (or refresh) the layout of A (0) or A^T (1) now, as the next product would */
 PETSC_INTERN PetscErrorCode MatSpmvUpdateLayout_SeqAIJSpmv(Mat, int);
 
@@ -175,6 +181,7 @@ typedef struct {
   void           *params;
   PetscBool       paramsset; /* set by options or the API: no lazy options parse */
   MatSpmvBackend  backend;   /* as requested */
+  MatSpmvColumnOrder colorder; /* as requested */
   PetscBool       resolved;  /* ondevice decided */
   PetscBool       ondevice;
   /* fingerprint of the structure the layouts were built from */
@@ -189,6 +196,9 @@ typedef struct {
   /* staging buffers for host vectors, and the products of compressed layouts */
   PetscScalar *d_x, *d_y, *d_c, *c;
   PetscInt     d_xn, d_yn, d_cn, cn;
+  /* x gathered into a renumbered layout's column order */
+  PetscScalar *d_xp, *xp;
+  PetscInt     d_xpn, xpn;
 } Mat_SeqAIJSpmv;
 PETSC_INTERN PetscErrorCode MatSpmvSeqGetData(Mat, Mat_SeqAIJSpmv **); /* NULL if A is not one of ours */
 
@@ -212,6 +222,11 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDAAddRows(PetscInt, const int *, const Pets
 PETSC_INTERN PetscErrorCode MatSpmvCUDAZero(PetscScalar *, PetscInt, void *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDACopyOnDevice(void *, const void *, size_t, void *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDASynchronize(void *);
+/* the n columns ordered by how many of the nnz column indices d_j name them, most first (stable):
+   a new device array *d_perm; *hot: the nonzeros in the first max(1, n / 100) */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAColumnFrequency(PetscInt, PetscInt, const int *, int **, PetscInt *, void *);
+/* *d_jnew[k] = the position of d_j[k] in d_perm (a new device array of nnz) */
+PETSC_INTERN PetscErrorCode MatSpmvCUDARenumberColumns(PetscInt, PetscInt, const int *, const int *, int **, void *);
 /* whether the device map slot2csr of n slots is the identity */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAIsIdentity(PetscInt, const int *, PetscBool *, void *);
 /* host PetscInt copy of a device int array (PetscFree it) */

@@ -13,6 +13,7 @@ typedef struct {
   void           *params;
   PetscBool      paramsset;
   MatSpmvBackend backend;
+  MatSpmvColumnOrder colorder;
   /* the blocks' layouts of A (0) and A^T (1) were built by all processes together at this nonzero
      state of A (MPIAIJ's assembly sums its blocks' states over the processes: the same on all) */
   PetscBool        agreed[2];
@@ -57,7 +58,7 @@ static PetscErrorCode MatSpmvMPISyncBlocks(Mat A, PetscBool push)
       PetscCall(MatSpmvPrepare_SeqAIJSpmv(blk[b]));
       continue;
     }
-    PetscCall(MatSpmvAdoptParams_SeqAIJSpmv(blk[b], sp->params, sp->backend));
+    PetscCall(MatSpmvAdoptParams_SeqAIJSpmv(blk[b], sp->params, sp->backend, sp->colorder));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -71,6 +72,8 @@ static PetscErrorCode MatSpmvMPIOptionsParse(Mat A, PetscOptionItems PetscOption
   PetscFunctionBegin;
   PetscCall(PetscSNPrintf(opt, sizeof(opt), "-mat_%s_backend", sp->format->name));
   PetscCall(PetscOptionsEnum(opt, "Where products run: auto (GPU if visible), cuda, host (reference kernel)", "MatSpmvSetBackend", MatSpmvBackends, (PetscEnum)sp->backend, (PetscEnum *)&sp->backend, NULL));
+  PetscCall(PetscSNPrintf(opt, sizeof(opt), "-mat_%s_column_order", sp->format->name));
+  PetscCall(PetscOptionsEnum(opt, "Column numbering of the blocks' layouts: auto (frequency where a few columns hold many nonzeros), natural, frequency", "MatSpmvSetColumnOrder", MatSpmvColumnOrders, (PetscEnum)sp->colorder, (PetscEnum *)&sp->colorder, NULL));
   PetscCall(MatSpmvParseParams_Private(sp->format, PetscOptionsObject, sp->params, &changed)); /* the blocks are synced below */
   sp->paramsset = PETSC_TRUE;
   MatSpmvMPIAgreeAgain(A);
@@ -205,6 +208,24 @@ static PetscErrorCode MatSpmvSetBackend_MPIAIJSpmv(Mat A, MatSpmvBackend backend
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode MatSpmvSetColumnOrder_MPIAIJSpmv(Mat A, MatSpmvColumnOrder colorder)
+{
+  Mat_MPIAIJSpmv *sp = (Mat_MPIAIJSpmv *)A->spptr;
+
+  PetscFunctionBegin;
+  sp->colorder = colorder;
+  MatSpmvMPIAgreeAgain(A);
+  PetscCall(MatSpmvMPISyncBlocks(A, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvGetColumnOrder_MPIAIJSpmv(Mat A, MatSpmvColumnOrder *colorder)
+{
+  PetscFunctionBegin;
+  *colorder = ((Mat_MPIAIJSpmv *)A->spptr)->colorder;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatSpmvGetBackend_MPIAIJSpmv(Mat A, MatSpmvBackend *backend)
 {
   PetscFunctionBegin;
@@ -303,7 +324,7 @@ static PetscErrorCode MatView_MPIAIJSpmv(Mat A, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static const char *const MatSpmvMPIComposedNames[] = {"MatSpmvSetBackend_C", "MatSpmvGetBackend_C", "MatSpmvGetParams_C", "MatSpmvParamsChanged_C", "MatSpmvCheckLayout_C", "MatSpmvGetStorage_C", "MatMPIAIJSetPreallocation_C", "MatSetPreallocationCOO_C"};
+static const char *const MatSpmvMPIComposedNames[] = {"MatSpmvSetBackend_C", "MatSpmvGetBackend_C", "MatSpmvSetColumnOrder_C", "MatSpmvGetColumnOrder_C", "MatSpmvGetParams_C", "MatSpmvParamsChanged_C", "MatSpmvCheckLayout_C", "MatSpmvGetStorage_C", "MatMPIAIJSetPreallocation_C", "MatSetPreallocationCOO_C"};
 
 static PetscErrorCode MatSpmvMPIStrip(Mat B)
 {
@@ -338,6 +359,7 @@ static PetscErrorCode MatDuplicate_MPIAIJSpmv(Mat A, MatDuplicateOption op, Mat 
   PetscCall(PetscMemcpy(msp->params, sp->params, sp->format->paramsize));
   msp->paramsset = sp->paramsset;
   msp->backend   = sp->backend;
+  msp->colorder  = sp->colorder;
   PetscCall(MatSpmvMPISyncBlocks(*M, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -437,6 +459,8 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJSpmv(Mat A, MatType type, MatReuse reuse,
   PetscCall(MatSpmvComposeConverters(B, format, PETSC_TRUE, MatConvert_MPIAIJSpmv_MPIAIJ, MatConvert_MPIAIJ_MPIAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvSetBackend_C", MatSpmvSetBackend_MPIAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvGetBackend_C", MatSpmvGetBackend_MPIAIJSpmv));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvSetColumnOrder_C", MatSpmvSetColumnOrder_MPIAIJSpmv));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvGetColumnOrder_C", MatSpmvGetColumnOrder_MPIAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvGetParams_C", MatSpmvGetParams_MPIAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvParamsChanged_C", MatSpmvParamsChanged_MPIAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvCheckLayout_C", MatSpmvCheckLayout_MPIAIJSpmv));
