@@ -12,6 +12,7 @@
 #include <thrust/reduce.h>
 #include <thrust/functional.h>
 #include <thrust/device_ptr.h>
+#include <cub/device/device_segmented_sort.cuh>
 
 PetscErrorCode MatSpmvCUDAAvailable(PetscBool *avail)
 {
@@ -210,20 +211,49 @@ PetscErrorCode MatSpmvCUDAColumnFrequency(PetscInt n, PetscInt nnz, const int *d
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatSpmvCUDARenumberColumns(PetscInt n, PetscInt nnz, const int *d_perm, const int *d_j, int **d_jnew, void *stream)
+PetscErrorCode MatSpmvCUDARenumberColumns(PetscInt n, PetscInt m, PetscInt nnz, const int *d_i, const int *d_perm, const int *d_j, int **d_jnew, int **d_pos, void *stream)
 {
   cudaStream_t s = (cudaStream_t)stream;
-  int         *inv;
+  int         *inv, *jr, *seq;
+  void        *tmp   = NULL;
+  size_t       bytes = 0;
 
   PetscFunctionBegin;
-  *d_jnew = NULL;
+  *d_jnew = *d_pos = NULL;
   if (!nnz) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSpmvCUDAMalloc((void **)&inv, n * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&jr, nnz * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&seq, nnz * sizeof(int)));
   PetscCall(MatSpmvCUDAMalloc((void **)d_jnew, nnz * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)d_pos, nnz * sizeof(int)));
   MatSpmvInvertKernel<int><<<MatSpmvGrid(n, 256), 256, 0, s>>>((int)n, d_perm, inv);
   PetscCallCUDA(cudaGetLastError());
-  MatSpmvRenumberKernel<int><<<MatSpmvGrid(nnz, 256), 256, 0, s>>>((int)nnz, inv, d_j, *d_jnew);
+  MatSpmvRenumberKernel<int><<<MatSpmvGrid(nnz, 256), 256, 0, s>>>((int)nnz, inv, d_j, jr);
   PetscCallCUDA(cudaGetLastError());
-  PetscCall(MatSpmvCUDAFree(inv)); /* cudaFree waits for the kernels */
+  thrust::sequence(thrust::cuda::par.on(s), thrust::device_ptr<int>(seq), thrust::device_ptr<int>(seq + nnz));
+  /* each row's entries by their new column, with the CSR position they came from */
+  PetscCallCUDA(cub::DeviceSegmentedSort::SortPairs(tmp, bytes, jr, *d_jnew, seq, *d_pos, (int)nnz, (int)m, d_i, d_i + 1, s));
+  PetscCall(MatSpmvCUDAMalloc(&tmp, PetscMax(bytes, 1)));
+  PetscCallCUDA(cub::DeviceSegmentedSort::SortPairs(tmp, bytes, jr, *d_jnew, seq, *d_pos, (int)nnz, (int)m, d_i, d_i + 1, s));
+  PetscCall(MatSpmvCUDAFree(tmp)); /* cudaFree waits for the sort */
+  PetscCall(MatSpmvCUDAFree(seq));
+  PetscCall(MatSpmvCUDAFree(jr));
+  PetscCall(MatSpmvCUDAFree(inv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <typename I>
+__global__ void MatSpmvComposeKernel(I n, I *__restrict__ map, const I *__restrict__ pos)
+{
+  for (I k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) map[k] = map[k] < 0 ? map[k] : pos[map[k]];
+}
+
+PetscErrorCode MatSpmvCUDAComposeMap(PetscInt n, int *d_map, const int *d_pos, void *stream)
+{
+  PetscFunctionBegin;
+  if (n) {
+    MatSpmvComposeKernel<int><<<MatSpmvGrid(n, 256), 256, 0, (cudaStream_t)stream>>>((int)n, d_map, d_pos);
+    PetscCallCUDA(cudaGetLastError());
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -225,8 +225,12 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDASynchronize(void *);
 /* the n columns ordered by how many of the nnz column indices d_j name them, most first (stable):
    a new device array *d_perm; *hot: the nonzeros in the first max(1, n / 100) */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAColumnFrequency(PetscInt, PetscInt, const int *, int **, PetscInt *, void *);
-/* *d_jnew[k] = the position of d_j[k] in d_perm (a new device array of nnz) */
-PETSC_INTERN PetscErrorCode MatSpmvCUDARenumberColumns(PetscInt, PetscInt, const int *, const int *, int **, void *);
+/* the m rows (offsets d_i) of columns d_j renumbered: column c becomes its position in d_perm (of n),
+   each row sorted by the new columns: new device arrays *d_jnew of the columns and *d_pos of the
+   CSR position each came from */
+PETSC_INTERN PetscErrorCode MatSpmvCUDARenumberColumns(PetscInt, PetscInt, PetscInt, const int *, const int *, const int *, int **, int **, void *);
+/* map[k] = pos[map[k]] where map[k] >= 0 (n entries, on the device) */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAComposeMap(PetscInt, int *, const int *, void *);
 /* whether the device map slot2csr of n slots is the identity */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAIsIdentity(PetscInt, const int *, PetscBool *, void *);
 /* host PetscInt copy of a device int array (PetscFree it) */

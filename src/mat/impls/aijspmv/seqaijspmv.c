@@ -324,6 +324,7 @@ static PetscErrorCode MatSpmvBuildDevice(Mat A, const MatSpmvCSR *csr, const Mat
 {
   MatSpmvCSR  pattern = {csr->m, csr->n, csr->nnz, csr->i, NULL, csr->renumbered};
   const int  *d_i, *d_j;
+  int        *d_pos = NULL;
   void       *stream;
 
   PetscFunctionBegin;
@@ -334,8 +335,8 @@ static PetscErrorCode MatSpmvBuildDevice(Mat A, const MatSpmvCSR *csr, const Mat
     PetscCall(PetscLogCpuToGpu((csr->m + 1) * sizeof(int)));
     d_i = L->d_ci;
   }
-  if (plan->renumber) { /* the format reads the renumbered columns; one that keeps CSR order reads them in place */
-    PetscCall(MatSpmvCUDARenumberColumns(L->n, csr->nnz, plan->d_perm, d_j, &L->d_colj, stream));
+  if (plan->renumber) { /* the format reads the renumbered columns, each row sorted; one that keeps CSR order reads them in place */
+    PetscCall(MatSpmvCUDARenumberColumns(L->n, csr->m, csr->nnz, d_i, plan->d_perm, d_j, &L->d_colj, &d_pos, stream));
     d_j = L->d_colj;
   }
   PetscCall(L->format->builddevice(L->params, &pattern, d_i, d_j, L, stream));
@@ -345,9 +346,17 @@ static PetscErrorCode MatSpmvBuildDevice(Mat A, const MatSpmvCSR *csr, const Mat
     PetscCall(MatSpmvCUDAIsIdentity(L->nslots == L->nnz ? L->nslots : 0, L->d_slot2csr, &L->identity, stream));
     L->identity = (PetscBool)(L->identity && L->nslots == L->nnz);
   }
-  if (!L->identity) { /* the format made its own copy of the columns */
-    PetscCall(MatSpmvCUDAFree(L->d_colj));
-    L->d_colj = NULL;
+  if (plan->renumber) { /* the slots name positions of the sorted rows: to positions of A's CSR */
+    if (L->identity) {
+      L->d_slot2csr = d_pos;
+      d_pos         = NULL;
+      L->identity   = PETSC_FALSE;
+    } else {
+      PetscCall(MatSpmvCUDAComposeMap(L->nslots, L->d_slot2csr, d_pos, stream));
+      PetscCall(MatSpmvCUDAFree(L->d_colj)); /* the format made its own copy of the columns */
+      L->d_colj = NULL;
+    }
+    PetscCall(MatSpmvCUDAFree(d_pos));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -358,7 +367,7 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
 {
   Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
   PetscBool       ondevicebuild;
-  PetscInt       *ti = NULL, *tj = NULL, *perm = NULL, *ci = NULL, *jr = NULL;
+  PetscInt       *ti = NULL, *tj = NULL, *perm = NULL, *ci = NULL, *jr = NULL, *pos = NULL;
   MatSpmvCSR      tcsr = {csr->n, csr->m, csr->nnz, NULL, NULL, PETSC_FALSE}, ccsr;
   PetscErrorCode  ierr;
 
@@ -384,13 +393,17 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
     PetscCall(MatSpmvCUDADownloadInt(&plan->perm, plan->d_perm, L->n));
 #endif
   }
-  if (plan->renumber && !ondevicebuild) { /* the format builds from renumbered columns: jr[k] = inv[j[k]] */
+  if (plan->renumber && !ondevicebuild) { /* the format builds from renumbered columns, jr[k] = inv[j[k]], each row sorted */
     PetscInt *inv;
 
     PetscCall(PetscMalloc1(L->n, &inv));
-    PetscCall(PetscMalloc1(ccsr.nnz, &jr));
+    PetscCall(PetscMalloc2(ccsr.nnz, &jr, ccsr.nnz, &pos));
     for (PetscInt k = 0; k < L->n; k++) inv[plan->perm[k]] = k;
-    for (PetscInt k = 0; k < ccsr.nnz; k++) jr[k] = inv[ccsr.j[k]];
+    for (PetscInt k = 0; k < ccsr.nnz; k++) {
+      jr[k]  = inv[ccsr.j[k]];
+      pos[k] = k;
+    }
+    for (PetscInt r = 0; r < ccsr.m; r++) PetscCall(PetscSortIntWithArray(ccsr.i[r + 1] - ccsr.i[r], jr + ccsr.i[r], pos + ccsr.i[r]));
     PetscCall(PetscFree(inv));
     ccsr.j = jr;
   }
@@ -408,12 +421,15 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
 #endif
   } else {
     ierr = L->format->build(L->params, &ccsr, L);
+    if (!ierr && pos) /* positions of the sorted renumbered rows to those of the operator's CSR */
+      for (PetscInt s = 0; s < L->nslots; s++)
+        if (L->slot2csr[s] >= 0) L->slot2csr[s] = pos[L->slot2csr[s]];
     if (!ierr && t == 1)
       for (PetscInt s = 0; s < L->nslots; s++)
         if (L->slot2csr[s] >= 0) L->slot2csr[s] = perm[L->slot2csr[s]];
   }
   /* the work arrays are freed even if the format refuses the structure */
-  PetscCall(PetscFree(jr));
+  PetscCall(PetscFree2(jr, pos));
   PetscCall(PetscFree(ci));
   PetscCall(PetscFree(ti));
   PetscCall(PetscFree(tj));
