@@ -232,7 +232,7 @@ PetscErrorCode MatSpmvSetBackend(Mat A, MatSpmvBackend backend)
   and one write of x); it pays where a few columns hold many of the nonzeros, as in graphs with
   power-law degrees, whose products then read the x entries they share from fewer cache lines.
   auto takes it when the 1% most frequent columns of an operator with at least 262144 columns hold
-  a quarter of its nonzeros or more. The choice is made per operator (A, A^T, each MPI block) when
+  a quarter of its nonzeros or more, except for `MATIPCSR`, which was measured slower renumbered. The choice is made per operator (A, A^T, each MPI block) when
   its layout is built; `-mat_view ::ascii_info` shows it.
 
 .seealso: `MatSpmvGetColumnOrder()`, `MatSpmvColumnOrder`, `MatSpmvSetBackend()`

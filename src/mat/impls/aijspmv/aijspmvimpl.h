@@ -67,6 +67,7 @@ struct _n_MatSpmvFormat {
   const char *seqtype; /* "seqaijbrc" */
   const char *mpitype; /* "mpiaijbrc" */
   const char *title;   /* for viewers */
+  PetscBool   naturalcolumns; /* column order auto keeps the natural order for this format (renumbering measured slower) */
   size_t      paramsize;
   const void *paramsdefault;
   /* parse -mat_<name>_* inside an open options block */

@@ -246,9 +246,11 @@ static PetscErrorCode MatSpmvCompressRows(const MatSpmvCSR *csr, MatSpmvCSR *ccs
    selecting format: frequency order when asked, or (auto) when the operator has at least
    MATSPMV_HOT_MIN_COLUMNS columns and its 1% most frequent columns hold at least
    MATSPMV_HOT_SHARE of its nonzeros. Measured on the H200 (examples/results/irregular-h200/):
-   Graph500 R-MAT, whose 1% most frequent columns hold 52% of the nonzeros, runs 17% faster with
-   argcsr and 20% with brc (x gather included); the power-law and circuit matrices (2%) and the
-   stencils (1%) gain nothing and would pay the gather. */
+   Graph500 R-MAT, whose 1% most frequent columns hold 52% of the nonzeros, runs 15% faster with
+   argcsr and 19% with brc (x gather included, rows sorted by their new columns: unsorted gained
+   only 8% and 16%); the power-law and circuit matrices (2%) and the
+   stencils (1%) gain nothing and would pay the gather; ipcsr lost 5% on R-MAT (its format says
+   naturalcolumns). */
 #define MATSPMV_HOT_MIN_COLUMNS 262144 /* fewer: x (2 MB) stays close to the SMs anyway */
 #define MATSPMV_HOT_SHARE       0.25
 
@@ -286,7 +288,7 @@ static PetscErrorCode MatSpmvColumnPlanMake(Mat A, int t, const MatSpmvCSR *csr,
   PetscCall(PetscMemzero(plan, sizeof(*plan)));
   plan->hotshare = -1;
   if (sp->colorder == MAT_SPMV_COLUMN_ORDER_NATURAL || !csr->nnz) PetscFunctionReturn(PETSC_SUCCESS);
-  if (sp->colorder == MAT_SPMV_COLUMN_ORDER_AUTO && n < MATSPMV_HOT_MIN_COLUMNS) PetscFunctionReturn(PETSC_SUCCESS);
+  if (sp->colorder == MAT_SPMV_COLUMN_ORDER_AUTO && (n < MATSPMV_HOT_MIN_COLUMNS || sp->format->naturalcolumns)) PetscFunctionReturn(PETSC_SUCCESS);
   if (MatSpmvDeviceCSR(sp, t)) { /* counted and sorted on the device: no host pass over the nonzeros */
 #if defined(PETSC_HAVE_CUDA)
     const int *d_i, *d_j;
