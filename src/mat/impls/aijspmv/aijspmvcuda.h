@@ -32,7 +32,7 @@ __device__ __forceinline__ V MatSpmvShflXor(V v, int off)
 template <typename T>
 __device__ __forceinline__ T MatSpmvLoadStream(const T *p)
 {
-  if constexpr (cuda::std::is_same<T, float>::value || cuda::std::is_same<T, double>::value || cuda::std::is_same<T, int>::value) {
+  if constexpr (cuda::std::is_same<T, float>::value || cuda::std::is_same<T, double>::value || cuda::std::is_same<T, int>::value || cuda::std::is_same<T, unsigned short>::value) {
     return __ldcs(p);
   } else if constexpr (sizeof(T) == sizeof(double2)) {
     double2 v = __ldcs(reinterpret_cast<const double2 *>(p));

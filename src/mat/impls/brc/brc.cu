@@ -22,11 +22,27 @@ __global__ void MatBRCInitKernel(I ninit, const I *__restrict__ rows, const V *_
   }
 }
 
+/* One lane's row of a block: T slots, the lane's at off + j * b1 + lane, slot s reading x[col(s)] */
+template <typename V, typename I, typename Col>
+__device__ __forceinline__ V MatBRCRowSum(I off, I T, I b1, I lane, const V *__restrict__ val, const V *__restrict__ x, Col col)
+{
+  V sum = V(0);
+
+#pragma unroll 4
+  for (I j = 0; j < T; j++) {
+    const I s = off + j * b1 + lane;
+    sum += MatSpmvLoadStream(&val[s]) * x[col(s)];
+  }
+  return sum;
+}
+
 /* Each thread handles lane (tid % b1) of blocks tid / b1, + stride, ...: with coarsening fewer
-   threads are launched and each goes through several blocks. z may alias y. B1 > 0 fixes the
-   block height at compile time (shifts instead of divisions); B1 = 0 takes it from b1. */
-template <typename V, typename I, int B1>
-__global__ void __launch_bounds__(256) MatBRCMultKernel(I nblocks, I b1_, const I *__restrict__ blockoff, const I *__restrict__ rowidx, const I *__restrict__ col, const V *__restrict__ val, const V alpha, const V *__restrict__ x, const V *z, V *y)
+   threads are launched and each goes through several blocks; blocksum(b, off, T, lane) is the
+   lane's row sum in block b. Rows split over blocks (dst < -1) are added atomically, padding rows
+   (dst == -1) dropped. z may alias y. B1 > 0 fixes the block height at compile time (shifts
+   instead of divisions); B1 = 0 takes it from b1. */
+template <typename V, typename I, int B1, typename BlockSum>
+__device__ __forceinline__ void MatBRCBlocks(I nblocks, I b1_, const I *__restrict__ blockoff, const I *__restrict__ rowidx, const V alpha, const V *z, V *y, BlockSum blocksum)
 {
   const I b1     = B1 > 0 ? (I)B1 : b1_;
   const I tid    = blockIdx.x * blockDim.x + threadIdx.x;
@@ -36,58 +52,35 @@ __global__ void __launch_bounds__(256) MatBRCMultKernel(I nblocks, I b1_, const 
   for (I b = tid / b1; b < nblocks; b += stride) {
     const I off = blockoff[b], T = (blockoff[b + 1] - off) / b1;
     const I dst = rowidx[b * b1 + lane];
-    V       sum = V(0);
+    const V sum = alpha * blocksum(b, off, T, b1, lane);
 
-#pragma unroll 4
-    for (I j = 0; j < T; j++) {
-      const I s = off + j * b1 + lane;
-      sum += MatSpmvLoadStream(&val[s]) * x[MatSpmvLoadStream(&col[s])];
-    }
-    sum *= alpha;
     if (dst >= 0) y[dst] = z ? z[dst] + sum : sum;
     else if (dst < -1) MatSpmvAtomicAdd(&y[-dst - 2], sum);
   }
 }
 
-/* The same with 16-bit column offsets from each block's base column: 10 instead of 12 bytes per
-   nonzero in double precision, so a bandwidth-bound product reads 1/6 fewer bytes. A block whose
-   columns span too much for 16 bits has colbase[b] = -(w + 1) and its columns, 32-bit, at
-   colwide[w + (s - its first slot)]; the branch is uniform over the block's lanes */
+/* 32-bit column indices */
+template <typename V, typename I, int B1>
+__global__ void __launch_bounds__(256) MatBRCMultKernel(I nblocks, I b1_, const I *__restrict__ blockoff, const I *__restrict__ rowidx, const I *__restrict__ col, const V *__restrict__ val, const V alpha, const V *__restrict__ x, const V *z, V *y)
+{
+  MatBRCBlocks<V, I, B1>(nblocks, b1_, blockoff, rowidx, alpha, z, y, [=](I, I off, I T, I b1, I lane) { return MatBRCRowSum<V, I>(off, T, b1, lane, val, x, [=](I s) { return MatSpmvLoadStream(&col[s]); }); });
+}
+
+/* 16-bit column offsets from each block's base column: 10 instead of 12 bytes per nonzero in
+   double precision, so a bandwidth-bound product reads 1/6 fewer bytes. A block whose columns span
+   too much for 16 bits has colbase[b] = -(w + 1) and its columns, 32-bit, at
+   colwide[w + (s - its first slot)]; the branch is uniform over the block's lanes. The base is
+   added to x's address once per block */
 template <typename V, typename I, int B1>
 __global__ void __launch_bounds__(256) MatBRCMultKernel16(I nblocks, I b1_, const I *__restrict__ blockoff, const I *__restrict__ rowidx, const I *__restrict__ colbase, const unsigned short *__restrict__ col16, const I *__restrict__ colwide, const V *__restrict__ val, const V alpha, const V *__restrict__ x, const V *z, V *y)
 {
-  const I b1     = B1 > 0 ? (I)B1 : b1_;
-  const I tid    = blockIdx.x * blockDim.x + threadIdx.x;
-  const I lane   = tid % b1;
-  const I stride = (gridDim.x * blockDim.x) / b1;
+  MatBRCBlocks<V, I, B1>(nblocks, b1_, blockoff, rowidx, alpha, z, y, [=](I b, I off, I T, I b1, I lane) {
+    const I cb = colbase[b];
 
-  for (I b = tid / b1; b < nblocks; b += stride) {
-    const I off = blockoff[b], T = (blockoff[b + 1] - off) / b1;
-    const I dst = rowidx[b * b1 + lane];
-    const I cb  = colbase[b];
-    V       sum = V(0);
-
-    if (cb >= 0) {
-      const V *xb = x + cb;
-
-#pragma unroll 4
-      for (I j = 0; j < T; j++) {
-        const I s = off + j * b1 + lane;
-        sum += MatSpmvLoadStream(&val[s]) * xb[__ldcs(&col16[s])];
-      }
-    } else {
-      const I *cw = colwide + (-cb - 1) - off;
-
-#pragma unroll 4
-      for (I j = 0; j < T; j++) {
-        const I s = off + j * b1 + lane;
-        sum += MatSpmvLoadStream(&val[s]) * x[MatSpmvLoadStream(&cw[s])];
-      }
-    }
-    sum *= alpha;
-    if (dst >= 0) y[dst] = z ? z[dst] + sum : sum;
-    else if (dst < -1) MatSpmvAtomicAdd(&y[-dst - 2], sum);
-  }
+    if (cb >= 0) return MatBRCRowSum<V, I>(off, T, b1, lane, val, x + cb, [=](I s) { return (I)MatSpmvLoadStream(&col16[s]); });
+    const I *cw = colwide + (-cb - 1) - off;
+    return MatBRCRowSum<V, I>(off, T, b1, lane, val, x, [=](I s) { return MatSpmvLoadStream(&cw[s]); });
+  });
 }
 
 /* each block's smallest column, and its slots when its columns span MATBRC_SPAN16 or more (wide),
