@@ -191,18 +191,26 @@ PetscErrorCode MatSpmvPrepare_SeqAIJSpmv(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Row offsets of A^T: A's column counts, summed (PetscFree *ti) */
+static PetscErrorCode MatSpmvTransposeRows(const MatSpmvCSR *csr, PetscInt **ti)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(csr->n + 1, ti));
+  for (PetscInt k = 0; k < csr->nnz; k++) (*ti)[csr->j[k] + 1]++;
+  for (PetscInt c = 0; c < csr->n; c++) (*ti)[c + 1] += (*ti)[c];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* CSR of A^T with, for each of its positions, the position in A's CSR it came from */
 static PetscErrorCode MatSpmvTransposeCSR(const MatSpmvCSR *csr, PetscInt **ti, PetscInt **tj, PetscInt **perm)
 {
   PetscInt *cnt;
 
   PetscFunctionBegin;
-  PetscCall(PetscCalloc1(csr->n + 1, ti));
+  PetscCall(MatSpmvTransposeRows(csr, ti));
   PetscCall(PetscMalloc1(csr->nnz, tj));
   PetscCall(PetscMalloc1(csr->nnz, perm));
   PetscCall(PetscMalloc1(csr->n, &cnt));
-  for (PetscInt k = 0; k < csr->nnz; k++) (*ti)[csr->j[k] + 1]++;
-  for (PetscInt c = 0; c < csr->n; c++) (*ti)[c + 1] += (*ti)[c];
   for (PetscInt c = 0; c < csr->n; c++) cnt[c] = (*ti)[c];
   for (PetscInt r = 0; r < csr->m; r++) {
     for (PetscInt k = csr->i[r]; k < csr->i[r + 1]; k++) {
@@ -299,20 +307,23 @@ static PetscErrorCode MatSpmvColumnPlanMake(Mat A, int t, const MatSpmvCSR *csr,
     PetscCall(MatSpmvCUDAColumnFrequency(n, csr->nnz, d_j, &plan->d_perm, &hot, stream));
 #endif
   } else { /* counting sort of the columns by their counts, most first, stable */
-    PetscInt *count, *start, maxc = 0;
+    PetscInt       *ti = NULL, *start, maxc = 0;
+    const PetscInt *oi; /* op(A)'s column counts are the row lengths of op(A)^T: A^T's rows, or A's own */
 
-    PetscCall(PetscCalloc1(n, &count));
-    if (t) for (PetscInt c = 0; c < n; c++) count[c] = csr->i[c + 1] - csr->i[c]; /* A^T's columns are A's rows */
-    else for (PetscInt k = 0; k < csr->nnz; k++) count[csr->j[k]]++;
-    for (PetscInt c = 0; c < n; c++) maxc = PetscMax(maxc, count[c]);
+    if (t) oi = csr->i;
+    else {
+      PetscCall(MatSpmvTransposeRows(csr, &ti));
+      oi = ti;
+    }
+    for (PetscInt c = 0; c < n; c++) maxc = PetscMax(maxc, oi[c + 1] - oi[c]);
     PetscCall(PetscCalloc1(maxc + 2, &start));
-    for (PetscInt c = 0; c < n; c++) start[maxc - count[c] + 1]++;
+    for (PetscInt c = 0; c < n; c++) start[maxc - (oi[c + 1] - oi[c]) + 1]++;
     for (PetscInt b = 0; b <= maxc; b++) start[b + 1] += start[b];
     PetscCall(PetscMalloc1(n, &plan->perm));
-    for (PetscInt c = 0; c < n; c++) plan->perm[start[maxc - count[c]]++] = c;
-    for (PetscInt k = 0; k < PetscMax(1, n / 100); k++) hot += count[plan->perm[k]];
+    for (PetscInt c = 0; c < n; c++) plan->perm[start[maxc - (oi[c + 1] - oi[c])]++] = c;
+    for (PetscInt k = 0; k < PetscMax(1, n / 100); k++) hot += oi[plan->perm[k] + 1] - oi[plan->perm[k]];
     PetscCall(PetscFree(start));
-    PetscCall(PetscFree(count));
+    PetscCall(PetscFree(ti));
   }
   plan->hotshare = (PetscReal)hot / (PetscReal)csr->nnz;
   plan->renumber = (PetscBool)(sp->colorder == MAT_SPMV_COLUMN_ORDER_FREQUENCY || plan->hotshare >= MATSPMV_HOT_SHARE);
@@ -409,7 +420,7 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
     PetscCall(PetscFree(inv));
     ccsr.j = jr;
   }
-  if (plan->renumber && plan->perm) { /* a device plan for a device build: downloaded for layout checks only */
+  if (plan->renumber && plan->perm) { /* the host order (a device plan for a device build has none: downloaded for layout checks only) */
     PetscCall(PetscMalloc1(L->n, &L->colperm));
     PetscCall(PetscArraycpy(L->colperm, plan->perm, L->n));
   }
@@ -512,9 +523,7 @@ static PetscErrorCode MatSpmvOperatorRows(const MatSpmvCSR *csr, int t, MatSpmvC
   *ti = NULL;
   *op = *csr;
   if (t == 1) {
-    PetscCall(PetscCalloc1(csr->n + 1, ti));
-    for (PetscInt k = 0; k < csr->nnz; k++) (*ti)[csr->j[k] + 1]++;
-    for (PetscInt r = 0; r < csr->n; r++) (*ti)[r + 1] += (*ti)[r];
+    PetscCall(MatSpmvTransposeRows(csr, ti));
     op->m = csr->n;
     op->n = csr->m;
     op->i = *ti;
