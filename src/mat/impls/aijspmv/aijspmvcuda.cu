@@ -87,14 +87,19 @@ __global__ void MatSpmvGatherKernel(I nslots, const I *__restrict__ slot2csr, co
   }
 }
 
+#define MATSPMV_THREADS 256 /* threads per block of the layer's element-wise kernels */
+
+/* blocks for n items, at most 65536 (the grid-stride loops take the rest) */
+static inline unsigned MatSpmvGrid(PetscInt n)
+{
+  return (unsigned)PetscMax(1, PetscMin((n + MATSPMV_THREADS - 1) / MATSPMV_THREADS, 65536));
+}
+
 PetscErrorCode MatSpmvCUDAGather(PetscInt nslots, const int *slot2csr, const PetscScalar *csrval, PetscScalar *val, void *stream)
 {
   PetscFunctionBegin;
   if (nslots) {
-    const int threads = 256;
-    const int blocks  = (int)PetscMin((nslots + threads - 1) / threads, 65536);
-
-    MatSpmvGatherKernel<PetscScalar, int><<<blocks, threads, 0, (cudaStream_t)stream>>>((int)nslots, slot2csr, csrval, val);
+    MatSpmvGatherKernel<PetscScalar, int><<<MatSpmvGrid(nslots), MATSPMV_THREADS, 0, (cudaStream_t)stream>>>((int)nslots, slot2csr, csrval, val);
     PetscCallCUDA(cudaGetLastError());
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -110,10 +115,7 @@ PetscErrorCode MatSpmvCUDAAddRows(PetscInt n, const int *crow, const PetscScalar
 {
   PetscFunctionBegin;
   if (n) {
-    const int threads = 256;
-    const int blocks  = (int)PetscMin((n + threads - 1) / threads, 65536);
-
-    MatSpmvAddRowsKernel<PetscScalar, int><<<blocks, threads, 0, (cudaStream_t)stream>>>((int)n, crow, t, y);
+    MatSpmvAddRowsKernel<PetscScalar, int><<<MatSpmvGrid(n), MATSPMV_THREADS, 0, (cudaStream_t)stream>>>((int)n, crow, t, y);
     PetscCallCUDA(cudaGetLastError());
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -172,16 +174,6 @@ __global__ void MatSpmvInvertKernel(I n, const I *__restrict__ perm, I *__restri
   for (I k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) inv[perm[k]] = k;
 }
 
-template <typename I>
-__global__ void MatSpmvRenumberKernel(I nnz, const I *__restrict__ inv, const I *__restrict__ j, I *__restrict__ jnew)
-{
-  for (I k = blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += gridDim.x * blockDim.x) jnew[k] = inv[j[k]];
-}
-
-static inline unsigned MatSpmvGrid(PetscInt n, int threads)
-{
-  return (unsigned)PetscMax(1, PetscMin((n + threads - 1) / threads, 65536));
-}
 
 PetscErrorCode MatSpmvCUDAColumnFrequency(PetscInt n, PetscInt nnz, const int *d_j, int **d_perm, PetscInt *hot, void *stream)
 {
@@ -196,7 +188,7 @@ PetscErrorCode MatSpmvCUDAColumnFrequency(PetscInt n, PetscInt nnz, const int *d
   PetscCall(MatSpmvCUDAMalloc((void **)d_perm, n * sizeof(int)));
   PetscCallCUDA(cudaMemsetAsync(count, 0, n * sizeof(int), s));
   if (nnz) {
-    MatSpmvColumnCountKernel<int><<<MatSpmvGrid(nnz, 256), 256, 0, s>>>((int)nnz, d_j, count);
+    MatSpmvColumnCountKernel<int><<<MatSpmvGrid(nnz), MATSPMV_THREADS, 0, s>>>((int)nnz, d_j, count);
     PetscCallCUDA(cudaGetLastError());
   }
   {
@@ -226,9 +218,9 @@ PetscErrorCode MatSpmvCUDARenumberColumns(PetscInt n, PetscInt m, PetscInt nnz, 
   PetscCall(MatSpmvCUDAMalloc((void **)&seq, nnz * sizeof(int)));
   PetscCall(MatSpmvCUDAMalloc((void **)d_jnew, nnz * sizeof(int)));
   PetscCall(MatSpmvCUDAMalloc((void **)d_pos, nnz * sizeof(int)));
-  MatSpmvInvertKernel<int><<<MatSpmvGrid(n, 256), 256, 0, s>>>((int)n, d_perm, inv);
+  MatSpmvInvertKernel<int><<<MatSpmvGrid(n), MATSPMV_THREADS, 0, s>>>((int)n, d_perm, inv);
   PetscCallCUDA(cudaGetLastError());
-  MatSpmvRenumberKernel<int><<<MatSpmvGrid(nnz, 256), 256, 0, s>>>((int)nnz, inv, d_j, jr);
+  MatSpmvGatherKernel<int, int><<<MatSpmvGrid(nnz), MATSPMV_THREADS, 0, s>>>((int)nnz, d_j, inv, jr); /* jr[k] = inv[j[k]] */
   PetscCallCUDA(cudaGetLastError());
   thrust::sequence(thrust::cuda::par.on(s), thrust::device_ptr<int>(seq), thrust::device_ptr<int>(seq + nnz));
   /* each row's entries by their new column, with the CSR position they came from */
@@ -252,7 +244,7 @@ PetscErrorCode MatSpmvCUDAComposeMap(PetscInt n, int *d_map, const int *d_pos, v
 {
   PetscFunctionBegin;
   if (n) {
-    MatSpmvComposeKernel<int><<<MatSpmvGrid(n, 256), 256, 0, (cudaStream_t)stream>>>((int)n, d_map, d_pos);
+    MatSpmvComposeKernel<int><<<MatSpmvGrid(n), MATSPMV_THREADS, 0, (cudaStream_t)stream>>>((int)n, d_map, d_pos);
     PetscCallCUDA(cudaGetLastError());
   }
   PetscFunctionReturn(PETSC_SUCCESS);
