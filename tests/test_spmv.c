@@ -38,23 +38,40 @@ static PetscErrorCode Build(MatType type, PetscInt n, PetscInt longevery, PetscI
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The format named by the "format <name>: <why>" line of the sequential matrix S's
-   -mat_view ::ascii_info (the layout of A; the reason goes to -info) */
-static PetscErrorCode Chosen(Mat S, char *formats, size_t len, char *why, size_t wlen)
+/* The sequential matrix S's -mat_view ::ascii_info in a temporary file, open for reading */
+static PetscErrorCode ViewInfoOpen(Mat S, char *fname, size_t flen, FILE **fp)
 {
-  char        fname[PETSC_MAX_PATH_LEN], line[512];
   PetscViewer v;
-  FILE       *fp;
 
   PetscFunctionBegin;
-  PetscCall(PetscSNPrintf(fname, sizeof(fname), "/tmp/test_spmv-%d.txt", (int)getpid()));
+  PetscCall(PetscSNPrintf(fname, flen, "/tmp/test_spmv-%d.txt", (int)getpid()));
   PetscCall(PetscViewerASCIIOpen(PETSC_COMM_SELF, fname, &v));
   PetscCall(PetscViewerPushFormat(v, PETSC_VIEWER_ASCII_INFO));
   PetscCall(MatView(S, v));
   PetscCall(PetscViewerPopFormat(v));
   PetscCall(PetscViewerDestroy(&v));
+  PetscCall(PetscFOpen(PETSC_COMM_SELF, fname, "r", fp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ViewInfoClose(const char *fname, FILE **fp)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFClose(PETSC_COMM_SELF, *fp));
+  (void)unlink(fname);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The format named by the "format <name>: <why>" line of S's -mat_view ::ascii_info (the layout
+   of A; the reason goes to -info and, when why is not NULL, to why) */
+static PetscErrorCode Chosen(Mat S, char *formats, size_t len, char *why, size_t wlen)
+{
+  char  fname[PETSC_MAX_PATH_LEN], line[512];
+  FILE *fp;
+
+  PetscFunctionBegin;
   formats[0] = 0;
-  PetscCall(PetscFOpen(PETSC_COMM_SELF, fname, "r", &fp));
+  PetscCall(ViewInfoOpen(S, fname, sizeof(fname), &fp));
   while (fgets(line, sizeof(line), fp)) {
     char *f = strstr(line, "format "), *colon = f ? strchr(f, ':') : NULL;
 
@@ -65,8 +82,7 @@ static PetscErrorCode Chosen(Mat S, char *formats, size_t len, char *why, size_t
     PetscCall(PetscInfo(S, "%s: %s", f + 7, colon + 1));
     if (why) PetscCall(PetscStrncpy(why, colon + 1, wlen));
   }
-  PetscCall(PetscFClose(PETSC_COMM_SELF, fp));
-  (void)unlink(fname);
+  PetscCall(ViewInfoClose(fname, &fp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -126,23 +142,15 @@ static PetscErrorCode BuildHot(PetscInt n, Mat *A)
 /* Whether -mat_view ::ascii_info of the sequential matrix S contains text */
 static PetscErrorCode ViewContains(Mat S, const char *text, PetscBool *has)
 {
-  char        fname[PETSC_MAX_PATH_LEN], line[512];
-  PetscViewer v;
-  FILE       *fp;
+  char  fname[PETSC_MAX_PATH_LEN], line[512];
+  FILE *fp;
 
   PetscFunctionBegin;
-  PetscCall(PetscSNPrintf(fname, sizeof(fname), "/tmp/test_spmv-view-%d.txt", (int)getpid()));
-  PetscCall(PetscViewerASCIIOpen(PETSC_COMM_SELF, fname, &v));
-  PetscCall(PetscViewerPushFormat(v, PETSC_VIEWER_ASCII_INFO));
-  PetscCall(MatView(S, v));
-  PetscCall(PetscViewerPopFormat(v));
-  PetscCall(PetscViewerDestroy(&v));
   *has = PETSC_FALSE;
-  PetscCall(PetscFOpen(PETSC_COMM_SELF, fname, "r", &fp));
+  PetscCall(ViewInfoOpen(S, fname, sizeof(fname), &fp));
   while (fgets(line, sizeof(line), fp))
     if (strstr(line, text)) *has = PETSC_TRUE;
-  PetscCall(PetscFClose(PETSC_COMM_SELF, fp));
-  (void)unlink(fname);
+  PetscCall(ViewInfoClose(fname, &fp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -161,9 +161,17 @@ static PetscErrorCode MatSelect_SPMV(const void *params, const MatSpmvCSR *patte
     var /= (PetscReal)nonempty;
   }
   irregular = (PetscBool)(PetscSqrtReal(var) > MATSPMV_IRREGULAR * mean);
-  rule      = irregular ? (pattern->renumbered ? MatSpmvAutoIrregularHot : MatSpmvAutoIrregular) : MatSpmvAutoRegular;
-  nrule     = irregular ? (pattern->renumbered ? PETSC_STATIC_ARRAY_LENGTH(MatSpmvAutoIrregularHot) : PETSC_STATIC_ARRAY_LENGTH(MatSpmvAutoIrregular)) : PETSC_STATIC_ARRAY_LENGTH(MatSpmvAutoRegular);
-  *ncand    = 0;
+  if (!irregular) {
+    rule  = MatSpmvAutoRegular;
+    nrule = PETSC_STATIC_ARRAY_LENGTH(MatSpmvAutoRegular);
+  } else if (pattern->renumbered) {
+    rule  = MatSpmvAutoIrregularHot;
+    nrule = PETSC_STATIC_ARRAY_LENGTH(MatSpmvAutoIrregularHot);
+  } else {
+    rule  = MatSpmvAutoIrregular;
+    nrule = PETSC_STATIC_ARRAY_LENGTH(MatSpmvAutoIrregular);
+  }
+  *ncand = 0;
   for (size_t k = 0; k <= nrule; k++)
     for (PetscInt f = 0; f < n; f++) {
       PetscBool match = PETSC_TRUE; /* k == nrule: any candidate not taken yet */
