@@ -91,55 +91,42 @@ struct HostCSR {
 // Elements per fread: 16 M elements (64-128 MB) keeps the syscall count low for 800 MB files.
 static const size_t kReadChunk = size_t(1) << 24;
 
-static void read_be32(FILE *f, int32_t *dst, size_t n, const char *path)
+// T (int32_t or double) with its bytes reversed: PETSc binary files are big-endian.
+template <typename T> static T byteswap(T v)
+{
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "4- or 8-byte values only");
+  if constexpr (sizeof(T) == 4) {
+    uint32_t u;
+    memcpy(&u, &v, 4);
+    u = __builtin_bswap32(u);
+    memcpy(&v, &u, 4);
+  } else {
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    u = __builtin_bswap64(u);
+    memcpy(&v, &u, 8);
+  }
+  return v;
+}
+
+template <typename T> static void read_be(FILE *f, T *dst, size_t n, const char *path)
 {
   for (size_t done = 0; done < n;) {
     size_t want = std::min(kReadChunk, n - done);
-    if (fread(dst + done, sizeof(int32_t), want, f) != want) die("file truncated", path);
-    for (size_t i = done; i < done + want; ++i) dst[i] = (int32_t)__builtin_bswap32((uint32_t)dst[i]);
+    if (fread(dst + done, sizeof(T), want, f) != want) die("file truncated", path);
+    for (size_t i = done; i < done + want; ++i) dst[i] = byteswap(dst[i]);
     done += want;
   }
 }
 
-static void read_be64f(FILE *f, double *dst, size_t n, const char *path)
+template <typename T> static void write_be(FILE *f, const T *src, size_t n, const char *path)
 {
-  for (size_t done = 0; done < n;) {
-    size_t want = std::min(kReadChunk, n - done);
-    if (fread(dst + done, sizeof(double), want, f) != want) die("file truncated", path);
-    for (size_t i = done; i < done + want; ++i) {
-      uint64_t u;
-      memcpy(&u, &dst[i], 8);
-      u = __builtin_bswap64(u);
-      memcpy(&dst[i], &u, 8);
-    }
-    done += want;
-  }
-}
-
-static void write_be32(FILE *f, const int32_t *src, size_t n, const char *path)
-{
-  std::vector<int32_t> buf;
+  std::vector<T> buf;
   for (size_t done = 0; done < n;) {
     size_t want = std::min(kReadChunk, n - done);
     buf.resize(want);
-    for (size_t i = 0; i < want; ++i) buf[i] = (int32_t)__builtin_bswap32((uint32_t)src[done + i]);
-    if (fwrite(buf.data(), sizeof(int32_t), want, f) != want) die("write failed", path);
-    done += want;
-  }
-}
-
-static void write_be64f(FILE *f, const double *src, size_t n, const char *path)
-{
-  std::vector<uint64_t> buf;
-  for (size_t done = 0; done < n;) {
-    size_t want = std::min(kReadChunk, n - done);
-    buf.resize(want);
-    for (size_t i = 0; i < want; ++i) {
-      uint64_t u;
-      memcpy(&u, &src[done + i], 8);
-      buf[i] = __builtin_bswap64(u);
-    }
-    if (fwrite(buf.data(), sizeof(uint64_t), want, f) != want) die("write failed", path);
+    for (size_t i = 0; i < want; ++i) buf[i] = byteswap(src[done + i]);
+    if (fwrite(buf.data(), sizeof(T), want, f) != want) die("write failed", path);
     done += want;
   }
 }
@@ -149,7 +136,7 @@ static HostCSR load_petsc_binary(const char *path)
   FILE *f = fopen(path, "rb");
   if (!f) die(strerror(errno), path);
   int32_t hdr[4];
-  read_be32(f, hdr, 4, path);
+  read_be(f, hdr, 4, path);
   if (hdr[0] != kPetscMatClassid) {
     char msg[128];
     snprintf(msg, sizeof msg, "not a PETSc binary matrix (classid %d, expected %d)", hdr[0], kPetscMatClassid);
@@ -177,7 +164,7 @@ static HostCSR load_petsc_binary(const char *path)
   if (fseeko(f, 16, SEEK_SET) != 0) die("cannot seek", path);
 
   std::vector<int32_t> len(A.M);
-  read_be32(f, len.data(), A.M, path);
+  read_be(f, len.data(), A.M, path);
   A.rowptr.resize((size_t)A.M + 1);
   long long s = 0;
   A.rowptr[0] = 0;
@@ -189,11 +176,11 @@ static HostCSR load_petsc_binary(const char *path)
   }
   if (s != A.nnz) die("row lengths do not sum to nnz", path);
   A.cols.resize(A.nnz);
-  read_be32(f, A.cols.data(), A.nnz, path);
+  read_be(f, A.cols.data(), A.nnz, path);
   for (int k = 0; k < A.nnz; ++k)
     if (A.cols[k] < 0 || A.cols[k] >= A.N) die("column index out of range", path);
   A.vals.resize(A.nnz);
-  read_be64f(f, A.vals.data(), A.nnz, path);
+  read_be(f, A.vals.data(), A.nnz, path);
   fclose(f);
   return A;
 }
@@ -203,12 +190,12 @@ static void write_petsc_binary(const HostCSR &A, const char *path)
   FILE *f = fopen(path, "wb");
   if (!f) die(strerror(errno), path);
   int32_t hdr[4] = {kPetscMatClassid, A.M, A.N, A.nnz};
-  write_be32(f, hdr, 4, path);
+  write_be(f, hdr, 4, path);
   std::vector<int32_t> len(A.M);
   for (int i = 0; i < A.M; ++i) len[i] = A.rowptr[i + 1] - A.rowptr[i];
-  write_be32(f, len.data(), A.M, path);
-  write_be32(f, A.cols.data(), A.nnz, path);
-  write_be64f(f, A.vals.data(), A.nnz, path);
+  write_be(f, len.data(), A.M, path);
+  write_be(f, A.cols.data(), A.nnz, path);
+  write_be(f, A.vals.data(), A.nnz, path);
   if (fclose(f) != 0) die("close failed", path);
 }
 
