@@ -7,7 +7,10 @@
 #
 #   ex19ilu    SNES ex19 256 x 256, PETSc's default PC (ILU(0); block Jacobi + ILU(0) on 2 ranks)
 #   ex19ilu512 the same on 512 x 512
-#   ex56gamg   KSP ex56 -ne 48, CG + GAMG (Chebyshev/Jacobi smoothers)
+#   ex56gamg   KSP ex56 -ne 48, CG + GAMG (Chebyshev/Jacobi smoothers, near-null space)
+#   ex56gamgdef  the same with PETSc's default GAMG options (no near-null space)
+#   ex56gamg0  the same, unsmoothed aggregation (-pc_gamg_agg_nsmooths 0)
+#   ex19mg     SNES ex19 65 x 65 refined twice, PCMG with Galerkin coarse operators (MAIJ interpolation)
 #   ex19poly   SNES ex19 1024 x 1024, a polynomial PC of products only (10 Chebyshev/Jacobi steps)
 #
 # Prints, per case and type: iterations, SNESSolve, KSPSolve, PCSetUp, PCApply, MatSolve, MatMult
@@ -42,6 +45,9 @@ args() { # case type -> the program and its options
   ex19ilu) echo "$bin/ex19 -da_grid_x 256 -da_grid_y 256 -snes_converged_reason -ksp_converged_reason -dm_vec_type cuda -dm_mat_type $t ${load[*]}" ;;
   ex19ilu512) echo "$bin/ex19 -da_grid_x 512 -da_grid_y 512 -snes_converged_reason -ksp_converged_reason -dm_vec_type cuda -dm_mat_type $t ${load[*]}" ;;
   ex19poly) echo "$bin/ex19 -da_grid_x 1024 -da_grid_y 1024 -snes_converged_reason -ksp_converged_reason -ksp_max_it 4096 -dm_vec_type cuda -dm_mat_type $t $poly ${load[*]}" ;;
+  ex56gamgdef) echo "$bin/ksp_ex56 -ne 48 -ksp_type cg -pc_type gamg -ksp_converged_reason -mat_type $t -vec_type cuda ${load[*]}" ;;
+  ex56gamg0) echo "$bin/ksp_ex56 -ne 48 -ksp_type cg -pc_type gamg -pc_gamg_agg_nsmooths 0 -ksp_converged_reason -mat_type $t -vec_type cuda ${load[*]}" ;;
+  ex19mg) echo "$bin/ex19 -da_grid_x 65 -da_grid_y 65 -da_refine 2 -pc_type mg -pc_mg_galerkin pmat -snes_converged_reason -ksp_converged_reason -dm_vec_type cuda -dm_mat_type $t ${load[*]}" ;;
   ex56gamg) echo "$bin/ksp_ex56 -ne 48 -alpha 1.e-3 -ksp_type cg -pc_type gamg -pc_gamg_agg_nsmooths 1 -mg_levels_ksp_type chebyshev -mg_levels_pc_type jacobi -ksp_rtol 1e-8 -ksp_converged_reason -use_mat_nearnullspace -mat_type $t -vec_type cuda ${load[*]}" ;;
   *) echo "unknown case $c" >&2; return 1 ;;
   esac

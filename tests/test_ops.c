@@ -217,6 +217,53 @@ int main(int argc, char **argv)
     PetscCall(MatDestroy(&D));
     PetscCall(MatDestroy(&C));
   }
+  /* bound to the CPU, values changed there, unbound: the device copy must not be used as it was */
+  for (int k = 0; k < 2; k++) PetscCall(MatBindToCPU(M[k], PETSC_TRUE));
+  PetscCall(CheckProducts(A, Aref, rnd, "bound to the CPU"));
+  for (int k = 0; k < 2; k++) {
+    PetscCall(MatScale(M[k], 1.75));
+    if (rend > rstart) {
+      PetscScalar v = 2.0;
+      PetscCall(MatSetValues(M[k], 1, &rstart, 1, &rstart, &v, ADD_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(M[k], MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(M[k], MAT_FINAL_ASSEMBLY));
+    PetscCall(MatBindToCPU(M[k], PETSC_FALSE));
+  }
+  PetscCall(Check(A, Aref, rnd, "values changed while bound to the CPU, then unbound"));
+  /* zeros made on the host, values then changed on the device (MatScale): MatEliminateZeros must
+     compact current values, and the device pattern must follow */
+  {
+    PetscInt rows[2] = {rstart, rend - 1};
+    for (int k = 0; k < 2; k++) {
+      PetscCall(MatSetOption(M[k], MAT_KEEP_NONZERO_PATTERN, PETSC_TRUE));
+      PetscCall(MatZeroRows(M[k], rend - rstart > 1 ? 2 : 0, rows, 5.0, NULL, NULL));
+    }
+  }
+  PetscCall(Check(A, Aref, rnd, "zeros kept in the pattern"));
+  for (int k = 0; k < 2; k++) {
+    PetscCall(MatScale(M[k], -1.25));
+    PetscCall(MatEliminateZeros(M[k], PETSC_TRUE));
+  }
+  PetscCall(Check(A, Aref, rnd, "MatEliminateZeros after a MatScale"));
+  { /* the transpose is a matrix of A's type, first and reused */
+    Mat     T, Tref;
+    MatType ta, tt;
+
+    PetscCall(MatTranspose(A, MAT_INITIAL_MATRIX, &T));
+    PetscCall(MatTranspose(Aref, MAT_INITIAL_MATRIX, &Tref));
+    PetscCall(MatGetType(A, &ta));
+    PetscCall(MatGetType(T, &tt));
+    PetscCall(PetscObjectTypeCompare((PetscObject)T, ta, &same));
+    PetscCheck(same, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "MatTranspose gave %s, not %s", tt, ta);
+    PetscCall(Check(T, Tref, rnd, "MatTranspose"));
+    for (int k = 0; k < 2; k++) PetscCall(MatScale(M[k], 0.5));
+    PetscCall(MatTranspose(A, MAT_REUSE_MATRIX, &T));
+    PetscCall(MatTranspose(Aref, MAT_REUSE_MATRIX, &Tref));
+    PetscCall(Check(T, Tref, rnd, "MatTranspose reused after a change of values"));
+    PetscCall(MatDestroy(&T));
+    PetscCall(MatDestroy(&Tref));
+  }
   { /* COO assembly: the type's blocks come from MatSetPreallocationCOO(), values from MatSetValuesCOO() */
     Mat          C;
     PetscInt    *ci, *cj, ncoo = 0, nz;

@@ -55,6 +55,7 @@ PetscErrorCode MatSpmvSaveBaseOps(Mat A)
     b->view                = A->ops->view;
     b->assemblyend         = A->ops->assemblyend;
     b->scale               = A->ops->scale;
+    b->eliminatezeros      = A->ops->eliminatezeros;
     if (seq) {
       PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatRetrieveValues_C", &b->retrievevalues));
       PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatStoreValues_C", &b->storevalues));
@@ -64,6 +65,23 @@ PetscErrorCode MatSpmvSaveBaseOps(Mat A)
     }
   }
   MatSpmvBaseSaved[k] = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* SeqAIJ's functions, saved from a pristine MATSEQAIJ made for the purpose when no matrix was
+   converted from one yet (on a GPU machine our matrices start from aijcusparse) */
+PetscErrorCode MatSpmvGetBaseSeq(MatSpmvBaseOps **base)
+{
+  PetscFunctionBegin;
+  if (!MatSpmvBaseSaved[0]) {
+    Mat A;
+
+    PetscCall(MatCreate(PETSC_COMM_SELF, &A));
+    PetscCall(MatSetType(A, MATSEQAIJ));
+    PetscCall(MatSpmvSaveBaseOps(A));
+    PetscCall(MatDestroy(&A));
+  }
+  *base = &MatSpmvBaseSeq;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -166,10 +166,14 @@ typedef struct {
   PetscErrorCode (*bindtocpu)(Mat, PetscBool);
   PetscErrorCode (*scale)(Mat, PetscScalar);
   PetscErrorCode (*productsetfromoptions)(Mat);
+  PetscErrorCode (*eliminatezeros)(Mat, PetscBool);
   PetscBool cusparse; /* saved from MATSEQAIJCUSPARSE / MATMPIAIJCUSPARSE */
 } MatSpmvBaseOps;
 /* saved from pristine MATSEQAIJ, MATMPIAIJ, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE matrices */
 PETSC_INTERN MatSpmvBaseOps MatSpmvBaseSeq, MatSpmvBaseMPI, MatSpmvBaseSeqCUSPARSE, MatSpmvBaseMPICUSPARSE;
+
+/* SeqAIJ's functions (saved from a pristine MATSEQAIJ if none was converted yet) */
+PETSC_INTERN PetscErrorCode MatSpmvGetBaseSeq(MatSpmvBaseOps **);
 
 /* Whether new petscspmv matrices are built on aijcusparse: CUDA PETSc and a visible GPU */
 PETSC_INTERN PetscErrorCode MatSpmvUseCUSPARSEBase(PetscBool *);
@@ -185,6 +189,9 @@ typedef struct {
   MatSpmvColumnOrder colorder; /* as requested */
   PetscBool       resolved;  /* ondevice decided */
   PetscBool       ondevice;
+  PetscBool       derived;   /* PETSc made it from the user's matrices (a product, an off-diagonal block): a format
+                                that refuses its pattern gives way to MATSPMV_FALLBACK_FORMAT */
+  PetscObjectState boundstate; /* object state when bound to the CPU */
   /* fingerprint of the structure the layouts were built from */
   PetscObjectState nonzerostate;
   PetscInt         m, n, nnz;
@@ -202,10 +209,16 @@ typedef struct {
   PetscInt     d_xpn, xpn;
 } Mat_SeqAIJSpmv;
 PETSC_INTERN PetscErrorCode MatSpmvSeqGetData(Mat, Mat_SeqAIJSpmv **); /* NULL if A is not one of ours */
+/* A is an operator PETSc derived from the user's matrices (see Mat_SeqAIJSpmv.derived) */
+PETSC_INTERN PetscErrorCode MatSpmvSetDerived_SeqAIJSpmv(Mat);
+/* the format that takes a derived operator (or a transpose) its own format refuses: ipcsr pads nothing
+   and keeps no copy of the matrix */
+#define MATSPMV_FALLBACK_FORMAT "ipcsr"
 
-/* aijcusparse base (seqaijspmvcusparse.c): aijcusparse's device products, factors and solves for our types */
-PETSC_INTERN PetscErrorCode MatSpmvSetDeviceOps_SeqAIJSpmv(Mat);
-PETSC_INTERN PetscErrorCode MatSpmvClearDeviceOps_SeqAIJSpmv(Mat);
+/* seqaijspmvcusparse.c: matrix-matrix products (either base: aijcusparse's device products, or AIJ's);
+   aijcusparse's factors and solves for our types */
+PETSC_INTERN PetscErrorCode MatSpmvSetProductHooks_SeqAIJSpmv(Mat);
+PETSC_INTERN PetscErrorCode MatSpmvClearProductHooks_SeqAIJSpmv(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvRegisterFactors(MatSpmvFormat *);
 /* aijcusparse's device row offsets (uncompressed) and column indices of A */
 PETSC_INTERN PetscErrorCode MatSpmvCUSPARSEGetIJ(Mat, const int **, const int **);

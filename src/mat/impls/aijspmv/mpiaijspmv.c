@@ -54,6 +54,8 @@ static PetscErrorCode MatSpmvMPISyncBlocks(Mat A, PetscBool push)
     }
     PetscCall(PetscObjectTypeCompare((PetscObject)blk[b], sp->format->seqtype, &ours));
     PetscCheck(ours, PetscObjectComm((PetscObject)A), PETSC_ERR_PLIB, "Block of %s has type %s", sp->format->mpitype, ((PetscObject)blk[b])->type_name);
+    /* the off-diagonal block, and the blocks of a product's result, are operators the user did not choose a format for */
+    if (b == 1 || A->product) PetscCall(MatSpmvSetDerived_SeqAIJSpmv(blk[b]));
     if (!push) {
       PetscCall(MatSpmvPrepare_SeqAIJSpmv(blk[b]));
       continue;
@@ -182,6 +184,74 @@ static PetscErrorCode MatSetPreallocationCOO_MPIAIJSpmv(Mat A, PetscCount n, Pet
   PetscFunctionBegin;
   PetscCall(MatSpmvMPIBase(A)->setpreallocationcoo(A, n, coo_i, coo_j));
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MPIAIJ's MatEliminateZeros() compacts both blocks' host CSR in place with SeqAIJ's function, not
+   theirs: the blocks' values are brought to the host first and their device copies marked stale after */
+static PetscErrorCode MatEliminateZeros_MPIAIJSpmv(Mat A, PetscBool keep)
+{
+  Mat               blk[2];
+  const PetscInt   *garray;
+  PetscObjectState  before[2], after;
+  const PetscScalar *a;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &blk[0], &blk[1], &garray));
+  for (int b = 0; b < 2; b++) {
+    PetscCall(MatSeqAIJGetArrayRead(blk[b], &a));
+    PetscCall(MatSeqAIJRestoreArrayRead(blk[b], &a));
+    PetscCall(MatGetNonzeroState(blk[b], &before[b]));
+  }
+  PetscCall(MatSpmvMPIBase(A)->eliminatezeros(A, keep));
+  for (int b = 0; b < 2; b++) {
+    PetscCall(MatGetNonzeroState(blk[b], &after));
+    if (after != before[b] && MatSpmvMPIBase(A)->cusparse) blk[b]->offloadmask = PETSC_OFFLOAD_CPU;
+  }
+  MatSpmvMPIAgreeAgain(A); /* the blocks' patterns changed under the same nonzero state of A */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvGetParams_MPIAIJSpmv(Mat, MatSpmvFormat **, void **);
+
+/* our MPI type's data, or NULL for any other matrix */
+static PetscErrorCode MatSpmvMPIGetData(Mat A, Mat_MPIAIJSpmv **sp)
+{
+  PetscErrorCode (*f)(Mat, MatSpmvFormat **, void **);
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatSpmvGetParams_C", &f));
+  *sp = (f == MatSpmvGetParams_MPIAIJSpmv) ? (Mat_MPIAIJSpmv *)A->spptr : NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Reached (as MatProductSetFromOptions_anytype_C) when the operands do not share a productsetfromoptions.
+   A MAIJ operand (PCMG's interpolation on a DMDA with several fields) becomes a matrix of our type in
+   place, as MPIAIJ's own MPIAIJ x MPIMAIJ product makes it MPIAIJ, and the product is set up again;
+   any other mix goes to the base */
+static PetscErrorCode MatProductSetFromOptions_MPIAIJSpmv(Mat C)
+{
+  Mat_Product    *p      = C->product;
+  Mat             ops[2] = {p->A, p->B};
+  Mat_MPIAIJSpmv *sp[2];
+  PetscBool       maij[2];
+
+  PetscFunctionBegin;
+  for (int k = 0; k < 2; k++) {
+    PetscCall(MatSpmvMPIGetData(ops[k], &sp[k]));
+    PetscCall(PetscObjectTypeCompare((PetscObject)ops[k], MATMPIMAIJ, &maij[k]));
+  }
+  for (int k = 0; k < 2; k++) {
+    Mat_MPIAIJSpmv *ours = sp[1 - k];
+
+    if (!maij[k] || !ours) continue;
+    PetscCall(PetscInfo(C, "Converting the %s operand from MAIJ to %s for the product\n", k ? "second" : "first", ours->format->mpitype));
+    PetscCall(MatConvert(ops[k], ours->base->cusparse ? MATMPIAIJCUSPARSE : MATMPIAIJ, MAT_INPLACE_MATRIX, &ops[k]));
+    PetscCall(MatConvert(ops[k], ours->format->mpitype, MAT_INPLACE_MATRIX, &ops[k]));
+    PetscCall(MatProductSetFromOptions(C));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall((sp[0] ? sp[0] : sp[1])->base->productsetfromoptions(C));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -324,7 +394,7 @@ static PetscErrorCode MatView_MPIAIJSpmv(Mat A, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static const char *const MatSpmvMPIComposedNames[] = {"MatSpmvSetBackend_C", "MatSpmvGetBackend_C", "MatSpmvSetColumnOrder_C", "MatSpmvGetColumnOrder_C", "MatSpmvGetParams_C", "MatSpmvParamsChanged_C", "MatSpmvCheckLayout_C", "MatSpmvGetStorage_C", "MatMPIAIJSetPreallocation_C", "MatSetPreallocationCOO_C"};
+static const char *const MatSpmvMPIComposedNames[] = {"MatProductSetFromOptions_anytype_C", "MatSpmvSetBackend_C", "MatSpmvGetBackend_C", "MatSpmvSetColumnOrder_C", "MatSpmvGetColumnOrder_C", "MatSpmvGetParams_C", "MatSpmvParamsChanged_C", "MatSpmvCheckLayout_C", "MatSpmvGetStorage_C", "MatMPIAIJSetPreallocation_C", "MatSetPreallocationCOO_C"};
 
 static PetscErrorCode MatSpmvMPIStrip(Mat B)
 {
@@ -390,6 +460,7 @@ static PetscErrorCode MatConvert_MPIAIJSpmv_MPIAIJ(Mat A, MatType type, MatReuse
   B->ops->setfromoptions   = base->setfromoptions;
   B->ops->assemblyend      = base->assemblyend;
   B->ops->view             = base->view;
+  B->ops->eliminatezeros   = base->eliminatezeros;
   if (B->preallocated) {
     PetscCall(MatMPIAIJGetSeqAIJ(B, &blk[0], &blk[1], &garray));
     for (int b = 0; b < 2; b++)
@@ -453,9 +524,11 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJSpmv(Mat A, MatType type, MatReuse reuse,
   B->ops->setfromoptions      = MatSetFromOptions_MPIAIJSpmv;
   B->ops->assemblyend         = MatAssemblyEnd_MPIAIJSpmv;
   B->ops->view                = MatView_MPIAIJSpmv;
+  B->ops->eliminatezeros      = MatEliminateZeros_MPIAIJSpmv;
 
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatMPIAIJSetPreallocation_C", MatMPIAIJSetPreallocation_MPIAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", MatSetPreallocationCOO_MPIAIJSpmv));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", MatProductSetFromOptions_MPIAIJSpmv));
   PetscCall(MatSpmvComposeConverters(B, format, PETSC_TRUE, MatConvert_MPIAIJSpmv_MPIAIJ, MatConvert_MPIAIJ_MPIAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvSetBackend_C", MatSpmvSetBackend_MPIAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvGetBackend_C", MatSpmvGetBackend_MPIAIJSpmv));

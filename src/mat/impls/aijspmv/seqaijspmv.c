@@ -651,6 +651,19 @@ static PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
     PetscCheck(ncand >= 1 && ncand <= MATSPMV_MAX_CANDIDATES, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s offered %" PetscInt_FMT " candidate formats, not 1 to %d", sp->format->name, ncand, MATSPMV_MAX_CANDIDATES);
     if (ncand == 1) tune.reps = 0; /* nothing to compare */
   }
+  if (t == 1 || sp->derived) { /* an operator the user did not choose the format for: one that pads nothing last */
+    MatSpmvFormat *fallback;
+    PetscBool      offered = PETSC_FALSE;
+
+    PetscCall(MatSpmvFormatFind(MATSPMV_FALLBACK_FORMAT, &fallback));
+    for (PetscInt c = 0; c < ncand; c++) offered = (PetscBool)(offered || cand[c] == fallback);
+    if (fallback && !offered && ncand < MATSPMV_MAX_CANDIDATES) {
+      cand[ncand]       = fallback;
+      candparams[ncand] = fallback->paramsdefault;
+      ncand++;
+      if (!why[0]) PetscCall(PetscSNPrintf(why, sizeof(why), "%s refused this %s, which PETSc derived from the user's matrices; %s pads nothing", sp->format->name, t ? "transpose" : "operator", fallback->name));
+    }
+  }
   PetscCall(PetscTime(&start));
   for (PetscInt c = 0; c < ncand; c++) {
     if (L && !tune.reps) break; /* the first candidate that builds */
@@ -697,7 +710,7 @@ static PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
     PetscCheck(ierr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No candidate format built a layout and none gave an error");
     PetscCall(ierr);
   }
-  if (sp->format->select) {
+  if (sp->format->select || L->format != sp->format) {
     if (times[0]) PetscCall(PetscSNPrintf(L->why, sizeof(L->why), "%s; %s%s", why, tune.reps ? "timed: " : "", times));
     else PetscCall(PetscStrncpy(L->why, why, sizeof(L->why)));
   }
@@ -858,6 +871,13 @@ static PetscErrorCode MatSpmvRefresh(Mat A, MatSpmvLayout L, PetscObjectState *l
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* No GPU and no backend asked for: AIJ's own products, faster on a CPU than the formats' reference
+   kernels (-mat_<fmt>_backend host runs those) */
+static PetscBool MatSpmvUsesBaseProducts(Mat_SeqAIJSpmv *sp)
+{
+  return (PetscBool)(sp->resolved && !sp->ondevice && sp->backend == MAT_SPMV_BACKEND_AUTO);
+}
+
 /* The layout for op(A) brought up to date ahead of a product (MPI: before its ghost scatter
    starts); nothing for a block bound to the CPU, whose products are SeqAIJ's */
 PetscErrorCode MatSpmvUpdateLayout_SeqAIJSpmv(Mat A, int t)
@@ -866,6 +886,8 @@ PetscErrorCode MatSpmvUpdateLayout_SeqAIJSpmv(Mat A, int t)
 
   PetscFunctionBegin;
   if (A->ops->mult != MatMult_SeqAIJSpmv) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvPrepare_SeqAIJSpmv(A));
+  if (MatSpmvUsesBaseProducts(MatSpmvSeq(A))) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSpmvUpdate(A, t, &L));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -877,6 +899,14 @@ static PetscErrorCode MatSpmvApply(Mat A, int t, Vec x, Vec z, Vec y)
   MatSpmvLayout   L;
 
   PetscFunctionBegin;
+  PetscCall(MatSpmvPrepare_SeqAIJSpmv(A));
+  if (MatSpmvUsesBaseProducts(sp)) {
+    if (t == 0 && !z) PetscCall(sp->base->mult(A, x, y));
+    else if (t == 0) PetscCall(sp->base->multadd(A, x, z, y));
+    else if (!z) PetscCall(sp->base->multtranspose(A, x, y));
+    else PetscCall(sp->base->multtransposeadd(A, x, z, y));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(MatSpmvUpdate(A, t, &L));
   PetscCall(PetscLogEventBegin(t ? sp->format->event_multT : sp->format->event_mult, A, x, y, 0));
   if (!sp->ondevice) {
@@ -1087,13 +1117,54 @@ static PetscErrorCode MatSpmvSetProducts(Mat A)
 
 static PetscErrorCode MatBindToCPU_SeqAIJSpmv(Mat A, PetscBool flg)
 {
+  Mat_SeqAIJSpmv  *sp  = MatSpmvSeq(A);
+  PetscBool        was = A->boundtocpu;
+  PetscObjectState state;
+
   PetscFunctionBegin;
-  /* aijcusparse's binding swaps in its device functions or SeqAIJ's host ones */
+  /* aijcusparse's binding swaps in its device functions or SeqAIJ's host ones (binding brings the values to the host) */
   PetscCall(MatSpmvBaseSeqCUSPARSE.bindtocpu(A, flg));
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (flg && !was) sp->boundstate = state;
   if (!flg) {
+    /* SeqAIJ's functions changed the host values while A was bound without telling aijcusparse,
+       whose device copy would be used again as it was */
+    if (was && state != sp->boundstate && A->offloadmask != PETSC_OFFLOAD_UNALLOCATED) {
+      A->offloadmask = PETSC_OFFLOAD_CPU;
+      PetscCall(PetscInfo(A, "Values changed while bound to the CPU: the device copy is refreshed at its next use\n"));
+    }
     PetscCall(MatSpmvSetProducts(A));
-    PetscCall(MatSpmvSetDeviceOps_SeqAIJSpmv(A));
+    PetscCall(MatSpmvSetProductHooks_SeqAIJSpmv(A));
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* SeqAIJ's MatEliminateZeros() compacts the host CSR in place: it must see current values, and
+   aijcusparse must know its device CSR is stale after (its assembly does not upload) */
+static PetscErrorCode MatEliminateZeros_SeqAIJSpmv(Mat A, PetscBool keep)
+{
+  Mat_SeqAIJSpmv    *sp = MatSpmvSeq(A);
+  const PetscScalar *a;
+  PetscObjectState   before, after;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqAIJGetArrayRead(A, &a));
+  PetscCall(MatSeqAIJRestoreArrayRead(A, &a));
+  PetscCall(MatGetNonzeroState(A, &before));
+  PetscCall(sp->base->eliminatezeros(A, keep));
+  PetscCall(MatGetNonzeroState(A, &after));
+  if (sp->base->cusparse && after != before) A->offloadmask = PETSC_OFFLOAD_CPU;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvSetDerived_SeqAIJSpmv(Mat A)
+{
+  Mat_SeqAIJSpmv *sp;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvSeqGetData(A, &sp));
+  PetscCheck(sp, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Not a petscspmv matrix");
+  sp->derived = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1112,6 +1183,11 @@ static PetscErrorCode MatView_SeqAIJSpmv(Mat A, PetscViewer viewer)
   if (A->assembled && !A->factortype) {
     MatSpmvLayout L;
 
+    PetscCall(MatSpmvPrepare_SeqAIJSpmv(A));
+    if (MatSpmvUsesBaseProducts(sp)) {
+      PetscCall(PetscViewerASCIIPrintf(viewer, "%s (%s): no GPU visible, products are AIJ's (-mat_%s_backend host runs the format's reference kernel)\n", sp->format->title, sp->format->name, sp->format->name));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
     PetscCall(MatSpmvUpdate(A, 0, &L));
     PetscCall(PetscViewerASCIIPrintf(viewer, "%s (%s), backend %s, base %s\n", sp->format->title, sp->format->name, sp->ondevice ? "CUDA" : "host reference", sp->base->cusparse ? "aijcusparse" : "aij"));
     PetscCall(PetscViewerASCIIPushTab(viewer));
@@ -1148,7 +1224,8 @@ static PetscErrorCode MatSpmvSeqStrip(Mat B)
 
   PetscFunctionBegin;
   PetscCall(MatSpmvComposeConverters(B, sp->format, PETSC_FALSE, NULL, NULL));
-  if (base->cusparse) PetscCall(MatSpmvClearDeviceOps_SeqAIJSpmv(B));
+  PetscCall(MatSpmvClearProductHooks_SeqAIJSpmv(B));
+  B->ops->productsetfromoptions = base->productsetfromoptions;
   for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(MatSpmvComposedNames); k++) PetscCall(PetscObjectComposeFunction((PetscObject)B, MatSpmvComposedNames[k], NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatRetrieveValues_C", base->retrievevalues));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatStoreValues_C", base->storevalues));
@@ -1161,6 +1238,7 @@ static PetscErrorCode MatSpmvSeqStrip(Mat B)
   B->ops->setfromoptions   = base->setfromoptions;
   B->ops->view             = base->view;
   B->ops->scale            = base->scale;
+  B->ops->eliminatezeros   = base->eliminatezeros;
   if (base->cusparse) {
     B->ops->bindtocpu = base->bindtocpu;
     /* aijcusparse's own functions for the binding B is in (products, composed product hooks) */
@@ -1417,10 +1495,9 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJSpmv(Mat A, MatType type, MatReuse reuse,
   B->ops->duplicate      = MatDuplicate_SeqAIJSpmv;
   B->ops->setfromoptions = MatSetFromOptions_SeqAIJSpmv;
   B->ops->view           = MatView_SeqAIJSpmv;
-  if (iscusparse) {
-    B->ops->bindtocpu = MatBindToCPU_SeqAIJSpmv;
-    PetscCall(MatSpmvSetDeviceOps_SeqAIJSpmv(B));
-  }
+  B->ops->eliminatezeros = MatEliminateZeros_SeqAIJSpmv;
+  if (iscusparse) B->ops->bindtocpu = MatBindToCPU_SeqAIJSpmv;
+  PetscCall(MatSpmvSetProductHooks_SeqAIJSpmv(B));
 
   PetscCall(MatSpmvComposeConverters(B, format, PETSC_FALSE, MatConvert_SeqAIJSpmv_SeqAIJ, MatConvert_SeqAIJ_SeqAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvSetBackend_C", MatSpmvSetBackend_SeqAIJSpmv));

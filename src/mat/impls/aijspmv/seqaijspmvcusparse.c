@@ -6,25 +6,23 @@
   MATSEQAIJCUSPARSE (some always, some in debug builds only). Our matrices are aijcusparse
   matrices in every respect but the four matrix-vector products, so around each call into those
   kernels we let our operands carry the name MATSEQAIJCUSPARSE and give their names back after
-  (an "alias"). The hooks are: the product's setfromoptions/symbolic/numeric, and the factor's
-  creation/symbolic/numeric; each saves the function it wraps as a composed function of the
-  product or factor matrix.
+  (an "alias"), also when the call fails.
 */
 #include "aijspmvimpl.h"
 
 typedef struct {
-  Mat   mat[3];
-  char *name[3];
+  Mat   mat[4];
+  char *name[4];
 } MatSpmvAlias;
 
-/* Name our aijcusparse-based matrices among A, B, C MATSEQAIJCUSPARSE until MatSpmvAliasEnd() */
-static PetscErrorCode MatSpmvAliasBegin(MatSpmvAlias *alias, Mat A, Mat B, Mat C)
+/* Name our aijcusparse-based matrices among mats MATSEQAIJCUSPARSE until MatSpmvAliasEnd() */
+static PetscErrorCode MatSpmvAliasBegin(MatSpmvAlias *alias, Mat A, Mat B, Mat C, Mat D)
 {
-  Mat mats[3] = {A, B, C};
+  Mat mats[4] = {A, B, C, D};
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(alias, sizeof(*alias)));
-  for (int k = 0; k < 3; k++) {
+  for (int k = 0; k < 4; k++) {
     Mat_SeqAIJSpmv *sp;
     PetscBool       dup = PETSC_FALSE, named;
 
@@ -42,127 +40,267 @@ static PetscErrorCode MatSpmvAliasBegin(MatSpmvAlias *alias, Mat A, Mat B, Mat C
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatSpmvAliasEnd(MatSpmvAlias *alias)
+/* Give the names back, then return ierr, the wrapped call's error (the names come back either way) */
+static PetscErrorCode MatSpmvAliasEnd(MatSpmvAlias *alias, PetscErrorCode ierr)
 {
   PetscFunctionBegin;
-  for (int k = 0; k < 3; k++) {
+  for (int k = 0; k < 4; k++) {
     if (!alias->mat[k]) continue;
     PetscCall(PetscObjectChangeTypeName((PetscObject)alias->mat[k], alias->name[k]));
     PetscCall(PetscFree(alias->name[k]));
   }
+  PetscCall(ierr);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatSpmvCUSPARSEGetIJ(Mat A, const int **i, const int **j)
 {
-  MatSpmvAlias alias;
+  MatSpmvAlias   alias;
+  PetscErrorCode ierr;
 
   PetscFunctionBegin;
-  PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL));
+  PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL, NULL));
 #if defined(PETSC_HAVE_CUDA)
-  PetscCall(MatSeqAIJCUSPARSEGetIJ(A, PETSC_FALSE, i, j));
+  ierr = MatSeqAIJCUSPARSEGetIJ(A, PETSC_FALSE, i, j);
 #else
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "PETSc was built without CUDA");
+  ierr = PETSC_ERR_SUP;
 #endif
-  PetscCall(MatSpmvAliasEnd(&alias));
+  PetscCall(MatSpmvAliasEnd(&alias, ierr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ---------------- matrix-matrix products (GAMG's Galerkin products, MatMatMult, ...) ---------------- */
+/* ---------------- matrix-matrix products (GAMG's Galerkin products, MatMatMult, ...) ----------------
 
-static PetscErrorCode MatProductNumeric_SeqAIJSpmv(Mat C)
+  Where PETSc hands our matrices to a product (src/mat/interface/matproduct.c):
+  1. MatProductSetFromOptions(C) picks the implementation: A's productsetfromoptions when the
+     sparse operands share it (all our types do), else a composed MatProductSetFromOptions_<A>_<B>_C
+     found on A or B, else MatProductSetFromOptions_anytype_C. Ours is installed as all three, so
+     every mix of operands reaches it: our types among themselves, aijcusparse, host AIJ, dense, MAIJ.
+  2. The phases it chose, C->ops->productsymbolic and productnumeric. PETSc's generic compositions
+     move them between matrices: MatProductSymbolic/Numeric_ABC_Basic (PtAP, RARt, ABC) run an inner
+     product's phases on the outer C with the inner C->product swapped in, and the Unsafe ones set
+     C up again for another product type. A wrapper can therefore keep nothing on C: the phase it
+     wraps is encoded in the wrapper's own pointer (one trampoline per distinct phase function),
+     and the operands it aliases are those of whichever C->product is current when it runs.
+  3. The result takes A's type, as PETSc's convention is (AIJ x AIJ -> AIJ): a device product whose A
+     is ours gives a matrix of A's type, so Galerkin coarse operators and smoothed prolongators
+     multiply with our kernels too.
+*/
+
+/* the host AIJ product code reads our CSR values in place: bring them to the host first */
+static PetscErrorCode MatSpmvProductSyncHost(Mat_Product *p)
 {
-  Mat_Product *p = C->product;
-  PetscErrorCode (*numeric)(Mat);
-  MatSpmvAlias alias;
+  Mat mats[3] = {p->A, p->B, p->C};
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectQueryFunction((PetscObject)C, "MatSpmvProductNumeric_C", &numeric));
-  PetscCheck(numeric, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Lost the numeric phase of the product");
-  PetscCall(MatSpmvAliasBegin(&alias, p->A, p->B, p->C));
-  PetscCall((*numeric)(C));
-  PetscCall(MatSpmvAliasEnd(&alias));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+  for (int k = 0; k < 3; k++) {
+    Mat_SeqAIJSpmv    *sp;
+    const PetscScalar *a;
 
-static PetscErrorCode MatProductSymbolic_SeqAIJSpmv(Mat C)
-{
-  Mat_Product *p = C->product;
-  PetscErrorCode (*symbolic)(Mat);
-  MatSpmvAlias alias;
-
-  PetscFunctionBegin;
-  PetscCall(PetscObjectQueryFunction((PetscObject)C, "MatSpmvProductSymbolic_C", &symbolic));
-  PetscCheck(symbolic, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Lost the symbolic phase of the product");
-  PetscCall(MatSpmvAliasBegin(&alias, p->A, p->B, p->C));
-  PetscCall((*symbolic)(C));
-  PetscCall(MatSpmvAliasEnd(&alias));
-  if (C->ops->productnumeric && C->ops->productnumeric != MatProductNumeric_SeqAIJSpmv) {
-    PetscCall(PetscObjectComposeFunction((PetscObject)C, "MatSpmvProductNumeric_C", C->ops->productnumeric));
-    C->ops->productnumeric = MatProductNumeric_SeqAIJSpmv;
+    if (!mats[k]) continue;
+    PetscCall(MatSpmvSeqGetData(mats[k], &sp));
+    if (!sp || !sp->base->cusparse) continue;
+    PetscCall(MatSeqAIJGetArrayRead(mats[k], &a));
+    PetscCall(MatSeqAIJRestoreArrayRead(mats[k], &a));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* aijcusparse chooses the product's implementation (device when every sparse operand is on the
-   device, its CPU fallback otherwise); we only wrap what it chose */
+/* whether the sparse operands all live on the device (aijcusparse then runs the product there) */
+static PetscErrorCode MatSpmvProductOnDevice(Mat_Product *p, PetscBool *dev)
+{
+  Mat mats[3] = {p->A, p->B, p->type == MATPRODUCT_ABC ? p->C : NULL};
+
+  PetscFunctionBegin;
+  *dev = PETSC_TRUE;
+  for (int k = 0; k < 3 && *dev; k++) {
+    Mat_SeqAIJSpmv *sp;
+    PetscBool       dense, cusparse;
+
+    if (!mats[k]) continue;
+    PetscCall(PetscObjectBaseTypeCompareAny((PetscObject)mats[k], &dense, MATSEQDENSE, MATMPIDENSE, ""));
+    if (dense) continue;
+    PetscCall(MatSpmvSeqGetData(mats[k], &sp));
+    PetscCall(PetscObjectTypeCompare((PetscObject)mats[k], MATSEQAIJCUSPARSE, &cusparse));
+    *dev = (PetscBool)((cusparse || (sp && sp->base->cusparse)) && !mats[k]->boundtocpu);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvWrapPhase(PetscErrorCode (**)(Mat));
+
+/* one phase of a product, f, with our operands aliased; after it, the numeric phase it chose is
+   wrapped too and a new result of a device product whose A is ours gets A's type */
+static PetscErrorCode MatSpmvRunPhase(Mat C, PetscErrorCode (*f)(Mat))
+{
+  Mat_Product    *p = C->product;
+  Mat_SeqAIJSpmv *asp;
+  MatSpmvAlias    alias;
+  PetscBool       dev, cusparse;
+
+  PetscFunctionBegin;
+  PetscCheck(p, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A product phase without a product");
+  PetscCall(MatSpmvProductOnDevice(p, &dev));
+  if (!dev) PetscCall(MatSpmvProductSyncHost(p));
+  PetscCall(MatSpmvAliasBegin(&alias, p->A, p->B, p->C, C));
+  PetscCall(MatSpmvAliasEnd(&alias, (*f)(C)));
+  PetscCall(MatSpmvWrapPhase(&C->ops->productnumeric));
+  PetscCall(MatSpmvSeqGetData(p->A, &asp));
+  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQAIJCUSPARSE, &cusparse));
+  if (asp && asp->base->cusparse && cusparse && dev) {
+    PetscCall(MatConvert_SeqAIJ_SeqAIJSpmv(C, asp->format->seqtype, MAT_INPLACE_MATRIX, &C));
+    PetscCall(MatSpmvSetDerived_SeqAIJSpmv(C));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The trampolines: MatSpmvPhase<k> runs the k-th distinct phase function seen */
+#define MATSPMV_MAX_PHASES 32
+static PetscErrorCode (*MatSpmvPhaseInner[MATSPMV_MAX_PHASES])(Mat);
+#define MATSPMV_PHASE(k) \
+  static PetscErrorCode MatSpmvPhase##k(Mat C) \
+  { \
+    PetscFunctionBegin; \
+    PetscCall(MatSpmvRunPhase(C, MatSpmvPhaseInner[k])); \
+    PetscFunctionReturn(PETSC_SUCCESS); \
+  }
+MATSPMV_PHASE(0)
+MATSPMV_PHASE(1)
+MATSPMV_PHASE(2)
+MATSPMV_PHASE(3)
+MATSPMV_PHASE(4)
+MATSPMV_PHASE(5)
+MATSPMV_PHASE(6)
+MATSPMV_PHASE(7)
+MATSPMV_PHASE(8)
+MATSPMV_PHASE(9)
+MATSPMV_PHASE(10)
+MATSPMV_PHASE(11)
+MATSPMV_PHASE(12)
+MATSPMV_PHASE(13)
+MATSPMV_PHASE(14)
+MATSPMV_PHASE(15)
+MATSPMV_PHASE(16)
+MATSPMV_PHASE(17)
+MATSPMV_PHASE(18)
+MATSPMV_PHASE(19)
+MATSPMV_PHASE(20)
+MATSPMV_PHASE(21)
+MATSPMV_PHASE(22)
+MATSPMV_PHASE(23)
+MATSPMV_PHASE(24)
+MATSPMV_PHASE(25)
+MATSPMV_PHASE(26)
+MATSPMV_PHASE(27)
+MATSPMV_PHASE(28)
+MATSPMV_PHASE(29)
+MATSPMV_PHASE(30)
+MATSPMV_PHASE(31)
+static PetscErrorCode (*const MatSpmvPhaseWrapper[MATSPMV_MAX_PHASES])(Mat) = {MatSpmvPhase0,  MatSpmvPhase1,  MatSpmvPhase2,  MatSpmvPhase3,  MatSpmvPhase4,  MatSpmvPhase5,  MatSpmvPhase6,  MatSpmvPhase7,
+                                                                               MatSpmvPhase8,  MatSpmvPhase9,  MatSpmvPhase10, MatSpmvPhase11, MatSpmvPhase12, MatSpmvPhase13, MatSpmvPhase14, MatSpmvPhase15,
+                                                                               MatSpmvPhase16, MatSpmvPhase17, MatSpmvPhase18, MatSpmvPhase19, MatSpmvPhase20, MatSpmvPhase21, MatSpmvPhase22, MatSpmvPhase23,
+                                                                               MatSpmvPhase24, MatSpmvPhase25, MatSpmvPhase26, MatSpmvPhase27, MatSpmvPhase28, MatSpmvPhase29, MatSpmvPhase30, MatSpmvPhase31};
+
+/* *f becomes the trampoline of *f (nothing for NULL or a trampoline) */
+static PetscErrorCode MatSpmvWrapPhase(PetscErrorCode (**f)(Mat))
+{
+  int k;
+
+  PetscFunctionBegin;
+  if (!*f) PetscFunctionReturn(PETSC_SUCCESS);
+  for (k = 0; k < MATSPMV_MAX_PHASES; k++)
+    if (*f == MatSpmvPhaseWrapper[k]) PetscFunctionReturn(PETSC_SUCCESS);
+  for (k = 0; k < MATSPMV_MAX_PHASES && MatSpmvPhaseInner[k] && MatSpmvPhaseInner[k] != *f; k++);
+  PetscCheck(k < MATSPMV_MAX_PHASES, PETSC_COMM_SELF, PETSC_ERR_PLIB, "More than %d distinct product phases met: raise MATSPMV_MAX_PHASES", MATSPMV_MAX_PHASES);
+  MatSpmvPhaseInner[k] = *f;
+  *f                   = MatSpmvPhaseWrapper[k];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A MAIJ operand (PCMG's interpolation on a DMDA with several fields) becomes a matrix of A's type in
+   place, as PETSc's own MPIAIJ x MPIMAIJ product makes it MPIAIJ and MatCreateMAIJ() makes it
+   aijcusparse for aijcusparse operators; the product is then set up again */
+static PetscErrorCode MatSpmvProductConvertMAIJ(Mat C, PetscBool *converted)
+{
+  Mat_Product *p = C->product;
+  Mat          ops[2] = {p->A, p->B}, other;
+  PetscBool    maij;
+
+  PetscFunctionBegin;
+  *converted = PETSC_FALSE;
+  for (int k = 0; k < 2; k++) {
+    Mat_SeqAIJSpmv *sp;
+
+    PetscCall(PetscObjectTypeCompare((PetscObject)ops[k], MATSEQMAIJ, &maij));
+    if (!maij) continue;
+    other = ops[1 - k];
+    PetscCall(MatSpmvSeqGetData(other, &sp));
+    if (!sp) continue;
+    PetscCall(PetscInfo(C, "Converting the %s operand from MAIJ to %s for the product\n", k ? "second" : "first", sp->format->seqtype));
+    PetscCall(MatConvert(ops[k], sp->base->cusparse ? MATSEQAIJCUSPARSE : MATSEQAIJ, MAT_INPLACE_MATRIX, &ops[k]));
+    PetscCall(MatConvert(ops[k], sp->format->seqtype, MAT_INPLACE_MATRIX, &ops[k]));
+    *converted = PETSC_TRUE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* aijcusparse chooses the product's implementation when A is on the device (device when every
+   sparse operand is, its CPU fallback otherwise), SeqAIJ when A is on the host; we wrap its phases */
 static PetscErrorCode MatProductSetFromOptions_SeqAIJSpmv(Mat C)
 {
-  Mat_Product *p = C->product;
-  MatSpmvAlias alias;
+  Mat_Product    *p = C->product;
+  MatSpmvAlias    alias;
+  PetscBool       converted, acusparse;
+  Mat_SeqAIJSpmv *asp;
+  PetscErrorCode (*setfromoptions)(Mat) = MatSpmvBaseSeqCUSPARSE.productsetfromoptions;
 
   PetscFunctionBegin;
-  PetscCall(MatSpmvAliasBegin(&alias, p->A, p->B, p->C));
-  PetscCall(MatSpmvBaseSeqCUSPARSE.productsetfromoptions(C));
-  PetscCall(MatSpmvAliasEnd(&alias));
-  if (C->ops->productsymbolic && C->ops->productsymbolic != MatProductSymbolic_SeqAIJSpmv) {
-    PetscCall(PetscObjectComposeFunction((PetscObject)C, "MatSpmvProductSymbolic_C", C->ops->productsymbolic));
-    C->ops->productsymbolic = MatProductSymbolic_SeqAIJSpmv;
+  PetscCall(MatSpmvProductConvertMAIJ(C, &converted));
+  if (converted) {
+    PetscCall(MatProductSetFromOptions(C));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(MatSpmvSeqGetData(p->A, &asp));
+  PetscCall(PetscObjectTypeCompare((PetscObject)p->A, MATSEQAIJCUSPARSE, &acusparse));
+  acusparse = (PetscBool)((acusparse || (asp && asp->base->cusparse)) && !p->A->boundtocpu);
+  if (!acusparse) {
+    MatSpmvBaseOps *host;
+
+    PetscCall(MatSpmvGetBaseSeq(&host));
+    setfromoptions = host->productsetfromoptions;
+  }
+  PetscCall(MatSpmvAliasBegin(&alias, p->A, p->B, p->C, NULL));
+  PetscCall(MatSpmvAliasEnd(&alias, (*setfromoptions)(C)));
+  PetscCall(MatSpmvWrapPhase(&C->ops->productsymbolic));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* MatProductSetFromOptions() looks these up when the operands' types differ */
-static PetscErrorCode MatSpmvComposeProductHooks(Mat A, const char *ours, PetscErrorCode (*f)(Mat))
+/* MatProductSetFromOptions() looks these up when the operands' productsetfromoptions differ */
+static PetscErrorCode MatSpmvComposeProductHooks(Mat A, PetscErrorCode (*f)(Mat))
 {
-  const char *others[] = {MATSEQAIJCUSPARSE, MATSEQDENSE, MATSEQDENSECUDA};
-  char        name[256];
+  /* under an alias our operand is named seqaijcusparse: aijcusparse's own hooks must be ours too */
+  const char *names[] = {"MatProductSetFromOptions_anytype_C", "MatProductSetFromOptions_seqaijcusparse_seqaijcusparse_C", "MatProductSetFromOptions_seqaijcusparse_seqdense_C", "MatProductSetFromOptions_seqaijcusparse_seqdensecuda_C"};
 
   PetscFunctionBegin;
-  for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(others); k++) {
-    PetscCall(PetscSNPrintf(name, sizeof(name), "MatProductSetFromOptions_%s_%s_C", ours, others[k]));
-    PetscCall(PetscObjectComposeFunction((PetscObject)A, name, f));
-    /* under an alias our operand is named seqaijcusparse: aijcusparse's own hooks must be ours too
-       (aijcusparse's bindtocpu puts its own back when A stops being ours) */
-    PetscCall(PetscSNPrintf(name, sizeof(name), "MatProductSetFromOptions_%s_%s_C", MATSEQAIJCUSPARSE, others[k]));
-    PetscCall(PetscObjectComposeFunction((PetscObject)A, name, f));
-  }
-  PetscCall(PetscSNPrintf(name, sizeof(name), "MatProductSetFromOptions_%s_%s_C", MATSEQAIJCUSPARSE, ours));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, name, f));
+  for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(names); k++) PetscCall(PetscObjectComposeFunction((PetscObject)A, names[k], f));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* aijcusparse's device operations for our type: products, binding; the four products are the caller's */
-PetscErrorCode MatSpmvSetDeviceOps_SeqAIJSpmv(Mat A)
+/* Our product hooks (either base); while bound to the CPU, SeqAIJ's products stay */
+PetscErrorCode MatSpmvSetProductHooks_SeqAIJSpmv(Mat A)
 {
-  Mat_SeqAIJSpmv *sp;
-
   PetscFunctionBegin;
-  PetscCall(MatSpmvSeqGetData(A, &sp));
   if (A->boundtocpu) PetscFunctionReturn(PETSC_SUCCESS); /* SeqAIJ's host functions stay */
   A->ops->productsetfromoptions = MatProductSetFromOptions_SeqAIJSpmv;
-  PetscCall(MatSpmvComposeProductHooks(A, sp->format->seqtype, MatProductSetFromOptions_SeqAIJSpmv));
+  PetscCall(MatSpmvComposeProductHooks(A, MatProductSetFromOptions_SeqAIJSpmv));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A stops being ours: remove the hooks (aijcusparse's own are reinstalled by its bindtocpu) */
-PetscErrorCode MatSpmvClearDeviceOps_SeqAIJSpmv(Mat A)
+/* A stops being ours: remove the hooks (the caller gives back the base's productsetfromoptions) */
+PetscErrorCode MatSpmvClearProductHooks_SeqAIJSpmv(Mat A)
 {
-  Mat_SeqAIJSpmv *sp;
-
   PetscFunctionBegin;
-  PetscCall(MatSpmvSeqGetData(A, &sp));
-  PetscCall(MatSpmvComposeProductHooks(A, sp->format->seqtype, NULL));
+  PetscCall(MatSpmvComposeProductHooks(A, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -240,9 +378,8 @@ static PetscErrorCode MatLUFactorNumeric_SeqAIJSpmv(Mat F, Mat A, const MatFacto
 
   PetscFunctionBegin;
   PetscCall(PetscObjectQueryFunction((PetscObject)F, "MatSpmvLUFactorNumeric_C", &numeric));
-  PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL));
-  PetscCall((*numeric)(F, A, info));
-  PetscCall(MatSpmvAliasEnd(&alias));
+  PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL, NULL));
+  PetscCall(MatSpmvAliasEnd(&alias, (*numeric)(F, A, info)));
   PetscCall(MatSpmvWrapSolves(F));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -254,9 +391,8 @@ static PetscErrorCode MatCholeskyFactorNumeric_SeqAIJSpmv(Mat F, Mat A, const Ma
 
   PetscFunctionBegin;
   PetscCall(PetscObjectQueryFunction((PetscObject)F, "MatSpmvCholeskyFactorNumeric_C", &numeric));
-  PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL));
-  PetscCall((*numeric)(F, A, info));
-  PetscCall(MatSpmvAliasEnd(&alias));
+  PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL, NULL));
+  PetscCall(MatSpmvAliasEnd(&alias, (*numeric)(F, A, info)));
   PetscCall(MatSpmvWrapSolves(F));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -284,9 +420,8 @@ static PetscErrorCode MatSpmvWrapFactorNumeric(Mat F)
 \
     PetscFunctionBegin; \
     PetscCall(PetscObjectQueryFunction((PetscObject)F, KEY, &symbolic)); \
-    PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL)); \
-    PetscCall((*symbolic)(F, A, row, col, info)); \
-    PetscCall(MatSpmvAliasEnd(&alias)); \
+    PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL, NULL)); \
+    PetscCall(MatSpmvAliasEnd(&alias, (*symbolic)(F, A, row, col, info))); \
     PetscCall(MatSpmvWrapFactorNumeric(F)); \
     PetscFunctionReturn(PETSC_SUCCESS); \
   }
@@ -298,9 +433,8 @@ static PetscErrorCode MatSpmvWrapFactorNumeric(Mat F)
 \
     PetscFunctionBegin; \
     PetscCall(PetscObjectQueryFunction((PetscObject)F, KEY, &symbolic)); \
-    PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL)); \
-    PetscCall((*symbolic)(F, A, perm, info)); \
-    PetscCall(MatSpmvAliasEnd(&alias)); \
+    PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL, NULL)); \
+    PetscCall(MatSpmvAliasEnd(&alias, (*symbolic)(F, A, perm, info))); \
     PetscCall(MatSpmvWrapFactorNumeric(F)); \
     PetscFunctionReturn(PETSC_SUCCESS); \
   }
@@ -329,9 +463,8 @@ static PetscErrorCode MatGetFactor_SeqAIJSpmv_CUSPARSE(Mat A, MatFactorType ftyp
   }
   PetscCall(MatSolverTypeGet(MATSOLVERCUSPARSE, MATSEQAIJCUSPARSE, ftype, NULL, NULL, &create));
   PetscCheck(create, PETSC_COMM_SELF, PETSC_ERR_SUP, "aijcusparse has no %s factor", MatFactorTypes[ftype]);
-  PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL));
-  PetscCall((*create)(A, ftype, F));
-  PetscCall(MatSpmvAliasEnd(&alias));
+  PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL, NULL));
+  PetscCall(MatSpmvAliasEnd(&alias, (*create)(A, ftype, F)));
 #define MATSPMV_WRAP(op, key, fn) \
   if ((*F)->ops->op) { \
     PetscCall(PetscObjectComposeFunction((PetscObject)*F, key, (*F)->ops->op)); \

@@ -1,0 +1,284 @@
+static char help[] = "Matrix-matrix products with a petscspmv matrix, against MATAIJ: every product type, every kind of\n"
+                     "second operand, first products and products reused after a change of values.\n"
+                     "  -type <brc>    petscspmv type of A\n"
+                     "  -other <ellr>  another petscspmv type, for mixed products\n"
+                     "  -gpu <0>       1: the GPU is used (aijcusparse and densecuda operands, results of A's type)\n"
+                     "  -n <12>        grid points per direction of A's grid (A has 2 n^2 rows: two fields per point)\n";
+
+#include <petscspmv.h>
+#include "check.h"
+
+typedef enum {
+  OPERAND_SAME,        /* A's type */
+  OPERAND_OTHER,       /* another of our types */
+  OPERAND_AIJCUSPARSE, /* GPU only */
+  OPERAND_AIJ,         /* host AIJ */
+  OPERAND_MAIJ,        /* a scalar interpolation applied to two fields, as PCMG's on a DMDA */
+  OPERAND_DENSE,
+  OPERAND_DENSECUDA, /* GPU only */
+  OPERAND_KINDS
+} OperandKind;
+static const char *const OperandNames[] = {"same type", "other type", "aijcusparse", "host aij", "maij", "dense", "densecuda"};
+static const MatProductType ProductTypes[] = {MATPRODUCT_AB, MATPRODUCT_AtB, MATPRODUCT_ABt, MATPRODUCT_PtAP, MATPRODUCT_RARt, MATPRODUCT_ABC};
+
+/* entry (i, j) of a deterministic sparse pattern: about 4 entries per row, values in [0.5, 1.5) */
+static PetscErrorCode FillSparse(Mat B, PetscInt seed)
+{
+  PetscInt rstart, rend, N;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetOwnershipRange(B, &rstart, &rend));
+  PetscCall(MatGetSize(B, NULL, &N));
+  for (PetscInt i = rstart; i < rend; i++) {
+    for (PetscInt k = 0; k < 4; k++) {
+      PetscInt    j = (i * (3 + seed) + k * (7 + 2 * seed) + seed * k * k) % N;
+      PetscScalar v = 0.5 + (PetscReal)((i * 13 + j * 7 + seed) % 17) / 17.0;
+      PetscCall(MatSetValues(B, 1, &i, 1, &j, &v, ADD_VALUES));
+    }
+  }
+  PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The operator: a 2D 5-point stencil on two coupled fields (block size 2), diagonally dominant */
+static PetscErrorCode FillOperator(Mat A, PetscInt n)
+{
+  PetscInt rstart, rend;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  for (PetscInt row = rstart; row < rend; row++) {
+    PetscInt    p = row / 2, f = row % 2, i = p / n, j = p % n, cols[7], nc = 0;
+    PetscScalar v[7];
+
+    cols[nc] = row, v[nc++] = 6.0 + 0.1 * (row % 3);
+    cols[nc] = 2 * p + 1 - f, v[nc++] = -0.5;
+    if (i > 0) cols[nc] = row - 2 * n, v[nc++] = -1.0;
+    if (i < n - 1) cols[nc] = row + 2 * n, v[nc++] = -1.1;
+    if (j > 0) cols[nc] = row - 2, v[nc++] = -0.9;
+    if (j < n - 1) cols[nc] = row + 2, v[nc++] = -1.2;
+    PetscCall(MatSetValues(A, 1, &row, nc, cols, v, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CreateSparse(MatType type, PetscInt M, PetscInt N, PetscInt seed, Mat *B)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_WORLD, B));
+  PetscCall(MatSetSizes(*B, PETSC_DECIDE, PETSC_DECIDE, M, N));
+  PetscCall(MatSetType(*B, type));
+  PetscCall(MatSeqAIJSetPreallocation(*B, 8, NULL));
+  PetscCall(MatMPIAIJSetPreallocation(*B, 8, NULL, 8, NULL));
+  PetscCall(MatSetOption(*B, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  PetscCall(FillSparse(*B, seed));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CreateDense(MatType type, PetscInt M, PetscInt N, PetscInt seed, Mat *B)
+{
+  PetscInt rstart, rend;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateDense(PETSC_COMM_WORLD, PETSC_DECIDE, PETSC_DECIDE, M, N, NULL, B));
+  PetscCall(MatGetOwnershipRange(*B, &rstart, &rend));
+  for (PetscInt i = rstart; i < rend; i++)
+    for (PetscInt j = 0; j < N; j++) {
+      PetscScalar v = (PetscReal)((i * 5 + j * 3 + seed) % 11) / 11.0 - 0.3;
+      PetscCall(MatSetValues(*B, 1, &i, 1, &j, &v, INSERT_VALUES));
+    }
+  PetscCall(MatAssemblyBegin(*B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatConvert(*B, type, MAT_INPLACE_MATRIX, B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* An operand of kind and global size M x N, and its reference (MATAIJ, or MATDENSE) */
+static PetscErrorCode CreateOperand(OperandKind kind, const char *type, const char *other, PetscInt M, PetscInt N, PetscInt seed, Mat *B, Mat *Bref)
+{
+  PetscFunctionBegin;
+  switch (kind) {
+  case OPERAND_MAIJ: { /* fields interleaved: the scalar (M/2 x N/2) operator applied to each */
+    Mat S, Sref;
+
+    PetscCall(CreateSparse(MATAIJ, M / 2, N / 2, seed, &S));
+    PetscCall(CreateSparse(MATAIJ, M / 2, N / 2, seed, &Sref));
+    PetscCall(MatCreateMAIJ(S, 2, B));
+    PetscCall(MatCreateMAIJ(Sref, 2, &S));
+    PetscCall(MatConvert(S, MATAIJ, MAT_INITIAL_MATRIX, Bref));
+    PetscCall(MatDestroy(&S));
+    PetscCall(MatDestroy(&Sref));
+  } break;
+  case OPERAND_DENSE:
+  case OPERAND_DENSECUDA:
+    PetscCall(CreateDense(kind == OPERAND_DENSE ? MATDENSE : MATDENSECUDA, M, N, seed, B));
+    PetscCall(CreateDense(MATDENSE, M, N, seed, Bref));
+    break;
+  default:
+    PetscCall(CreateSparse(kind == OPERAND_SAME ? type : (kind == OPERAND_OTHER ? other : (kind == OPERAND_AIJCUSPARSE ? MATAIJCUSPARSE : MATAIJ)), M, N, seed, B));
+    PetscCall(CreateSparse(MATAIJ, M, N, seed, Bref));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the product through the user API (the one GAMG and PCMG call), first or reused */
+static PetscErrorCode Product(MatProductType ptype, Mat A, Mat B, Mat C, MatReuse reuse, Mat *D)
+{
+  PetscFunctionBegin;
+  switch (ptype) {
+  case MATPRODUCT_AB:
+    PetscCall(MatMatMult(A, B, reuse, PETSC_DETERMINE, D));
+    break;
+  case MATPRODUCT_AtB:
+    PetscCall(MatTransposeMatMult(A, B, reuse, PETSC_DETERMINE, D));
+    break;
+  case MATPRODUCT_ABt:
+    PetscCall(MatMatTransposeMult(A, B, reuse, PETSC_DETERMINE, D));
+    break;
+  case MATPRODUCT_PtAP:
+    PetscCall(MatPtAP(A, B, reuse, PETSC_DETERMINE, D));
+    break;
+  case MATPRODUCT_RARt:
+    PetscCall(MatRARt(A, B, reuse, PETSC_DETERMINE, D));
+    break;
+  case MATPRODUCT_ABC:
+    PetscCall(MatMatMatMult(A, B, C, reuse, PETSC_DETERMINE, D));
+    break;
+  default:
+    SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_SUP, "No such product");
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* D x and D^T x against Dref's, relative to |Dref| |x| (products of products: a looser bound than one product's) */
+static PetscErrorCode CheckResult(Mat D, Mat Dref, PetscRandom rnd, const char *what)
+{
+  PetscFunctionBegin;
+  for (int t = 0; t < 2; t++) {
+    Vec       x, y, xr, yr;
+    PetscReal err, scale, xn;
+
+    PetscCall(MatCreateVecs(D, t ? &y : &x, t ? &x : &y));
+    PetscCall(MatCreateVecs(Dref, t ? &yr : &xr, t ? &xr : &yr));
+    PetscCall(VecSetRandom(xr, rnd));
+    PetscCall(VecCopy(xr, x));
+    PetscCall(Poison(y));
+    if (t) {
+      PetscCall(MatMultTranspose(D, x, y));
+      PetscCall(MatMultTranspose(Dref, xr, yr));
+    } else {
+      PetscCall(MatMult(D, x, y));
+      PetscCall(MatMult(Dref, xr, yr));
+    }
+    PetscCall(MatNorm(Dref, t ? NORM_1 : NORM_INFINITY, &scale));
+    PetscCall(VecNorm(xr, NORM_INFINITY, &xn));
+    PetscCall(VecAXPY(yr, -1.0, y));
+    PetscCall(VecNorm(yr, NORM_INFINITY, &err));
+    PetscCheck(err <= 1e3 * PETSC_MACHINE_EPSILON * scale * xn, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: %s differs from MATAIJ's by %g (|D| |x| = %g)", what, t ? "D^T x" : "D x", (double)err, (double)(scale * xn));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
+    PetscCall(VecDestroy(&xr));
+    PetscCall(VecDestroy(&yr));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the products PETSc implements for a second operand of this kind */
+static PetscBool Supported(MatProductType ptype, OperandKind kind, PetscBool gpu)
+{
+  if ((kind == OPERAND_AIJCUSPARSE || kind == OPERAND_DENSECUDA) && !gpu) return PETSC_FALSE;
+  if (kind == OPERAND_MAIJ) return (PetscBool)(ptype == MATPRODUCT_PtAP);
+  if (kind == OPERAND_DENSE || kind == OPERAND_DENSECUDA) return (PetscBool)(ptype == MATPRODUCT_AB || ptype == MATPRODUCT_AtB);
+  return PETSC_TRUE;
+}
+
+int main(int argc, char **argv)
+{
+  char        type[64] = MATBRC, other[64] = MATELLR;
+  PetscInt    n = 12, N, K, tested = 0;
+  PetscRandom rnd;
+  PetscBool   gpu = PETSC_FALSE;
+  PetscMPIInt size;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscSpmvInitializePackage());
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-type", type, sizeof(type), NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-other", other, sizeof(other), NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
+  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
+  PetscCall(PetscRandomSetFromOptions(rnd));
+  N = 2 * n * n;
+  K = 2 * ((n * n) / 3); /* the coarse size of P (N x K): even, for the MAIJ operand */
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu", &gpu, NULL));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+
+  for (size_t p = 0; p < PETSC_STATIC_ARRAY_LENGTH(ProductTypes); p++) {
+    MatProductType ptype = ProductTypes[p];
+
+    for (int kind = 0; kind < OPERAND_KINDS; kind++) {
+      Mat       A, Aref, B, Bref, C = NULL, Cref = NULL, D = NULL, Dref = NULL;
+      PetscInt  bm, bn;
+      char      what[256];
+      PetscBool ours, sparse;
+      MatType   atype, dtype;
+
+      if (!Supported(ptype, (OperandKind)kind, gpu)) continue;
+      /* B's shape: N x K for AB, AtB, PtAP; K x N for ABt, RARt; N x N for ABC (then C is N x K) */
+      bm = (ptype == MATPRODUCT_ABt || ptype == MATPRODUCT_RARt) ? K : N;
+      bn = (ptype == MATPRODUCT_ABt || ptype == MATPRODUCT_RARt || ptype == MATPRODUCT_ABC) ? N : K;
+      PetscCall(CreateSparse(type, N, N, 0, &A));
+      PetscCall(MatZeroEntries(A));
+      PetscCall(FillOperator(A, n));
+      PetscCall(MatGetType(A, &atype));
+      PetscCall(CreateSparse(MATAIJ, N, N, 0, &Aref));
+      PetscCall(MatZeroEntries(Aref));
+      PetscCall(FillOperator(Aref, n));
+      PetscCall(CreateOperand((OperandKind)kind, type, other, bm, bn, 1, &B, &Bref));
+      if (ptype == MATPRODUCT_ABC) PetscCall(CreateOperand((OperandKind)kind, type, other, N, K, 2, &C, &Cref));
+      PetscCall(PetscSNPrintf(what, sizeof(what), "%s with A %s, other operands %s", MatProductTypes[ptype], type, OperandNames[kind]));
+
+      PetscCall(Product(ptype, A, B, C, MAT_INITIAL_MATRIX, &D));
+      PetscCall(Product(ptype, Aref, Bref, Cref, MAT_INITIAL_MATRIX, &Dref));
+      PetscCall(CheckResult(D, Dref, rnd, what));
+      /* PETSc's convention: the result of a product on the device takes A's type (on several processes,
+         MPIAIJ's products of two different types run on the host and give MPIAIJ) */
+      PetscCall(PetscObjectBaseTypeCompareAny((PetscObject)D, &sparse, MATSEQAIJ, MATMPIAIJ, ""));
+      PetscCall(PetscObjectTypeCompare((PetscObject)D, atype, &ours));
+      PetscCall(MatGetType(D, &dtype));
+      if (gpu && sparse && kind != OPERAND_AIJ && (size == 1 || kind == OPERAND_SAME || kind == OPERAND_MAIJ)) PetscCheck(ours, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: the result has type %s, not A's %s", what, dtype, atype);
+      if (ours) PetscCall(MatSpmvCheckLayout(D));
+
+      /* the values change, the pattern stays: the product is reused */
+      PetscCall(MatScale(A, 1.5));
+      PetscCall(MatScale(Aref, 1.5));
+      PetscCall(MatShift(A, 0.25));
+      PetscCall(MatShift(Aref, 0.25));
+      if (kind != OPERAND_MAIJ) { /* the MAIJ operand became a matrix of A's type: scaled the same */
+        PetscCall(MatScale(B, -0.5));
+        PetscCall(MatScale(Bref, -0.5));
+      }
+      PetscCall(Product(ptype, A, B, C, MAT_REUSE_MATRIX, &D));
+      PetscCall(Product(ptype, Aref, Bref, Cref, MAT_REUSE_MATRIX, &Dref));
+      PetscCall(PetscStrlcat(what, ", reused after a change of values", sizeof(what)));
+      PetscCall(CheckResult(D, Dref, rnd, what));
+      if (ours) PetscCall(MatSpmvCheckLayout(D));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok %s (result %s)\n", what, dtype));
+      tested++;
+      PetscCall(MatDestroy(&D));
+      PetscCall(MatDestroy(&Dref));
+      PetscCall(MatDestroy(&A));
+      PetscCall(MatDestroy(&Aref));
+      PetscCall(MatDestroy(&B));
+      PetscCall(MatDestroy(&Bref));
+      PetscCall(MatDestroy(&C));
+      PetscCall(MatDestroy(&Cref));
+    }
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT " products passed for %s\n", tested, type));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(PetscFinalize());
+  return 0;
+}
