@@ -120,8 +120,8 @@ for t in $types; do
   run "$t: value-changing operations, 2 ranks" $np2 $bin/test_ops -type $t "${gpuopt[@]}"
   run "$t: value-changing operations, host reference kernel forced" $bin/test_ops -type $t -mat_${t}_backend host
   # -malloc_debug: the tests check that refused layouts (ellr's padding limit) leak nothing
-  run "$t: bad input, 1 rank" $bin/test_errors -type $t -gpu $gpu -malloc_debug
-  run "$t: bad input, 2 ranks" $np2 $bin/test_errors -type $t -gpu $gpu -malloc_debug
+  run "$t: bad input, 1 rank" $bin/test_errors -type $t -gpu $gpu -malloc_debug "${gpuopt[@]}"
+  run "$t: bad input, 2 ranks" $np2 $bin/test_errors -type $t -gpu $gpu -malloc_debug "${gpuopt[@]}"
   run "$t: -mat_type $t gives $seqt and shows its options" bash -c "$bin/ksp_ex2 -dll_append $lib -mat_type $t -mat_view ::ascii_info -help | grep -q -- '-mat_${t}_backend' && $bin/ksp_ex2 -dll_append $lib -mat_type $t -mat_view ::ascii_info | grep -q 'type: $seqt'"
   if [ $gpu = 0 ]; then
     run "$t: without a GPU the products are AIJ's unless the backend is asked for" bash -c "$bin/ksp_ex2 -dll_append $lib -mat_type $t -mat_view ::ascii_info | grep -q \"products are AIJ's\" && $bin/ksp_ex2 -dll_append $lib -mat_type $t -mat_${t}_backend host -mat_view ::ascii_info | grep -q 'backend host reference'"
@@ -180,7 +180,7 @@ for t in $types; do
   fi
 done
 case " $types " in *" spmv "*)
-  gpuopt=()
+  gpuopt=(-mat_spmv_backend host)
   [ $gpu = 1 ] && gpuopt=(-mat_spmv_backend cuda)
   run "spmv: the format chosen per operator and block, 1 rank" $bin/test_spmv "${gpuopt[@]}"
   run "spmv: the format chosen per operator and block, 2 ranks" $np2 $bin/test_spmv "${gpuopt[@]}" ;;

@@ -186,9 +186,20 @@ static PetscErrorCode CheckResult(Mat D, Mat Dref, PetscRandom rnd, const char *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the products PETSc implements for a second operand of this kind */
-static PetscBool Supported(MatProductType ptype, OperandKind kind, PetscBool gpu)
+/* whether D is a petscspmv matrix (the test also runs with -type aij, PETSc alone, for reference) */
+static PetscBool IsSpmv(Mat D)
 {
+  void (*f)(void) = NULL;
+
+  (void)PetscObjectQueryFunction((PetscObject)D, "MatSpmvGetParams_C", &f);
+  return (PetscBool)(f != NULL);
+}
+
+/* the products PETSc implements for a second operand of this kind */
+static PetscBool Supported(MatProductType ptype, OperandKind kind, PetscBool gpu, PetscMPIInt size)
+{
+  /* PETSc 3.25's MPIAIJ A B^T fails when reused (MATAIJ alike: MatGetBrowsOfAoCols() sizes) */
+  if (ptype == MATPRODUCT_ABt && size > 1) return PETSC_FALSE;
   if ((kind == OPERAND_AIJCUSPARSE || kind == OPERAND_DENSECUDA) && !gpu) return PETSC_FALSE;
   if (kind == OPERAND_MAIJ) return (PetscBool)(ptype == MATPRODUCT_PtAP);
   if (kind == OPERAND_DENSE || kind == OPERAND_DENSECUDA) return (PetscBool)(ptype == MATPRODUCT_AB || ptype == MATPRODUCT_AtB);
@@ -225,7 +236,7 @@ int main(int argc, char **argv)
       PetscBool ours, sparse;
       MatType   atype, dtype;
 
-      if (!Supported(ptype, (OperandKind)kind, gpu)) continue;
+      if (!Supported(ptype, (OperandKind)kind, gpu, size)) continue;
       /* B's shape: N x K for AB, AtB, PtAP; K x N for ABt, RARt; N x N for ABC (then C is N x K) */
       bm = (ptype == MATPRODUCT_ABt || ptype == MATPRODUCT_RARt) ? K : N;
       bn = (ptype == MATPRODUCT_ABt || ptype == MATPRODUCT_RARt || ptype == MATPRODUCT_ABC) ? N : K;
@@ -249,7 +260,7 @@ int main(int argc, char **argv)
       PetscCall(PetscObjectTypeCompare((PetscObject)D, atype, &ours));
       PetscCall(MatGetType(D, &dtype));
       if (gpu && sparse && kind != OPERAND_AIJ && (size == 1 || kind == OPERAND_SAME || kind == OPERAND_MAIJ)) PetscCheck(ours, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: the result has type %s, not A's %s", what, dtype, atype);
-      if (ours) PetscCall(MatSpmvCheckLayout(D));
+      if (ours && IsSpmv(D)) PetscCall(MatSpmvCheckLayout(D));
 
       /* the values change, the pattern stays: the product is reused */
       PetscCall(MatScale(A, 1.5));
@@ -264,7 +275,7 @@ int main(int argc, char **argv)
       PetscCall(Product(ptype, Aref, Bref, Cref, MAT_REUSE_MATRIX, &Dref));
       PetscCall(PetscStrlcat(what, ", reused after a change of values", sizeof(what)));
       PetscCall(CheckResult(D, Dref, rnd, what));
-      if (ours) PetscCall(MatSpmvCheckLayout(D));
+      if (ours && IsSpmv(D)) PetscCall(MatSpmvCheckLayout(D));
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok %s (result %s)\n", what, dtype));
       tested++;
       PetscCall(MatDestroy(&D));

@@ -228,7 +228,7 @@ static PetscErrorCode MatSpmvMPIGetData(Mat A, Mat_MPIAIJSpmv **sp)
 /* Reached (as MatProductSetFromOptions_anytype_C) when the operands do not share a productsetfromoptions.
    A MAIJ operand (PCMG's interpolation on a DMDA with several fields) becomes a matrix of our type in
    place, as MPIAIJ's own MPIAIJ x MPIMAIJ product makes it MPIAIJ, and the product is set up again;
-   any other mix goes to the base */
+   any other mix is left to PETSc's fallbacks (sparse x dense by columns, ...) */
 static PetscErrorCode MatProductSetFromOptions_MPIAIJSpmv(Mat C)
 {
   Mat_Product    *p      = C->product;
@@ -251,8 +251,7 @@ static PetscErrorCode MatProductSetFromOptions_MPIAIJSpmv(Mat C)
     PetscCall(MatProductSetFromOptions(C));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall((sp[0] ? sp[0] : sp[1])->base->productsetfromoptions(C));
-  PetscFunctionReturn(PETSC_SUCCESS);
+  PetscFunctionReturn(PETSC_SUCCESS); /* not ours to choose: PETSc goes on to its own fallbacks */
 }
 
 static PetscErrorCode MatSetFromOptions_MPIAIJSpmv(Mat A, PetscOptionItems PetscOptionsObject)

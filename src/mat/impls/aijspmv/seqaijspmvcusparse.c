@@ -15,7 +15,16 @@ typedef struct {
   char *name[4];
 } MatSpmvAlias;
 
-/* Name our aijcusparse-based matrices among mats MATSEQAIJCUSPARSE until MatSpmvAliasEnd() */
+/* the name our matrix carries under an alias: its base's */
+static MatType MatSpmvBaseName(Mat_SeqAIJSpmv *sp)
+{
+  return sp->base->cusparse ? MATSEQAIJCUSPARSE : MATSEQAIJ;
+}
+
+/* Name our matrices among mats after their base (MATSEQAIJCUSPARSE, or MATSEQAIJ on a machine
+   without a GPU) until MatSpmvAliasEnd(). On the host base this keeps AIJ's code from meeting two of
+   our types at once: it makes B^T of B's type, then MatSetType()s it to A's, which for two sibling
+   types is not a conversion but a new empty matrix */
 static PetscErrorCode MatSpmvAliasBegin(MatSpmvAlias *alias, Mat A, Mat B, Mat C, Mat D)
 {
   Mat mats[4] = {A, B, C, D};
@@ -30,12 +39,12 @@ static PetscErrorCode MatSpmvAliasBegin(MatSpmvAlias *alias, Mat A, Mat B, Mat C
     for (int l = 0; l < k; l++) dup = (PetscBool)(dup || mats[l] == mats[k]);
     if (dup) continue;
     PetscCall(MatSpmvSeqGetData(mats[k], &sp));
-    if (!sp || !sp->base->cusparse) continue;
-    PetscCall(PetscObjectTypeCompare((PetscObject)mats[k], MATSEQAIJCUSPARSE, &named));
+    if (!sp) continue;
+    PetscCall(PetscObjectTypeCompare((PetscObject)mats[k], MatSpmvBaseName(sp), &named));
     if (named) continue; /* inside an outer alias */
     alias->mat[k] = mats[k];
     PetscCall(PetscStrallocpy(((PetscObject)mats[k])->type_name, &alias->name[k]));
-    PetscCall(PetscObjectChangeTypeName((PetscObject)mats[k], MATSEQAIJCUSPARSE));
+    PetscCall(PetscObjectChangeTypeName((PetscObject)mats[k], MatSpmvBaseName(sp)));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -130,13 +139,14 @@ static PetscErrorCode MatSpmvProductOnDevice(Mat_Product *p, PetscBool *dev)
 static PetscErrorCode MatSpmvWrapPhase(PetscErrorCode (**)(Mat));
 
 /* one phase of a product, f, with our operands aliased; after it, the numeric phase it chose is
-   wrapped too and a new result of a device product whose A is ours gets A's type */
+   wrapped too, and a new result of a product whose A is ours gets A's type (on the aijcusparse base,
+   of a device product) */
 static PetscErrorCode MatSpmvRunPhase(Mat C, PetscErrorCode (*f)(Mat))
 {
   Mat_Product    *p = C->product;
   Mat_SeqAIJSpmv *asp;
   MatSpmvAlias    alias;
-  PetscBool       dev, cusparse;
+  PetscBool       dev, base;
 
   PetscFunctionBegin;
   PetscCheck(p, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A product phase without a product");
@@ -146,8 +156,10 @@ static PetscErrorCode MatSpmvRunPhase(Mat C, PetscErrorCode (*f)(Mat))
   PetscCall(MatSpmvAliasEnd(&alias, (*f)(C)));
   PetscCall(MatSpmvWrapPhase(&C->ops->productnumeric));
   PetscCall(MatSpmvSeqGetData(p->A, &asp));
-  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQAIJCUSPARSE, &cusparse));
-  if (asp && asp->base->cusparse && cusparse && dev) {
+  if (!asp) PetscFunctionReturn(PETSC_SUCCESS);
+  /* a host product into an aijcusparse matrix writes host values aijcusparse is not told of: it stays aijcusparse's */
+  PetscCall(PetscObjectTypeCompare((PetscObject)C, MatSpmvBaseName(asp), &base));
+  if (base && (dev || !asp->base->cusparse)) {
     PetscCall(MatConvert_SeqAIJ_SeqAIJSpmv(C, asp->format->seqtype, MAT_INPLACE_MATRIX, &C));
     PetscCall(MatSpmvSetDerived_SeqAIJSpmv(C));
   }
@@ -263,11 +275,18 @@ static PetscErrorCode MatProductSetFromOptions_SeqAIJSpmv(Mat C)
   PetscCall(MatSpmvSeqGetData(p->A, &asp));
   PetscCall(PetscObjectTypeCompare((PetscObject)p->A, MATSEQAIJCUSPARSE, &acusparse));
   acusparse = (PetscBool)((acusparse || (asp && asp->base->cusparse)) && !p->A->boundtocpu);
-  if (!acusparse) {
-    MatSpmvBaseOps *host;
+  if (!acusparse) { /* AIJ's: its sparse x dense products are composed with the dense B, the others are its productsetfromoptions */
+    PetscBool dense;
 
-    PetscCall(MatSpmvGetBaseSeq(&host));
-    setfromoptions = host->productsetfromoptions;
+    setfromoptions = NULL;
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)p->B, MATSEQDENSE, &dense));
+    if (dense && p->type != MATPRODUCT_ABC) PetscCall(PetscObjectQueryFunction((PetscObject)p->B, "MatProductSetFromOptions_seqaij_seqdense_C", &setfromoptions));
+    if (!setfromoptions) {
+      MatSpmvBaseOps *host;
+
+      PetscCall(MatSpmvGetBaseSeq(&host));
+      setfromoptions = host->productsetfromoptions;
+    }
   }
   PetscCall(MatSpmvAliasBegin(&alias, p->A, p->B, p->C, NULL));
   PetscCall(MatSpmvAliasEnd(&alias, (*setfromoptions)(C)));
@@ -289,8 +308,11 @@ static PetscErrorCode MatSpmvComposeProductHooks(Mat A, PetscErrorCode (*f)(Mat)
 /* Our product hooks (either base); while bound to the CPU, SeqAIJ's products stay */
 PetscErrorCode MatSpmvSetProductHooks_SeqAIJSpmv(Mat A)
 {
+  Mat_SeqAIJSpmv *sp;
+
   PetscFunctionBegin;
-  if (A->boundtocpu) PetscFunctionReturn(PETSC_SUCCESS); /* SeqAIJ's host functions stay */
+  PetscCall(MatSpmvSeqGetData(A, &sp));
+  if (sp->base->cusparse && A->boundtocpu) PetscFunctionReturn(PETSC_SUCCESS); /* SeqAIJ's host functions stay */
   A->ops->productsetfromoptions = MatProductSetFromOptions_SeqAIJSpmv;
   PetscCall(MatSpmvComposeProductHooks(A, MatProductSetFromOptions_SeqAIJSpmv));
   PetscFunctionReturn(PETSC_SUCCESS);
