@@ -56,6 +56,7 @@ PetscErrorCode MatSpmvSaveBaseOps(Mat A)
     b->assemblyend         = A->ops->assemblyend;
     b->scale               = A->ops->scale;
     b->eliminatezeros      = A->ops->eliminatezeros;
+    b->transpose           = A->ops->transpose;
     if (seq) {
       PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatRetrieveValues_C", &b->retrievevalues));
       PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatStoreValues_C", &b->storevalues));

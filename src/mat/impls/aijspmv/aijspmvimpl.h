@@ -167,6 +167,7 @@ typedef struct {
   PetscErrorCode (*scale)(Mat, PetscScalar);
   PetscErrorCode (*productsetfromoptions)(Mat);
   PetscErrorCode (*eliminatezeros)(Mat, PetscBool);
+  PetscErrorCode (*transpose)(Mat, MatReuse, Mat *);
   PetscBool cusparse; /* saved from MATSEQAIJCUSPARSE / MATMPIAIJCUSPARSE */
 } MatSpmvBaseOps;
 /* saved from pristine MATSEQAIJ, MATMPIAIJ, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE matrices */
@@ -191,7 +192,9 @@ typedef struct {
   PetscBool       ondevice;
   PetscBool       derived;   /* PETSc made it from the user's matrices (a product, an off-diagonal block): a format
                                 that refuses its pattern gives way to MATSPMV_FALLBACK_FORMAT */
-  PetscObjectState boundstate; /* object state when bound to the CPU */
+  PetscBool        frommaij;   /* a MAIJ operand of a product, converted: products with it keep our type */
+  PetscBool        bound;      /* bound to the CPU by MatBindToCPU() */
+  PetscObjectState boundstate; /* object state then */
   /* fingerprint of the structure the layouts were built from */
   PetscObjectState nonzerostate;
   PetscInt         m, n, nnz;

@@ -227,8 +227,7 @@ static PetscErrorCode MatSpmvMPIGetData(Mat A, Mat_MPIAIJSpmv **sp)
 
 /* Reached (as MatProductSetFromOptions_anytype_C) when the operands do not share a productsetfromoptions.
    A MAIJ operand (PCMG's interpolation on a DMDA with several fields) becomes a matrix of our type in
-   place, as MPIAIJ's own MPIAIJ x MPIMAIJ product makes it MPIAIJ, and the product is set up again;
-   any other mix is left to PETSc's fallbacks (sparse x dense by columns, ...) */
+   place, as MPIAIJ's own MPIAIJ x MPIMAIJ product makes it MPIAIJ, and the product is set up again */
 static PetscErrorCode MatProductSetFromOptions_MPIAIJSpmv(Mat C)
 {
   Mat_Product    *p      = C->product;
@@ -251,7 +250,16 @@ static PetscErrorCode MatProductSetFromOptions_MPIAIJSpmv(Mat C)
     PetscCall(MatProductSetFromOptions(C));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscFunctionReturn(PETSC_SUCCESS); /* not ours to choose: PETSc goes on to its own fallbacks */
+  for (int k = 0; k < 2; k++) { /* with another MPIAIJ (host AIJ): the base's choice, MPIAIJ's host product for a mix */
+    PetscBool aij;
+
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)ops[k], MATMPIAIJ, &aij));
+    if (sp[1 - k] && aij) {
+      PetscCall(sp[1 - k]->base->productsetfromoptions(C));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS); /* not ours to choose: PETSc goes on to its own fallbacks (sparse x dense by columns, ...) */
 }
 
 static PetscErrorCode MatSetFromOptions_MPIAIJSpmv(Mat A, PetscOptionItems PetscOptionsObject)

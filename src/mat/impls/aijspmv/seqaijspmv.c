@@ -1117,22 +1117,24 @@ static PetscErrorCode MatSpmvSetProducts(Mat A)
 
 static PetscErrorCode MatBindToCPU_SeqAIJSpmv(Mat A, PetscBool flg)
 {
-  Mat_SeqAIJSpmv  *sp  = MatSpmvSeq(A);
-  PetscBool        was = A->boundtocpu;
+  Mat_SeqAIJSpmv  *sp = MatSpmvSeq(A);
   PetscObjectState state;
 
   PetscFunctionBegin;
   /* aijcusparse's binding swaps in its device functions or SeqAIJ's host ones (binding brings the values to the host) */
   PetscCall(MatSpmvBaseSeqCUSPARSE.bindtocpu(A, flg));
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
-  if (flg && !was) sp->boundstate = state;
-  if (!flg) {
+  if (flg) {
+    sp->bound      = PETSC_TRUE;
+    sp->boundstate = state;
+  } else {
     /* SeqAIJ's functions changed the host values while A was bound without telling aijcusparse,
        whose device copy would be used again as it was */
-    if (was && state != sp->boundstate && A->offloadmask != PETSC_OFFLOAD_UNALLOCATED) {
+    if (sp->bound && state != sp->boundstate && A->offloadmask != PETSC_OFFLOAD_UNALLOCATED) {
       A->offloadmask = PETSC_OFFLOAD_CPU;
       PetscCall(PetscInfo(A, "Values changed while bound to the CPU: the device copy is refreshed at its next use\n"));
     }
+    sp->bound = PETSC_FALSE;
     PetscCall(MatSpmvSetProducts(A));
     PetscCall(MatSpmvSetProductHooks_SeqAIJSpmv(A));
   }
@@ -1154,6 +1156,20 @@ static PetscErrorCode MatEliminateZeros_SeqAIJSpmv(Mat A, PetscBool keep)
   PetscCall(sp->base->eliminatezeros(A, keep));
   PetscCall(MatGetNonzeroState(A, &after));
   if (sp->base->cusparse && after != before) A->offloadmask = PETSC_OFFLOAD_CPU;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* SeqAIJ's MatTranspose() with MAT_REUSE_MATRIX writes the host values of B in place: on the
+   aijcusparse base its device copy must be marked stale */
+static PetscErrorCode MatTranspose_SeqAIJSpmv(Mat A, MatReuse reuse, Mat *B)
+{
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A), *bsp;
+
+  PetscFunctionBegin;
+  PetscCall(sp->base->transpose(A, reuse, B));
+  if (reuse != MAT_REUSE_MATRIX) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvSeqGetData(*B, &bsp));
+  if (bsp && bsp->base->cusparse && (*B)->offloadmask != PETSC_OFFLOAD_UNALLOCATED) (*B)->offloadmask = PETSC_OFFLOAD_CPU;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1239,6 +1255,7 @@ static PetscErrorCode MatSpmvSeqStrip(Mat B)
   B->ops->view             = base->view;
   B->ops->scale            = base->scale;
   B->ops->eliminatezeros   = base->eliminatezeros;
+  B->ops->transpose        = base->transpose;
   if (base->cusparse) {
     B->ops->bindtocpu = base->bindtocpu;
     /* aijcusparse's own functions for the binding B is in (products, composed product hooks) */
@@ -1496,6 +1513,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJSpmv(Mat A, MatType type, MatReuse reuse,
   B->ops->setfromoptions = MatSetFromOptions_SeqAIJSpmv;
   B->ops->view           = MatView_SeqAIJSpmv;
   B->ops->eliminatezeros = MatEliminateZeros_SeqAIJSpmv;
+  B->ops->transpose      = MatTranspose_SeqAIJSpmv;
   if (iscusparse) B->ops->bindtocpu = MatBindToCPU_SeqAIJSpmv;
   PetscCall(MatSpmvSetProductHooks_SeqAIJSpmv(B));
 

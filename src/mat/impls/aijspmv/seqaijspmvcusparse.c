@@ -160,6 +160,19 @@ static PetscErrorCode MatSpmvRunPhase(Mat C, PetscErrorCode (*f)(Mat))
   /* a host product into an aijcusparse matrix writes host values aijcusparse is not told of: it stays aijcusparse's */
   PetscCall(PetscObjectTypeCompare((PetscObject)C, MatSpmvBaseName(asp), &base));
   if (base && (dev || !asp->base->cusparse)) {
+    Mat_SeqAIJSpmv *bsp;
+    PetscInt        minrows = PETSC_INT_MAX;
+
+    /* Measured (KSP ex56 -ne 48, GAMG with PETSc's defaults, H100): with its smoothed prolongator and
+       coarse operators in our formats KSPSolve took 1.18-1.27x aijcusparse's, with them left to
+       aijcusparse 1.0x. So results stay the base's type, unless -mat_spmv_product_min_rows asks for
+       ours from that many rows, or an operand was a MAIJ interpolation we converted (PCMG): the next
+       level's MAIJ then meets one of ours, which converts it */
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-mat_spmv_product_min_rows", &minrows, NULL));
+    PetscCall(MatSpmvSeqGetData(p->B, &bsp));
+    base = (PetscBool)(C->rmap->n >= minrows || asp->frommaij || (bsp && bsp->frommaij));
+  }
+  if (base && (dev || !asp->base->cusparse)) {
     PetscCall(MatConvert_SeqAIJ_SeqAIJSpmv(C, asp->format->seqtype, MAT_INPLACE_MATRIX, &C));
     PetscCall(MatSpmvSetDerived_SeqAIJSpmv(C));
   }
@@ -251,6 +264,8 @@ static PetscErrorCode MatSpmvProductConvertMAIJ(Mat C, PetscBool *converted)
     PetscCall(PetscInfo(C, "Converting the %s operand from MAIJ to %s for the product\n", k ? "second" : "first", sp->format->seqtype));
     PetscCall(MatConvert(ops[k], sp->base->cusparse ? MATSEQAIJCUSPARSE : MATSEQAIJ, MAT_INPLACE_MATRIX, &ops[k]));
     PetscCall(MatConvert(ops[k], sp->format->seqtype, MAT_INPLACE_MATRIX, &ops[k]));
+    PetscCall(MatSpmvSeqGetData(ops[k], &sp));
+    sp->frommaij = PETSC_TRUE;
     *converted = PETSC_TRUE;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
