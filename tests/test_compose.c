@@ -273,9 +273,9 @@ int main(int argc, char **argv)
         PetscCall(MatScale(B, -0.5));
         PetscCall(MatScale(Bref, -0.5));
       }
-      /* aijcusparse's reused A^T B reads the explicit transpose of A formed by the first product,
+      /* aijcusparse's reused A^T B and A B^T read the explicit transpose the first product formed,
          never refreshed: wrong for aijcusparse's own matrices alike (PETSc 3.25), not reused here */
-      if (gpu && ptype == MATPRODUCT_AtB && kind != OPERAND_AIJ && kind != OPERAND_DENSE && kind != OPERAND_DENSECUDA) {
+      if (gpu && (ptype == MATPRODUCT_AtB || ptype == MATPRODUCT_ABt) && kind != OPERAND_AIJ && kind != OPERAND_DENSE && kind != OPERAND_DENSECUDA) {
         PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok %s (result %s; not reused: aijcusparse's stale transpose)\n", what, dtype));
         tested++;
         PetscCall(MatDestroy(&D));

@@ -231,6 +231,7 @@ int main(int argc, char **argv)
   PetscCall(MatDestroy(&A));
   PetscCall(Build(MATAIJ, n, 0, 0, &B));
   PetscCall(MatConvert(B, MATSPMV, MAT_INITIAL_MATRIX, &A));
+  PetscCall(MatSetFromOptions(A)); /* -mat_spmv_backend: the setter below marks the options as read */
   PetscCall(MatBRCSetBlockHeight(A, 4));
   PetscCall(CheckProducts(A, B, rnd, "spmv with brc's block height 4"));
   PetscCall(Expect(A, PETSC_FALSE, "brc", "regular rows with a brc setting"));

@@ -651,7 +651,7 @@ static PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
     PetscCheck(ncand >= 1 && ncand <= MATSPMV_MAX_CANDIDATES, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s offered %" PetscInt_FMT " candidate formats, not 1 to %d", sp->format->name, ncand, MATSPMV_MAX_CANDIDATES);
     if (ncand == 1) tune.reps = 0; /* nothing to compare */
   }
-  if (t == 1 || sp->derived) { /* an operator the user did not choose the format for: one that pads nothing last */
+  if (sp->derived) { /* an operator the user did not choose the format for: one that pads nothing last */
     MatSpmvFormat *fallback;
     PetscBool      offered = PETSC_FALSE;
 
