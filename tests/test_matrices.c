@@ -303,44 +303,43 @@ static PetscErrorCode SetParams(Mat A, MatType type, PetscInt k, PetscBool *exis
 }
 
 /* Whether ELLR must refuse the layouts of A (refuse[0]) and A^T (refuse[1]) of this process's
-   blocks (MPI: diagonal and off-diagonal; one process: A) under the padding limit maxpad: a
-   layout pads its nonempty rows to the longest, and is refused when that exceeds maxpad times
-   the nonzeros, or 32-bit slot indices. Counted here from Aref's own blocks. */
+   diagonal block (one process: A) under the padding limit maxpad: a layout pads its nonempty rows
+   to the longest, and is refused when that exceeds maxpad times the nonzeros, or 32-bit slot
+   indices. Counted here from Aref's own block. The off-diagonal block is an operator the user did
+   not choose ELLR for: ELLR gives it to ipcsr instead of refusing, and its products are checked
+   like any other. */
 static PetscErrorCode ELLRRefuses(Mat Aref, PetscReal maxpad, PetscBool refuse[2])
 {
-  Mat         blk[2] = {Aref, NULL};
-  PetscMPIInt size;
+  Mat             blk = Aref;
+  PetscMPIInt     size;
+  const PetscInt *ai, *aj;
+  PetscInt        m, n, mm, nnz, *cnt, len[2] = {0, 0}, nonempty[2] = {0, 0};
+  PetscBool       done;
 
   PetscFunctionBegin;
   refuse[0] = refuse[1] = PETSC_FALSE;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)Aref), &size));
-  if (size > 1) PetscCall(MatMPIAIJGetSeqAIJ(Aref, &blk[0], &blk[1], NULL));
-  for (int b = 0; b < 2 && blk[b]; b++) {
-    const PetscInt *ai, *aj;
-    PetscInt        m, n, mm, nnz, *cnt, len[2] = {0, 0}, nonempty[2] = {0, 0};
-    PetscBool       done;
-
-    PetscCall(MatGetSize(blk[b], &m, &n));
-    PetscCall(MatGetRowIJ(blk[b], 0, PETSC_FALSE, PETSC_FALSE, &mm, &ai, &aj, &done));
-    nnz = m ? ai[m] : 0;
-    PetscCall(PetscCalloc1(n + 1, &cnt));
-    for (PetscInt r = 0; r < m; r++) {
-      len[0] = PetscMax(len[0], ai[r + 1] - ai[r]);
-      nonempty[0] += ai[r + 1] > ai[r];
-      for (PetscInt k = ai[r]; k < ai[r + 1]; k++) cnt[aj[k]]++;
-    }
-    for (PetscInt c = 0; c < n; c++) {
-      len[1] = PetscMax(len[1], cnt[c]);
-      nonempty[1] += cnt[c] > 0;
-    }
-    for (int t = 0; t < 2; t++) {
-      const double padded = (double)nonempty[t] * len[t];
-
-      if (padded > (double)maxpad * nnz || padded > PETSC_INT32_MAX) refuse[t] = PETSC_TRUE;
-    }
-    PetscCall(PetscFree(cnt));
-    PetscCall(MatRestoreRowIJ(blk[b], 0, PETSC_FALSE, PETSC_FALSE, &mm, &ai, &aj, &done));
+  if (size > 1) PetscCall(MatMPIAIJGetSeqAIJ(Aref, &blk, NULL, NULL));
+  PetscCall(MatGetSize(blk, &m, &n));
+  PetscCall(MatGetRowIJ(blk, 0, PETSC_FALSE, PETSC_FALSE, &mm, &ai, &aj, &done));
+  nnz = m ? ai[m] : 0;
+  PetscCall(PetscCalloc1(n + 1, &cnt));
+  for (PetscInt r = 0; r < m; r++) {
+    len[0] = PetscMax(len[0], ai[r + 1] - ai[r]);
+    nonempty[0] += ai[r + 1] > ai[r];
+    for (PetscInt k = ai[r]; k < ai[r + 1]; k++) cnt[aj[k]]++;
   }
+  for (PetscInt c = 0; c < n; c++) {
+    len[1] = PetscMax(len[1], cnt[c]);
+    nonempty[1] += cnt[c] > 0;
+  }
+  for (int t = 0; t < 2; t++) {
+    const double padded = (double)nonempty[t] * len[t];
+
+    if (padded > (double)maxpad * nnz || padded > PETSC_INT32_MAX) refuse[t] = PETSC_TRUE;
+  }
+  PetscCall(PetscFree(cnt));
+  PetscCall(MatRestoreRowIJ(blk, 0, PETSC_FALSE, PETSC_FALSE, &mm, &ai, &aj, &done));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
