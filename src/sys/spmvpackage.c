@@ -13,6 +13,7 @@ const char *const MatSpmvColumnOrders[] = {"auto", "natural", "frequency", "MatS
 
 MatSpmvBaseOps   MatSpmvBaseSeq, MatSpmvBaseMPI, MatSpmvBaseSeqCUSPARSE, MatSpmvBaseMPICUSPARSE;
 static PetscBool MatSpmvBaseSaved[4];
+PetscInt         MatSpmvProductMinRows = PETSC_INT_MAX;
 static PetscBool PetscSpmvPackageInitialized = PETSC_FALSE;
 
 PetscErrorCode MatSpmvUseCUSPARSEBase(PetscBool *use)
@@ -183,6 +184,10 @@ PetscErrorCode PetscSpmvInitializePackage(void)
   PetscSpmvPackageInitialized = PETSC_TRUE;
   PetscCall(MatInitializePackage());
   for (size_t f = 0; f < PETSC_STATIC_ARRAY_LENGTH(MatSpmvFormats); f++) PetscCall(MatSpmvRegisterFormat(MatSpmvFormats[f]));
+  MatSpmvProductMinRows = PETSC_INT_MAX;
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "petscspmv matrix-matrix products", "Mat");
+  PetscCall(PetscOptionsInt("-mat_spmv_product_min_rows", "Results of sparse products with one of our matrices as A take its type from this many rows (default: never, but for PCMG's MAIJ chains)", "MatMatMult", MatSpmvProductMinRows, &MatSpmvProductMinRows, NULL));
+  PetscOptionsEnd();
   PetscCall(PetscRegisterFinalize(PetscSpmvFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

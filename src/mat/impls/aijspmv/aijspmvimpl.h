@@ -212,10 +212,15 @@ typedef struct {
   PetscInt     d_xpn, xpn;
 } Mat_SeqAIJSpmv;
 PETSC_INTERN PetscErrorCode MatSpmvSeqGetData(Mat, Mat_SeqAIJSpmv **); /* NULL if A is not one of ours */
+/* bring the host CSR values of A up to date (aijcusparse copies them back from the device if needed):
+   before AIJ code that reads them in place */
+PETSC_INTERN PetscErrorCode MatSpmvSyncHostValues(Mat);
+/* -mat_spmv_product_min_rows, read once when the package is initialized */
+PETSC_INTERN PetscInt MatSpmvProductMinRows;
 /* A is an operator PETSc derived from the user's matrices (see Mat_SeqAIJSpmv.derived) */
 PETSC_INTERN PetscErrorCode MatSpmvSetDerived_SeqAIJSpmv(Mat);
-/* the format that takes a derived operator (or a transpose) its own format refuses: ipcsr pads nothing
-   and keeps no copy of the matrix */
+/* the format that takes a derived operator its own format refuses: ipcsr pads nothing and keeps no
+   copy of the matrix */
 #define MATSPMV_FALLBACK_FORMAT "ipcsr"
 
 /* seqaijspmvcusparse.c: matrix-matrix products (either base: aijcusparse's device products, or AIJ's);

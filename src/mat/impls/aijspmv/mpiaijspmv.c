@@ -191,16 +191,14 @@ static PetscErrorCode MatSetPreallocationCOO_MPIAIJSpmv(Mat A, PetscCount n, Pet
    theirs: the blocks' values are brought to the host first and their device copies marked stale after */
 static PetscErrorCode MatEliminateZeros_MPIAIJSpmv(Mat A, PetscBool keep)
 {
-  Mat               blk[2];
-  const PetscInt   *garray;
-  PetscObjectState  before[2], after;
-  const PetscScalar *a;
+  Mat              blk[2];
+  const PetscInt  *garray;
+  PetscObjectState before[2], after;
 
   PetscFunctionBegin;
   PetscCall(MatMPIAIJGetSeqAIJ(A, &blk[0], &blk[1], &garray));
   for (int b = 0; b < 2; b++) {
-    PetscCall(MatSeqAIJGetArrayRead(blk[b], &a));
-    PetscCall(MatSeqAIJRestoreArrayRead(blk[b], &a));
+    PetscCall(MatSpmvSyncHostValues(blk[b]));
     PetscCall(MatGetNonzeroState(blk[b], &before[b]));
   }
   PetscCall(MatSpmvMPIBase(A)->eliminatezeros(A, keep));

@@ -1057,14 +1057,22 @@ static PetscErrorCode MatRetrieveValues_SeqAIJSpmv(Mat A)
 }
 
 /* MatStoreValues() reads the host values: on aijcusparse they may live only on the device */
-static PetscErrorCode MatStoreValues_SeqAIJSpmv(Mat A)
+PetscErrorCode MatSpmvSyncHostValues(Mat A)
 {
-  Mat_SeqAIJSpmv    *sp = MatSpmvSeq(A);
-  const PetscScalar *aa;
+  const PetscScalar *a;
 
   PetscFunctionBegin;
-  PetscCall(MatSeqAIJGetArrayRead(A, &aa));
-  PetscCall(MatSeqAIJRestoreArrayRead(A, &aa));
+  PetscCall(MatSeqAIJGetArrayRead(A, &a));
+  PetscCall(MatSeqAIJRestoreArrayRead(A, &a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatStoreValues_SeqAIJSpmv(Mat A)
+{
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvSyncHostValues(A));
   PetscCall(sp->base->storevalues(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1145,13 +1153,11 @@ static PetscErrorCode MatBindToCPU_SeqAIJSpmv(Mat A, PetscBool flg)
    aijcusparse must know its device CSR is stale after (its assembly does not upload) */
 static PetscErrorCode MatEliminateZeros_SeqAIJSpmv(Mat A, PetscBool keep)
 {
-  Mat_SeqAIJSpmv    *sp = MatSpmvSeq(A);
-  const PetscScalar *a;
-  PetscObjectState   before, after;
+  Mat_SeqAIJSpmv  *sp = MatSpmvSeq(A);
+  PetscObjectState before, after;
 
   PetscFunctionBegin;
-  PetscCall(MatSeqAIJGetArrayRead(A, &a));
-  PetscCall(MatSeqAIJRestoreArrayRead(A, &a));
+  PetscCall(MatSpmvSyncHostValues(A));
   PetscCall(MatGetNonzeroState(A, &before));
   PetscCall(sp->base->eliminatezeros(A, keep));
   PetscCall(MatGetNonzeroState(A, &after));

@@ -91,9 +91,7 @@ PetscErrorCode MatSpmvCUSPARSEGetIJ(Mat A, const int **i, const int **j)
      C up again for another product type. A wrapper can therefore keep nothing on C: the phase it
      wraps is encoded in the wrapper's own pointer (one trampoline per distinct phase function),
      and the operands it aliases are those of whichever C->product is current when it runs.
-  3. The result takes A's type, as PETSc's convention is (AIJ x AIJ -> AIJ): a device product whose A
-     is ours gives a matrix of A's type, so Galerkin coarse operators and smoothed prolongators
-     multiply with our kernels too.
+  3. The result: see MatSpmvRunPhase() (measured: the base's type, but for PCMG's chains of MAIJ).
 */
 
 /* the host AIJ product code reads our CSR values in place: bring them to the host first */
@@ -103,14 +101,11 @@ static PetscErrorCode MatSpmvProductSyncHost(Mat_Product *p)
 
   PetscFunctionBegin;
   for (int k = 0; k < 3; k++) {
-    Mat_SeqAIJSpmv    *sp;
-    const PetscScalar *a;
+    Mat_SeqAIJSpmv *sp;
 
     if (!mats[k]) continue;
     PetscCall(MatSpmvSeqGetData(mats[k], &sp));
-    if (!sp || !sp->base->cusparse) continue;
-    PetscCall(MatSeqAIJGetArrayRead(mats[k], &a));
-    PetscCall(MatSeqAIJRestoreArrayRead(mats[k], &a));
+    if (sp && sp->base->cusparse) PetscCall(MatSpmvSyncHostValues(mats[k]));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -139,12 +134,11 @@ static PetscErrorCode MatSpmvProductOnDevice(Mat_Product *p, PetscBool *dev)
 static PetscErrorCode MatSpmvWrapPhase(PetscErrorCode (**)(Mat));
 
 /* one phase of a product, f, with our operands aliased; after it, the numeric phase it chose is
-   wrapped too, and a new result of a product whose A is ours gets A's type (on the aijcusparse base,
-   of a device product) */
+   wrapped too, and a new result of a product whose A is ours may get A's type (below) */
 static PetscErrorCode MatSpmvRunPhase(Mat C, PetscErrorCode (*f)(Mat))
 {
   Mat_Product    *p = C->product;
-  Mat_SeqAIJSpmv *asp;
+  Mat_SeqAIJSpmv *asp, *bsp;
   MatSpmvAlias    alias;
   PetscBool       dev, base;
 
@@ -157,22 +151,17 @@ static PetscErrorCode MatSpmvRunPhase(Mat C, PetscErrorCode (*f)(Mat))
   PetscCall(MatSpmvWrapPhase(&C->ops->productnumeric));
   PetscCall(MatSpmvSeqGetData(p->A, &asp));
   if (!asp) PetscFunctionReturn(PETSC_SUCCESS);
-  /* a host product into an aijcusparse matrix writes host values aijcusparse is not told of: it stays aijcusparse's */
+  /* only a new result (still the base's type), and not a host product into an aijcusparse matrix,
+     which writes host values aijcusparse is not told of */
   PetscCall(PetscObjectTypeCompare((PetscObject)C, MatSpmvBaseName(asp), &base));
-  if (base && (dev || !asp->base->cusparse)) {
-    Mat_SeqAIJSpmv *bsp;
-    PetscInt        minrows = PETSC_INT_MAX;
-
-    /* Measured (KSP ex56 -ne 48, GAMG with PETSc's defaults, H100): with its smoothed prolongator and
-       coarse operators in our formats KSPSolve took 1.18-1.27x aijcusparse's, with them left to
-       aijcusparse 1.0x. So results stay the base's type, unless -mat_spmv_product_min_rows asks for
-       ours from that many rows, or an operand was a MAIJ interpolation we converted (PCMG): the next
-       level's MAIJ then meets one of ours, which converts it */
-    PetscCall(PetscOptionsGetInt(NULL, NULL, "-mat_spmv_product_min_rows", &minrows, NULL));
-    PetscCall(MatSpmvSeqGetData(p->B, &bsp));
-    base = (PetscBool)(C->rmap->n >= minrows || asp->frommaij || (bsp && bsp->frommaij));
-  }
-  if (base && (dev || !asp->base->cusparse)) {
+  if (!base || (asp->base->cusparse && !dev)) PetscFunctionReturn(PETSC_SUCCESS);
+  /* Measured (KSP ex56 -ne 48, GAMG with PETSc's defaults, H100): with its smoothed prolongator and
+     coarse operators in our formats KSPSolve took 1.18-1.27x aijcusparse's, with them left to
+     aijcusparse 1.0x. So results stay the base's type, unless -mat_spmv_product_min_rows asks for
+     ours from that many rows, or an operand was a MAIJ interpolation we converted (PCMG): the next
+     level's MAIJ then meets one of ours, which converts it */
+  PetscCall(MatSpmvSeqGetData(p->B, &bsp));
+  if (C->rmap->n >= MatSpmvProductMinRows || asp->frommaij || (bsp && bsp->frommaij)) {
     PetscCall(MatConvert_SeqAIJ_SeqAIJSpmv(C, asp->format->seqtype, MAT_INPLACE_MATRIX, &C));
     PetscCall(MatSpmvSetDerived_SeqAIJSpmv(C));
   }
