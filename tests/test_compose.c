@@ -274,8 +274,8 @@ int main(int argc, char **argv)
         PetscCall(MatScale(Bref, -0.5));
       }
       /* aijcusparse's reused A^T B and A B^T read the explicit transpose the first product formed,
-         never refreshed: wrong for aijcusparse's own matrices alike (PETSc 3.25), not reused here */
-      if (gpu && (ptype == MATPRODUCT_AtB || ptype == MATPRODUCT_ABt) && kind != OPERAND_AIJ && kind != OPERAND_DENSE && kind != OPERAND_DENSECUDA) {
+         never refreshed (PETSc 3.25): ours refresh it, aijcusparse's own (-type aijcusparse) do not */
+      if (gpu && !IsSpmv(A) && (ptype == MATPRODUCT_AtB || ptype == MATPRODUCT_ABt) && kind != OPERAND_AIJ && kind != OPERAND_DENSE && kind != OPERAND_DENSECUDA) {
         PetscCall(PetscStrlcat(what, " (not reused: aijcusparse's stale transpose)", sizeof(what)));
       } else {
         PetscCall(Product(ptype, A, B, C, MAT_REUSE_MATRIX, &D));

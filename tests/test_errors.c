@@ -124,7 +124,7 @@ static PetscErrorCode MemoryInUse(PetscLogDouble *bytes)
    PETSC_ERR_SUP at the first product, before anything is allocated, leaking nothing and leaving
    the matrix usable (its transpose, whose rows are short, still multiplies); a larger
    -mat_ellr_max_padding then lets it through. On two processes the long row is on the first only:
-   both must refuse. */
+   both must refuse. A long column is not refused: A^T's layout goes to ipcsr. */
 static PetscErrorCode TestELLRPadding(PetscRandom rnd)
 {
   Mat            E, Eref, Huge;
@@ -165,6 +165,14 @@ static PetscErrorCode TestELLRPadding(PetscRandom rnd)
   PetscCall(CheckProducts(E, Eref, rnd, "after MatELLRSetMaxPadding(E, 1000)"));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
+  PetscCall(MatDestroy(&E));
+
+  /* the long row as a long column: A's rows are short, A^T's layout (which the user did not choose
+     ELLR for) would be refused and goes to ipcsr instead; both products right */
+  PetscCall(MatTranspose(Eref, MAT_INPLACE_MATRIX, &Eref));
+  PetscCall(MatConvert(Eref, MATELLR, MAT_INITIAL_MATRIX, &E));
+  PetscCall(MatSpmvCheckLayout(E));
+  PetscCall(CheckProducts(E, Eref, rnd, "a long column: A^T given to ipcsr"));
   PetscCall(MatDestroy(&E));
   PetscCall(MatDestroy(&Eref));
 

@@ -64,6 +64,7 @@ PetscErrorCode MatSpmvSaveBaseOps(Mat A)
     } else {
       PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatMPIAIJSetPreallocation_C", &b->preallocation));
       PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatSetPreallocationCOO_C", &b->setpreallocationcoo));
+      PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatMPIAIJGetLocalMatMerge_C", &b->getlocalmatmerge));
     }
   }
   MatSpmvBaseSaved[k] = PETSC_TRUE;

@@ -163,6 +163,7 @@ typedef struct {
   PetscErrorCode (*retrievevalues)(Mat);                                              /* seq: MatRetrieveValues_C */
   PetscErrorCode (*preallocation)(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[]); /* mpi: MatMPIAIJSetPreallocation_C */
   PetscErrorCode (*storevalues)(Mat);                                                 /* seq: MatStoreValues_C */
+  PetscErrorCode (*getlocalmatmerge)(Mat, MatReuse, IS *, Mat *);                     /* mpi: MatMPIAIJGetLocalMatMerge_C (aijcusparse) */
   PetscErrorCode (*bindtocpu)(Mat, PetscBool);
   PetscErrorCode (*scale)(Mat, PetscScalar);
   PetscErrorCode (*productsetfromoptions)(Mat);
@@ -228,6 +229,23 @@ PETSC_INTERN PetscErrorCode MatSpmvSetDerived_SeqAIJSpmv(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvSetProductHooks_SeqAIJSpmv(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvClearProductHooks_SeqAIJSpmv(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvRegisterFactors(MatSpmvFormat *);
+/* Our matrices among four (NULL allowed) carry their base's name (seqaijcusparse, seqaij) from
+   MatSpmvAliasBegin() to MatSpmvAliasEnd(alias, ierr), which gives them back and returns ierr, the
+   error of the call in between: aijcusparse's kernels check their operands' names */
+typedef struct {
+  Mat   mat[4];
+  char *name[4];
+} MatSpmvAlias;
+PETSC_INTERN PetscErrorCode MatSpmvAliasBegin(MatSpmvAlias *, Mat, Mat, Mat, Mat);
+PETSC_INTERN PetscErrorCode MatSpmvAliasEnd(MatSpmvAlias *, PetscErrorCode);
+/* the base's choice of a product's implementation, made with our operands aliased; phases wrapped */
+PETSC_INTERN PetscErrorCode MatSpmvProductSetFromOptionsAliased(Mat, PetscErrorCode (*)(Mat));
+/* mpiaijspmv.c: MATMPIAIJCUSPARSE or MATMPIAIJ for our MPI types, NULL for others; the result rule
+   of an MPI product (C, A, B, whether it ran on the device) */
+PETSC_INTERN PetscErrorCode MatSpmvMPIGetBaseName(Mat, MatType *);
+PETSC_INTERN PetscErrorCode MatSpmvMPIProductResult(Mat, Mat, Mat, PetscBool);
+/* form aijcusparse's explicit transpose of T again if a change of values left it stale */
+PETSC_INTERN PetscErrorCode MatSpmvRefreshTranspose(Mat);
 /* aijcusparse's device row offsets (uncompressed) and column indices of A */
 PETSC_INTERN PetscErrorCode MatSpmvCUSPARSEGetIJ(Mat, const int **, const int **);
 

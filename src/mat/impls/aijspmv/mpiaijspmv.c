@@ -18,6 +18,7 @@ typedef struct {
      state of A (MPIAIJ's assembly sums its blocks' states over the processes: the same on all) */
   PetscBool        agreed[2];
   PetscObjectState agreedstate[2];
+  PetscBool        frommaij; /* a MAIJ operand of a product, converted: products with it keep our type */
 } Mat_MPIAIJSpmv;
 
 /* parameters or backend changed (collective calls): the blocks' layouts are built together again */
@@ -223,15 +224,45 @@ static PetscErrorCode MatSpmvMPIGetData(Mat A, Mat_MPIAIJSpmv **sp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Reached (as MatProductSetFromOptions_anytype_C) when the operands do not share a productsetfromoptions.
-   A MAIJ operand (PCMG's interpolation on a DMDA with several fields) becomes a matrix of our type in
-   place, as MPIAIJ's own MPIAIJ x MPIMAIJ product makes it MPIAIJ, and the product is set up again */
+PetscErrorCode MatSpmvMPIGetBaseName(Mat A, MatType *name)
+{
+  Mat_MPIAIJSpmv *sp = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvMPIGetData(A, &sp));
+  *name = sp ? (sp->base->cusparse ? MATMPIAIJCUSPARSE : MATMPIAIJ) : NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A new result (named after the base under the alias) of a device product whose A is ours takes A's
+   type only where the sequential rule says so: a converted MAIJ operand (PCMG), or
+   -mat_spmv_product_min_rows */
+PetscErrorCode MatSpmvMPIProductResult(Mat C, Mat A, Mat B, PetscBool dev)
+{
+  Mat_MPIAIJSpmv *asp, *bsp;
+  PetscBool       base;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvMPIGetData(A, &asp));
+  if (!asp || !dev) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvMPIGetData(B, &bsp));
+  PetscCall(PetscObjectTypeCompare((PetscObject)C, asp->base->cusparse ? MATMPIAIJCUSPARSE : MATMPIAIJ, &base));
+  if (base && (C->rmap->n >= MatSpmvProductMinRows || asp->frommaij || (bsp && bsp->frommaij))) PetscCall(MatConvert_MPIAIJ_MPIAIJSpmv(C, asp->format->mpitype, MAT_INPLACE_MATRIX, &C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A's productsetfromoptions (aijcusparse base), and MatProductSetFromOptions_anytype_C for operands that
+   do not share one. A MAIJ operand (PCMG's interpolation on a DMDA with several fields) becomes a
+   matrix of our type in place, as MPIAIJ's own MPIAIJ x MPIMAIJ product makes it MPIAIJ, and the
+   product is set up again. Sparse operands go to the base's choice with ours named after the base:
+   MPIAIJBACKEND's device product needs the operands' names equal (ours with aijcusparse, or two of
+   our types), else MPIAIJ's host product, whose operands are brought to the host in each phase */
 static PetscErrorCode MatProductSetFromOptions_MPIAIJSpmv(Mat C)
 {
   Mat_Product    *p      = C->product;
-  Mat             ops[2] = {p->A, p->B};
-  Mat_MPIAIJSpmv *sp[2];
-  PetscBool       maij[2];
+  Mat             ops[3] = {p->A, p->B, p->type == MATPRODUCT_ABC ? p->C : NULL};
+  Mat_MPIAIJSpmv *sp[2], *ours = NULL;
+  PetscBool       maij[2], sparse = PETSC_TRUE;
 
   PetscFunctionBegin;
   for (int k = 0; k < 2; k++) {
@@ -239,25 +270,45 @@ static PetscErrorCode MatProductSetFromOptions_MPIAIJSpmv(Mat C)
     PetscCall(PetscObjectTypeCompare((PetscObject)ops[k], MATMPIMAIJ, &maij[k]));
   }
   for (int k = 0; k < 2; k++) {
-    Mat_MPIAIJSpmv *ours = sp[1 - k];
-
-    if (!maij[k] || !ours) continue;
-    PetscCall(PetscInfo(C, "Converting the %s operand from MAIJ to %s for the product\n", k ? "second" : "first", ours->format->mpitype));
-    PetscCall(MatConvert(ops[k], ours->base->cusparse ? MATMPIAIJCUSPARSE : MATMPIAIJ, MAT_INPLACE_MATRIX, &ops[k]));
-    PetscCall(MatConvert(ops[k], ours->format->mpitype, MAT_INPLACE_MATRIX, &ops[k]));
+    if (!maij[k] || !sp[1 - k]) continue;
+    PetscCall(PetscInfo(C, "Converting the %s operand from MAIJ to %s for the product\n", k ? "second" : "first", sp[1 - k]->format->mpitype));
+    PetscCall(MatConvert(ops[k], sp[1 - k]->base->cusparse ? MATMPIAIJCUSPARSE : MATMPIAIJ, MAT_INPLACE_MATRIX, &ops[k]));
+    PetscCall(MatConvert(ops[k], sp[1 - k]->format->mpitype, MAT_INPLACE_MATRIX, &ops[k]));
+    PetscCall(MatSpmvMPIGetData(ops[k], &sp[k]));
+    sp[k]->frommaij = PETSC_TRUE;
     PetscCall(MatProductSetFromOptions(C));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  for (int k = 0; k < 2; k++) { /* with another MPIAIJ (host AIJ): the base's choice, MPIAIJ's host product for a mix */
+  for (int k = 0; k < 3; k++) {
     PetscBool aij;
 
+    if (!ops[k]) continue;
     PetscCall(PetscObjectBaseTypeCompare((PetscObject)ops[k], MATMPIAIJ, &aij));
-    if (sp[1 - k] && aij) {
-      PetscCall(sp[1 - k]->base->productsetfromoptions(C));
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
+    sparse = (PetscBool)(sparse && aij);
   }
-  PetscFunctionReturn(PETSC_SUCCESS); /* not ours to choose: PETSc goes on to its own fallbacks (sparse x dense by columns, ...) */
+  ours = sp[0] ? sp[0] : sp[1];
+  if (!sparse || !ours) PetscFunctionReturn(PETSC_SUCCESS); /* not ours to choose: PETSc goes on to its own fallbacks (sparse x dense by columns, ...) */
+  PetscCall(MatSpmvProductSetFromOptionsAliased(C, ours->base->productsetfromoptions));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* aijcusparse's merge of the diagonal and off-diagonal blocks into one local matrix (P_loc of the
+   2-rank PtAP and A^T B, on the device), whose explicit transpose aijcusparse's A^T B multiplies
+   with: reused, the merge leaves that transpose stale (PETSc 3.25). One that was current before is
+   formed again (A^T A of a merged A is aijcusparse's own product, out of our hooks' reach) */
+static PetscErrorCode MatMPIAIJGetLocalMatMerge_MPIAIJSpmv(Mat A, MatReuse scall, IS *glob, Mat *A_loc)
+{
+  PetscBool       current = (PetscBool)(scall == MAT_REUSE_MATRIX && (*A_loc)->transupdated);
+  Mat             blk[2];
+  const PetscInt *garray;
+  MatSpmvAlias    alias;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &blk[0], &blk[1], &garray));
+  PetscCall(MatSpmvAliasBegin(&alias, blk[0], blk[1], NULL, NULL));
+  PetscCall(MatSpmvAliasEnd(&alias, MatSpmvMPIBase(A)->getlocalmatmerge(A, scall, glob, A_loc)));
+  if (current) PetscCall(MatSpmvRefreshTranspose(*A_loc));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatSetFromOptions_MPIAIJSpmv(Mat A, PetscOptionItems PetscOptionsObject)
@@ -399,7 +450,7 @@ static PetscErrorCode MatView_MPIAIJSpmv(Mat A, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static const char *const MatSpmvMPIComposedNames[] = {"MatProductSetFromOptions_anytype_C", "MatSpmvSetBackend_C", "MatSpmvGetBackend_C", "MatSpmvSetColumnOrder_C", "MatSpmvGetColumnOrder_C", "MatSpmvGetParams_C", "MatSpmvParamsChanged_C", "MatSpmvCheckLayout_C", "MatSpmvGetStorage_C", "MatMPIAIJSetPreallocation_C", "MatSetPreallocationCOO_C"};
+static const char *const MatSpmvMPIComposedNames[] = {"MatProductSetFromOptions_anytype_C", "MatSpmvSetBackend_C", "MatSpmvGetBackend_C", "MatSpmvSetColumnOrder_C", "MatSpmvGetColumnOrder_C", "MatSpmvGetParams_C", "MatSpmvParamsChanged_C", "MatSpmvCheckLayout_C", "MatSpmvGetStorage_C", "MatMPIAIJSetPreallocation_C", "MatSetPreallocationCOO_C", "MatMPIAIJGetLocalMatMerge_C"};
 
 static PetscErrorCode MatSpmvMPIStrip(Mat B)
 {
@@ -456,6 +507,7 @@ static PetscErrorCode MatConvert_MPIAIJSpmv_MPIAIJ(Mat A, MatType type, MatReuse
   PetscCall(MatSpmvMPIStrip(B));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatMPIAIJSetPreallocation_C", base->preallocation));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", base->setpreallocationcoo));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatMPIAIJGetLocalMatMerge_C", base->getlocalmatmerge));
   B->ops->mult             = base->mult;
   B->ops->multadd          = base->multadd;
   B->ops->multtranspose    = base->multtranspose;
@@ -466,6 +518,7 @@ static PetscErrorCode MatConvert_MPIAIJSpmv_MPIAIJ(Mat A, MatType type, MatReuse
   B->ops->assemblyend      = base->assemblyend;
   B->ops->view             = base->view;
   B->ops->eliminatezeros   = base->eliminatezeros;
+  B->ops->productsetfromoptions = base->productsetfromoptions;
   if (B->preallocated) {
     PetscCall(MatMPIAIJGetSeqAIJ(B, &blk[0], &blk[1], &garray));
     for (int b = 0; b < 2; b++)
@@ -534,6 +587,8 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJSpmv(Mat A, MatType type, MatReuse reuse,
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatMPIAIJSetPreallocation_C", MatMPIAIJSetPreallocation_MPIAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", MatSetPreallocationCOO_MPIAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", MatProductSetFromOptions_MPIAIJSpmv));
+  if (sp->base->cusparse) B->ops->productsetfromoptions = MatProductSetFromOptions_MPIAIJSpmv;
+  if (sp->base->getlocalmatmerge) PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatMPIAIJGetLocalMatMerge_C", MatMPIAIJGetLocalMatMerge_MPIAIJSpmv));
   PetscCall(MatSpmvComposeConverters(B, format, PETSC_TRUE, MatConvert_MPIAIJSpmv_MPIAIJ, MatConvert_MPIAIJ_MPIAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvSetBackend_C", MatSpmvSetBackend_MPIAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvGetBackend_C", MatSpmvGetBackend_MPIAIJSpmv));

@@ -651,7 +651,9 @@ static PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
     PetscCheck(ncand >= 1 && ncand <= MATSPMV_MAX_CANDIDATES, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s offered %" PetscInt_FMT " candidate formats, not 1 to %d", sp->format->name, ncand, MATSPMV_MAX_CANDIDATES);
     if (ncand == 1) tune.reps = 0; /* nothing to compare */
   }
-  if (sp->derived) { /* an operator the user did not choose the format for: one that pads nothing last */
+  /* an operator the user did not choose the format for (A^T's layout, an operator PETSc derived):
+     one that pads nothing is the last candidate. The user's own A may still be refused */
+  if (sp->derived || t == 1) {
     MatSpmvFormat *fallback;
     PetscBool      offered = PETSC_FALSE;
 
@@ -661,7 +663,7 @@ static PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
       cand[ncand]       = fallback;
       candparams[ncand] = fallback->paramsdefault;
       ncand++;
-      if (!why[0]) PetscCall(PetscSNPrintf(why, sizeof(why), "%s refused this %s, which PETSc derived from the user's matrices; %s pads nothing", sp->format->name, t ? "transpose" : "operator", fallback->name));
+      if (!why[0]) PetscCall(PetscSNPrintf(why, sizeof(why), "%s refused this %s, which PETSc derived from the user's matrix; %s pads nothing", sp->format->name, t ? "transpose" : "operator", fallback->name));
     }
   }
   PetscCall(PetscTime(&start));

@@ -10,47 +10,54 @@
 */
 #include "aijspmvimpl.h"
 
-typedef struct {
-  Mat   mat[4];
-  char *name[4];
-} MatSpmvAlias;
-
 /* the name our matrix carries under an alias: its base's */
 static MatType MatSpmvBaseName(Mat_SeqAIJSpmv *sp)
 {
   return sp->base->cusparse ? MATSEQAIJCUSPARSE : MATSEQAIJ;
 }
 
+/* the base's name of X if it is one of ours, sequential or parallel, else NULL */
+static PetscErrorCode MatSpmvAliasName(Mat X, MatType *name)
+{
+  Mat_SeqAIJSpmv *sp;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvSeqGetData(X, &sp));
+  if (sp) *name = MatSpmvBaseName(sp);
+  else PetscCall(MatSpmvMPIGetBaseName(X, name));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Name our matrices among mats after their base (MATSEQAIJCUSPARSE, or MATSEQAIJ on a machine
    without a GPU) until MatSpmvAliasEnd(). On the host base this keeps AIJ's code from meeting two of
    our types at once: it makes B^T of B's type, then MatSetType()s it to A's, which for two sibling
    types is not a conversion but a new empty matrix */
-static PetscErrorCode MatSpmvAliasBegin(MatSpmvAlias *alias, Mat A, Mat B, Mat C, Mat D)
+PetscErrorCode MatSpmvAliasBegin(MatSpmvAlias *alias, Mat A, Mat B, Mat C, Mat D)
 {
   Mat mats[4] = {A, B, C, D};
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(alias, sizeof(*alias)));
   for (int k = 0; k < 4; k++) {
-    Mat_SeqAIJSpmv *sp;
-    PetscBool       dup = PETSC_FALSE, named;
+    MatType   base = NULL;
+    PetscBool dup  = PETSC_FALSE, named;
 
     if (!mats[k]) continue;
     for (int l = 0; l < k; l++) dup = (PetscBool)(dup || mats[l] == mats[k]);
     if (dup) continue;
-    PetscCall(MatSpmvSeqGetData(mats[k], &sp));
-    if (!sp) continue;
-    PetscCall(PetscObjectTypeCompare((PetscObject)mats[k], MatSpmvBaseName(sp), &named));
+    PetscCall(MatSpmvAliasName(mats[k], &base));
+    if (!base) continue;
+    PetscCall(PetscObjectTypeCompare((PetscObject)mats[k], base, &named));
     if (named) continue; /* inside an outer alias */
     alias->mat[k] = mats[k];
     PetscCall(PetscStrallocpy(((PetscObject)mats[k])->type_name, &alias->name[k]));
-    PetscCall(PetscObjectChangeTypeName((PetscObject)mats[k], MatSpmvBaseName(sp)));
+    PetscCall(PetscObjectChangeTypeName((PetscObject)mats[k], base));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Give the names back, then return ierr, the wrapped call's error (the names come back either way) */
-static PetscErrorCode MatSpmvAliasEnd(MatSpmvAlias *alias, PetscErrorCode ierr)
+PetscErrorCode MatSpmvAliasEnd(MatSpmvAlias *alias, PetscErrorCode ierr)
 {
   PetscFunctionBegin;
   for (int k = 0; k < 4; k++) {
@@ -94,19 +101,51 @@ PetscErrorCode MatSpmvCUSPARSEGetIJ(Mat A, const int **i, const int **j)
   3. The result: see MatSpmvRunPhase() (measured: the base's type, but for PCMG's chains of MAIJ).
 */
 
-/* the host AIJ product code reads our CSR values in place: bring them to the host first */
-static PetscErrorCode MatSpmvProductSyncHost(Mat_Product *p)
+/* AIJ's host product code reads the operands' CSR values in place: bring device values to the host
+   first (ours, aijcusparse's; the blocks of MPI ones) */
+static PetscErrorCode MatSpmvSyncHostOperand(Mat X)
 {
-  Mat mats[3] = {p->A, p->B, p->C};
+  Mat_SeqAIJSpmv *sp;
+  PetscBool       mpi, cusparse;
 
   PetscFunctionBegin;
-  for (int k = 0; k < 3; k++) {
-    Mat_SeqAIJSpmv *sp;
+  if (!X) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)X, MATMPIAIJ, &mpi));
+  if (mpi) {
+    Mat             blk[2];
+    const PetscInt *garray;
 
-    if (!mats[k]) continue;
-    PetscCall(MatSpmvSeqGetData(mats[k], &sp));
-    if (sp && sp->base->cusparse) PetscCall(MatSpmvSyncHostValues(mats[k]));
+    PetscCall(MatMPIAIJGetSeqAIJ(X, &blk[0], &blk[1], &garray));
+    for (int b = 0; b < 2; b++) PetscCall(MatSpmvSyncHostOperand(blk[b]));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(MatSpmvSeqGetData(X, &sp));
+  PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQAIJCUSPARSE, &cusparse));
+  if (sp && sp->base->cusparse) PetscCall(MatSpmvSyncHostValues(X));
+  else if (cusparse) {
+    const PetscScalar *v;
+
+    PetscCall(MatSeqAIJGetArrayRead(X, &v)); /* aijcusparse's copies to the host */
+    PetscCall(MatSeqAIJRestoreArrayRead(X, &v));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A product on the host wrote C's host values: not all of AIJ's tell an aijcusparse C (A B^T does not) */
+static PetscErrorCode MatSpmvMarkHostWritten(Mat C)
+{
+  PetscBool mpi;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)C, MATMPIAIJ, &mpi));
+  if (mpi && C->preallocated) {
+    Mat             blk[2];
+    const PetscInt *garray;
+
+    PetscCall(MatMPIAIJGetSeqAIJ(C, &blk[0], &blk[1], &garray));
+    for (int b = 0; b < 2; b++)
+      if (blk[b] && blk[b]->offloadmask != PETSC_OFFLOAD_UNALLOCATED) blk[b]->offloadmask = PETSC_OFFLOAD_CPU;
+  } else if (C->offloadmask != PETSC_OFFLOAD_UNALLOCATED) C->offloadmask = PETSC_OFFLOAD_CPU;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -118,16 +157,83 @@ static PetscErrorCode MatSpmvProductOnDevice(Mat_Product *p, PetscBool *dev)
   PetscFunctionBegin;
   *dev = PETSC_TRUE;
   for (int k = 0; k < 3 && *dev; k++) {
-    Mat_SeqAIJSpmv *sp;
-    PetscBool       dense, cusparse;
+    MatType   base = NULL;
+    PetscBool dense, cusparse;
 
     if (!mats[k]) continue;
     PetscCall(PetscObjectBaseTypeCompareAny((PetscObject)mats[k], &dense, MATSEQDENSE, MATMPIDENSE, ""));
     if (dense) continue;
-    PetscCall(MatSpmvSeqGetData(mats[k], &sp));
-    PetscCall(PetscObjectTypeCompare((PetscObject)mats[k], MATSEQAIJCUSPARSE, &cusparse));
-    *dev = (PetscBool)((cusparse || (sp && sp->base->cusparse)) && !mats[k]->boundtocpu);
+    PetscCall(MatSpmvAliasName(mats[k], &base));
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)mats[k], &cusparse, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE, ""));
+    if (base) PetscCall(PetscStrcmpAny(base, &cusparse, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE, ""));
+    *dev = (PetscBool)(cusparse && !mats[k]->boundtocpu);
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* aijcusparse's A^T B and A B^T form the explicit transpose of the transposed operand in their
+   symbolic phase and read it in every numeric phase without refreshing it (PETSc 3.25): after a
+   change of values they multiply with the old ones (aijcusparse's own matrices alike; the 2-rank
+   PtAP multiplies by P_loc^T so). A stale transpose (transupdated off) is formed again by the
+   symbolic phase of a throwaway T^T E, E one column with one entry: the public way to aijcusparse's
+   csr2csc. Not MatMultTranspose: aijcusparse leaves the cuSPARSE handle of a merged P_loc in host
+   pointer mode, where its products crash */
+PetscErrorCode MatSpmvRefreshTranspose(Mat T)
+{
+  Mat         E, D;
+  PetscInt    m = T->rmap->n, zero = 0;
+  PetscScalar one = 1.0;
+
+  PetscFunctionBegin;
+  if (T->transupdated || !m) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscInfo(T, "Refreshing aijcusparse's explicit transpose, stale after a change of values\n"));
+  PetscCall(MatCreate(PETSC_COMM_SELF, &E));
+  PetscCall(MatSetSizes(E, m, 1, m, 1));
+  PetscCall(MatSetType(E, MATSEQAIJCUSPARSE));
+  PetscCall(MatSeqAIJSetPreallocation(E, 1, NULL));
+  PetscCall(MatSetValues(E, 1, &zero, 1, &zero, &one, INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(E, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(E, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatProductCreate(T, E, NULL, &D));
+  PetscCall(MatProductSetType(D, MATPRODUCT_AtB));
+  PetscCall(MatProductSetFromOptions(D));
+  PetscCall(MatProductSymbolic(D));
+  PetscCall(MatDestroy(&D));
+  PetscCall(MatDestroy(&E));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* f(C), for a product on the device; a numeric phase (the symbolic ones form their transposes, and
+   have no product data yet) after the explicit transpose aijcusparse multiplies with is refreshed:
+   A's for A^T B, B's for A B^T and for the products composed of them (P^T (A P) for PtAP,
+   (R A) R^T for RARt, whose inner products may be aijcusparse's own, out of our reach) */
+static PetscErrorCode MatSpmvRunDevicePhase(Mat C, PetscErrorCode (*f)(Mat))
+{
+  Mat_Product *p = C->product;
+  Mat          T = NULL, other = NULL;
+  PetscBool    sparse[2] = {PETSC_FALSE, PETSC_FALSE};
+
+  PetscFunctionBegin;
+  switch (p->type) {
+  case MATPRODUCT_AtB:
+    T     = p->A;
+    other = p->B;
+    break;
+  case MATPRODUCT_ABt:
+  case MATPRODUCT_PtAP:
+  case MATPRODUCT_RARt:
+    T     = p->B;
+    other = p->A;
+    break;
+  default:
+    break;
+  }
+  if (T && other && p->data) {
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)T, MATSEQAIJ, &sparse[0]));
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)other, MATSEQAIJ, &sparse[1]));
+  }
+  if (sparse[0] && sparse[1]) PetscCall(MatSpmvRefreshTranspose(T));
+  PetscCall((*f)(C));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -145,12 +251,17 @@ static PetscErrorCode MatSpmvRunPhase(Mat C, PetscErrorCode (*f)(Mat))
   PetscFunctionBegin;
   PetscCheck(p, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A product phase without a product");
   PetscCall(MatSpmvProductOnDevice(p, &dev));
-  if (!dev) PetscCall(MatSpmvProductSyncHost(p));
+  if (!dev)
+    for (int k = 0; k < 3; k++) PetscCall(MatSpmvSyncHostOperand(k == 0 ? p->A : (k == 1 ? p->B : p->C)));
   PetscCall(MatSpmvAliasBegin(&alias, p->A, p->B, p->C, C));
-  PetscCall(MatSpmvAliasEnd(&alias, (*f)(C)));
+  PetscCall(MatSpmvAliasEnd(&alias, dev ? MatSpmvRunDevicePhase(C, f) : (*f)(C)));
+  if (!dev) PetscCall(MatSpmvMarkHostWritten(C));
   PetscCall(MatSpmvWrapPhase(&C->ops->productnumeric));
   PetscCall(MatSpmvSeqGetData(p->A, &asp));
-  if (!asp) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!asp) { /* an MPI product: its own rule */
+    PetscCall(MatSpmvMPIProductResult(C, p->A, p->B, dev));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   /* only a new result (still the base's type), and not a host product into an aijcusparse matrix,
      which writes host values aijcusparse is not told of */
   PetscCall(PetscObjectTypeCompare((PetscObject)C, MatSpmvBaseName(asp), &base));
@@ -231,6 +342,20 @@ static PetscErrorCode MatSpmvWrapPhase(PetscErrorCode (**f)(Mat))
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* setfromoptions (the base's choice of implementation) with our operands aliased, then its symbolic
+   phase wrapped: for our sequential and MPI types alike */
+PetscErrorCode MatSpmvProductSetFromOptionsAliased(Mat C, PetscErrorCode (*setfromoptions)(Mat))
+{
+  Mat_Product *p = C->product;
+  MatSpmvAlias alias;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvAliasBegin(&alias, p->A, p->B, p->C, NULL));
+  PetscCall(MatSpmvAliasEnd(&alias, (*setfromoptions)(C)));
+  PetscCall(MatSpmvWrapPhase(&C->ops->productsymbolic));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* A MAIJ operand (PCMG's interpolation on a DMDA with several fields) becomes a matrix of A's type in
    place, as PETSc's own MPIAIJ x MPIMAIJ product makes it MPIAIJ and MatCreateMAIJ() makes it
    aijcusparse for aijcusparse operators; the product is then set up again */
@@ -265,7 +390,6 @@ static PetscErrorCode MatSpmvProductConvertMAIJ(Mat C, PetscBool *converted)
 static PetscErrorCode MatProductSetFromOptions_SeqAIJSpmv(Mat C)
 {
   Mat_Product    *p = C->product;
-  MatSpmvAlias    alias;
   PetscBool       converted, acusparse;
   Mat_SeqAIJSpmv *asp;
   PetscErrorCode (*setfromoptions)(Mat) = MatSpmvBaseSeqCUSPARSE.productsetfromoptions;
@@ -292,9 +416,7 @@ static PetscErrorCode MatProductSetFromOptions_SeqAIJSpmv(Mat C)
       setfromoptions = host->productsetfromoptions;
     }
   }
-  PetscCall(MatSpmvAliasBegin(&alias, p->A, p->B, p->C, NULL));
-  PetscCall(MatSpmvAliasEnd(&alias, (*setfromoptions)(C)));
-  PetscCall(MatSpmvWrapPhase(&C->ops->productsymbolic));
+  PetscCall(MatSpmvProductSetFromOptionsAliased(C, setfromoptions));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
