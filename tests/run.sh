@@ -104,7 +104,13 @@ no_more_copies() {
     awk -v a="$tc" -v b="$rc" -v c="$tg" -v d="$rg" -v ti="$ti" -v ri="$ri" -v t="$tol" 'BEGIN { f = 1 + t / 100; exit !(a / ti <= f * b / ri && c / ti <= f * d / ri) }'
   fi
 }
-export -f iters same_iterations copies no_more_copies
+# -help lists the format's options: option -- command... (the command's output must name the option)
+lists_option() {
+  local opt=$1; shift; shift
+  "$@" -help >"$logs/help.$$.log" 2>&1 || { echo "the program failed"; tail -20 "$logs/help.$$.log"; return 1; }
+  grep -q -- "$opt" "$logs/help.$$.log" || { echo "$opt not listed by: $*"; return 1; }
+}
+export -f iters same_iterations copies no_more_copies lists_option
 
 for t in $types; do
   seqt=seqaij$t
@@ -150,6 +156,12 @@ for t in $types; do
   ex19="$bin/ex19 -da_grid_x 24 -da_grid_y 24 -snes_converged_reason -ksp_converged_reason"
   run "$t: SNES ex19 ASM + ILU sub-solves, 2 ranks, same iterations as $base" same_iterations ex19 \
     $np2 $ex19 -pc_type asm -sub_pc_type ilu -dm_mat_type $base ${vbase[@]/-vec_type/-dm_vec_type} -- $np2 $ex19 -pc_type asm -sub_pc_type ilu -dll_append $lib -dm_mat_type $t ${vbase[@]/-vec_type/-dm_vec_type} "${gpuopt[@]}"
+  for np in 1 2; do # DMCreateMatrix() never calls MatSetFromOptions(): the options are read at the first product
+    run "$t: -help lists -mat_${t}_backend, SNES ex19 -dm_mat_type $t, $np rank(s)" bash -c 'lists_option "$@"' _ -mat_${t}_backend -- \
+      $MPIEXEC --oversubscribe -n $np $bin/ex19 -da_grid_x 8 -da_grid_y 8 -dll_append $lib -dm_mat_type $t "${gpuopt[@]}"
+  done
+  run "$t: -help lists -mat_${t}_backend, KSP ex2 -mat_type $t (MatSetFromOptions)" bash -c 'lists_option "$@"' _ -mat_${t}_backend -- \
+    $bin/ksp_ex2 -m 8 -n 8 -dll_append $lib -mat_type $t "${gpuopt[@]}"
   for np in 1 2; do
     mpi="$MPIEXEC --oversubscribe -n $np"
     for pc in ilu jacobi; do

@@ -213,6 +213,16 @@ typedef struct {
   PetscInt     d_xpn, xpn;
 } Mat_SeqAIJSpmv;
 PETSC_INTERN PetscErrorCode MatSpmvSeqGetData(Mat, Mat_SeqAIJSpmv **); /* NULL if A is not one of ours */
+#define MATSPMV_SEQ_DATA "MatSpmvSeqData"
+/* the data of A: every function that calls this is installed only on our matrices, the data is there */
+static inline Mat_SeqAIJSpmv *MatSpmvSeq(Mat A)
+{
+  Mat_SeqAIJSpmv *sp = NULL;
+
+  (void)PetscObjectContainerQuery((PetscObject)A, MATSPMV_SEQ_DATA, (PetscCtxRt)&sp);
+  return sp;
+}
+static const PetscObjectState MATSPMV_NOSTATE = -1; /* no real state has this value */
 /* bring the host CSR values of A up to date (aijcusparse copies them back from the device if needed):
    before AIJ code that reads them in place */
 PETSC_INTERN PetscErrorCode MatSpmvSyncHostValues(Mat);
@@ -223,6 +233,49 @@ PETSC_INTERN PetscErrorCode MatSpmvSetDerived_SeqAIJSpmv(Mat);
 /* the format that takes a derived operator its own format refuses: ipcsr pads nothing and keeps no
    copy of the matrix */
 #define MATSPMV_FALLBACK_FORMAT "ipcsr"
+
+/* seqaijspmv.c: -mat_<fmt>_* read at the first product by programs that never call MatSetFromOptions() */
+PETSC_INTERN PetscErrorCode MatSpmvLazyOptions(Mat);
+/* seqaijspmv.c: decide once whether A's products run on the GPU (an error if cuda was asked for and none is visible) */
+PETSC_INTERN PetscErrorCode MatSpmvResolveBackend(Mat);
+
+/* spmvlayout.c: the layout engine of SeqAIJ-derived matrices, building the layout of one operator */
+
+/* The column numbering of one operator's layout, decided once for all the candidates of a
+   selecting format: frequency order when asked, or (auto) when the operator has at least
+   MATSPMV_HOT_MIN_COLUMNS columns and its 1% most frequent columns hold at least
+   MATSPMV_HOT_SHARE of its nonzeros. Measured on the H200 (examples/results/irregular-h200/):
+   Graph500 R-MAT, whose 1% most frequent columns hold 52% of the nonzeros, runs 15% faster with
+   argcsr and 19% with brc (x gather included, rows sorted by their new columns: unsorted gained
+   only 8% and 16%); the power-law and circuit matrices (2%) and the
+   stencils (1%) gain nothing and would pay the gather; ipcsr lost 5% on R-MAT (its format says
+   naturalcolumns). */
+#define MATSPMV_HOT_MIN_COLUMNS 262144 /* fewer: x (2 MB) stays close to the SMs anyway */
+#define MATSPMV_HOT_SHARE       0.25
+
+/* free a layout, host and device (NULL allowed) */
+PETSC_INTERN PetscErrorCode MatSpmvLayoutDestroy(Mat_SeqAIJSpmv *, MatSpmvLayout *);
+/* build sp->L[t] for A (t = 0) or A^T (t = 1) from A's CSR pattern, in A's format or its selecting format's choice */
+PETSC_INTERN PetscErrorCode MatSpmvBuild(Mat, int, const MatSpmvCSR *);
+/* host copies of a device-built layout (layout checks only) */
+PETSC_INTERN PetscErrorCode MatSpmvLayoutDownload(Mat_SeqAIJSpmv *, MatSpmvLayout);
+
+/* spmvapply.c: the layouts kept current with A, and the products */
+
+/* drop the layouts and the device and work buffers: the next product builds again */
+PETSC_INTERN PetscErrorCode MatSpmvReset(Mat_SeqAIJSpmv *);
+/* the layout of A (t = 0) or A^T (t = 1) brought up to date with A: built, rebuilt or refreshed */
+PETSC_INTERN PetscErrorCode MatSpmvUpdate(Mat, int, MatSpmvLayout *);
+/* bring the values of a layout, last filled at object state *lstate, up to date with A */
+PETSC_INTERN PetscErrorCode MatSpmvRefresh(Mat, MatSpmvLayout, PetscObjectState *);
+/* x in the layout's column order (host): x itself, or gathered into a work array when renumbered */
+PETSC_INTERN PetscErrorCode MatSpmvGatherColumnsHost(Mat_SeqAIJSpmv *, MatSpmvLayout, const PetscScalar **);
+/* the same on the device, on the given cudaStream_t */
+PETSC_INTERN PetscErrorCode MatSpmvGatherColumnsDevice(Mat_SeqAIJSpmv *, MatSpmvLayout, PetscScalar **, void *);
+/* no GPU and no backend asked for: the products are AIJ's own */
+PETSC_INTERN PetscBool MatSpmvUsesBaseProducts(Mat_SeqAIJSpmv *);
+/* y = op(A) x (+ z, NULL allowed); t = 0: op(A) = A, t = 1: op(A) = A^T */
+PETSC_INTERN PetscErrorCode MatSpmvApply(Mat, int, Vec, Vec, Vec);
 
 /* seqaijspmvcusparse.c: matrix-matrix products (either base: aijcusparse's device products, or AIJ's);
    aijcusparse's factors and solves for our types */

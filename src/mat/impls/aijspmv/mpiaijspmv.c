@@ -84,16 +84,25 @@ static PetscErrorCode MatSpmvMPIOptionsParse(Mat A, PetscOptionItems PetscOption
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The options in a block titled with the format (-help prints each (prefix, title) once) */
+static PetscErrorCode MatSpmvMPIReadOptions(Mat A)
+{
+  Mat_MPIAIJSpmv *sp = (Mat_MPIAIJSpmv *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscOptionsBegin(PetscObjectComm((PetscObject)A), ((PetscObject)A)->prefix, sp->format->title, "Mat");
+  PetscCall(MatSpmvMPIOptionsParse(A, PetscOptionsObject));
+  PetscOptionsEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Programs that never call MatSetFromOptions() still get -mat_<fmt>_* honoured at the first product */
 static PetscErrorCode MatSpmvMPILazyOptions(Mat A)
 {
   Mat_MPIAIJSpmv *sp = (Mat_MPIAIJSpmv *)A->spptr;
 
   PetscFunctionBegin;
-  if (sp->paramsset) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscObjectOptionsBegin((PetscObject)A);
-  PetscCall(MatSpmvMPIOptionsParse(A, PetscOptionsObject));
-  PetscOptionsEnd();
+  if (!sp->paramsset) PetscCall(MatSpmvMPIReadOptions(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -313,13 +322,9 @@ static PetscErrorCode MatMPIAIJGetLocalMatMerge_MPIAIJSpmv(Mat A, MatReuse scall
 
 static PetscErrorCode MatSetFromOptions_MPIAIJSpmv(Mat A, PetscOptionItems PetscOptionsObject)
 {
-  Mat_MPIAIJSpmv *sp = (Mat_MPIAIJSpmv *)A->spptr;
-
   PetscFunctionBegin;
   if (MatSpmvMPIBase(A)->setfromoptions) PetscCall(MatSpmvMPIBase(A)->setfromoptions(A, PetscOptionsObject));
-  PetscOptionsHeadBegin(PetscOptionsObject, sp->format->title);
-  PetscCall(MatSpmvMPIOptionsParse(A, PetscOptionsObject));
-  PetscOptionsHeadEnd();
+  PetscCall(MatSpmvMPIReadOptions(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,0 +1,536 @@
+/*
+  The layout engine of the SeqAIJ-derived petscspmv types: building the layout of one product
+  operator (A, or A^T for the transpose products) from the CSR pattern. The transpose's CSR, the
+  compressed rows of mostly empty blocks, the column numbering (renumbered by frequency where a few
+  columns hold many nonzeros), the format's host build or its device build from aijcusparse's
+  device CSR, a selecting format's candidates (the first that builds, or the fastest when it asks
+  for tuning), and host copies of a device-built layout for layout checks. Keeping the layouts
+  current and running the products: spmvapply.c.
+*/
+#include "aijspmvimpl.h"
+
+PetscErrorCode MatSpmvLayoutDestroy(Mat_SeqAIJSpmv *sp, MatSpmvLayout *L)
+{
+  PetscFunctionBegin;
+  if (!*L) PetscFunctionReturn(PETSC_SUCCESS);
+  if ((*L)->format) PetscCall((*L)->format->destroy(*L));
+  PetscCall(PetscFree((*L)->slot2csr));
+  PetscCall(PetscFree((*L)->val));
+  PetscCall(PetscFree((*L)->crow));
+  PetscCall(PetscFree((*L)->colperm));
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(MatSpmvCUDAFree((*L)->d_colperm));
+  PetscCall(MatSpmvCUDAFree((*L)->d_colj));
+  if (!(*L)->borrowed) PetscCall(MatSpmvCUDAFree((*L)->d_val));
+  PetscCall(MatSpmvCUDAFree((*L)->d_slot2csr));
+  PetscCall(MatSpmvCUDAFree((*L)->d_crow));
+  PetscCall(MatSpmvCUDAFree((*L)->d_ci));
+#endif
+  PetscCall(PetscFree(*L));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Row offsets of A^T: A's column counts, summed (PetscFree *ti) */
+static PetscErrorCode MatSpmvTransposeRows(const MatSpmvCSR *csr, PetscInt **ti)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(csr->n + 1, ti));
+  for (PetscInt k = 0; k < csr->nnz; k++) (*ti)[csr->j[k] + 1]++;
+  for (PetscInt c = 0; c < csr->n; c++) (*ti)[c + 1] += (*ti)[c];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* CSR of A^T with, for each of its positions, the position in A's CSR it came from */
+static PetscErrorCode MatSpmvTransposeCSR(const MatSpmvCSR *csr, PetscInt **ti, PetscInt **tj, PetscInt **perm)
+{
+  PetscInt *cnt;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvTransposeRows(csr, ti));
+  PetscCall(PetscMalloc1(csr->nnz, tj));
+  PetscCall(PetscMalloc1(csr->nnz, perm));
+  PetscCall(PetscMalloc1(csr->n, &cnt));
+  for (PetscInt c = 0; c < csr->n; c++) cnt[c] = (*ti)[c];
+  for (PetscInt r = 0; r < csr->m; r++) {
+    for (PetscInt k = csr->i[r]; k < csr->i[r + 1]; k++) {
+      PetscInt p = cnt[csr->j[k]]++;
+      (*tj)[p]   = r;
+      (*perm)[p] = k;
+    }
+  }
+  PetscCall(PetscFree(cnt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Most rows empty (MPI off-diagonal blocks): the format stores only the rows with entries, whose
+   CSR (same column and value positions) is *ccsr, and the layer scatters its products. Formats
+   that go through all rows (strips, padding to the longest row) would otherwise spend their time
+   and memory on empty rows. */
+static PetscErrorCode MatSpmvCompressRows(const MatSpmvCSR *csr, MatSpmvCSR *ccsr, PetscInt **crow, PetscInt **ci)
+{
+  PetscInt mc = 0;
+
+  PetscFunctionBegin;
+  *ccsr = *csr;
+  *crow = *ci = NULL;
+  for (PetscInt r = 0; r < csr->m; r++) mc += csr->i[r + 1] > csr->i[r] ? 1 : 0;
+  if (mc == 0 || mc > csr->m / 2) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscMalloc1(mc, crow));
+  PetscCall(PetscMalloc1(mc + 1, ci));
+  mc = 0;
+  for (PetscInt r = 0; r < csr->m; r++) {
+    if (csr->i[r + 1] == csr->i[r]) continue;
+    (*crow)[mc] = r;
+    (*ci)[mc++] = csr->i[r];
+  }
+  (*ci)[mc] = csr->i[csr->m];
+  ccsr->m   = mc;
+  ccsr->i   = *ci;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The column numbering decided for one operator (MATSPMV_HOT_SHARE in aijspmvimpl.h says when) */
+typedef struct {
+  PetscBool renumber;
+  PetscReal hotshare; /* -1: not counted */
+  PetscInt *perm;     /* host order (NULL until needed when made on the device) */
+  int      *d_perm;   /* device order, when made there */
+} MatSpmvColumnPlan;
+
+static PetscErrorCode MatSpmvColumnPlanDestroy(MatSpmvColumnPlan *plan)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(plan->perm));
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(MatSpmvCUDAFree(plan->d_perm));
+#endif
+  plan->d_perm = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* whether op(A)'s layouts are built from aijcusparse's device CSR */
+static PetscBool MatSpmvDeviceCSR(Mat_SeqAIJSpmv *sp, int t)
+{
+  return (PetscBool)(t == 0 && sp->ondevice && sp->base->cusparse && sizeof(PetscInt) == sizeof(int));
+}
+
+static PetscErrorCode MatSpmvColumnPlanMake(Mat A, int t, const MatSpmvCSR *csr, MatSpmvColumnPlan *plan)
+{
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
+  const PetscInt  n  = t ? csr->m : csr->n; /* the operator's columns */
+  PetscInt        hot = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(plan, sizeof(*plan)));
+  plan->hotshare = -1;
+  if (sp->colorder == MAT_SPMV_COLUMN_ORDER_NATURAL || !csr->nnz) PetscFunctionReturn(PETSC_SUCCESS);
+  if (sp->colorder == MAT_SPMV_COLUMN_ORDER_AUTO && (n < MATSPMV_HOT_MIN_COLUMNS || sp->format->naturalcolumns)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (MatSpmvDeviceCSR(sp, t)) { /* counted and sorted on the device: no host pass over the nonzeros */
+#if defined(PETSC_HAVE_CUDA)
+    const int *d_i, *d_j;
+    void      *stream;
+
+    PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j));
+    PetscCall(MatSpmvCUDAGetStream(&stream));
+    PetscCall(MatSpmvCUDAColumnFrequency(n, csr->nnz, d_j, &plan->d_perm, &hot, stream));
+#endif
+  } else { /* counting sort of the columns by their counts, most first, stable */
+    PetscInt       *ti = NULL, *start, maxc = 0;
+    const PetscInt *oi; /* op(A)'s column counts are the row lengths of op(A)^T: A^T's rows, or A's own */
+
+    if (t) oi = csr->i;
+    else {
+      PetscCall(MatSpmvTransposeRows(csr, &ti));
+      oi = ti;
+    }
+    for (PetscInt c = 0; c < n; c++) maxc = PetscMax(maxc, oi[c + 1] - oi[c]);
+    PetscCall(PetscCalloc1(maxc + 2, &start));
+    for (PetscInt c = 0; c < n; c++) start[maxc - (oi[c + 1] - oi[c]) + 1]++;
+    for (PetscInt b = 0; b <= maxc; b++) start[b + 1] += start[b];
+    PetscCall(PetscMalloc1(n, &plan->perm));
+    for (PetscInt c = 0; c < n; c++) plan->perm[start[maxc - (oi[c + 1] - oi[c])]++] = c;
+    for (PetscInt k = 0; k < PetscMax(1, n / 100); k++) hot += oi[plan->perm[k] + 1] - oi[plan->perm[k]];
+    PetscCall(PetscFree(start));
+    PetscCall(PetscFree(ti));
+  }
+  plan->hotshare = (PetscReal)hot / (PetscReal)csr->nnz;
+  plan->renumber = (PetscBool)(sp->colorder == MAT_SPMV_COLUMN_ORDER_FREQUENCY || plan->hotshare >= MATSPMV_HOT_SHARE);
+  if (!plan->renumber) PetscCall(MatSpmvColumnPlanDestroy(plan));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The layout of A on the device from aijcusparse's device CSR, with the format's own kernels: no
+   host loop over the nonzeros, nothing uploaded. Used on the GPU path when the format has one. */
+static PetscErrorCode MatSpmvBuildDevice(Mat A, const MatSpmvCSR *csr, const MatSpmvColumnPlan *plan, MatSpmvLayout L)
+{
+  MatSpmvCSR  pattern = {csr->m, csr->n, csr->nnz, csr->i, NULL, csr->renumbered};
+  const int  *d_i, *d_j;
+  int        *d_pos = NULL;
+  void       *stream;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j));
+  PetscCall(MatSpmvCUDAGetStream(&stream));
+  if (L->crow) { /* the compressed row offsets (O(rows with entries), made on the host with the pattern) */
+    PetscCall(MatSpmvCUDAUploadInt(&L->d_ci, csr->i, csr->m + 1));
+    PetscCall(PetscLogCpuToGpu((csr->m + 1) * sizeof(int)));
+    d_i = L->d_ci;
+  }
+  if (plan->renumber) { /* the format reads the renumbered columns, each row sorted; one that keeps CSR order reads them in place */
+    PetscCall(MatSpmvCUDARenumberColumns(L->n, csr->m, csr->nnz, d_i, plan->d_perm, d_j, &L->d_colj, &d_pos, stream));
+    d_j = L->d_colj;
+  }
+  PetscCall(L->format->builddevice(L->params, &pattern, d_i, d_j, L, stream));
+  if (L->identity) { /* the format keeps CSR order and made no slot map */
+    PetscCheck(L->nslots == L->nnz && !L->d_slot2csr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: an identity layout has one slot per nonzero and no slot map", L->format->name);
+  } else {
+    PetscCall(MatSpmvCUDAIsIdentity(L->nslots == L->nnz ? L->nslots : 0, L->d_slot2csr, &L->identity, stream));
+    L->identity = (PetscBool)(L->identity && L->nslots == L->nnz);
+  }
+  if (plan->renumber) { /* the slots name positions of the sorted rows: to positions of A's CSR */
+    if (L->identity) {
+      L->d_slot2csr = d_pos;
+      d_pos         = NULL;
+      L->identity   = PETSC_FALSE;
+    } else {
+      PetscCall(MatSpmvCUDAComposeMap(L->nslots, L->d_slot2csr, d_pos, stream));
+      PetscCall(MatSpmvCUDAFree(L->d_colj)); /* the format made its own copy of the columns */
+      L->d_colj = NULL;
+    }
+    PetscCall(MatSpmvCUDAFree(d_pos));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Fill the new layout L of A (t = 0) or A^T (t = 1) from the current structure, in format with params,
+   its columns numbered as plan says */
+static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, MatSpmvFormat *format, const void *params, MatSpmvColumnPlan *plan, MatSpmvLayout L)
+{
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
+  PetscBool       ondevicebuild;
+  PetscInt       *ti = NULL, *tj = NULL, *perm = NULL, *ci = NULL, *jr = NULL, *pos = NULL;
+  MatSpmvCSR      tcsr = {csr->n, csr->m, csr->nnz, NULL, NULL, PETSC_FALSE}, ccsr;
+  PetscErrorCode  ierr;
+
+  PetscFunctionBegin;
+  L->scale = 1.0;
+  L->ym    = t ? csr->n : csr->m;
+  L->n     = t ? csr->m : csr->n;
+  L->nnz   = csr->nnz;
+  if (t == 1) {
+    PetscCall(MatSpmvTransposeCSR(csr, &ti, &tj, &perm));
+    tcsr.i = ti;
+    tcsr.j = tj;
+  }
+  PetscCall(MatSpmvCompressRows(t ? &tcsr : csr, &ccsr, &L->crow, &ci));
+  L->m = ccsr.m;
+  L->format   = format;
+  L->params   = params;
+  L->hotshare = plan->hotshare;
+  /* the format's device build needs aijcusparse's 32-bit device CSR */
+  ondevicebuild = (PetscBool)(MatSpmvDeviceCSR(sp, t) && L->format->builddevice);
+  if (plan->renumber && !ondevicebuild && !plan->perm) { /* a device plan for a host build */
+#if defined(PETSC_HAVE_CUDA)
+    PetscCall(MatSpmvCUDADownloadInt(&plan->perm, plan->d_perm, L->n));
+#endif
+  }
+  if (plan->renumber && !ondevicebuild) { /* the format builds from renumbered columns, jr[k] = inv[j[k]], each row sorted */
+    PetscInt *inv;
+
+    PetscCall(PetscMalloc1(L->n, &inv));
+    PetscCall(PetscMalloc2(ccsr.nnz, &jr, ccsr.nnz, &pos));
+    for (PetscInt k = 0; k < L->n; k++) inv[plan->perm[k]] = k;
+    for (PetscInt k = 0; k < ccsr.nnz; k++) {
+      jr[k]  = inv[ccsr.j[k]];
+      pos[k] = k;
+    }
+    for (PetscInt r = 0; r < ccsr.m; r++) PetscCall(PetscSortIntWithArray(ccsr.i[r + 1] - ccsr.i[r], jr + ccsr.i[r], pos + ccsr.i[r]));
+    PetscCall(PetscFree(inv));
+    ccsr.j = jr;
+  }
+  if (plan->renumber && plan->perm) { /* the host order (a device plan for a device build has none: downloaded for layout checks only) */
+    PetscCall(PetscMalloc1(L->n, &L->colperm));
+    PetscCall(PetscArraycpy(L->colperm, plan->perm, L->n));
+  }
+  ccsr.renumbered = plan->renumber;
+  if (ondevicebuild) {
+#if defined(PETSC_HAVE_CUDA)
+    ierr           = MatSpmvBuildDevice(A, &ccsr, plan, L);
+    L->devicebuilt = PETSC_TRUE;
+#else
+    ierr = PETSC_ERR_PLIB;
+#endif
+  } else {
+    ierr = L->format->build(L->params, &ccsr, L);
+    if (!ierr && pos) /* positions of the sorted renumbered rows to those of the operator's CSR */
+      for (PetscInt s = 0; s < L->nslots; s++)
+        if (L->slot2csr[s] >= 0) L->slot2csr[s] = pos[L->slot2csr[s]];
+    if (!ierr && t == 1)
+      for (PetscInt s = 0; s < L->nslots; s++)
+        if (L->slot2csr[s] >= 0) L->slot2csr[s] = perm[L->slot2csr[s]];
+  }
+  /* the work arrays are freed even if the format refuses the structure */
+  PetscCall(PetscFree2(jr, pos));
+  PetscCall(PetscFree(ci));
+  PetscCall(PetscFree(ti));
+  PetscCall(PetscFree(tj));
+  PetscCall(PetscFree(perm));
+  PetscCall(ierr);
+  if (!ondevicebuild) {
+    L->identity = (PetscBool)(L->nslots == L->nnz);
+    for (PetscInt s = 0; s < L->nslots && L->identity; s++) L->identity = (PetscBool)(L->slot2csr[s] == s);
+  }
+  /* device kernels index with 32-bit integers */
+  PetscCheck(L->nslots <= PETSC_INT32_MAX && L->ym < PETSC_INT32_MAX && L->n < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s stores %" PetscInt_FMT " slots for a %" PetscInt_FMT " x %" PetscInt_FMT " matrix: more than 32-bit indices address; split the matrix over more MPI processes or use MATAIJ", L->format->name, L->nslots, L->ym, L->n);
+  if (sp->ondevice) {
+#if defined(PETSC_HAVE_CUDA)
+    /* on aijcusparse an identity layout reads the base's device values in place */
+    L->borrowed = (PetscBool)(sp->base->cusparse && L->identity);
+    if (L->borrowed && ondevicebuild) { /* its slot map is not needed */
+      PetscCall(MatSpmvCUDAFree(L->d_slot2csr));
+      L->d_slot2csr = NULL;
+    }
+    if (!L->borrowed) PetscCall(MatSpmvCUDAMalloc((void **)&L->d_val, L->nslots * sizeof(PetscScalar)));
+    if (!ondevicebuild) { /* the host arrays' bytes: a format may store them smaller on the device */
+      const size_t bytes = L->indexbytes;
+
+      PetscCall(L->format->upload(L));
+      PetscCall(PetscLogCpuToGpu(bytes));
+    }
+    if (L->crow) {
+      PetscCall(MatSpmvCUDAUploadInt(&L->d_crow, L->crow, L->m));
+      PetscCall(PetscLogCpuToGpu(L->m * sizeof(int)));
+    }
+    if (plan->renumber && plan->d_perm) {
+      void *stream;
+
+      PetscCall(MatSpmvCUDAGetStream(&stream));
+      PetscCall(MatSpmvCUDAMalloc((void **)&L->d_colperm, L->n * sizeof(int)));
+      PetscCall(MatSpmvCUDACopyOnDevice(L->d_colperm, plan->d_perm, L->n * sizeof(int), stream));
+    } else if (plan->renumber) {
+      PetscCall(MatSpmvCUDAUploadInt(&L->d_colperm, plan->perm, L->n));
+      PetscCall(PetscLogCpuToGpu(L->n * sizeof(int)));
+    }
+#endif
+  } else PetscCall(PetscMalloc1(L->nslots, &L->val));
+  if (L->crow) L->indexbytes += L->m * sizeof(int); /* the stored rows' operator rows */
+  if (plan->renumber) L->indexbytes += L->n * sizeof(int); /* the column order */
+  PetscCall(PetscInfo(A, "%s layout of %s built on the %s: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " nonzeros in %" PetscInt_FMT " slots%s%s\n", L->format->name, t ? "A^T" : "A", ondevicebuild ? "device" : "host", L->ym, L->n, L->nnz, L->nslots, L->crow ? ", rows with entries only" : "", plan->renumber ? ", columns by frequency" : ""));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A new layout of op(A) in format: NULL in *L, and the format's error code in *ierr, when the format
+   refuses the structure (a size past 32-bit indices, ELLR's padding limit); the half-built layout is
+   then freed. quiet: the refusal is expected to be handled (another candidate follows), not printed */
+static PetscErrorCode MatSpmvTryBuild(Mat A, int t, const MatSpmvCSR *csr, MatSpmvFormat *format, const void *params, MatSpmvColumnPlan *plan, PetscBool quiet, MatSpmvLayout *L, PetscErrorCode *ierr)
+{
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(L));
+  if (quiet) PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  *ierr = MatSpmvBuildLayout(A, t, csr, format, params, plan, *L);
+  if (quiet) PetscCall(PetscPopErrorHandler());
+  if (*ierr) {
+    const char *msg = NULL;
+
+    if (quiet) {
+      (void)PetscErrorMessage(*ierr, NULL, &msg);
+      PetscCall(PetscInfo(A, "%s refused the %s of this matrix: %s\n", format->name, t ? "transpose" : "pattern", msg ? msg : ""));
+    }
+    PetscCall(MatSpmvLayoutDestroy(sp, L));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The row offsets of op(A)'s pattern, which a selecting format reads (A's own for t = 0; A^T's,
+   counted from A's columns, for t = 1: PetscFree *ti) */
+static PetscErrorCode MatSpmvOperatorRows(const MatSpmvCSR *csr, int t, MatSpmvCSR *op, PetscInt **ti)
+{
+  PetscFunctionBegin;
+  *ti = NULL;
+  *op = *csr;
+  if (t == 1) {
+    PetscCall(MatSpmvTransposeRows(csr, ti));
+    op->m = csr->n;
+    op->n = csr->m;
+    op->i = *ti;
+  }
+  op->j = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Microseconds per product of the filled layout L, from reps products after an untimed one; on the
+   device, with its kernels on scratch vectors (the stored rows only, as the format writes them) */
+static PetscErrorCode MatSpmvTimeLayout(Mat A, MatSpmvLayout L, PetscInt reps, PetscLogDouble *us)
+{
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
+  PetscLogDouble  t0 = 0, t1 = 0;
+
+  PetscFunctionBegin;
+  if (sp->ondevice) {
+#if defined(PETSC_HAVE_CUDA)
+    PetscScalar *dx, *dy;
+    void        *stream;
+
+    PetscCall(MatSpmvCUDAGetStream(&stream));
+    PetscCall(MatSpmvCUDAMalloc((void **)&dx, L->n * sizeof(PetscScalar)));
+    PetscCall(MatSpmvCUDAMalloc((void **)&dy, L->m * sizeof(PetscScalar)));
+    PetscCall(MatSpmvCUDAZero(dx, L->n, stream)); /* the memory traffic of a product does not depend on x */
+    for (PetscInt k = -1; k < reps; k++) { /* an untimed product first */
+      PetscScalar *dxl = dx;
+
+      if (k == 0) {
+        PetscCall(MatSpmvCUDASynchronize(stream));
+        PetscCall(PetscTime(&t0));
+      }
+      PetscCall(MatSpmvGatherColumnsDevice(sp, L, &dxl, stream));
+      PetscCall(L->format->multdevice(L, dxl, NULL, dy, stream));
+    }
+    PetscCall(MatSpmvCUDASynchronize(stream));
+    PetscCall(PetscTime(&t1));
+    PetscCall(MatSpmvCUDAFree(dx));
+    PetscCall(MatSpmvCUDAFree(dy));
+#endif
+  } else {
+    PetscScalar *x, *y;
+
+    PetscCall(PetscCalloc1(L->n, &x));
+    PetscCall(PetscMalloc1(L->m, &y));
+    for (PetscInt k = -1; k < reps; k++) { /* an untimed product first */
+      const PetscScalar *xl = x;
+
+      if (k == 0) PetscCall(PetscTime(&t0));
+      PetscCall(MatSpmvGatherColumnsHost(sp, L, &xl));
+      PetscCall(L->format->multhost(L, xl, NULL, y));
+    }
+    PetscCall(PetscTime(&t1));
+    PetscCall(PetscFree(x));
+    PetscCall(PetscFree(y));
+  }
+  *us = (t1 - t0) * 1e6 / (PetscLogDouble)PetscMax(reps, 1);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Build the layout of A (t = 0) or A^T (t = 1) in A's format, or in one of the candidates its
+   selecting format offers for this operator: the first that accepts the structure, or, when the
+   selecting format asks for tuning, the fastest of those timed. A structure no candidate accepts
+   leaves A without a layout, so the next product tries again (after, say, a parameter change) */
+PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
+{
+  Mat_SeqAIJSpmv  *sp                                  = MatSpmvSeq(A);
+  MatSpmvFormat   *cand[MATSPMV_MAX_CANDIDATES]       = {sp->format};
+  const void      *candparams[MATSPMV_MAX_CANDIDATES] = {sp->params};
+  PetscInt         ncand = 1, timed = 0;
+  MatSpmvTune      tune  = {0, 0};
+  MatSpmvLayout    L = NULL, Lc;
+  PetscObjectState state = MATSPMV_NOSTATE, cstate;
+  PetscLogDouble   start, now, us = 0, best = PETSC_MAX_REAL;
+  PetscErrorCode   ierr = PETSC_SUCCESS;
+  MatSpmvColumnPlan plan;
+  char             why[sizeof(((MatSpmvLayout)NULL)->why)] = "", times[sizeof(why)] = "";
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(sp->format->event_build, A, 0, 0, 0));
+  PetscCall(MatSpmvColumnPlanMake(A, t, csr, &plan));
+  if (sp->format->select) {
+    MatSpmvCSR op;
+    PetscInt  *ti;
+
+    PetscCall(MatSpmvOperatorRows(csr, t, &op, &ti));
+    op.renumbered = plan.renumber;
+    ierr = sp->format->select(sp->params, &op, &ncand, cand, candparams, &tune, why, sizeof(why));
+    PetscCall(PetscFree(ti));
+    PetscCall(ierr);
+    PetscCheck(ncand >= 1 && ncand <= MATSPMV_MAX_CANDIDATES, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s offered %" PetscInt_FMT " candidate formats, not 1 to %d", sp->format->name, ncand, MATSPMV_MAX_CANDIDATES);
+    if (ncand == 1) tune.reps = 0; /* nothing to compare */
+  }
+  /* an operator the user did not choose the format for (A^T's layout, an operator PETSc derived):
+     one that pads nothing is the last candidate. The user's own A may still be refused */
+  if (sp->derived || t == 1) {
+    MatSpmvFormat *fallback;
+    PetscBool      offered = PETSC_FALSE;
+
+    PetscCall(MatSpmvFormatFind(MATSPMV_FALLBACK_FORMAT, &fallback));
+    for (PetscInt c = 0; c < ncand; c++) offered = (PetscBool)(offered || cand[c] == fallback);
+    if (fallback && !offered && ncand < MATSPMV_MAX_CANDIDATES) {
+      cand[ncand]       = fallback;
+      candparams[ncand] = fallback->paramsdefault;
+      ncand++;
+      if (!why[0]) PetscCall(PetscSNPrintf(why, sizeof(why), "%s refused this %s, which PETSc derived from the user's matrix; %s pads nothing", sp->format->name, t ? "transpose" : "operator", fallback->name));
+    }
+  }
+  PetscCall(PetscTime(&start));
+  for (PetscInt c = 0; c < ncand; c++) {
+    if (L && !tune.reps) break; /* the first candidate that builds */
+    PetscCall(PetscTime(&now));
+    if (L && (now - start) * 1e3 > tune.maxtime) { /* tuning: out of time, the rest untried */
+      PetscCall(PetscInfo(A, "Tuning %s out of its %g ms: %" PetscInt_FMT " of %" PetscInt_FMT " candidates timed\n", t ? "A^T" : "A", (double)tune.maxtime, timed, ncand));
+      break;
+    }
+    PetscCall(MatSpmvTryBuild(A, t, csr, cand[c], candparams[c], &plan, (PetscBool)(c < ncand - 1 || L), &Lc, &ierr));
+    if (!Lc) {
+      if (c == ncand - 1 && !L) break; /* the last candidate's error is the user's */
+      ierr = PETSC_SUCCESS;
+      PetscCall(PetscStrlcat(times, times[0] ? ", " : "", sizeof(times)));
+      PetscCall(PetscStrlcat(times, cand[c]->name, sizeof(times)));
+      PetscCall(PetscStrlcat(times, " refused", sizeof(times)));
+      continue;
+    }
+    if (!tune.reps) {
+      L = Lc;
+      break;
+    }
+    /* tuning: the values filled as for a product, then timed; only the fastest layout is kept */
+    cstate = MATSPMV_NOSTATE;
+    PetscCall(MatSpmvRefresh(A, Lc, &cstate));
+    PetscCall(MatSpmvTimeLayout(A, Lc, tune.reps, &us));
+    timed++;
+    PetscCall(PetscInfo(A, "Tuning %s: %s %.1f us per product\n", t ? "A^T" : "A", cand[c]->name, (double)us));
+    {
+      char one[64];
+
+      PetscCall(PetscSNPrintf(one, sizeof(one), "%s%s %.0f us", times[0] ? ", " : "", cand[c]->name, (double)us));
+      PetscCall(PetscStrlcat(times, one, sizeof(times)));
+    }
+    if (us < best) {
+      PetscCall(MatSpmvLayoutDestroy(sp, &L));
+      L     = Lc;
+      state = cstate;
+      best  = us;
+    } else PetscCall(MatSpmvLayoutDestroy(sp, &Lc));
+  }
+  PetscCall(MatSpmvColumnPlanDestroy(&plan));
+  if (!L) {
+    PetscCall(PetscLogEventEnd(sp->format->event_build, A, 0, 0, 0));
+    PetscCheck(ierr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No candidate format built a layout and none gave an error");
+    PetscCall(ierr);
+  }
+  if (sp->format->select || L->format != sp->format) {
+    if (times[0]) PetscCall(PetscSNPrintf(L->why, sizeof(L->why), "%s; %s%s", why, tune.reps ? "timed: " : "", times));
+    else PetscCall(PetscStrncpy(L->why, why, sizeof(L->why)));
+  }
+  sp->L[t]     = L;
+  sp->state[t] = state;
+  PetscCall(PetscLogEventEnd(sp->format->event_build, A, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Host copies of a device-built layout (layout checks only) */
+PetscErrorCode MatSpmvLayoutDownload(Mat_SeqAIJSpmv *sp, MatSpmvLayout L)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  if (L->d_colperm && !L->colperm) PetscCall(MatSpmvCUDADownloadInt(&L->colperm, L->d_colperm, L->n));
+#endif
+  if (!L->devicebuilt || L->slot2csr) PetscFunctionReturn(PETSC_SUCCESS);
+#if defined(PETSC_HAVE_CUDA)
+  if (L->d_slot2csr) PetscCall(MatSpmvCUDADownloadInt(&L->slot2csr, L->d_slot2csr, L->nslots));
+  else { /* an identity map */
+    PetscCall(PetscMalloc1(L->nslots, &L->slot2csr));
+    for (PetscInt s = 0; s < L->nslots; s++) L->slot2csr[s] = s;
+  }
+  PetscCall(L->format->download(L));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
