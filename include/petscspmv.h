@@ -7,10 +7,12 @@
 /*MC
    MATBRC - "brc" - Blocked Row-Column storage (Ashari et al., ICS'14) for GPU SpMV.
 
-   A `MATSEQAIJ`/`MATMPIAIJ` matrix that keeps AIJ's CSR as its master copy (so ILU, LU,
-   assembly and every other AIJ operation are inherited) and performs `MatMult()`,
-   `MatMultAdd()`, `MatMultTranspose()` and `MatMultTransposeAdd()` on the GPU from a BRC copy.
-   Resolves to `MATSEQAIJBRC` on one process and `MATMPIAIJBRC` otherwise.
+   With a GPU, a `MATSEQAIJCUSPARSE`/`MATMPIAIJCUSPARSE` matrix under this type name: assembly,
+   value changes, matrix-matrix products and ILU/ICC factors are aijcusparse's, on the device;
+   `MatMult()`, `MatMultAdd()`, `MatMultTranspose()` and `MatMultTransposeAdd()` run on the GPU
+   from a BRC layout built on the device from aijcusparse's CSR. Without a GPU, a `MATSEQAIJ`/
+   `MATMPIAIJ` matrix whose products are AIJ's (`-mat_brc_backend host`: the BRC reference kernel).
+   Resolves to `MATSEQAIJBRC` on one process and `MATMPIAIJBRC` otherwise (blocks `MATSEQAIJBRC`).
 
    Options Database Keys:
 +  -mat_type brc              - selects the type
@@ -86,7 +88,7 @@ PETSC_EXTERN PetscErrorCode MatBRCSetSortWindow(Mat, PetscInt);
 /*MC
    MATCMRS - "cmrs" - Compressed Multi-Row Storage (Koza et al.) for GPU SpMV.
 
-   A `MATSEQAIJ`/`MATMPIAIJ` matrix whose products run on the GPU from a CMRS copy: strips of
+   A `MATAIJCUSPARSE` matrix (`MATAIJ` without a GPU: see `MATBRC`) whose matrix-vector products run on the GPU from a CMRS copy: strips of
    `height` rows, the row-in-strip packed into the column indices, a group of threads per strip.
    Two kernels: `basic` (the paper's section 4: CSR order, partial sums in registers) and
    `modified` (its section 6.7: strips reordered and padded to whole warps, a per-warp buffer of
@@ -139,7 +141,7 @@ PETSC_EXTERN PetscErrorCode MatCMRSSetSort(Mat, PetscBool);
 /*MC
    MATARGCSR - "argcsr" - Adaptive Row-Grouped CSR (Heller and Oberhuber) for GPU SpMV.
 
-   A `MATSEQAIJ`/`MATMPIAIJ` matrix whose products run on the GPU from an ARGCSR copy: groups of
+   A `MATAIJCUSPARSE` matrix (`MATAIJ` without a GPU: see `MATBRC`) whose matrix-vector products run on the GPU from an ARGCSR copy: groups of
    consecutive rows of at most chunk x block nonzeros, `block` threads per group (a CUDA block
    works through groups in turn); the threads go to the rows one at a time, each to the row whose
    chunks are fullest, and each thread sums one chunk of the group's chunk size, stored so that
@@ -168,7 +170,7 @@ PETSC_EXTERN PetscErrorCode MatARGCSRSetBlockSize(Mat, PetscInt);
    MATIPCSR - "ipcsr" - Improved Perfect CSR (IPCSR, Yang et al.) and CSR-M's nonzero partition
    (Yin et al., section 5.2) for GPU SpMV, on the CSR itself.
 
-   A `MATSEQAIJ`/`MATMPIAIJ` matrix whose products run on the GPU from the CSR arrays the matrix
+   A `MATAIJCUSPARSE` matrix (`MATAIJ` without a GPU: see `MATBRC`) whose matrix-vector products run on the GPU from the CSR arrays the matrix
    already keeps there (no second copy of values or column indices), plus a small array of row
    blocks built on the device. Two kernels:
 .  ipcsr - each thread block takes consecutive rows whose nonzeros fit its shared-memory budget,
@@ -223,7 +225,7 @@ PETSC_EXTERN PetscErrorCode MatIPCSRSetFragmentSize(Mat, PetscInt);
 /*MC
    MATELLR - "ellr" - ELLPACK-R with T threads per row (ELLR-T; Yin et al., JATIT 2012, after Vazquez et al.) for GPU SpMV.
 
-   A `MATSEQAIJ`/`MATMPIAIJ` matrix whose products run on the GPU from an ELLPACK-R copy: every row
+   A `MATAIJCUSPARSE` matrix (`MATAIJ` without a GPU: see `MATBRC`) whose matrix-vector products run on the GPU from an ELLPACK-R copy: every row
    padded to the longest, stored column-major so consecutive threads read consecutive memory, with
    the row lengths (RL) so that each thread stops at its row's end. T threads share a row, each
    summing every T-th entry, and their partial sums are combined with warp shuffles. Padding to the
@@ -256,7 +258,7 @@ PETSC_EXTERN PetscErrorCode MatELLRSetMaxPadding(Mat, PetscReal);
 /*MC
    MATSPMV - "spmv" - the GPU format chosen for each matrix block from its row lengths.
 
-   A `MATSEQAIJ`/`MATMPIAIJ` matrix whose products run on the GPU in the format that suits each
+   A `MATAIJCUSPARSE` matrix (`MATAIJ` without a GPU: see `MATBRC`) whose matrix-vector products run on the GPU in the format that suits each
    operator: `MATBRC` when the nonempty rows' lengths vary less than their mean (stencils, FEM,
    multi-field PDEs), `MATIPCSR` otherwise (power-law and circuit matrices), the first of a measured
    preference list among the candidates (a candidate that refuses the pattern, as `MATELLR` does
