@@ -3,7 +3,7 @@
 #   make                         build lib/libpetscspmv.so, the tests and the examples
 #   make demo                    set-up if needed, build, and run the demo solve comparing formats
 #   make check                   the whole test suite; its last line is "N passed, N failed"
-#   make install PREFIX=/path    library and header under PREFIX
+#   make install PREFIX=/path    library, header and pkg-config file (petscspmv.pc) under PREFIX
 #
 # PETSc comes from PETSC_DIR/PETSC_ARCH when set, otherwise from the cached build made by
 # scripts/setup-petsc.sh (make setup).
@@ -119,10 +119,18 @@ study: all
 	@examples/ex19-study.sh $(STUDY_ARGS)
 .PHONY: study
 
+# petscspmv.pc requires PETSc's own PETSc.pc (in $(PETSC_DIR)/$(PETSC_ARCH)/lib/pkgconfig): a user's
+# build says PKG_CONFIG_PATH=PREFIX/lib/pkgconfig:that pkg-config --cflags --libs petscspmv
+PETSC_VERSION_NUMBER = $(shell awk '/define PETSC_VERSION_(MAJOR|MINOR|SUBMINOR) /{ v = v (v == "" ? "" : ".") $$3 } END { print v }' $(PETSC_DIR)/$(PETSC_ARCH)/include/petscversion.h 2>/dev/null || awk '/define PETSC_VERSION_(MAJOR|MINOR|SUBMINOR) /{ v = v (v == "" ? "" : ".") $$3 } END { print v }' $(PETSC_DIR)/include/petscversion.h)
 install: all
-	install -d $(PREFIX)/lib $(PREFIX)/include
+	install -d $(PREFIX)/lib/pkgconfig $(PREFIX)/include
 	install -m 755 $(LIB) $(PREFIX)/lib/
 	install -m 644 include/petscspmv.h $(PREFIX)/include/
+	printf '%s\n' 'prefix=$(abspath $(PREFIX))' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+	  'Name: petscspmv' 'Description: GPU sparse-matrix formats as PETSc matrix types (brc, cmrs, argcsr, ipcsr, ellr, spmv)' \
+	  'Version: 1.0' 'Requires: PETSc = $(PETSC_VERSION_NUMBER)' \
+	  'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lpetscspmv' \
+	  >$(PREFIX)/lib/pkgconfig/petscspmv.pc
 
 clean::
 	rm -rf $(BUILDDIR) $(LIBDIR)

@@ -197,6 +197,29 @@ case " $types " in *" spmv "*)
   run "spmv: the format chosen per operator and block, 1 rank" $bin/test_spmv "${gpuopt[@]}"
   run "spmv: the format chosen per operator and block, 2 ranks" $np2 $bin/test_spmv "${gpuopt[@]}" ;;
 esac
+# make install's pkg-config file builds a program against the installed copy alone (a tree without
+# make, PETSc's compiler or its PETSc.pc, such as the GPU bundle, cannot install)
+installed() {
+  local prefix pcpath cc
+  prefix=$(mktemp -d "$logs/install.XXXXXX")
+  make --no-print-directory -C "$root" install PREFIX="$prefix" || return 1
+  pcpath=$prefix/lib/pkgconfig:$PETSC_DIR/${PETSC_ARCH:-}/lib/pkgconfig
+  cat "$prefix/lib/pkgconfig/petscspmv.pc"
+  cc=$(PKG_CONFIG_PATH=$pcpath pkg-config --variable=ccompiler PETSc) || return 1
+  # shellcheck disable=SC2046
+  $cc -o "$prefix/prog" "$root/tests/test_installed.c" $(PKG_CONFIG_PATH=$pcpath pkg-config --cflags --libs petscspmv) \
+    -Wl,-rpath,"$(PKG_CONFIG_PATH=$pcpath pkg-config --variable=libdir PETSc)" || return 1
+  ldd "$prefix/prog" | grep -F "$prefix/lib/libpetscspmv.so" || { echo "not linked to the installed library"; return 1; }
+  "$prefix/prog" && $np2 "$prefix/prog"
+}
+export -f installed
+export root logs np2
+if command -v make >/dev/null && command -v pkg-config >/dev/null && [ -f "$PETSC_DIR/${PETSC_ARCH:-}/lib/pkgconfig/PETSc.pc" ] &&
+  command -v "$(PKG_CONFIG_PATH=$PETSC_DIR/${PETSC_ARCH:-}/lib/pkgconfig pkg-config --variable=ccompiler PETSc)" >/dev/null; then
+  run "make install: a program built with pkg-config --cflags --libs petscspmv runs every type, 1 and 2 ranks" installed
+else
+  skip "make install: no make, pkg-config, PETSc.pc or PETSc's compiler here"
+fi
 echo "($skip skipped)"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -185,6 +185,7 @@ PetscErrorCode PetscSpmvInitializePackage(void)
   PetscSpmvPackageInitialized = PETSC_TRUE;
   PetscCall(MatInitializePackage());
   for (size_t f = 0; f < PETSC_STATIC_ARRAY_LENGTH(MatSpmvFormats); f++) PetscCall(MatSpmvRegisterFormat(MatSpmvFormats[f]));
+  PetscCall(MatSpmvRegisterSpmvFactor());
   MatSpmvProductMinRows = PETSC_INT_MAX;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "petscspmv matrix-matrix products", "Mat");
   PetscCall(PetscOptionsInt("-mat_spmv_product_min_rows", "Results of sparse products with one of our matrices as A take its type from this many rows (default: never, but for PCMG's MAIJ chains)", "MatMatMult", MatSpmvProductMinRows, &MatSpmvProductMinRows, NULL));

@@ -228,6 +228,18 @@ static const PetscObjectState MATSPMV_NOSTATE = -1; /* no real state has this va
 PETSC_INTERN PetscErrorCode MatSpmvSyncHostValues(Mat);
 /* -mat_spmv_product_min_rows, read once when the package is initialized */
 PETSC_INTERN PetscInt MatSpmvProductMinRows;
+/* Whether a new result (still the base's type) of a product whose A is ours takes A's type, for
+   sequential and MPI results alike. Never after a host product into an aijcusparse matrix: it
+   wrote host values aijcusparse is not told of. Measured (KSP ex56 -ne 48, GAMG with PETSc's
+   defaults, H100): with its smoothed prolongator and coarse operators in our formats KSPSolve took
+   1.18-1.27x aijcusparse's, with them left to aijcusparse 1.0x. So results stay the base's type,
+   unless -mat_spmv_product_min_rows asks for ours from that many rows, or an operand was a MAIJ
+   interpolation we converted (PCMG): the next level's MAIJ then meets one of ours, which converts it */
+static inline PetscBool MatSpmvProductResultTakesType(PetscBool cusparsebase, PetscBool dev, PetscInt rows, PetscBool frommaij)
+{
+  if (cusparsebase && !dev) return PETSC_FALSE;
+  return (PetscBool)(rows >= MatSpmvProductMinRows || frommaij);
+}
 /* A is an operator PETSc derived from the user's matrices (see Mat_SeqAIJSpmv.derived) */
 PETSC_INTERN PetscErrorCode MatSpmvSetDerived_SeqAIJSpmv(Mat);
 /* the format that takes a derived operator its own format refuses: ipcsr pads nothing and keeps no
@@ -301,6 +313,10 @@ PETSC_INTERN PetscErrorCode MatSpmvMPIProductResult(Mat, Mat, Mat, PetscBool);
 PETSC_INTERN PetscErrorCode MatSpmvRefreshTranspose(Mat);
 /* aijcusparse's device row offsets (uncompressed) and column indices of A */
 PETSC_INTERN PetscErrorCode MatSpmvCUSPARSEGetIJ(Mat, const int **, const int **);
+PETSC_INTERN PetscErrorCode MatSpmvCUSPARSEGetValues(Mat, const PetscScalar **);
+PETSC_INTERN PetscErrorCode MatSpmvCUSPARSERestoreValues(Mat, const PetscScalar **);
+/* MATSOLVERSPMV's ILU(0) (spmvfactor.c) */
+PETSC_INTERN PetscErrorCode MatSpmvRegisterSpmvFactor(void);
 
 /* Device services (aijspmvcuda.cu); all take a cudaStream_t as void* */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAAvailable(PetscBool *);

@@ -243,9 +243,8 @@ PetscErrorCode MatSpmvMPIGetBaseName(Mat A, MatType *name)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A new result (named after the base under the alias) of a device product whose A is ours takes A's
-   type only where the sequential rule says so: a converted MAIJ operand (PCMG), or
-   -mat_spmv_product_min_rows */
+/* A new result (named after the base under the alias) of a product whose A is ours takes A's type
+   where MatSpmvProductResultTakesType() says so */
 PetscErrorCode MatSpmvMPIProductResult(Mat C, Mat A, Mat B, PetscBool dev)
 {
   Mat_MPIAIJSpmv *asp, *bsp;
@@ -253,10 +252,10 @@ PetscErrorCode MatSpmvMPIProductResult(Mat C, Mat A, Mat B, PetscBool dev)
 
   PetscFunctionBegin;
   PetscCall(MatSpmvMPIGetData(A, &asp));
-  if (!asp || !dev) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!asp) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSpmvMPIGetData(B, &bsp));
   PetscCall(PetscObjectTypeCompare((PetscObject)C, asp->base->cusparse ? MATMPIAIJCUSPARSE : MATMPIAIJ, &base));
-  if (base && (C->rmap->n >= MatSpmvProductMinRows || asp->frommaij || (bsp && bsp->frommaij))) PetscCall(MatConvert_MPIAIJ_MPIAIJSpmv(C, asp->format->mpitype, MAT_INPLACE_MATRIX, &C));
+  if (base && MatSpmvProductResultTakesType(asp->base->cusparse, dev, C->rmap->n, (PetscBool)(asp->frommaij || (bsp && bsp->frommaij)))) PetscCall(MatConvert_MPIAIJ_MPIAIJSpmv(C, asp->format->mpitype, MAT_INPLACE_MATRIX, &C));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

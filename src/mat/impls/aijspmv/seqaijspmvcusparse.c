@@ -69,6 +69,39 @@ PetscErrorCode MatSpmvAliasEnd(MatSpmvAlias *alias, PetscErrorCode ierr)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* aijcusparse's device CSR values of A (ours or aijcusparse), in the host CSR's order */
+PetscErrorCode MatSpmvCUSPARSEGetValues(Mat A, const PetscScalar **v)
+{
+  MatSpmvAlias   alias;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL, NULL));
+#if defined(PETSC_HAVE_CUDA)
+  ierr = MatSeqAIJCUSPARSEGetArrayRead(A, v);
+#else
+  ierr = PETSC_ERR_SUP;
+#endif
+  PetscCall(MatSpmvAliasEnd(&alias, ierr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUSPARSERestoreValues(Mat A, const PetscScalar **v)
+{
+  MatSpmvAlias   alias;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL, NULL));
+#if defined(PETSC_HAVE_CUDA)
+  ierr = MatSeqAIJCUSPARSERestoreArrayRead(A, v);
+#else
+  ierr = PETSC_ERR_SUP;
+#endif
+  PetscCall(MatSpmvAliasEnd(&alias, ierr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatSpmvCUSPARSEGetIJ(Mat A, const int **i, const int **j)
 {
   MatSpmvAlias   alias;
@@ -262,17 +295,9 @@ static PetscErrorCode MatSpmvRunPhase(Mat C, PetscErrorCode (*f)(Mat))
     PetscCall(MatSpmvMPIProductResult(C, p->A, p->B, dev));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  /* only a new result (still the base's type), and not a host product into an aijcusparse matrix,
-     which writes host values aijcusparse is not told of */
   PetscCall(PetscObjectTypeCompare((PetscObject)C, MatSpmvBaseName(asp), &base));
-  if (!base || (asp->base->cusparse && !dev)) PetscFunctionReturn(PETSC_SUCCESS);
-  /* Measured (KSP ex56 -ne 48, GAMG with PETSc's defaults, H100): with its smoothed prolongator and
-     coarse operators in our formats KSPSolve took 1.18-1.27x aijcusparse's, with them left to
-     aijcusparse 1.0x. So results stay the base's type, unless -mat_spmv_product_min_rows asks for
-     ours from that many rows, or an operand was a MAIJ interpolation we converted (PCMG): the next
-     level's MAIJ then meets one of ours, which converts it */
   PetscCall(MatSpmvSeqGetData(p->B, &bsp));
-  if (C->rmap->n >= MatSpmvProductMinRows || asp->frommaij || (bsp && bsp->frommaij)) {
+  if (base && MatSpmvProductResultTakesType(asp->base->cusparse, dev, C->rmap->n, (PetscBool)(asp->frommaij || (bsp && bsp->frommaij)))) {
     PetscCall(MatConvert_SeqAIJ_SeqAIJSpmv(C, asp->format->seqtype, MAT_INPLACE_MATRIX, &C));
     PetscCall(MatSpmvSetDerived_SeqAIJSpmv(C));
   }

@@ -1,0 +1,344 @@
+/*
+  The solver package MATSOLVERSPMV ("spmv"): ILU(0) whose numeric factorization and triangular
+  solves run on the GPU without level synchronization (spmvfactor.h, spmvtrsv.cu), for our
+  sequential types and aijcusparse. cuSPARSE's solves (aijcusparse's factor) synchronize once per
+  dependency level: about two thousand levels per triangle on SNES ex19's Jacobian. Without a GPU
+  (a matrix on the AIJ base, or SeqAIJ) the same algorithm runs on the host, sequentially.
+
+  Selected with -pc_factor_mat_solver_type spmv (-sub_pc_factor_mat_solver_type spmv under block
+  Jacobi or ASM).
+*/
+#include "spmvfactor.h"
+
+typedef struct {
+  PetscInt         n, nnz, unit, nunits;
+  PetscInt        *i, *j, *diag, *lin, *uout; /* see MatSpmvTriDevice */
+  PetscInt         levels[2];                 /* longest chain of units in L and in U */
+  PetscScalar     *a, *idiag;                 /* the factor on the host (host matrices only) */
+  PetscBool        device;
+  MatSpmvTriDevice d;
+} Mat_SpmvFactor;
+
+static PetscErrorCode MatFactorGetSolverType_Spmv(Mat F, MatSolverType *type)
+{
+  PetscFunctionBegin;
+  *type = MATSOLVERSPMV;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvFactorReset(Mat_SpmvFactor *f)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree5(f->i, f->j, f->diag, f->lin, f->uout));
+  PetscCall(PetscFree2(f->a, f->idiag));
+#if defined(PETSC_HAVE_CUDA)
+  if (f->device) PetscCall(MatSpmvCUDATriDestroy(&f->d));
+#endif
+  f->device = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDestroy_SpmvFactor(Mat F)
+{
+  Mat_SpmvFactor *f = (Mat_SpmvFactor *)F->data;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvFactorReset(f));
+  PetscCall(PetscFree(F->data));
+  PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatFactorGetSolverType_C", NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* whether A's values live with aijcusparse (the factor is then built and solved on the GPU) */
+static PetscErrorCode MatSpmvFactorOnDevice(Mat A, PetscBool *device)
+{
+  Mat_SeqAIJSpmv *sp;
+  PetscBool       avail;
+
+  PetscFunctionBegin;
+  *device = PETSC_FALSE;
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(MatSpmvCUDAAvailable(&avail));
+  if (!avail) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvSeqGetData(A, &sp));
+  if (sp) *device = sp->base->cusparse;
+  else PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJCUSPARSE, device));
+#else
+  (void)sp;
+  (void)avail;
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* longest chain of units, following L's entries outside each unit (upper: U's, units backward) */
+static PetscInt MatSpmvFactorLevels(const Mat_SpmvFactor *f, PetscBool upper, PetscInt *level)
+{
+  PetscInt deepest = 0;
+
+  for (PetscInt v = 0; v < f->nunits; v++) {
+    const PetscInt u = upper ? f->nunits - 1 - v : v;
+    PetscInt       l = 0;
+
+    for (PetscInt r = u * f->unit; r < PetscMin((u + 1) * f->unit, f->n); r++)
+      for (PetscInt p = upper ? f->uout[r] : f->i[r]; p < (upper ? f->i[r + 1] : f->lin[r]); p++) l = PetscMax(l, level[f->j[p] / f->unit]);
+    level[u] = l + 1;
+    deepest  = PetscMax(deepest, l + 1);
+  }
+  return deepest;
+}
+
+static PetscErrorCode MatILUFactorSymbolic_SpmvFactor(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info)
+{
+  Mat_SpmvFactor *f = (Mat_SpmvFactor *)F->data;
+  const PetscInt *ai, *aj;
+  PetscInt        n, nr, bs, *level;
+  PetscBool       done, identity;
+
+  PetscFunctionBegin;
+  PetscCheck(info->levels == 0, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv computes ILU(0) only, not ILU(%d): use -pc_factor_levels 0, or -pc_factor_mat_solver_type cusparse (or petsc) for more levels", (int)info->levels);
+  PetscCheck(!info->usedt, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv has no drop-tolerance ILU: use -pc_factor_mat_solver_type petsc");
+  PetscCheck(info->shifttype == (PetscReal)MAT_SHIFT_NONE, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv does not shift pivots: use -pc_factor_shift_type none, or -pc_factor_mat_solver_type petsc for %s", MatFactorShiftTypes[(int)info->shifttype]);
+  for (int k = 0; k < 2; k++) {
+    IS is = k ? col : row;
+
+    if (!is) continue;
+    PetscCall(ISIdentity(is, &identity));
+    PetscCheck(identity, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv factors in the natural ordering: use -pc_factor_mat_ordering_type natural");
+  }
+  PetscCall(MatSpmvFactorReset(f));
+  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot get the rows of %s", ((PetscObject)A)->type_name);
+  PetscCheck(n == A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "ILU needs a square matrix, not %" PetscInt_FMT " x %" PetscInt_FMT, n, A->cmap->n);
+  PetscCheck(ai[n] < PETSC_INT32_MAX && n < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv takes fewer than 2^31 rows and nonzeros per process (here %" PetscInt_FMT " and %" PetscInt_FMT "): use more processes", n, ai[n]);
+  PetscCall(MatGetBlockSize(A, &bs));
+  f->n      = n;
+  f->nnz    = ai[n];
+  f->unit   = bs >= 1 && bs <= 32 && n % bs == 0 ? bs : 1; /* a grid point's unknowns solved together */
+  f->nunits = (n + f->unit - 1) / f->unit;
+  PetscCall(PetscMalloc5(n + 1, &f->i, f->nnz, &f->j, n, &f->diag, n, &f->lin, n, &f->uout));
+  PetscCall(PetscArraycpy(f->i, ai, n + 1));
+  PetscCall(PetscArraycpy(f->j, aj, f->nnz));
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ai, &aj, &done)); /* sets nr to 0 */
+  for (PetscInt r = 0; r < n; r++) {
+    const PetscInt r0 = r - r % f->unit, r1 = PetscMin(r0 + f->unit, n);
+    PetscInt       p  = f->i[r];
+
+    while (p < f->i[r + 1] && f->j[p] < r0) p++;
+    f->lin[r] = p;
+    while (p < f->i[r + 1] && f->j[p] < r) p++;
+    PetscCheck(p < f->i[r + 1] && f->j[p] == r, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Row %" PetscInt_FMT " has no diagonal entry: ILU(0) needs one in every row (insert explicit zeros, or MatShift())", r);
+    f->diag[r] = p;
+    while (p < f->i[r + 1] && f->j[p] < r1) p++;
+    f->uout[r] = p;
+  }
+  PetscCall(PetscMalloc1(f->nunits, &level));
+  f->levels[0] = MatSpmvFactorLevels(f, PETSC_FALSE, level);
+  f->levels[1] = MatSpmvFactorLevels(f, PETSC_TRUE, level);
+  PetscCall(PetscFree(level));
+  PetscCall(MatSpmvFactorOnDevice(A, &f->device));
+#if defined(PETSC_HAVE_CUDA)
+  if (f->device) PetscCall(MatSpmvCUDATriCreate(&f->d, n, f->nnz, f->unit, f->i, f->j, f->diag, f->lin, f->uout));
+#endif
+  if (!f->device) PetscCall(PetscMalloc2(f->nnz, &f->a, n, &f->idiag));
+  PetscCall(PetscInfo(F, "ILU(0) of %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, units of %" PetscInt_FMT " rows: longest chains %" PetscInt_FMT " (L) and %" PetscInt_FMT " (U) units, on the %s\n", n, f->nnz, f->unit, f->levels[0], f->levels[1], f->device ? "GPU" : "host"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the host reference: a sequential ILU(0) in the same order as the device's */
+static PetscErrorCode MatSpmvILU0Host(Mat_SpmvFactor *f, const PetscScalar *acsr, PetscReal zeropivot, PetscInt *zeropivotrow)
+{
+  PetscFunctionBegin;
+  *zeropivotrow = -1;
+  PetscCall(PetscArraycpy(f->a, acsr, f->nnz));
+  for (PetscInt r = 0; r < f->n; r++) {
+    const PetscInt re = f->i[r + 1];
+
+    for (PetscInt p = f->i[r]; p < f->diag[r]; p++) {
+      const PetscInt    k = f->j[p];
+      const PetscScalar l = f->a[p] * f->idiag[k];
+      PetscInt          s = p + 1;
+
+      f->a[p] = l;
+      for (PetscInt q = f->diag[k] + 1; q < f->i[k + 1]; q++) { /* both rows sorted: merge */
+        while (s < re && f->j[s] < f->j[q]) s++;
+        if (s < re && f->j[s] == f->j[q]) f->a[s] -= l * f->a[q];
+      }
+    }
+    if (PetscAbsScalar(f->a[f->diag[r]]) <= zeropivot && *zeropivotrow < 0) *zeropivotrow = r;
+    f->idiag[r] = 1.0 / f->a[f->diag[r]];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatLUFactorNumeric_SpmvFactor(Mat F, Mat A, const MatFactorInfo *info)
+{
+  Mat_SpmvFactor *f = (Mat_SpmvFactor *)F->data;
+  PetscInt        zerorow, nnz = 0;
+  MatInfo         ainfo;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetInfo(A, MAT_LOCAL, &ainfo));
+  nnz = (PetscInt)ainfo.nz_used;
+  PetscCheck(A->rmap->n == f->n && nnz == f->nnz, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The matrix has %" PetscInt_FMT " rows and %" PetscInt_FMT " nonzeros, its symbolic factorization %" PetscInt_FMT " and %" PetscInt_FMT ": call MatILUFactorSymbolic() again after a change of nonzero pattern", A->rmap->n, nnz, f->n, f->nnz);
+  if (f->device) {
+#if defined(PETSC_HAVE_CUDA)
+    const PetscScalar *v;
+
+    PetscCall(MatSpmvCUSPARSEGetValues(A, &v));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(MatSpmvCUDAILU0(&f->d, v, info->zeropivot, &zerorow));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(MatSpmvCUSPARSERestoreValues(A, &v));
+#endif
+  } else {
+    const PetscScalar *v;
+
+    PetscCall(MatSeqAIJGetArrayRead(A, &v));
+    PetscCall(MatSpmvILU0Host(f, v, info->zeropivot, &zerorow));
+    PetscCall(MatSeqAIJRestoreArrayRead(A, &v));
+  }
+  F->factorerrortype = MAT_FACTOR_NOERROR;
+  if (zerorow >= 0) {
+    PetscCall(PetscInfo(F, "Zero pivot in row %" PetscInt_FMT " (magnitude at most %g)\n", zerorow, (double)info->zeropivot));
+    F->factorerrortype             = MAT_FACTOR_NUMERIC_ZEROPIVOT;
+    F->factorerror_zeropivot_value = 0.0;
+    F->factorerror_zeropivot_row   = zerorow;
+  }
+  F->assembled    = PETSC_TRUE;
+  F->preallocated = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSolve_SpmvFactor(Mat F, Vec b, Vec x)
+{
+  Mat_SpmvFactor *f = (Mat_SpmvFactor *)F->data;
+
+  PetscFunctionBegin;
+  if (f->device) {
+#if defined(PETSC_HAVE_CUDA)
+    const PetscScalar *bv;
+    PetscScalar       *xv;
+    PetscMemType       bm, xm;
+
+    PetscCall(VecGetArrayReadAndMemType(b, &bv, &bm));
+    PetscCall(VecGetArrayWriteAndMemType(x, &xv, &xm));
+    if (PetscMemTypeDevice(bm) && PetscMemTypeDevice(xm)) {
+      PetscCall(PetscLogGpuTimeBegin());
+      PetscCall(MatSpmvCUDATriSolve(&f->d, bv, xv));
+      PetscCall(PetscLogGpuTimeEnd());
+    } else { /* host vectors: staged through device copies (one per side) */
+      PetscScalar *db, *dx;
+      void        *stream;
+
+      PetscCall(MatSpmvCUDAGetStream(&stream));
+      PetscCall(MatSpmvCUDAMalloc((void **)&db, 2 * f->n * sizeof(PetscScalar)));
+      dx = db + f->n;
+      if (PetscMemTypeDevice(bm)) PetscCall(MatSpmvCUDACopyOnDevice(db, bv, f->n * sizeof(PetscScalar), stream));
+      else PetscCall(MatSpmvCUDACopyToDevice(db, bv, f->n * sizeof(PetscScalar), stream));
+      PetscCall(PetscLogCpuToGpu(f->n * sizeof(PetscScalar)));
+      PetscCall(PetscLogGpuTimeBegin());
+      PetscCall(MatSpmvCUDATriSolve(&f->d, db, dx));
+      PetscCall(PetscLogGpuTimeEnd());
+      if (PetscMemTypeDevice(xm)) PetscCall(MatSpmvCUDACopyOnDevice(xv, dx, f->n * sizeof(PetscScalar), stream));
+      else PetscCall(MatSpmvCUDACopyToHost(xv, dx, f->n * sizeof(PetscScalar), stream));
+      PetscCall(PetscLogGpuToCpu(f->n * sizeof(PetscScalar)));
+      PetscCall(MatSpmvCUDASynchronize(stream));
+      PetscCall(MatSpmvCUDAFree(db));
+    }
+    PetscCall(VecRestoreArrayReadAndMemType(b, &bv));
+    PetscCall(VecRestoreArrayWriteAndMemType(x, &xv));
+    PetscCall(PetscLogGpuFlops(2.0 * f->nnz - f->n));
+#endif
+  } else {
+    const PetscScalar *bv;
+    PetscScalar       *xv;
+
+    PetscCall(VecGetArrayRead(b, &bv));
+    PetscCall(VecGetArrayWrite(x, &xv));
+    for (PetscInt r = 0; r < f->n; r++) { /* L x = b, unit diagonal */
+      PetscScalar s = bv[r];
+
+      for (PetscInt p = f->i[r]; p < f->diag[r]; p++) s -= f->a[p] * xv[f->j[p]];
+      xv[r] = s;
+    }
+    for (PetscInt r = f->n - 1; r >= 0; r--) { /* U x = y */
+      PetscScalar s = xv[r];
+
+      for (PetscInt p = f->diag[r] + 1; p < f->i[r + 1]; p++) s -= f->a[p] * xv[f->j[p]];
+      xv[r] = s * f->idiag[r];
+    }
+    PetscCall(VecRestoreArrayRead(b, &bv));
+    PetscCall(VecRestoreArrayWrite(x, &xv));
+    PetscCall(PetscLogFlops(2.0 * f->nnz - f->n));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGetInfo_SpmvFactor(Mat F, MatInfoType flag, MatInfo *info)
+{
+  Mat_SpmvFactor *f = (Mat_SpmvFactor *)F->data;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(info, sizeof(*info)));
+  info->block_size        = (PetscLogDouble)f->unit;
+  info->nz_allocated      = (PetscLogDouble)f->nnz;
+  info->nz_used           = (PetscLogDouble)f->nnz;
+  info->fill_ratio_given  = 1.0;
+  info->fill_ratio_needed = 1.0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatView_SpmvFactor(Mat F, PetscViewer viewer)
+{
+  Mat_SpmvFactor *f = (Mat_SpmvFactor *)F->data;
+  PetscBool       ascii;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
+  if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscViewerASCIIPrintf(viewer, "spmv ILU(0): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, solved in units of %" PetscInt_FMT " rows without level synchronization, %s\n", f->n, f->nnz, f->unit, f->device ? "on the GPU" : "host reference"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  longest dependency chains: %" PetscInt_FMT " units in L, %" PetscInt_FMT " in U (of %" PetscInt_FMT ")\n", f->levels[0], f->levels[1], f->nunits));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatGetFactor() for MATSOLVERSPMV: a factor matrix of its own (the umfpack pattern) */
+static PetscErrorCode MatGetFactor_SeqAIJ_Spmv(Mat A, MatFactorType ftype, Mat *F)
+{
+  Mat             B;
+  Mat_SpmvFactor *f;
+
+  PetscFunctionBegin;
+  PetscCheck(ftype == MAT_FACTOR_ILU, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv gives ILU factors only");
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &B));
+  PetscCall(MatSetSizes(B, A->rmap->n, A->cmap->n, A->rmap->n, A->cmap->n));
+  PetscCall(PetscStrallocpy("spmvfactor", &((PetscObject)B)->type_name));
+  PetscCall(MatSetUp(B));
+  PetscCall(PetscNew(&f));
+  B->data                   = f;
+  B->ops->getinfo           = MatGetInfo_SpmvFactor;
+  B->ops->ilufactorsymbolic = MatILUFactorSymbolic_SpmvFactor;
+  B->ops->lufactornumeric   = MatLUFactorNumeric_SpmvFactor;
+  B->ops->solve             = MatSolve_SpmvFactor;
+  B->ops->destroy           = MatDestroy_SpmvFactor;
+  B->ops->view              = MatView_SpmvFactor;
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatFactorGetSolverType_C", MatFactorGetSolverType_Spmv));
+  B->factortype   = MAT_FACTOR_ILU;
+  B->assembled    = PETSC_TRUE; /* -ksp_view */
+  B->preallocated = PETSC_TRUE;
+  PetscCall(PetscFree(B->solvertype));
+  PetscCall(PetscStrallocpy(MATSOLVERSPMV, &B->solvertype));
+  B->canuseordering = PETSC_FALSE; /* natural ordering: PCFactor passes none */
+  PetscCall(PetscStrallocpy(MATORDERINGNATURAL, (char **)&B->preferredordering[MAT_FACTOR_ILU]));
+  *F = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* For -pc_factor_mat_solver_type spmv, MatGetFactor() takes the handler of the longest registered
+   type its matrix type begins with: SeqAIJ's covers ours, aijcusparse and SeqAIJ. PCFactor's
+   default (no solver type) looks for exact type names first, so this changes no default. */
+PetscErrorCode MatSpmvRegisterSpmvFactor(void)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSolverTypeRegister(MATSOLVERSPMV, MATSEQAIJ, MAT_FACTOR_ILU, MatGetFactor_SeqAIJ_Spmv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

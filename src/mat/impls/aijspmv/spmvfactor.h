@@ -1,0 +1,39 @@
+#pragma once
+/*
+  The solver package "spmv" (MATSOLVERSPMV): ILU(0) factors whose numeric factorization and
+  triangular solves run without level synchronization.
+
+  The factor M = L + U - I keeps A's CSR pattern (L unit lower, U upper). Rows are taken in units
+  of `unit` consecutive rows (A's block size: ex19's 4 unknowns per grid point), one warp per unit.
+  A unit waits only on the units its entries outside the unit point to, through one completion
+  flag per unit; the rows inside a unit are solved by the warp in order. Warps take units in
+  dependency order (increasing for L and the factorization, decreasing for U) from an atomic
+  counter, so a warp only ever waits on units already taken by running warps: no deadlock at any
+  occupancy. Flags hold the number of the launch that completed them, so nothing is reset between
+  solves.
+*/
+#include "aijspmvimpl.h"
+
+/* row ranges of the factor's pattern, per row r of unit [r0, r0 + unit):
+     L outside the unit [i[r], lin[r]), L inside [lin[r], diag[r]), the diagonal diag[r],
+     U inside (diag[r], uout[r]), U outside [uout[r], i[r + 1]) */
+typedef struct {
+  PetscInt n, nnz, unit, nunits;
+  /* device arrays (int indices: sizes checked at the symbolic phase) */
+  int                *i, *j, *diag, *lin, *uout;
+  PetscScalar        *a, *idiag; /* factor values, inverse pivots */
+  int                *flags;     /* per unit: the launch number that completed it */
+  unsigned long long *counter;   /* units handed out, over all launches */
+  int                *status;    /* first zero pivot's row + 1 (0: none) */
+  PetscScalar        *y;         /* L's solution, U's right-hand side */
+  int                 launch;    /* number of the last launch */
+  unsigned long long  taken;     /* counter value before the next launch */
+} MatSpmvTriDevice;
+
+PETSC_INTERN PetscErrorCode MatSpmvCUDATriCreate(MatSpmvTriDevice *, PetscInt, PetscInt, PetscInt, const PetscInt *, const PetscInt *, const PetscInt *, const PetscInt *, const PetscInt *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDATriDestroy(MatSpmvTriDevice *);
+/* ILU(0) of the values a_csr (A's device CSR values, A's pattern): M's values and inverse pivots;
+   *zeropivotrow is the first row whose pivot has magnitude <= zeropivot, or -1 */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAILU0(MatSpmvTriDevice *, const PetscScalar *, PetscReal, PetscInt *);
+/* x = U^{-1} L^{-1} b, device arrays */
+PETSC_INTERN PetscErrorCode MatSpmvCUDATriSolve(MatSpmvTriDevice *, const PetscScalar *, PetscScalar *);

@@ -1,0 +1,258 @@
+/*
+  MATSOLVERSPMV's device side: ILU(0) numeric factorization and the two triangular solves, each one
+  launch without level synchronization (see spmvfactor.h). Values other warps wrote are read
+  through L2 (__ldcg): L1 is not coherent between SMs.
+*/
+#include "spmvfactor.h"
+#include "aijspmvcuda.h"
+#include <cuda/atomic>
+
+#define MATSPMV_TRI_WARPS 4 /* warps per thread block */
+
+template <typename T>
+__device__ __forceinline__ T MatSpmvLoadL2(const T *p)
+{
+  if constexpr (cuda::std::is_same<T, float>::value || cuda::std::is_same<T, double>::value) {
+    return __ldcg(p);
+  } else if constexpr (sizeof(T) == sizeof(double2)) {
+    double2 v = __ldcg(reinterpret_cast<const double2 *>(p));
+    return *reinterpret_cast<T *>(&v);
+  } else {
+    float2 v = __ldcg(reinterpret_cast<const float2 *>(p));
+    return *reinterpret_cast<T *>(&v);
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ void MatSpmvStoreL2(T *p, T v)
+{
+  if constexpr (cuda::std::is_same<T, float>::value || cuda::std::is_same<T, double>::value) {
+    __stcg(p, v);
+  } else if constexpr (sizeof(T) == sizeof(double2)) {
+    __stcg(reinterpret_cast<double2 *>(p), *reinterpret_cast<double2 *>(&v));
+  } else {
+    __stcg(reinterpret_cast<float2 *>(p), *reinterpret_cast<float2 *>(&v));
+  }
+}
+
+template <typename V>
+__device__ __forceinline__ V MatSpmvShfl(V v, int src)
+{
+  if constexpr (cuda::std::is_same<V, float>::value || cuda::std::is_same<V, double>::value) {
+    return __shfl_sync(0xffffffffu, v, src);
+  } else {
+    return V(__shfl_sync(0xffffffffu, v.real(), src), __shfl_sync(0xffffffffu, v.imag(), src));
+  }
+}
+
+template <typename V>
+__device__ __forceinline__ PetscReal MatSpmvMagnitude(V v)
+{
+  if constexpr (cuda::std::is_same<V, float>::value || cuda::std::is_same<V, double>::value) return fabs(v);
+  else return hypot(v.real(), v.imag());
+}
+
+/* the warp's unit: the next one handed out in this launch (all lanes get it) */
+__device__ __forceinline__ long long MatSpmvTakeUnit(unsigned long long *counter, unsigned long long taken)
+{
+  unsigned long long t = 0;
+
+  if ((threadIdx.x & 31) == 0) t = atomicAdd(counter, 1ULL);
+  return (long long)(__shfl_sync(0xffffffffu, t, 0) - taken);
+}
+
+__device__ __forceinline__ void MatSpmvWaitUnit(int *flags, long long u, int launch)
+{
+  cuda::atomic_ref<int, cuda::thread_scope_device> f(flags[u]);
+
+  while (f.load(cuda::memory_order_acquire) != launch);
+}
+
+/* after every lane's stores: the unit is complete */
+__device__ __forceinline__ void MatSpmvPublishUnit(int *flags, long long u, int launch)
+{
+  __threadfence();
+  __syncwarp();
+  if ((threadIdx.x & 31) == 0) cuda::atomic_ref<int, cuda::thread_scope_device>(flags[u]).store(launch, cuda::memory_order_release);
+}
+
+/* ILU(0), row by row in the IKJ order of a sequential factorization: for each L entry (k < r, in
+   increasing k) l = a_rk / u_kk, then row r -= l * (row k of U), on the entries of r's pattern */
+template <typename S, typename I>
+__global__ void __launch_bounds__(32 * MATSPMV_TRI_WARPS) MatSpmvILU0Kernel(I n, I unit, I nunits, const I *__restrict__ ai, const I *__restrict__ aj, const I *__restrict__ diag, S *a, S *idiag, int *flags, unsigned long long *counter, unsigned long long taken, int launch, PetscReal zeropivot, unsigned *status)
+{
+  const int       lane = threadIdx.x & 31;
+  const long long u    = MatSpmvTakeUnit(counter, taken);
+
+  if (u >= nunits) return;
+  const I r0 = (I)u * unit, r1 = min(r0 + unit, n);
+  for (I r = r0; r < r1; r++) {
+    const I re = ai[r + 1], rd = diag[r];
+    for (I p = ai[r]; p < rd; p++) {
+      const I k = aj[p];
+      if (k < r0) MatSpmvWaitUnit(flags, k / unit, launch);
+      const S l = MatSpmvLoadL2(a + p) * MatSpmvLoadL2(idiag + k);
+      __syncwarp();
+      if (lane == 0) MatSpmvStoreL2(a + p, l);
+      for (I q = diag[k] + 1 + lane, qe = ai[k + 1]; q < qe; q += 32) {
+        const I c = aj[q];
+        I       lo = p + 1, hi = re - 1;
+
+        while (lo < hi) { /* first entry of row r with column >= c */
+          const I mid = (lo + hi) / 2;
+          if (aj[mid] < c) lo = mid + 1;
+          else hi = mid;
+        }
+        if (lo < re && aj[lo] == c) MatSpmvStoreL2(a + lo, MatSpmvLoadL2(a + lo) - l * MatSpmvLoadL2(a + q));
+      }
+      __syncwarp();
+    }
+    if (lane == 0) {
+      const S piv = MatSpmvLoadL2(a + rd);
+
+      if (MatSpmvMagnitude(piv) <= zeropivot) atomicMin(status, (unsigned)r);
+      MatSpmvStoreL2(idiag + r, S(1) / piv);
+    }
+    __syncwarp();
+  }
+  MatSpmvPublishUnit(flags, u, launch);
+}
+
+/* x = L^{-1} b (unit diagonal) or U^{-1} b. G lanes per row of the unit: first the entries outside
+   the unit (waiting on their units), all rows at once; then the small triangle inside the unit in
+   order, its values passed between lanes */
+template <typename S, typename I, bool Upper>
+__global__ void __launch_bounds__(32 * MATSPMV_TRI_WARPS) MatSpmvTriSolveKernel(I n, I unit, I nunits, I G, const I *__restrict__ ai, const I *__restrict__ aj, const I *__restrict__ diag, const I *__restrict__ lin, const I *__restrict__ uout, const S *__restrict__ a, const S *__restrict__ idiag, const S *__restrict__ b, S *x, int *flags, unsigned long long *counter, unsigned long long taken, int launch)
+{
+  const int lane = threadIdx.x & 31;
+  long long u    = MatSpmvTakeUnit(counter, taken);
+
+  if (u >= nunits) return;
+  if (Upper) u = nunits - 1 - u;
+  const I    r0 = (I)u * unit, nu = min(unit, n - r0), rr = lane / G, t = lane % G, r = r0 + rr;
+  const bool active = rr < nu;
+  S          e      = S(0);
+
+  if (active)
+    for (I p = (Upper ? uout[r] : ai[r]) + t, pe = Upper ? ai[r + 1] : lin[r]; p < pe; p += G) {
+      const I c = aj[p];
+
+      MatSpmvWaitUnit(flags, c / unit, launch);
+      e += a[p] * MatSpmvLoadL2(x + c);
+    }
+  for (I off = G / 2; off > 0; off /= 2) e += MatSpmvShflXor(e, (int)off);
+  if (active) e = b[r] - e;
+  if (!Upper) {
+    I p = active ? lin[r] : 0, pe = active ? diag[r] : 0;
+    for (I c = 0; c < nu - 1; c++) {
+      const S xc = MatSpmvShfl(e, (int)(c * G));
+      if (rr > c && p < pe && aj[p] == r0 + c) e -= a[p++] * xc;
+    }
+  } else {
+    I p = active ? uout[r] - 1 : 0, pe = active ? diag[r] : 0;
+    for (I c = nu - 1; c >= 0; c--) {
+      if (active && rr == c) e *= idiag[r];
+      const S xc = MatSpmvShfl(e, (int)(c * G));
+      if (active && rr < c && p > pe && aj[p] == r0 + c) e -= a[p--] * xc;
+    }
+  }
+  if (active && t == 0) MatSpmvStoreL2(x + r, e);
+  MatSpmvPublishUnit(flags, u, launch);
+}
+
+PetscErrorCode MatSpmvCUDATriCreate(MatSpmvTriDevice *d, PetscInt n, PetscInt nnz, PetscInt unit, const PetscInt *i, const PetscInt *j, const PetscInt *diag, const PetscInt *lin, const PetscInt *uout)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(d, sizeof(*d)));
+  d->n      = n;
+  d->nnz    = nnz;
+  d->unit   = unit;
+  d->nunits = (n + unit - 1) / unit;
+  PetscCall(MatSpmvCUDAUploadInt(&d->i, i, n + 1));
+  PetscCall(MatSpmvCUDAUploadInt(&d->j, j, nnz));
+  PetscCall(MatSpmvCUDAUploadInt(&d->diag, diag, n));
+  PetscCall(MatSpmvCUDAUploadInt(&d->lin, lin, n));
+  PetscCall(MatSpmvCUDAUploadInt(&d->uout, uout, n));
+  PetscCall(MatSpmvCUDAMalloc((void **)&d->a, nnz * sizeof(PetscScalar)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&d->idiag, n * sizeof(PetscScalar)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&d->y, n * sizeof(PetscScalar)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&d->flags, PetscMax(d->nunits, 1) * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&d->counter, sizeof(unsigned long long)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&d->status, sizeof(int)));
+  PetscCallCUDA(cudaMemset(d->flags, 0, PetscMax(d->nunits, 1) * sizeof(int)));
+  PetscCallCUDA(cudaMemset(d->counter, 0, sizeof(unsigned long long)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDATriDestroy(MatSpmvTriDevice *d)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvCUDAFree(d->i));
+  PetscCall(MatSpmvCUDAFree(d->j));
+  PetscCall(MatSpmvCUDAFree(d->diag));
+  PetscCall(MatSpmvCUDAFree(d->lin));
+  PetscCall(MatSpmvCUDAFree(d->uout));
+  PetscCall(MatSpmvCUDAFree(d->a));
+  PetscCall(MatSpmvCUDAFree(d->idiag));
+  PetscCall(MatSpmvCUDAFree(d->y));
+  PetscCall(MatSpmvCUDAFree(d->flags));
+  PetscCall(MatSpmvCUDAFree(d->counter));
+  PetscCall(MatSpmvCUDAFree(d->status));
+  PetscCall(PetscMemzero(d, sizeof(*d)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a new launch number (flags equal to it are complete in this launch) and its grid */
+static PetscErrorCode MatSpmvTriNextLaunch(MatSpmvTriDevice *d, cudaStream_t s, unsigned *blocks)
+{
+  PetscFunctionBegin;
+  if (d->launch == INT_MAX) { /* after 2^31 launches: start the numbering again */
+    PetscCallCUDA(cudaMemsetAsync(d->flags, 0, PetscMax(d->nunits, 1) * sizeof(int), s));
+    d->launch = 0;
+  }
+  d->launch++;
+  *blocks = (unsigned)((d->nunits + MATSPMV_TRI_WARPS - 1) / MATSPMV_TRI_WARPS);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDAILU0(MatSpmvTriDevice *d, const PetscScalar *acsr, PetscReal zeropivot, PetscInt *zeropivotrow)
+{
+  cudaStream_t s;
+  unsigned     blocks, row;
+
+  PetscFunctionBegin;
+  *zeropivotrow = -1;
+  if (!d->n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscGetCurrentCUDAStream(&s));
+  PetscCallCUDA(cudaMemcpyAsync(d->a, acsr, d->nnz * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, s));
+  PetscCallCUDA(cudaMemsetAsync(d->status, 0xff, sizeof(int), s));
+  PetscCall(MatSpmvTriNextLaunch(d, s, &blocks));
+  MatSpmvILU0Kernel<PetscScalar, int><<<blocks, 32 * MATSPMV_TRI_WARPS, 0, s>>>((int)d->n, (int)d->unit, (int)d->nunits, d->i, d->j, d->diag, d->a, d->idiag, d->flags, d->counter, d->taken, d->launch, zeropivot, (unsigned *)d->status);
+  PetscCallCUDA(cudaGetLastError());
+  d->taken += (unsigned long long)blocks * MATSPMV_TRI_WARPS;
+  PetscCallCUDA(cudaMemcpyAsync(&row, d->status, sizeof(unsigned), cudaMemcpyDeviceToHost, s));
+  PetscCallCUDA(cudaStreamSynchronize(s));
+  if (row != 0xffffffffu) *zeropivotrow = (PetscInt)row;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDATriSolve(MatSpmvTriDevice *d, const PetscScalar *b, PetscScalar *x)
+{
+  cudaStream_t s;
+  unsigned     blocks;
+  int          G = 32;
+
+  PetscFunctionBegin;
+  if (!d->n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscGetCurrentCUDAStream(&s));
+  while (G > 1 && (32 / G) < d->unit) G /= 2; /* lanes per row: the unit's rows side by side */
+  PetscCall(MatSpmvTriNextLaunch(d, s, &blocks));
+  MatSpmvTriSolveKernel<PetscScalar, int, false><<<blocks, 32 * MATSPMV_TRI_WARPS, 0, s>>>((int)d->n, (int)d->unit, (int)d->nunits, G, d->i, d->j, d->diag, d->lin, d->uout, d->a, d->idiag, b, d->y, d->flags, d->counter, d->taken, d->launch);
+  PetscCallCUDA(cudaGetLastError());
+  d->taken += (unsigned long long)blocks * MATSPMV_TRI_WARPS;
+  PetscCall(MatSpmvTriNextLaunch(d, s, &blocks));
+  MatSpmvTriSolveKernel<PetscScalar, int, true><<<blocks, 32 * MATSPMV_TRI_WARPS, 0, s>>>((int)d->n, (int)d->unit, (int)d->nunits, G, d->i, d->j, d->diag, d->lin, d->uout, d->a, d->idiag, d->y, x, d->flags, d->counter, d->taken, d->launch);
+  PetscCallCUDA(cudaGetLastError());
+  d->taken += (unsigned long long)blocks * MATSPMV_TRI_WARPS;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
