@@ -13,7 +13,8 @@
 typedef struct {
   PetscInt         n, nnz, unit, nunits;
   PetscInt        *i, *j, *diag, *lin, *uout; /* see MatSpmvTriDevice */
-  PetscInt         levels[2];                 /* longest chain of units in L and in U */
+  PetscInt         levels[2];                 /* levels of units in L and in U */
+  PetscInt        *order[2];                  /* units by level in L, in U */
   PetscScalar     *a, *idiag;                 /* the factor on the host (host matrices only) */
   PetscBool        device;
   MatSpmvTriDevice d;
@@ -30,6 +31,7 @@ static PetscErrorCode MatSpmvFactorReset(Mat_SpmvFactor *f)
 {
   PetscFunctionBegin;
   PetscCall(PetscFree5(f->i, f->j, f->diag, f->lin, f->uout));
+  PetscCall(PetscFree2(f->order[0], f->order[1]));
   PetscCall(PetscFree2(f->a, f->idiag));
 #if defined(PETSC_HAVE_CUDA)
   if (f->device) PetscCall(MatSpmvCUDATriDestroy(&f->d));
@@ -70,28 +72,41 @@ static PetscErrorCode MatSpmvFactorOnDevice(Mat A, PetscBool *device)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* longest chain of units, following L's entries outside each unit (upper: U's, units backward) */
-static PetscInt MatSpmvFactorLevels(const Mat_SpmvFactor *f, PetscBool upper, PetscInt *level)
+/* the units of L (upper: of U) sorted by level, the level of a unit being 1 + the highest level of
+   the units its entries outside the unit point to; returns the number of levels */
+static PetscErrorCode MatSpmvFactorOrder(const Mat_SpmvFactor *f, PetscBool upper, PetscInt *order, PetscInt *nlevels)
 {
-  PetscInt deepest = 0;
+  PetscInt *level, *start;
 
-  for (PetscInt v = 0; v < f->nunits; v++) {
+  PetscFunctionBegin;
+  *nlevels = 0;
+  PetscCall(PetscMalloc1(f->nunits, &level));
+  for (PetscInt v = 0; v < f->nunits; v++) { /* in a dependency order: L forward, U backward */
     const PetscInt u = upper ? f->nunits - 1 - v : v;
     PetscInt       l = 0;
 
     for (PetscInt r = u * f->unit; r < PetscMin((u + 1) * f->unit, f->n); r++)
       for (PetscInt p = upper ? f->uout[r] : f->i[r]; p < (upper ? f->i[r + 1] : f->lin[r]); p++) l = PetscMax(l, level[f->j[p] / f->unit]);
     level[u] = l + 1;
-    deepest  = PetscMax(deepest, l + 1);
+    *nlevels = PetscMax(*nlevels, l + 1);
   }
-  return deepest;
+  PetscCall(PetscCalloc1(*nlevels + 1, &start)); /* counting sort, stable */
+  for (PetscInt u = 0; u < f->nunits; u++) start[level[u]]++;
+  for (PetscInt l = 1; l <= *nlevels; l++) start[l] += start[l - 1];
+  for (PetscInt v = f->nunits - 1; v >= 0; v--) {
+    const PetscInt u = upper ? f->nunits - 1 - v : v;
+    order[--start[level[u]]] = u;
+  }
+  PetscCall(PetscFree(start));
+  PetscCall(PetscFree(level));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatILUFactorSymbolic_SpmvFactor(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info)
 {
   Mat_SpmvFactor *f = (Mat_SpmvFactor *)F->data;
   const PetscInt *ai, *aj;
-  PetscInt        n, nr, bs, *level;
+  PetscInt        n, nr, bs;
   PetscBool       done, identity;
 
   PetscFunctionBegin;
@@ -113,7 +128,7 @@ static PetscErrorCode MatILUFactorSymbolic_SpmvFactor(Mat F, Mat A, IS row, IS c
   PetscCall(MatGetBlockSize(A, &bs));
   f->n      = n;
   f->nnz    = ai[n];
-  f->unit   = bs >= 1 && bs <= 32 && n % bs == 0 ? bs : 1; /* a grid point's unknowns solved together */
+  f->unit   = bs >= 1 && bs <= 8 && n % bs == 0 ? bs : 1; /* a grid point's unknowns solved together (spmvtrsv.cu: at most 8) */
   f->nunits = (n + f->unit - 1) / f->unit;
   PetscCall(PetscMalloc5(n + 1, &f->i, f->nnz, &f->j, n, &f->diag, n, &f->lin, n, &f->uout));
   PetscCall(PetscArraycpy(f->i, ai, n + 1));
@@ -131,16 +146,14 @@ static PetscErrorCode MatILUFactorSymbolic_SpmvFactor(Mat F, Mat A, IS row, IS c
     while (p < f->i[r + 1] && f->j[p] < r1) p++;
     f->uout[r] = p;
   }
-  PetscCall(PetscMalloc1(f->nunits, &level));
-  f->levels[0] = MatSpmvFactorLevels(f, PETSC_FALSE, level);
-  f->levels[1] = MatSpmvFactorLevels(f, PETSC_TRUE, level);
-  PetscCall(PetscFree(level));
+  PetscCall(PetscMalloc2(f->nunits, &f->order[0], f->nunits, &f->order[1]));
+  for (int k = 0; k < 2; k++) PetscCall(MatSpmvFactorOrder(f, (PetscBool)k, f->order[k], &f->levels[k]));
   PetscCall(MatSpmvFactorOnDevice(A, &f->device));
 #if defined(PETSC_HAVE_CUDA)
-  if (f->device) PetscCall(MatSpmvCUDATriCreate(&f->d, n, f->nnz, f->unit, f->i, f->j, f->diag, f->lin, f->uout));
+  if (f->device) PetscCall(MatSpmvCUDATriCreate(&f->d, n, f->nnz, f->unit, f->i, f->j, f->diag, f->lin, f->uout, f->order));
 #endif
   if (!f->device) PetscCall(PetscMalloc2(f->nnz, &f->a, n, &f->idiag));
-  PetscCall(PetscInfo(F, "ILU(0) of %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, units of %" PetscInt_FMT " rows: longest chains %" PetscInt_FMT " (L) and %" PetscInt_FMT " (U) units, on the %s\n", n, f->nnz, f->unit, f->levels[0], f->levels[1], f->device ? "GPU" : "host"));
+  PetscCall(PetscInfo(F, "ILU(0) of %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, units of %" PetscInt_FMT " rows: %" PetscInt_FMT " (L) and %" PetscInt_FMT " (U) levels of units, on the %s\n", n, f->nnz, f->unit, f->levels[0], f->levels[1], f->device ? "GPU" : "host"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -297,7 +310,7 @@ static PetscErrorCode MatView_SpmvFactor(Mat F, PetscViewer viewer)
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
   if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerASCIIPrintf(viewer, "spmv ILU(0): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, solved in units of %" PetscInt_FMT " rows without level synchronization, %s\n", f->n, f->nnz, f->unit, f->device ? "on the GPU" : "host reference"));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  longest dependency chains: %" PetscInt_FMT " units in L, %" PetscInt_FMT " in U (of %" PetscInt_FMT ")\n", f->levels[0], f->levels[1], f->nunits));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  dependency levels of units (taken in level order): %" PetscInt_FMT " in L, %" PetscInt_FMT " in U (%" PetscInt_FMT " units)\n", f->levels[0], f->levels[1], f->nunits));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -8,6 +8,7 @@
 #include <cuda/atomic>
 
 #define MATSPMV_TRI_WARPS 4 /* warps per thread block */
+#define MATSPMV_TRI_MAX_UNIT 8 /* rows per unit: each lane holds at most 2 coefficients of a block inverse */
 
 template <typename T>
 __device__ __forceinline__ T MatSpmvLoadL2(const T *p)
@@ -52,24 +53,28 @@ __device__ __forceinline__ PetscReal MatSpmvMagnitude(V v)
   else return hypot(v.real(), v.imag());
 }
 
-/* the warp's unit: the next one handed out in this launch (all lanes get it) */
-__device__ __forceinline__ long long MatSpmvTakeUnit(unsigned long long *counter, unsigned long long taken)
+/* the warp's unit: the next one in order handed out in this launch (all lanes get it), or -1 */
+template <typename I>
+__device__ __forceinline__ I MatSpmvTakeUnit(unsigned long long *counter, unsigned long long taken, I nunits, const I *__restrict__ order)
 {
-  unsigned long long t = 0;
+  I u = -1;
 
-  if ((threadIdx.x & 31) == 0) t = atomicAdd(counter, 1ULL);
-  return (long long)(__shfl_sync(0xffffffffu, t, 0) - taken);
+  if ((threadIdx.x & 31) == 0) {
+    const unsigned long long t = atomicAdd(counter, 1ULL) - taken;
+    if (t < (unsigned long long)nunits) u = order[t];
+  }
+  return __shfl_sync(0xffffffffu, u, 0);
 }
 
-__device__ __forceinline__ void MatSpmvWaitUnit(int *flags, long long u, int launch)
+__device__ __forceinline__ void MatSpmvWaitUnit(int *flags, int u, int launch)
 {
   cuda::atomic_ref<int, cuda::thread_scope_device> f(flags[u]);
 
-  while (f.load(cuda::memory_order_acquire) != launch);
+  while (f.load(cuda::memory_order_acquire) != launch) __nanosleep(32); /* spare L2 the polling */
 }
 
 /* after every lane's stores: the unit is complete */
-__device__ __forceinline__ void MatSpmvPublishUnit(int *flags, long long u, int launch)
+__device__ __forceinline__ void MatSpmvPublishUnit(int *flags, int u, int launch)
 {
   __threadfence();
   __syncwarp();
@@ -79,13 +84,13 @@ __device__ __forceinline__ void MatSpmvPublishUnit(int *flags, long long u, int 
 /* ILU(0), row by row in the IKJ order of a sequential factorization: for each L entry (k < r, in
    increasing k) l = a_rk / u_kk, then row r -= l * (row k of U), on the entries of r's pattern */
 template <typename S, typename I>
-__global__ void __launch_bounds__(32 * MATSPMV_TRI_WARPS) MatSpmvILU0Kernel(I n, I unit, I nunits, const I *__restrict__ ai, const I *__restrict__ aj, const I *__restrict__ diag, S *a, S *idiag, int *flags, unsigned long long *counter, unsigned long long taken, int launch, PetscReal zeropivot, unsigned *status)
+__global__ void __launch_bounds__(32 * MATSPMV_TRI_WARPS) MatSpmvILU0Kernel(I n, I unit, I nunits, const I *__restrict__ order, const I *__restrict__ ai, const I *__restrict__ aj, const I *__restrict__ diag, S *a, S *idiag, int *flags, unsigned long long *counter, unsigned long long taken, int launch, PetscReal zeropivot, unsigned *status)
 {
-  const int       lane = threadIdx.x & 31;
-  const long long u    = MatSpmvTakeUnit(counter, taken);
+  const int lane = threadIdx.x & 31;
+  const I   u    = MatSpmvTakeUnit(counter, taken, nunits, order);
 
-  if (u >= nunits) return;
-  const I r0 = (I)u * unit, r1 = min(r0 + unit, n);
+  if (u < 0) return;
+  const I r0 = u * unit, r1 = min(r0 + unit, n);
   for (I r = r0; r < r1; r++) {
     const I re = ai[r + 1], rd = diag[r];
     for (I p = ai[r]; p < rd; p++) {
@@ -118,49 +123,84 @@ __global__ void __launch_bounds__(32 * MATSPMV_TRI_WARPS) MatSpmvILU0Kernel(I n,
   MatSpmvPublishUnit(flags, u, launch);
 }
 
-/* x = L^{-1} b (unit diagonal) or U^{-1} b. G lanes per row of the unit: first the entries outside
-   the unit (waiting on their units), all rows at once; then the small triangle inside the unit in
-   order, its values passed between lanes */
+/* The inverses of each unit's diagonal blocks of L (unit diagonal) and U, dense, row by row: the
+   solves then finish a unit with one small product instead of a chain of dependent steps. One
+   thread per unit. */
+template <typename S, typename I>
+__global__ void MatSpmvUnitInverseKernel(I unit, I nunits, const I *__restrict__ aj, const I *__restrict__ lin, const I *__restrict__ uout, const S *__restrict__ a, S *__restrict__ linv, S *__restrict__ uinv)
+{
+  for (I u = blockIdx.x * blockDim.x + threadIdx.x; u < nunits; u += gridDim.x * blockDim.x) {
+    S       B[MATSPMV_TRI_MAX_UNIT][MATSPMV_TRI_MAX_UNIT], X[MATSPMV_TRI_MAX_UNIT][MATSPMV_TRI_MAX_UNIT];
+    const I r0 = u * unit;
+
+    for (I p = 0; p < unit; p++)
+      for (I q = 0; q < unit; q++) B[p][q] = X[p][q] = S(0);
+    for (I p = 0; p < unit; p++)
+      for (I k = lin[r0 + p]; k < uout[r0 + p]; k++) B[p][aj[k] - r0] = a[k];
+    for (I c = 0; c < unit; c++) { /* L X = I, column by column */
+      X[c][c] = S(1);
+      for (I p = c + 1; p < unit; p++) {
+        S s = S(0);
+        for (I k = c; k < p; k++) s += B[p][k] * X[k][c];
+        X[p][c] = -s;
+      }
+    }
+    for (I p = 0; p < unit; p++)
+      for (I q = 0; q < unit; q++) linv[(r0 + p) * unit + q] = X[p][q];
+    for (I p = 0; p < unit; p++)
+      for (I q = 0; q < unit; q++) X[p][q] = S(0);
+    for (I c = unit - 1; c >= 0; c--) { /* U X = I */
+      X[c][c] = S(1) / B[c][c];
+      for (I p = c - 1; p >= 0; p--) {
+        S s = S(0);
+        for (I k = p + 1; k <= c; k++) s += B[p][k] * X[k][c];
+        X[p][c] = -s / B[p][p];
+      }
+    }
+    for (I p = 0; p < unit; p++)
+      for (I q = 0; q < unit; q++) uinv[(r0 + p) * unit + q] = X[p][q];
+  }
+}
+
+/* x = L^{-1} b or U^{-1} b. G lanes per row of the unit: the entries outside the unit (each lane
+   waiting on its entries' units) for all rows at once, then the unit's x = (block inverse) (b - sum),
+   every lane holding its coefficients of the inverse from before the waits. Lane 0 writes the
+   unit's x and its flag (release: the x stores come first in its program order). */
 template <typename S, typename I, bool Upper>
-__global__ void __launch_bounds__(32 * MATSPMV_TRI_WARPS) MatSpmvTriSolveKernel(I n, I unit, I nunits, I G, const I *__restrict__ ai, const I *__restrict__ aj, const I *__restrict__ diag, const I *__restrict__ lin, const I *__restrict__ uout, const S *__restrict__ a, const S *__restrict__ idiag, const S *__restrict__ b, S *x, int *flags, unsigned long long *counter, unsigned long long taken, int launch)
+__global__ void __launch_bounds__(32 * MATSPMV_TRI_WARPS) MatSpmvTriSolveKernel(I unit, I nunits, I G, const I *__restrict__ order, const I *__restrict__ ai, const I *__restrict__ aj, const I *__restrict__ lin, const I *__restrict__ uout, const S *__restrict__ a, const S *__restrict__ binv, const S *__restrict__ b, S *x, int *flags, unsigned long long *counter, unsigned long long taken, int launch)
 {
   const int lane = threadIdx.x & 31;
-  long long u    = MatSpmvTakeUnit(counter, taken);
+  const I   u    = MatSpmvTakeUnit(counter, taken, nunits, order);
 
-  if (u >= nunits) return;
-  if (Upper) u = nunits - 1 - u;
-  const I    r0 = (I)u * unit, nu = min(unit, n - r0), rr = lane / G, t = lane % G, r = r0 + rr;
-  const bool active = rr < nu;
-  S          e      = S(0);
+  if (u < 0) return;
+  const I    r0 = u * unit, rr = lane / G, t = lane % G, r = r0 + rr;
+  const bool active = rr < unit;
+  S          w[MATSPMV_TRI_MAX_UNIT / 4], e = S(0), xr = S(0);
 
+  for (int k = 0; k < MATSPMV_TRI_MAX_UNIT / 4; k++) w[k] = active && t + k * G < unit ? binv[(size_t)r * unit + t + k * G] : S(0);
   if (active)
     for (I p = (Upper ? uout[r] : ai[r]) + t, pe = Upper ? ai[r + 1] : lin[r]; p < pe; p += G) {
       const I c = aj[p];
+      const S v = a[p];
 
       MatSpmvWaitUnit(flags, c / unit, launch);
-      e += a[p] * MatSpmvLoadL2(x + c);
+      e += v * MatSpmvLoadL2(x + c);
     }
   for (I off = G / 2; off > 0; off /= 2) e += MatSpmvShflXor(e, (int)off);
-  if (active) e = b[r] - e;
-  if (!Upper) {
-    I p = active ? lin[r] : 0, pe = active ? diag[r] : 0;
-    for (I c = 0; c < nu - 1; c++) {
-      const S xc = MatSpmvShfl(e, (int)(c * G));
-      if (rr > c && p < pe && aj[p] == r0 + c) e -= a[p++] * xc;
-    }
-  } else {
-    I p = active ? uout[r] - 1 : 0, pe = active ? diag[r] : 0;
-    for (I c = nu - 1; c >= 0; c--) {
-      if (active && rr == c) e *= idiag[r];
-      const S xc = MatSpmvShfl(e, (int)(c * G));
-      if (active && rr < c && p > pe && aj[p] == r0 + c) e -= a[p--] * xc;
-    }
+  e = active ? b[r] - e : S(0);
+  for (int k = 0; k < MATSPMV_TRI_MAX_UNIT / 4; k++) {
+    const I c = t + k * G;
+    xr += w[k] * MatSpmvShfl(e, c < unit ? (int)(c * G) : 0);
   }
-  if (active && t == 0) MatSpmvStoreL2(x + r, e);
-  MatSpmvPublishUnit(flags, u, launch);
+  for (I off = G / 2; off > 0; off /= 2) xr += MatSpmvShflXor(xr, (int)off);
+  for (I q = 0; q < unit; q++) {
+    const S v = MatSpmvShfl(xr, (int)(q * G));
+    if (lane == 0) MatSpmvStoreL2(x + r0 + q, v);
+  }
+  if (lane == 0) cuda::atomic_ref<int, cuda::thread_scope_device>(flags[u]).store(launch, cuda::memory_order_release);
 }
 
-PetscErrorCode MatSpmvCUDATriCreate(MatSpmvTriDevice *d, PetscInt n, PetscInt nnz, PetscInt unit, const PetscInt *i, const PetscInt *j, const PetscInt *diag, const PetscInt *lin, const PetscInt *uout)
+PetscErrorCode MatSpmvCUDATriCreate(MatSpmvTriDevice *d, PetscInt n, PetscInt nnz, PetscInt unit, const PetscInt *i, const PetscInt *j, const PetscInt *diag, const PetscInt *lin, const PetscInt *uout, PetscInt *const order[2])
 {
   PetscFunctionBegin;
   PetscCall(PetscMemzero(d, sizeof(*d)));
@@ -173,8 +213,10 @@ PetscErrorCode MatSpmvCUDATriCreate(MatSpmvTriDevice *d, PetscInt n, PetscInt nn
   PetscCall(MatSpmvCUDAUploadInt(&d->diag, diag, n));
   PetscCall(MatSpmvCUDAUploadInt(&d->lin, lin, n));
   PetscCall(MatSpmvCUDAUploadInt(&d->uout, uout, n));
+  for (int k = 0; k < 2; k++) PetscCall(MatSpmvCUDAUploadInt(&d->order[k], order[k], d->nunits));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->a, nnz * sizeof(PetscScalar)));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->idiag, n * sizeof(PetscScalar)));
+  for (int k = 0; k < 2; k++) PetscCall(MatSpmvCUDAMalloc((void **)&d->binv[k], n * unit * sizeof(PetscScalar)));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->y, n * sizeof(PetscScalar)));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->flags, PetscMax(d->nunits, 1) * sizeof(int)));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->counter, sizeof(unsigned long long)));
@@ -192,8 +234,10 @@ PetscErrorCode MatSpmvCUDATriDestroy(MatSpmvTriDevice *d)
   PetscCall(MatSpmvCUDAFree(d->diag));
   PetscCall(MatSpmvCUDAFree(d->lin));
   PetscCall(MatSpmvCUDAFree(d->uout));
+  for (int k = 0; k < 2; k++) PetscCall(MatSpmvCUDAFree(d->order[k]));
   PetscCall(MatSpmvCUDAFree(d->a));
   PetscCall(MatSpmvCUDAFree(d->idiag));
+  for (int k = 0; k < 2; k++) PetscCall(MatSpmvCUDAFree(d->binv[k]));
   PetscCall(MatSpmvCUDAFree(d->y));
   PetscCall(MatSpmvCUDAFree(d->flags));
   PetscCall(MatSpmvCUDAFree(d->counter));
@@ -227,9 +271,11 @@ PetscErrorCode MatSpmvCUDAILU0(MatSpmvTriDevice *d, const PetscScalar *acsr, Pet
   PetscCallCUDA(cudaMemcpyAsync(d->a, acsr, d->nnz * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, s));
   PetscCallCUDA(cudaMemsetAsync(d->status, 0xff, sizeof(int), s));
   PetscCall(MatSpmvTriNextLaunch(d, s, &blocks));
-  MatSpmvILU0Kernel<PetscScalar, int><<<blocks, 32 * MATSPMV_TRI_WARPS, 0, s>>>((int)d->n, (int)d->unit, (int)d->nunits, d->i, d->j, d->diag, d->a, d->idiag, d->flags, d->counter, d->taken, d->launch, zeropivot, (unsigned *)d->status);
+  MatSpmvILU0Kernel<PetscScalar, int><<<blocks, 32 * MATSPMV_TRI_WARPS, 0, s>>>((int)d->n, (int)d->unit, (int)d->nunits, d->order[0], d->i, d->j, d->diag, d->a, d->idiag, d->flags, d->counter, d->taken, d->launch, zeropivot, (unsigned *)d->status);
   PetscCallCUDA(cudaGetLastError());
   d->taken += (unsigned long long)blocks * MATSPMV_TRI_WARPS;
+  MatSpmvUnitInverseKernel<PetscScalar, int><<<(unsigned)((d->nunits + 127) / 128), 128, 0, s>>>((int)d->unit, (int)d->nunits, d->j, d->lin, d->uout, d->a, d->binv[0], d->binv[1]);
+  PetscCallCUDA(cudaGetLastError());
   PetscCallCUDA(cudaMemcpyAsync(&row, d->status, sizeof(unsigned), cudaMemcpyDeviceToHost, s));
   PetscCallCUDA(cudaStreamSynchronize(s));
   if (row != 0xffffffffu) *zeropivotrow = (PetscInt)row;
@@ -247,11 +293,11 @@ PetscErrorCode MatSpmvCUDATriSolve(MatSpmvTriDevice *d, const PetscScalar *b, Pe
   PetscCall(PetscGetCurrentCUDAStream(&s));
   while (G > 1 && (32 / G) < d->unit) G /= 2; /* lanes per row: the unit's rows side by side */
   PetscCall(MatSpmvTriNextLaunch(d, s, &blocks));
-  MatSpmvTriSolveKernel<PetscScalar, int, false><<<blocks, 32 * MATSPMV_TRI_WARPS, 0, s>>>((int)d->n, (int)d->unit, (int)d->nunits, G, d->i, d->j, d->diag, d->lin, d->uout, d->a, d->idiag, b, d->y, d->flags, d->counter, d->taken, d->launch);
+  MatSpmvTriSolveKernel<PetscScalar, int, false><<<blocks, 32 * MATSPMV_TRI_WARPS, 0, s>>>((int)d->unit, (int)d->nunits, G, d->order[0], d->i, d->j, d->lin, d->uout, d->a, d->binv[0], b, d->y, d->flags, d->counter, d->taken, d->launch);
   PetscCallCUDA(cudaGetLastError());
   d->taken += (unsigned long long)blocks * MATSPMV_TRI_WARPS;
   PetscCall(MatSpmvTriNextLaunch(d, s, &blocks));
-  MatSpmvTriSolveKernel<PetscScalar, int, true><<<blocks, 32 * MATSPMV_TRI_WARPS, 0, s>>>((int)d->n, (int)d->unit, (int)d->nunits, G, d->i, d->j, d->diag, d->lin, d->uout, d->a, d->idiag, d->y, x, d->flags, d->counter, d->taken, d->launch);
+  MatSpmvTriSolveKernel<PetscScalar, int, true><<<blocks, 32 * MATSPMV_TRI_WARPS, 0, s>>>((int)d->unit, (int)d->nunits, G, d->order[1], d->i, d->j, d->lin, d->uout, d->a, d->binv[1], d->y, x, d->flags, d->counter, d->taken, d->launch);
   PetscCallCUDA(cudaGetLastError());
   d->taken += (unsigned long long)blocks * MATSPMV_TRI_WARPS;
   PetscFunctionReturn(PETSC_SUCCESS);
