@@ -125,6 +125,8 @@ for t in $types; do
   run "$t: value-changing operations, 1 rank" $bin/test_ops -type $t "${gpuopt[@]}"
   run "$t: value-changing operations, 2 ranks" $np2 $bin/test_ops -type $t "${gpuopt[@]}"
   run "$t: value-changing operations, host reference kernel forced" $bin/test_ops -type $t -mat_${t}_backend host
+  run "$t: ILU(0) by MATSOLVERSPMV, solves match PETSc's ILU(0) (shared and generated matrices, new values, refusals)" $bin/test_factor -type $t -dir "$mats" "${gpuopt[@]}"
+  [ $gpu = 1 ] && run "$t: ILU(0) by MATSOLVERSPMV with CUDA vectors" $bin/test_factor -type $t -dir "$mats" -vec_type cuda "${gpuopt[@]}"
   # -malloc_debug: the tests check that refused layouts (ellr's padding limit) leak nothing
   run "$t: bad input, 1 rank" $bin/test_errors -type $t -gpu $gpu -malloc_debug "${gpuopt[@]}"
   run "$t: bad input, 2 ranks" $np2 $bin/test_errors -type $t -gpu $gpu -malloc_debug "${gpuopt[@]}"
@@ -170,6 +172,10 @@ for t in $types; do
       run "$t: SNES ex19 $pc, $np rank(s), same iterations as aij" same_iterations ex19 \
         $mpi $ex19 $pcopt -dm_mat_type aij -- $mpi $ex19 $pcopt -dll_append $lib -dm_mat_type $t "${gpuopt[@]}"
     done
+    spmvilu="-pc_type ilu -pc_factor_mat_solver_type spmv"
+    [ $np = 2 ] && spmvilu="-pc_type bjacobi -sub_pc_type ilu -sub_pc_factor_mat_solver_type spmv"
+    run "$t: SNES ex19 ILU(0) by MATSOLVERSPMV, $np rank(s), same iterations as aij with PETSc's ILU(0)" same_iterations ex19 \
+      $mpi $ex19 ${spmvilu//spmv/petsc} -dm_mat_type aij -- $mpi $ex19 $spmvilu -dll_append $lib -dm_mat_type $t "${gpuopt[@]}"
     run "$t: KSP ex2, $np rank(s), same iterations as aij" same_iterations ksp_ex2 \
       $mpi $bin/ksp_ex2 -m 40 -n 40 -ksp_converged_reason -mat_type aij -- $mpi $bin/ksp_ex2 -m 40 -n 40 -ksp_converged_reason -dll_append $lib -mat_type $t "${gpuopt[@]}"
   done
@@ -185,12 +191,25 @@ for t in $types; do
     done
     run "$t: SNES ex19 -pc_type gamg with CUDA vectors, KSPSolve copies per iteration at most aijcusparse's" no_more_copies 1 \
       $ex19 -pc_type gamg -dm_mat_type aijcusparse -dm_vec_type cuda -- $ex19 -pc_type gamg -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
+    for np in 1 2; do
+      spmvilu="-pc_type ilu -pc_factor_mat_solver_type"
+      [ $np = 2 ] && spmvilu="-pc_type bjacobi -sub_pc_type ilu -sub_pc_factor_mat_solver_type"
+      run "$t: SNES ex19 ILU(0) by MATSOLVERSPMV on the GPU, $np rank(s), same iterations as aijcusparse's cuSPARSE ILU(0)" same_iterations ex19 \
+        $MPIEXEC -n $np $ex19 $spmvilu cusparse -dm_mat_type aijcusparse -dm_vec_type cuda -- $MPIEXEC -n $np $ex19 $spmvilu spmv -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
+    done
     run "$t: SNES ex19 ILU(0), same iterations as aijcusparse (device factor)" same_iterations ex19 \
       $ex19 -pc_type ilu -dm_mat_type aijcusparse -dm_vec_type cuda -- $ex19 -pc_type ilu -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
   else
     skip "$t: SNES ex19 with CUDA vectors (no GPU)"
   fi
 done
+# MATSOLVERSPMV on PETSc's own types: aij (host reference) and aijcusparse (GPU)
+run "aij: ILU(0) by MATSOLVERSPMV (host reference), solves match PETSc's ILU(0)" $bin/test_factor -type aij -dir "$mats"
+if [ $gpu = 1 ]; then
+  run "aijcusparse: ILU(0) by MATSOLVERSPMV on the GPU, solves match PETSc's ILU(0)" $bin/test_factor -type aijcusparse -dir "$mats" -vec_type cuda
+else
+  skip "aijcusparse: ILU(0) by MATSOLVERSPMV on the GPU (no GPU)"
+fi
 case " $types " in *" spmv "*)
   gpuopt=(-mat_spmv_backend host)
   [ $gpu = 1 ] && gpuopt=(-mat_spmv_backend cuda)

@@ -1,0 +1,314 @@
+static char help[] = "MATSOLVERSPMV: ILU(0) solves of a matrix of -type (ours, aijcusparse or aij) match PETSc's own\n"
+                     "ILU(0) (MATSOLVERPETSC on MATAIJ) on the shared matrices and generated ones (long chains,\n"
+                     "diagonal-only rows, block sizes 1 to 8), again after the values change; zero pivots are\n"
+                     "reported as factor errors and unsupported settings refused.\n"
+                     "  -type <t> -dir <tests/matrices> -vec_type <seq|cuda>\n";
+
+#include <petscspmv.h>
+#include <dirent.h>
+#include "mmread.h"
+
+/* x = F \ b for PETSc's ILU(0) of Aref and ours of A (types converted from Aref): the same up to
+   rounding, which grows with the length of the dependency chains: sqrt(eps) relative */
+static PetscErrorCode CompareSolves(Mat Aref, Mat A, Mat Fref, Mat F, VecType vtype, const char *name, const char *when)
+{
+  Vec       b, x, xref;
+  PetscReal err, ref;
+  PetscInt  n;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateVecs(Aref, &xref, &b));
+  PetscCall(VecSetRandom(b, NULL));
+  PetscCall(MatSolve(Fref, b, xref));
+  PetscCall(MatGetLocalSize(A, &n, NULL));
+  PetscCall(VecCreate(PETSC_COMM_SELF, &x));
+  PetscCall(VecSetSizes(x, n, n));
+  PetscCall(VecSetType(x, vtype));
+  {
+    Vec bt;
+
+    PetscCall(VecDuplicate(x, &bt));
+    PetscCall(VecCopy(b, bt));
+    PetscCall(MatSolve(F, bt, x));
+    PetscCall(VecDestroy(&bt));
+  }
+  PetscCall(VecAXPY(x, -1.0, xref)); /* VecAXPY copies across types */
+  PetscCall(VecNorm(x, NORM_INFINITY, &err));
+  PetscCall(VecNorm(xref, NORM_INFINITY, &ref));
+  PetscCheck(err <= PetscSqrtReal(PETSC_MACHINE_EPSILON) * ref, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s (%s): |x - x_petsc| = %g, |x_petsc| = %g", name, when, (double)err, (double)ref);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok %s (%s): |x - x_petsc| / |x_petsc| = %.2e\n", name, when, (double)(err / (ref > 0 ? ref : 1))));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&xref));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Factor(Mat A, MatSolverType solver, Mat *F)
+{
+  MatFactorInfo info;
+  IS            row, col;
+
+  PetscFunctionBegin;
+  PetscCall(MatFactorInfoInitialize(&info));
+  info.fill = 1.0;
+  PetscCall(MatGetOrdering(A, MATORDERINGNATURAL, &row, &col));
+  PetscCall(MatGetFactor(A, solver, MAT_FACTOR_ILU, F));
+  PetscCall(MatILUFactorSymbolic(*F, A, row, col, &info));
+  PetscCall(MatLUFactorNumeric(*F, A, &info));
+  PetscCall(ISDestroy(&row));
+  PetscCall(ISDestroy(&col));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ours against PETSc's, then both again after the values change (a new Newton step) */
+static PetscErrorCode TestOne(Mat Aref, MatType type, VecType vtype, const char *name)
+{
+  Mat           A, F, Fref;
+  MatFactorInfo info;
+  MatSolverType solver;
+
+  PetscFunctionBegin;
+  PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
+  PetscCall(Factor(Aref, MATSOLVERPETSC, &Fref));
+  PetscCall(Factor(A, MATSOLVERSPMV, &F));
+  PetscCall(MatFactorGetSolverType(F, &solver));
+  PetscCheck(!strcmp(solver, MATSOLVERSPMV), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: factored by %s", name, solver);
+  PetscCall(CompareSolves(Aref, A, Fref, F, vtype, name, "first factorization"));
+  PetscCall(MatFactorInfoInitialize(&info));
+  for (int k = 0; k < 2; k++) {
+    Mat M = k ? A : Aref;
+
+    PetscCall(MatScale(M, 0.5));
+    PetscCall(MatShift(M, 3.0));
+    PetscCall(MatLUFactorNumeric(k ? F : Fref, M, &info));
+  }
+  PetscCall(CompareSolves(Aref, A, Fref, F, vtype, name, "values changed, factored again"));
+  PetscCall(MatDestroy(&F));
+  PetscCall(MatDestroy(&Fref));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A + (row sum of |A| + 1) I: every diagonal entry present and strictly dominant (ILU(0) pivots stay
+   away from zero), block size bs */
+static PetscErrorCode DiagonallyDominant(Mat A, PetscInt bs, Mat *B)
+{
+  PetscInt n;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(A, &n, NULL));
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, n, n, 0, NULL, B));
+  {
+    PetscInt *nnz;
+
+    PetscCall(PetscMalloc1(n, &nnz));
+    for (PetscInt i = 0; i < n; i++) {
+      PetscInt ncols;
+
+      PetscCall(MatGetRow(A, i, &ncols, NULL, NULL));
+      nnz[i] = PetscMin(ncols + 1, n);
+      PetscCall(MatRestoreRow(A, i, &ncols, NULL, NULL));
+    }
+    PetscCall(MatSeqAIJSetPreallocation(*B, 0, nnz));
+    PetscCall(PetscFree(nnz));
+  }
+  PetscCall(MatSetBlockSize(*B, bs));
+  for (PetscInt i = 0; i < n; i++) {
+    const PetscInt    *cols;
+    const PetscScalar *vals;
+    PetscInt           ncols;
+    PetscScalar        d = 1.0;
+
+    PetscCall(MatGetRow(A, i, &ncols, &cols, &vals));
+    for (PetscInt k = 0; k < ncols; k++) d += PetscAbsScalar(vals[k]);
+    PetscCall(MatSetValues(*B, 1, &i, ncols, cols, vals, ADD_VALUES));
+    PetscCall(MatRestoreRow(A, i, &ncols, &cols, &vals));
+    PetscCall(MatSetValue(*B, i, i, d, ADD_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(*B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*B, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a 2D grid of m x m points with bs unknowns each, coupled fully within a point and to the four
+   neighbours' same unknowns (ex19's pattern for bs = 4) */
+static PetscErrorCode GridMatrix(PetscInt m, PetscInt bs, Mat *A)
+{
+  const PetscInt n = m * m * bs;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, n, n, bs + 4, NULL, A));
+  PetscCall(MatSetBlockSize(*A, bs));
+  for (PetscInt p = 0; p < m * m; p++) {
+    const PetscInt px = p % m, py = p / m, nb[4] = {px > 0 ? p - 1 : -1, px < m - 1 ? p + 1 : -1, py > 0 ? p - m : -1, py < m - 1 ? p + m : -1};
+
+    for (PetscInt c = 0; c < bs; c++) {
+      const PetscInt row = p * bs + c;
+
+      for (PetscInt d = 0; d < bs; d++) PetscCall(MatSetValue(*A, row, p * bs + d, c == d ? 4.0 + bs : -0.3 - 0.1 * d, INSERT_VALUES));
+      for (int k = 0; k < 4; k++)
+        if (nb[k] >= 0) PetscCall(MatSetValue(*A, row, nb[k] * bs + c, -1.0 + 0.05 * k, INSERT_VALUES));
+    }
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* lower bidiagonal plus diagonal-only rows every `every` rows (rows with nothing to wait for) */
+static PetscErrorCode ChainMatrix(PetscInt n, PetscInt every, Mat *A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, n, n, 2, NULL, A));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscCall(MatSetValue(*A, i, i, 2.0 + (i % 3) * 0.25, INSERT_VALUES));
+    if (i > 0 && (every == 0 || i % every)) PetscCall(MatSetValue(*A, i, i - 1, -1.0, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* bad input: a zero pivot is a factor error (PCSetUp reports it), a missing diagonal entry, more
+   levels of fill and another ordering are refused with PETSc errors */
+static PetscErrorCode TestRefusals(MatType type)
+{
+  Mat            Aref, A, F;
+  MatFactorInfo  info;
+  MatFactorError err;
+  PetscErrorCode ierr;
+  IS             rperm, cperm;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, 4, 4, 2, NULL, &Aref));
+  for (PetscInt i = 0; i < 4; i++) { /* [[0 1] [1 0]] blocks: zero diagonal entries stored */
+    PetscCall(MatSetValue(Aref, i, i, 0.0, INSERT_VALUES));
+    PetscCall(MatSetValue(Aref, i, i ^ 1, 1.0, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(Aref, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(Aref, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
+  PetscCall(Factor(A, MATSOLVERSPMV, &F));
+  PetscCall(MatFactorGetError(F, &err));
+  PetscCheck(err == MAT_FACTOR_NUMERIC_ZEROPIVOT, PETSC_COMM_SELF, PETSC_ERR_PLIB, "zero pivot not reported (error %d)", (int)err);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok zero pivot reported as MAT_FACTOR_NUMERIC_ZEROPIVOT\n"));
+  PetscCall(MatDestroy(&F));
+  PetscCall(MatDestroy(&A));
+
+  PetscCall(MatFactorInfoInitialize(&info));
+  PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
+  PetscCall(ISCreateStride(PETSC_COMM_SELF, 4, 3, -1, &rperm)); /* reversed */
+  PetscCall(ISCreateStride(PETSC_COMM_SELF, 4, 3, -1, &cperm));
+  for (int k = 0; k < 3; k++) {
+    const char *what[] = {"ILU(1)", "a reversed ordering", "pivot shifts"};
+
+    PetscCall(MatFactorInfoInitialize(&info));
+    info.fill = 1.0;
+    if (k == 0) info.levels = 1;
+    if (k == 2) info.shifttype = (PetscReal)MAT_SHIFT_NONZERO;
+    PetscCall(MatGetFactor(A, MATSOLVERSPMV, MAT_FACTOR_ILU, &F));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = MatILUFactorSymbolic(F, A, k == 1 ? rperm : NULL, k == 1 ? cperm : NULL, &info);
+    PetscCall(PetscPopErrorHandler());
+    PetscCheck(ierr == PETSC_ERR_SUP, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s not refused (error %d)", what[k], (int)ierr);
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok %s refused\n", what[k]));
+    PetscCall(MatDestroy(&F));
+  }
+  PetscCall(ISDestroy(&rperm));
+  PetscCall(ISDestroy(&cperm));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Aref));
+
+  { /* row 5 has no diagonal entry */
+    Mat B;
+
+    PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, 8, 8, 2, NULL, &B));
+    for (PetscInt i = 0; i < 8; i++) {
+      if (i != 5) PetscCall(MatSetValue(B, i, i, 2.0, INSERT_VALUES));
+      if (i > 0) PetscCall(MatSetValue(B, i, i - 1, -1.0, INSERT_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatConvert(B, type, MAT_INITIAL_MATRIX, &A));
+    PetscCall(MatDestroy(&B));
+  }
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  PetscCall(MatGetFactor(A, MATSOLVERSPMV, MAT_FACTOR_ILU, &F));
+  PetscCall(MatFactorInfoInitialize(&info));
+  info.fill = 1.0;
+  ierr = MatILUFactorSymbolic(F, A, NULL, NULL, &info);
+  PetscCall(PetscPopErrorHandler());
+  PetscCheck(ierr == PETSC_ERR_MAT_LU_ZRPVT, PETSC_COMM_SELF, PETSC_ERR_PLIB, "missing diagonal entry not refused (error %d)", (int)ierr);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok missing diagonal entry refused\n"));
+  PetscCall(MatDestroy(&F));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  char      type[64] = MATBRC, dir[PETSC_MAX_PATH_LEN] = "tests/matrices";
+  char      vtype[64] = VECSEQ;
+  PetscInt  count = 0, chain = 1000000;
+  DIR      *d;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscSpmvInitializePackage());
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "test_factor options", NULL);
+  PetscCall(PetscOptionsString("-type", "matrix type factored", NULL, type, type, sizeof(type), NULL));
+  PetscCall(PetscOptionsString("-dir", "directory of .mtx files", NULL, dir, dir, sizeof(dir), NULL));
+  PetscCall(PetscOptionsString("-vec_type", "vectors of the solves", NULL, vtype, vtype, sizeof(vtype), NULL));
+  PetscCall(PetscOptionsInt("-chain", "rows of the bidiagonal matrix", NULL, chain, &chain, NULL));
+  PetscOptionsEnd();
+
+  for (PetscInt bs = 1; bs <= 8; bs++) {
+    Mat  A;
+    char name[64];
+
+    if (bs > 4 && bs != 8) continue;
+    PetscCall(GridMatrix(bs == 4 ? 48 : 16, bs, &A));
+    PetscCall(PetscSNPrintf(name, sizeof(name), "grid of points with %" PetscInt_FMT " unknowns", bs));
+    PetscCall(TestOne(A, type, vtype, name));
+    PetscCall(MatDestroy(&A));
+    count++;
+  }
+  {
+    Mat A;
+
+    PetscCall(ChainMatrix(chain, 0, &A));
+    PetscCall(TestOne(A, type, vtype, "bidiagonal (one chain of all rows)"));
+    PetscCall(MatDestroy(&A));
+    PetscCall(ChainMatrix(1000, 7, &A));
+    PetscCall(TestOne(A, type, vtype, "bidiagonal with diagonal-only rows"));
+    PetscCall(MatDestroy(&A));
+    PetscCall(ChainMatrix(1000, 1, &A));
+    PetscCall(TestOne(A, type, vtype, "diagonal"));
+    PetscCall(MatDestroy(&A));
+    count += 3;
+  }
+  d = opendir(dir);
+  PetscCheck(d, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open %s", dir);
+  for (struct dirent *ent; (ent = readdir(d));) {
+    size_t   len = strlen(ent->d_name);
+    char     path[PETSC_MAX_PATH_LEN];
+    Mat      A, B;
+    PetscInt m, n;
+
+    if (len < 5 || strcmp(ent->d_name + len - 4, ".mtx")) continue;
+    PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", dir, ent->d_name));
+    PetscCall(MatLoadMatrixMarket(PETSC_COMM_SELF, path, MATAIJ, &A));
+    PetscCall(MatGetSize(A, &m, &n));
+    if (m == n) {
+      PetscCall(DiagonallyDominant(A, 1, &B));
+      PetscCall(TestOne(B, type, vtype, ent->d_name));
+      PetscCall(MatDestroy(&B));
+      count++;
+    }
+    PetscCall(MatDestroy(&A));
+  }
+  closedir(d);
+  PetscCall(TestRefusals(type));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "all %" PetscInt_FMT " matrices passed for %s with %s vectors\n", count, type, vtype));
+  PetscCall(PetscFinalize());
+  return 0;
+}
