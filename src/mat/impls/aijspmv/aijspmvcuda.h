@@ -27,6 +27,17 @@ __device__ __forceinline__ V MatSpmvShflXor(V v, int off)
   }
 }
 
+/* v from lane src of the warp */
+template <typename V>
+__device__ __forceinline__ V MatSpmvShfl(V v, int src)
+{
+  if constexpr (cuda::std::is_same<V, float>::value || cuda::std::is_same<V, double>::value) {
+    return __shfl_sync(0xffffffffu, v, src);
+  } else {
+    return V(__shfl_sync(0xffffffffu, v.real(), src), __shfl_sync(0xffffffffu, v.imag(), src));
+  }
+}
+
 /* Matrix entries are read once per product: load them with the evict-first (streaming) hint so
    they do not push the gathered x vector out of L2 */
 template <typename T>
@@ -45,3 +56,30 @@ __device__ __forceinline__ T MatSpmvLoadStream(const T *p)
   }
 }
 
+/* Values other SMs write during a kernel (a triangular solve's x): read and written through L2,
+   since L1 is not coherent between SMs */
+template <typename T>
+__device__ __forceinline__ T MatSpmvLoadL2(const T *p)
+{
+  if constexpr (cuda::std::is_same<T, float>::value || cuda::std::is_same<T, double>::value) {
+    return __ldcg(p);
+  } else if constexpr (sizeof(T) == sizeof(double2)) {
+    double2 v = __ldcg(reinterpret_cast<const double2 *>(p));
+    return *reinterpret_cast<T *>(&v);
+  } else {
+    float2 v = __ldcg(reinterpret_cast<const float2 *>(p));
+    return *reinterpret_cast<T *>(&v);
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ void MatSpmvStoreL2(T *p, T v)
+{
+  if constexpr (cuda::std::is_same<T, float>::value || cuda::std::is_same<T, double>::value) {
+    __stcg(p, v);
+  } else if constexpr (sizeof(T) == sizeof(double2)) {
+    __stcg(reinterpret_cast<double2 *>(p), *reinterpret_cast<double2 *>(&v));
+  } else {
+    __stcg(reinterpret_cast<float2 *>(p), *reinterpret_cast<float2 *>(&v));
+  }
+}

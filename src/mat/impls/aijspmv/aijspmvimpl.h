@@ -314,6 +314,8 @@ PETSC_INTERN PetscErrorCode MatSpmvRefreshTranspose(Mat);
 /* aijcusparse's device row offsets (uncompressed) and column indices of A */
 PETSC_INTERN PetscErrorCode MatSpmvCUSPARSEGetIJ(Mat, const int **, const int **);
 PETSC_INTERN PetscErrorCode MatSpmvCUSPARSEGetValues(Mat, const PetscScalar **);
+/* F's solve composed under key, on device vectors: host ones staged through work vectors kept with F */
+PETSC_INTERN PetscErrorCode MatSpmvSolveStaged(Mat, Vec, Vec, const char *);
 PETSC_INTERN PetscErrorCode MatSpmvCUSPARSERestoreValues(Mat, const PetscScalar **);
 /* MATSOLVERSPMV's ILU(0) (spmvfactor.c) */
 PETSC_INTERN PetscErrorCode MatSpmvRegisterSpmvFactor(void);

@@ -479,9 +479,9 @@ PetscErrorCode MatSpmvClearProductHooks_SeqAIJSpmv(Mat A)
 
 /* ---------------- factors: aijcusparse's ILU/ICC/LU/Cholesky with cuSPARSE triangular solves ---------------- */
 
-/* aijcusparse's triangular solves read and write device arrays only (a host vector gives a
-   wrong result): host vectors go through device work vectors kept with the factor */
-static PetscErrorCode MatSpmvSolveStaged(Mat F, Vec b, Vec x, const char *key)
+/* aijcusparse's (and MATSOLVERSPMV's) triangular solves read and write device arrays only (a host
+   vector gives a wrong result): host vectors go through device work vectors kept with the factor */
+PetscErrorCode MatSpmvSolveStaged(Mat F, Vec b, Vec x, const char *key)
 {
   PetscErrorCode (*solve)(Mat, Vec, Vec);
   PetscBool bdev, xdev;

@@ -48,6 +48,7 @@ static PetscErrorCode MatDestroy_SpmvFactor(Mat F)
   PetscCall(MatSpmvFactorReset(f));
   PetscCall(PetscFree(F->data));
   PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatFactorGetSolverType_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatSpmvFactorSolveDevice_C", NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -222,47 +223,38 @@ static PetscErrorCode MatLUFactorNumeric_SpmvFactor(Mat F, Mat A, const MatFacto
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* on device vectors (MatSpmvSolveStaged() brings host ones) */
+static PetscErrorCode MatSolveDevice_SpmvFactor(Mat F, Vec b, Vec x)
+{
+#if defined(PETSC_HAVE_CUDA)
+  Mat_SpmvFactor    *f = (Mat_SpmvFactor *)F->data;
+  const PetscScalar *bv;
+  PetscScalar       *xv;
+#endif
+
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(VecCUDAGetArrayRead(b, &bv));
+  PetscCall(VecCUDAGetArrayWrite(x, &xv));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(MatSpmvCUDATriSolve(&f->d, bv, xv));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(VecCUDARestoreArrayRead(b, &bv));
+  PetscCall(VecCUDARestoreArrayWrite(x, &xv));
+  PetscCall(PetscLogGpuFlops(2.0 * f->nnz - f->n));
+#else
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "Built without CUDA");
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatSolve_SpmvFactor(Mat F, Vec b, Vec x)
 {
   Mat_SpmvFactor *f = (Mat_SpmvFactor *)F->data;
 
   PetscFunctionBegin;
-  if (f->device) {
-#if defined(PETSC_HAVE_CUDA)
-    const PetscScalar *bv;
-    PetscScalar       *xv;
-    PetscMemType       bm, xm;
-
-    PetscCall(VecGetArrayReadAndMemType(b, &bv, &bm));
-    PetscCall(VecGetArrayWriteAndMemType(x, &xv, &xm));
-    if (PetscMemTypeDevice(bm) && PetscMemTypeDevice(xm)) {
-      PetscCall(PetscLogGpuTimeBegin());
-      PetscCall(MatSpmvCUDATriSolve(&f->d, bv, xv));
-      PetscCall(PetscLogGpuTimeEnd());
-    } else { /* host vectors: staged through device copies (one per side) */
-      PetscScalar *db, *dx;
-      void        *stream;
-
-      PetscCall(MatSpmvCUDAGetStream(&stream));
-      PetscCall(MatSpmvCUDAMalloc((void **)&db, 2 * f->n * sizeof(PetscScalar)));
-      dx = db + f->n;
-      if (PetscMemTypeDevice(bm)) PetscCall(MatSpmvCUDACopyOnDevice(db, bv, f->n * sizeof(PetscScalar), stream));
-      else PetscCall(MatSpmvCUDACopyToDevice(db, bv, f->n * sizeof(PetscScalar), stream));
-      PetscCall(PetscLogCpuToGpu(f->n * sizeof(PetscScalar)));
-      PetscCall(PetscLogGpuTimeBegin());
-      PetscCall(MatSpmvCUDATriSolve(&f->d, db, dx));
-      PetscCall(PetscLogGpuTimeEnd());
-      if (PetscMemTypeDevice(xm)) PetscCall(MatSpmvCUDACopyOnDevice(xv, dx, f->n * sizeof(PetscScalar), stream));
-      else PetscCall(MatSpmvCUDACopyToHost(xv, dx, f->n * sizeof(PetscScalar), stream));
-      PetscCall(PetscLogGpuToCpu(f->n * sizeof(PetscScalar)));
-      PetscCall(MatSpmvCUDASynchronize(stream));
-      PetscCall(MatSpmvCUDAFree(db));
-    }
-    PetscCall(VecRestoreArrayReadAndMemType(b, &bv));
-    PetscCall(VecRestoreArrayWriteAndMemType(x, &xv));
-    PetscCall(PetscLogGpuFlops(2.0 * f->nnz - f->n));
-#endif
-  } else {
+  if (f->device) PetscCall(MatSpmvSolveStaged(F, b, x, "MatSpmvFactorSolveDevice_C"));
+  else {
     const PetscScalar *bv;
     PetscScalar       *xv;
 
@@ -335,6 +327,7 @@ static PetscErrorCode MatGetFactor_SeqAIJ_Spmv(Mat A, MatFactorType ftype, Mat *
   B->ops->destroy           = MatDestroy_SpmvFactor;
   B->ops->view              = MatView_SpmvFactor;
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatFactorGetSolverType_C", MatFactorGetSolverType_Spmv));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvFactorSolveDevice_C", MatSolveDevice_SpmvFactor));
   B->factortype   = MAT_FACTOR_ILU;
   B->assembled    = PETSC_TRUE; /* -ksp_view */
   B->preallocated = PETSC_TRUE;
