@@ -73,25 +73,39 @@ static PetscErrorCode MatSpmvFactorOnDevice(Mat A, PetscBool *device)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the units of L (upper: of U) sorted by level, the level of a unit being 1 + the highest level of
-   the units its entries outside the unit point to; returns the number of levels */
+/* the level of each unit of `unit` consecutive rows in L (upper: in U): 1 + the highest level of the
+   units its entries outside the unit point to; returns the number of levels */
+static PetscErrorCode MatSpmvFactorLevels(PetscInt n, const PetscInt *ai, const PetscInt *aj, const PetscInt *diag, PetscInt unit, PetscBool upper, PetscInt *level, PetscInt *nlevels)
+{
+  const PetscInt nunits = (n + unit - 1) / unit;
+
+  PetscFunctionBegin;
+  *nlevels = 0;
+  for (PetscInt v = 0; v < nunits; v++) { /* in a dependency order: L forward, U backward */
+    const PetscInt u = upper ? nunits - 1 - v : v, r0 = u * unit, r1 = PetscMin(r0 + unit, n);
+    PetscInt       l = 0;
+
+    for (PetscInt r = r0; r < r1; r++) {
+      if (upper)
+        for (PetscInt p = ai[r + 1] - 1; p > diag[r] && aj[p] >= r1; p--) l = PetscMax(l, level[aj[p] / unit]);
+      else
+        for (PetscInt p = ai[r]; p < diag[r] && aj[p] < r0; p++) l = PetscMax(l, level[aj[p] / unit]);
+    }
+    level[u] = l + 1;
+    *nlevels = PetscMax(*nlevels, l + 1);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the units of L (upper: of U) sorted by level (stable) */
 static PetscErrorCode MatSpmvFactorOrder(const Mat_SpmvFactor *f, PetscBool upper, PetscInt *order, PetscInt *nlevels)
 {
   PetscInt *level, *start;
 
   PetscFunctionBegin;
-  *nlevels = 0;
   PetscCall(PetscMalloc1(f->nunits, &level));
-  for (PetscInt v = 0; v < f->nunits; v++) { /* in a dependency order: L forward, U backward */
-    const PetscInt u = upper ? f->nunits - 1 - v : v;
-    PetscInt       l = 0;
-
-    for (PetscInt r = u * f->unit; r < PetscMin((u + 1) * f->unit, f->n); r++)
-      for (PetscInt p = upper ? f->uout[r] : f->i[r]; p < (upper ? f->i[r + 1] : f->lin[r]); p++) l = PetscMax(l, level[f->j[p] / f->unit]);
-    level[u] = l + 1;
-    *nlevels = PetscMax(*nlevels, l + 1);
-  }
-  PetscCall(PetscCalloc1(*nlevels + 1, &start)); /* counting sort, stable */
+  PetscCall(MatSpmvFactorLevels(f->n, f->i, f->j, f->diag, f->unit, upper, level, nlevels));
+  PetscCall(PetscCalloc1(*nlevels + 1, &start)); /* counting sort */
   for (PetscInt u = 0; u < f->nunits; u++) start[level[u]]++;
   for (PetscInt l = 1; l <= *nlevels; l++) start[l] += start[l - 1];
   for (PetscInt v = f->nunits - 1; v >= 0; v--) {
@@ -103,11 +117,36 @@ static PetscErrorCode MatSpmvFactorOrder(const Mat_SpmvFactor *f, PetscBool uppe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Rows per unit: the candidate (1, 2, 4, 8 and the block size) with the fewest levels in L, the
+   smaller on a tie. Each level costs a dependency's latency; a larger unit only adds work inside
+   the warp. Grouping consecutive rows folds chains (a grid line's rows) into one level even
+   without a block size: MPIAIJCUSPARSE's diagonal blocks carry none. */
+static PetscErrorCode MatSpmvFactorChooseUnit(Mat_SpmvFactor *f, PetscInt bs, PetscInt *unit)
+{
+  PetscInt  candidates[5] = {1, 2, 4, 8, bs}, best = PETSC_INT_MAX, *level;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(f->n, &level));
+  for (int k = 0; k < 5; k++) {
+    const PetscInt c = candidates[k];
+    PetscInt       nlevels;
+
+    if (c < 1 || c > MATSPMV_TRI_MAX_UNIT || (k == 4 && (c == 1 || c == 2 || c == 4 || c == 8))) continue;
+    PetscCall(MatSpmvFactorLevels(f->n, f->i, f->j, f->diag, c, PETSC_FALSE, level, &nlevels));
+    if (nlevels < best || (nlevels == best && c < *unit)) {
+      best  = nlevels;
+      *unit = c;
+    }
+  }
+  PetscCall(PetscFree(level));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatILUFactorSymbolic_SpmvFactor(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info)
 {
   Mat_SpmvFactor *f = (Mat_SpmvFactor *)F->data;
   const PetscInt *ai, *aj;
-  PetscInt        n, nr, bs;
+  PetscInt        n, nr, bs, unit;
   PetscBool       done, identity;
 
   PetscFunctionBegin;
@@ -127,23 +166,33 @@ static PetscErrorCode MatILUFactorSymbolic_SpmvFactor(Mat F, Mat A, IS row, IS c
   PetscCheck(n == A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "ILU needs a square matrix, not %" PetscInt_FMT " x %" PetscInt_FMT, n, A->cmap->n);
   PetscCheck(ai[n] < PETSC_INT32_MAX && n < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv takes fewer than 2^31 rows and nonzeros per process (here %" PetscInt_FMT " and %" PetscInt_FMT "): use more processes", n, ai[n]);
   PetscCall(MatGetBlockSize(A, &bs));
-  f->n      = n;
-  f->nnz    = ai[n];
-  f->unit   = bs >= 1 && bs <= 8 && n % bs == 0 ? bs : 1; /* a grid point's unknowns solved together (spmvtrsv.cu: at most 8) */
-  f->nunits = (n + f->unit - 1) / f->unit;
+  f->n   = n;
+  f->nnz = ai[n];
   PetscCall(PetscMalloc5(n + 1, &f->i, f->nnz, &f->j, n, &f->diag, n, &f->lin, n, &f->uout));
   PetscCall(PetscArraycpy(f->i, ai, n + 1));
   PetscCall(PetscArraycpy(f->j, aj, f->nnz));
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ai, &aj, &done)); /* sets nr to 0 */
   for (PetscInt r = 0; r < n; r++) {
-    const PetscInt r0 = r - r % f->unit, r1 = PetscMin(r0 + f->unit, n);
-    PetscInt       p  = f->i[r];
+    PetscInt p = f->i[r];
 
-    while (p < f->i[r + 1] && f->j[p] < r0) p++;
-    f->lin[r] = p;
     while (p < f->i[r + 1] && f->j[p] < r) p++;
     PetscCheck(p < f->i[r + 1] && f->j[p] == r, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Row %" PetscInt_FMT " has no diagonal entry: ILU(0) needs one in every row (insert explicit zeros, or MatShift())", r);
     f->diag[r] = p;
+  }
+  unit = 0;
+  PetscOptionsBegin(PetscObjectComm((PetscObject)F), ((PetscObject)F)->prefix, "MATSOLVERSPMV triangular solves", "Mat");
+  PetscCall(PetscOptionsRangeInt("-mat_spmv_trsv_unit", "Consecutive rows solved together by one warp (0: the candidate with the fewest levels)", "MATSOLVERSPMV", unit, &unit, NULL, 0, MATSPMV_TRI_MAX_UNIT));
+  PetscOptionsEnd();
+  if (!unit) PetscCall(MatSpmvFactorChooseUnit(f, bs, &unit));
+  f->unit   = unit;
+  f->nunits = (n + unit - 1) / unit;
+  for (PetscInt r = 0; r < n; r++) { /* the unit's own rows: [lin, diag) in L, (diag, uout) in U */
+    const PetscInt r0 = r - r % unit, r1 = PetscMin(r0 + unit, n);
+    PetscInt       p  = f->diag[r];
+
+    while (p > f->i[r] && f->j[p - 1] >= r0) p--;
+    f->lin[r] = p;
+    p         = f->diag[r] + 1;
     while (p < f->i[r + 1] && f->j[p] < r1) p++;
     f->uout[r] = p;
   }

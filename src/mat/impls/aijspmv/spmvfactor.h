@@ -4,18 +4,22 @@
   triangular solves run without level synchronization.
 
   The factor M = L + U - I keeps A's CSR pattern (L unit lower, U upper). Rows are taken in units
-  of `unit` consecutive rows (A's block size: ex19's 4 unknowns per grid point), one warp per unit.
-  A unit waits only on the units its entries outside the unit point to, through one completion
-  flag per unit; inside a unit the warp applies the inverse of the unit's diagonal block. Warps take units from an
-  atomic counter in order of dependency level (1 + the highest level of the units a unit waits
-  on; U's levels counted from the last row), so a warp only ever waits on units already taken by
-  running warps: no deadlock at any occupancy. In level order the warps resident at a time work
-  on a few consecutive levels; in the natural order they would hold a band of rows with few units
-  ready (SNES ex19 256 x 256 on the H200: 10.3 ms per solve in the natural order, against
-  cuSPARSE's 7.2). Flags hold the number of the launch that completed them, so nothing is reset
-  between solves.
+  of `unit` consecutive rows, one warp per unit: the size among 1, 2, 4, 8 and A's block size with
+  the fewest dependency levels (ex19: 4, a grid point's unknowns; a five-point Laplacian: 8 rows of
+  a grid line, whose chain then costs one level instead of eight), or -mat_spmv_trsv_unit. A unit
+  waits only on the units its entries outside the unit point to, through one completion flag per
+  unit; inside a unit the warp applies the inverse of the unit's diagonal block. Warps take units
+  from an atomic counter in order of dependency level (1 + the highest level of the units a unit
+  waits on; U's levels counted from the last row), so a warp only ever waits on units already
+  taken by running warps: no deadlock at any occupancy. In level order the warps resident at a
+  time work on a few consecutive levels; in the natural order they would hold a band of rows with
+  few units ready (SNES ex19 256 x 256 on the H200: 10.3 ms per solve in the natural order,
+  against cuSPARSE's 7.2). Flags hold the number of the launch that completed them, so nothing is
+  reset between solves.
 */
 #include "aijspmvimpl.h"
+
+#define MATSPMV_TRI_MAX_UNIT 8 /* rows per unit: each lane of a warp holds at most 2 coefficients of a block inverse */
 
 /* row ranges of the factor's pattern, per row r of unit [r0, r0 + unit):
      L outside the unit [i[r], lin[r]), L inside [lin[r], diag[r]), the diagonal diag[r],

@@ -8,7 +8,6 @@
 #include <cuda/atomic>
 
 #define MATSPMV_TRI_WARPS 4 /* warps per thread block */
-#define MATSPMV_TRI_MAX_UNIT 8 /* rows per unit: each lane holds at most 2 coefficients of a block inverse */
 
 template <typename V>
 __device__ __forceinline__ PetscReal MatSpmvMagnitude(V v)
@@ -91,15 +90,16 @@ __global__ void __launch_bounds__(32 * MATSPMV_TRI_WARPS) MatSpmvILU0Kernel(I n,
    solves then finish a unit with one small product instead of a chain of dependent steps. One
    thread per unit. */
 template <typename S, typename I>
-__global__ void MatSpmvUnitInverseKernel(I unit, I nunits, const I *__restrict__ aj, const I *__restrict__ lin, const I *__restrict__ uout, const S *__restrict__ a, S *__restrict__ linv, S *__restrict__ uinv)
+__global__ void MatSpmvUnitInverseKernel(I n, I unit, I nunits, const I *__restrict__ aj, const I *__restrict__ lin, const I *__restrict__ uout, const S *__restrict__ a, S *__restrict__ linv, S *__restrict__ uinv)
 {
   for (I u = blockIdx.x * blockDim.x + threadIdx.x; u < nunits; u += gridDim.x * blockDim.x) {
     S       B[MATSPMV_TRI_MAX_UNIT][MATSPMV_TRI_MAX_UNIT], X[MATSPMV_TRI_MAX_UNIT][MATSPMV_TRI_MAX_UNIT];
-    const I r0 = u * unit;
+    const I r0 = u * unit, rows = min(unit, n - r0); /* the last unit may be short: identity below */
 
     for (I p = 0; p < unit; p++)
       for (I q = 0; q < unit; q++) B[p][q] = X[p][q] = S(0);
-    for (I p = 0; p < unit; p++)
+    for (I p = rows; p < unit; p++) B[p][p] = S(1);
+    for (I p = 0; p < rows; p++)
       for (I k = lin[r0 + p]; k < uout[r0 + p]; k++) B[p][aj[k] - r0] = a[k];
     for (I c = 0; c < unit; c++) { /* L X = I, column by column */
       X[c][c] = S(1);
@@ -131,14 +131,14 @@ __global__ void MatSpmvUnitInverseKernel(I unit, I nunits, const I *__restrict__
    every lane holding its coefficients of the inverse from before the waits. Lane 0 writes the
    unit's x and its flag (release: the x stores come first in its program order). */
 template <typename S, typename I, bool Upper>
-__global__ void __launch_bounds__(32 * MATSPMV_TRI_WARPS) MatSpmvTriSolveKernel(I unit, I nunits, I G, const I *__restrict__ order, const I *__restrict__ ai, const I *__restrict__ aj, const I *__restrict__ lin, const I *__restrict__ uout, const S *__restrict__ a, const S *__restrict__ binv, const S *__restrict__ b, S *x, int *flags, unsigned long long *counter, unsigned long long taken, int launch)
+__global__ void __launch_bounds__(32 * MATSPMV_TRI_WARPS) MatSpmvTriSolveKernel(I n, I unit, I nunits, I G, const I *__restrict__ order, const I *__restrict__ ai, const I *__restrict__ aj, const I *__restrict__ lin, const I *__restrict__ uout, const S *__restrict__ a, const S *__restrict__ binv, const S *__restrict__ b, S *x, int *flags, unsigned long long *counter, unsigned long long taken, int launch)
 {
   const int lane = threadIdx.x & 31;
   const I   u    = MatSpmvTakeUnit(counter, taken, nunits, order);
 
   if (u < 0) return;
-  const I    r0 = u * unit, rr = lane / G, t = lane % G, r = r0 + rr;
-  const bool active = rr < unit;
+  const I    r0 = u * unit, rows = min(unit, n - r0), rr = lane / G, t = lane % G, r = r0 + rr;
+  const bool active = rr < rows;
   S          w[MATSPMV_TRI_MAX_UNIT / 4], e = S(0), xr = S(0);
 
   for (int k = 0; k < MATSPMV_TRI_MAX_UNIT / 4; k++) w[k] = active && t + k * G < unit ? binv[(size_t)r * unit + t + k * G] : S(0);
@@ -157,7 +157,7 @@ __global__ void __launch_bounds__(32 * MATSPMV_TRI_WARPS) MatSpmvTriSolveKernel(
     xr += w[k] * MatSpmvShfl(e, c < unit ? (int)(c * G) : 0);
   }
   for (I off = G / 2; off > 0; off /= 2) xr += MatSpmvShflXor(xr, (int)off);
-  for (I q = 0; q < unit; q++) {
+  for (I q = 0; q < rows; q++) {
     const S v = MatSpmvShfl(xr, (int)(q * G));
     if (lane == 0) MatSpmvStoreL2(x + r0 + q, v);
   }
@@ -180,7 +180,7 @@ PetscErrorCode MatSpmvCUDATriCreate(MatSpmvTriDevice *d, PetscInt n, PetscInt nn
   for (int k = 0; k < 2; k++) PetscCall(MatSpmvCUDAUploadInt(&d->order[k], order[k], d->nunits));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->a, nnz * sizeof(PetscScalar)));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->idiag, n * sizeof(PetscScalar)));
-  for (int k = 0; k < 2; k++) PetscCall(MatSpmvCUDAMalloc((void **)&d->binv[k], n * unit * sizeof(PetscScalar)));
+  for (int k = 0; k < 2; k++) PetscCall(MatSpmvCUDAMalloc((void **)&d->binv[k], d->nunits * unit * unit * sizeof(PetscScalar)));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->y, n * sizeof(PetscScalar)));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->flags, PetscMax(d->nunits, 1) * sizeof(int)));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->counter, sizeof(unsigned long long)));
@@ -238,7 +238,7 @@ PetscErrorCode MatSpmvCUDAILU0(MatSpmvTriDevice *d, const PetscScalar *acsr, Pet
   MatSpmvILU0Kernel<PetscScalar, int><<<blocks, 32 * MATSPMV_TRI_WARPS, 0, s>>>((int)d->n, (int)d->unit, (int)d->nunits, d->order[0], d->i, d->j, d->diag, d->a, d->idiag, d->flags, d->counter, d->taken, d->launch, zeropivot, (unsigned *)d->status);
   PetscCallCUDA(cudaGetLastError());
   d->taken += (unsigned long long)blocks * MATSPMV_TRI_WARPS;
-  MatSpmvUnitInverseKernel<PetscScalar, int><<<(unsigned)((d->nunits + 127) / 128), 128, 0, s>>>((int)d->unit, (int)d->nunits, d->j, d->lin, d->uout, d->a, d->binv[0], d->binv[1]);
+  MatSpmvUnitInverseKernel<PetscScalar, int><<<(unsigned)((d->nunits + 127) / 128), 128, 0, s>>>((int)d->n, (int)d->unit, (int)d->nunits, d->j, d->lin, d->uout, d->a, d->binv[0], d->binv[1]);
   PetscCallCUDA(cudaGetLastError());
   PetscCallCUDA(cudaMemcpyAsync(&row, d->status, sizeof(unsigned), cudaMemcpyDeviceToHost, s));
   PetscCallCUDA(cudaStreamSynchronize(s));
@@ -257,11 +257,11 @@ PetscErrorCode MatSpmvCUDATriSolve(MatSpmvTriDevice *d, const PetscScalar *b, Pe
   PetscCall(PetscGetCurrentCUDAStream(&s));
   while (G > 1 && (32 / G) < d->unit) G /= 2; /* lanes per row: the unit's rows side by side */
   PetscCall(MatSpmvTriNextLaunch(d, s, &blocks));
-  MatSpmvTriSolveKernel<PetscScalar, int, false><<<blocks, 32 * MATSPMV_TRI_WARPS, 0, s>>>((int)d->unit, (int)d->nunits, G, d->order[0], d->i, d->j, d->lin, d->uout, d->a, d->binv[0], b, d->y, d->flags, d->counter, d->taken, d->launch);
+  MatSpmvTriSolveKernel<PetscScalar, int, false><<<blocks, 32 * MATSPMV_TRI_WARPS, 0, s>>>((int)d->n, (int)d->unit, (int)d->nunits, G, d->order[0], d->i, d->j, d->lin, d->uout, d->a, d->binv[0], b, d->y, d->flags, d->counter, d->taken, d->launch);
   PetscCallCUDA(cudaGetLastError());
   d->taken += (unsigned long long)blocks * MATSPMV_TRI_WARPS;
   PetscCall(MatSpmvTriNextLaunch(d, s, &blocks));
-  MatSpmvTriSolveKernel<PetscScalar, int, true><<<blocks, 32 * MATSPMV_TRI_WARPS, 0, s>>>((int)d->unit, (int)d->nunits, G, d->order[1], d->i, d->j, d->lin, d->uout, d->a, d->binv[1], d->y, x, d->flags, d->counter, d->taken, d->launch);
+  MatSpmvTriSolveKernel<PetscScalar, int, true><<<blocks, 32 * MATSPMV_TRI_WARPS, 0, s>>>((int)d->n, (int)d->unit, (int)d->nunits, G, d->order[1], d->i, d->j, d->lin, d->uout, d->a, d->binv[1], d->y, x, d->flags, d->counter, d->taken, d->launch);
   PetscCallCUDA(cudaGetLastError());
   d->taken += (unsigned long long)blocks * MATSPMV_TRI_WARPS;
   PetscFunctionReturn(PETSC_SUCCESS);
