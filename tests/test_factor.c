@@ -1,5 +1,5 @@
-static char help[] = "MATSOLVERSPMV: ILU(0) solves of a matrix of -type (ours, aijcusparse or aij) match PETSc's own\n"
-                     "ILU(0) (MATSOLVERPETSC on MATAIJ) on the shared matrices and generated ones (long chains,\n"
+static char help[] = "MATSOLVERSPMV: ILU(0) and ICC(0) solves of a matrix of -type (ours, aijcusparse or aij) match\n"
+                     "PETSc's own (MATSOLVERPETSC on MATAIJ) on the shared matrices and generated ones (long chains,\n"
                      "diagonal-only rows, block sizes 1 to 8), again after the values change; zero pivots are\n"
                      "reported as factor errors and unsupported settings refused.\n"
                      "  -type <t> -dir <tests/matrices> -vec_type <seq|cuda>\n";
@@ -43,44 +43,55 @@ static PetscErrorCode CompareSolves(Mat Aref, Mat A, Mat Fref, Mat F, VecType vt
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode Factor(Mat A, MatSolverType solver, Mat *F)
+/* ILU(0), or ICC(0) with PCICC's positive-definite shift or none */
+static PetscErrorCode Factor(Mat A, MatSolverType solver, MatFactorType ftype, MatFactorShiftType shift, Mat *F)
 {
   MatFactorInfo info;
   IS            row, col;
 
   PetscFunctionBegin;
   PetscCall(MatFactorInfoInitialize(&info));
-  info.fill = 1.0;
+  info.fill      = 1.0;
+  info.shifttype = (PetscReal)shift;
   PetscCall(MatGetOrdering(A, MATORDERINGNATURAL, &row, &col));
-  PetscCall(MatGetFactor(A, solver, MAT_FACTOR_ILU, F));
-  PetscCall(MatILUFactorSymbolic(*F, A, row, col, &info));
-  PetscCall(MatLUFactorNumeric(*F, A, &info));
+  PetscCall(MatGetFactor(A, solver, ftype, F));
+  if (ftype == MAT_FACTOR_ICC) {
+    PetscCall(MatICCFactorSymbolic(*F, A, row, &info));
+    PetscCall(MatCholeskyFactorNumeric(*F, A, &info));
+  } else {
+    PetscCall(MatILUFactorSymbolic(*F, A, row, col, &info));
+    PetscCall(MatLUFactorNumeric(*F, A, &info));
+  }
   PetscCall(ISDestroy(&row));
   PetscCall(ISDestroy(&col));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* ours against PETSc's, then both again after the values change (a new Newton step) */
-static PetscErrorCode TestOne(Mat Aref, MatType type, VecType vtype, const char *name)
+static PetscErrorCode TestOne(Mat Aref, MatType type, VecType vtype, MatFactorType ftype, MatFactorShiftType shift, const char *matname)
 {
   Mat           A, F, Fref;
   MatFactorInfo info;
   MatSolverType solver;
+  char          name[PETSC_MAX_PATH_LEN];
 
   PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(name, sizeof(name), "%s(0)%s, %s", ftype == MAT_FACTOR_ICC ? "ICC" : "ILU", shift == MAT_SHIFT_POSITIVE_DEFINITE ? " positive-definite shift" : "", matname));
   PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
-  PetscCall(Factor(Aref, MATSOLVERPETSC, &Fref));
-  PetscCall(Factor(A, MATSOLVERSPMV, &F));
+  PetscCall(Factor(Aref, MATSOLVERPETSC, ftype, shift, &Fref));
+  PetscCall(Factor(A, MATSOLVERSPMV, ftype, shift, &F));
   PetscCall(MatFactorGetSolverType(F, &solver));
   PetscCheck(!strcmp(solver, MATSOLVERSPMV), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: factored by %s", name, solver);
   PetscCall(CompareSolves(Aref, A, Fref, F, vtype, name, "first factorization"));
   PetscCall(MatFactorInfoInitialize(&info));
+  info.shifttype = (PetscReal)shift;
   for (int k = 0; k < 2; k++) {
     Mat M = k ? A : Aref;
 
     PetscCall(MatScale(M, 0.5));
     PetscCall(MatShift(M, 3.0));
-    PetscCall(MatLUFactorNumeric(k ? F : Fref, M, &info));
+    if (ftype == MAT_FACTOR_ICC) PetscCall(MatCholeskyFactorNumeric(k ? F : Fref, M, &info));
+    else PetscCall(MatLUFactorNumeric(k ? F : Fref, M, &info));
   }
   PetscCall(CompareSolves(Aref, A, Fref, F, vtype, name, "values changed, factored again"));
   PetscCall(MatDestroy(&F));
@@ -188,27 +199,48 @@ static PetscErrorCode TestRefusals(MatType type)
   PetscCall(MatAssemblyBegin(Aref, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(Aref, MAT_FINAL_ASSEMBLY));
   PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
-  PetscCall(Factor(A, MATSOLVERSPMV, &F));
+  PetscCall(Factor(A, MATSOLVERSPMV, MAT_FACTOR_ILU, MAT_SHIFT_NONE, &F));
   PetscCall(MatFactorGetError(F, &err));
   PetscCheck(err == MAT_FACTOR_NUMERIC_ZEROPIVOT, PETSC_COMM_SELF, PETSC_ERR_PLIB, "zero pivot not reported (error %d)", (int)err);
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok zero pivot reported as MAT_FACTOR_NUMERIC_ZEROPIVOT\n"));
   PetscCall(MatDestroy(&F));
   PetscCall(MatDestroy(&A));
 
+  { /* ICC with PCICC's default shift on [[1 2] [2 1]] blocks: the second pivot, -3, needs the shift we do not apply */
+    Mat B;
+
+    PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, 4, 4, 2, NULL, &B));
+    for (PetscInt i = 0; i < 4; i++) {
+      PetscCall(MatSetValue(B, i, i, 1.0, INSERT_VALUES));
+      PetscCall(MatSetValue(B, i, i ^ 1, 2.0, INSERT_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatConvert(B, type, MAT_INITIAL_MATRIX, &A));
+    PetscCall(MatDestroy(&B));
+    PetscCall(Factor(A, MATSOLVERSPMV, MAT_FACTOR_ICC, MAT_SHIFT_POSITIVE_DEFINITE, &F));
+    PetscCall(MatFactorGetError(F, &err));
+    PetscCheck(err == MAT_FACTOR_NUMERIC_ZEROPIVOT, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ICC pivot that needs a shift not reported (error %d)", (int)err);
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok ICC(0) pivot that needs a positive-definite shift reported as MAT_FACTOR_NUMERIC_ZEROPIVOT\n"));
+    PetscCall(MatDestroy(&F));
+    PetscCall(MatDestroy(&A));
+  }
+
   PetscCall(MatFactorInfoInitialize(&info));
   PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
   PetscCall(ISCreateStride(PETSC_COMM_SELF, 4, 3, -1, &rperm)); /* reversed */
   PetscCall(ISCreateStride(PETSC_COMM_SELF, 4, 3, -1, &cperm));
-  for (int k = 0; k < 3; k++) {
-    const char *what[] = {"ILU(1)", "a reversed ordering", "pivot shifts"};
+  for (int k = 0; k < 5; k++) {
+    const char *what[] = {"ILU(1)", "a reversed ordering", "pivot shifts", "ICC(1)", "ICC in a reversed ordering"};
 
     PetscCall(MatFactorInfoInitialize(&info));
     info.fill = 1.0;
-    if (k == 0) info.levels = 1;
+    if (k == 0 || k == 3) info.levels = 1;
     if (k == 2) info.shifttype = (PetscReal)MAT_SHIFT_NONZERO;
-    PetscCall(MatGetFactor(A, MATSOLVERSPMV, MAT_FACTOR_ILU, &F));
+    PetscCall(MatGetFactor(A, MATSOLVERSPMV, k < 3 ? MAT_FACTOR_ILU : MAT_FACTOR_ICC, &F));
     PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-    ierr = MatILUFactorSymbolic(F, A, k == 1 ? rperm : NULL, k == 1 ? cperm : NULL, &info);
+    if (k < 3) ierr = MatILUFactorSymbolic(F, A, k == 1 ? rperm : NULL, k == 1 ? cperm : NULL, &info);
+    else ierr = MatICCFactorSymbolic(F, A, k == 4 ? rperm : NULL, &info);
     PetscCall(PetscPopErrorHandler());
     PetscCheck(ierr == PETSC_ERR_SUP, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s not refused (error %d)", what[k], (int)ierr);
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok %s refused\n", what[k]));
@@ -268,7 +300,8 @@ int main(int argc, char **argv)
     if (bs > 4 && bs != 8) continue;
     PetscCall(GridMatrix(bs == 4 ? 48 : 16, bs, &A));
     PetscCall(PetscSNPrintf(name, sizeof(name), "grid of points with %" PetscInt_FMT " unknowns", bs));
-    PetscCall(TestOne(A, type, vtype, name));
+    PetscCall(TestOne(A, type, vtype, MAT_FACTOR_ILU, MAT_SHIFT_NONE, name));
+    PetscCall(TestOne(A, type, vtype, MAT_FACTOR_ICC, MAT_SHIFT_NONE, name));
     PetscCall(MatDestroy(&A));
     count++;
   }
@@ -276,13 +309,16 @@ int main(int argc, char **argv)
     Mat A;
 
     PetscCall(ChainMatrix(chain, 0, &A));
-    PetscCall(TestOne(A, type, vtype, "bidiagonal (one chain of all rows)"));
+    PetscCall(TestOne(A, type, vtype, MAT_FACTOR_ILU, MAT_SHIFT_NONE, "bidiagonal (one chain of all rows)"));
+    PetscCall(MatTranspose(A, MAT_INPLACE_MATRIX, &A)); /* ICC reads the upper triangle: the same chain, symmetric */
+    PetscCall(TestOne(A, type, vtype, MAT_FACTOR_ICC, MAT_SHIFT_POSITIVE_DEFINITE, "tridiagonal (one chain of all rows)"));
     PetscCall(MatDestroy(&A));
     PetscCall(ChainMatrix(1000, 7, &A));
-    PetscCall(TestOne(A, type, vtype, "bidiagonal with diagonal-only rows"));
+    PetscCall(TestOne(A, type, vtype, MAT_FACTOR_ILU, MAT_SHIFT_NONE, "bidiagonal with diagonal-only rows"));
+    PetscCall(TestOne(A, type, vtype, MAT_FACTOR_ICC, MAT_SHIFT_NONE, "bidiagonal with diagonal-only rows (lower triangle, ignored by ICC)"));
     PetscCall(MatDestroy(&A));
     PetscCall(ChainMatrix(1000, 1, &A));
-    PetscCall(TestOne(A, type, vtype, "diagonal"));
+    PetscCall(TestOne(A, type, vtype, MAT_FACTOR_ILU, MAT_SHIFT_NONE, "diagonal"));
     PetscCall(MatDestroy(&A));
     count += 3;
   }
@@ -300,7 +336,8 @@ int main(int argc, char **argv)
     PetscCall(MatGetSize(A, &m, &n));
     if (m == n) {
       PetscCall(DiagonallyDominant(A, 1, &B));
-      PetscCall(TestOne(B, type, vtype, ent->d_name));
+      PetscCall(TestOne(B, type, vtype, MAT_FACTOR_ILU, MAT_SHIFT_NONE, ent->d_name));
+      PetscCall(TestOne(B, type, vtype, MAT_FACTOR_ICC, MAT_SHIFT_NONE, ent->d_name));
       PetscCall(MatDestroy(&B));
       count++;
     }

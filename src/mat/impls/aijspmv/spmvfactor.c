@@ -12,6 +12,8 @@
 
 typedef struct {
   PetscInt         n, nnz, unit, nunits;
+  PetscInt         annz;                      /* A's nonzeros (ICC: the factor mirrors A's upper triangle) */
+  PetscInt        *vmap;                      /* ICC: the entry of A's values behind each factor entry; NULL: A's own pattern */
   PetscInt        *i, *j, *diag, *lin, *uout; /* see MatSpmvTriDevice */
   PetscInt         levels[2];                 /* levels of units in L and in U */
   PetscInt        *order[2];                  /* units by level in L, in U */
@@ -31,6 +33,7 @@ static PetscErrorCode MatSpmvFactorReset(Mat_SpmvFactor *f)
 {
   PetscFunctionBegin;
   PetscCall(PetscFree5(f->i, f->j, f->diag, f->lin, f->uout));
+  PetscCall(PetscFree(f->vmap));
   PetscCall(PetscFree2(f->order[0], f->order[1]));
   PetscCall(PetscFree2(f->a, f->idiag));
 #if defined(PETSC_HAVE_CUDA)
@@ -142,17 +145,18 @@ static PetscErrorCode MatSpmvFactorChooseUnit(Mat_SpmvFactor *f, PetscInt bs, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatILUFactorSymbolic_SpmvFactor(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info)
+/* what both factorizations refuse: fill, drop tolerances, orderings; ILU shifts nothing, ICC accepts
+   PCICC's default positive-definite shift as long as no pivot needs it (the numeric phase reports
+   one that would as a zero pivot) */
+static PetscErrorCode MatSpmvFactorCheckInfo(Mat F, IS row, IS col, const MatFactorInfo *info)
 {
-  Mat_SpmvFactor *f = (Mat_SpmvFactor *)F->data;
-  const PetscInt *ai, *aj;
-  PetscInt        n, nr, bs, unit;
-  PetscBool       done, identity;
+  const char *name = F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU";
+  PetscBool   identity;
 
   PetscFunctionBegin;
-  PetscCheck(info->levels == 0, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv computes ILU(0) only, not ILU(%d): use -pc_factor_levels 0, or -pc_factor_mat_solver_type cusparse (or petsc) for more levels", (int)info->levels);
+  PetscCheck(info->levels == 0, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv computes %s(0) only, not %s(%d): use -pc_factor_levels 0, or -pc_factor_mat_solver_type cusparse (or petsc) for more levels", name, name, (int)info->levels);
   PetscCheck(!info->usedt, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv has no drop-tolerance ILU: use -pc_factor_mat_solver_type petsc");
-  PetscCheck(info->shifttype == (PetscReal)MAT_SHIFT_NONE, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv does not shift pivots: use -pc_factor_shift_type none, or -pc_factor_mat_solver_type petsc for %s", MatFactorShiftTypes[(int)info->shifttype]);
+  PetscCheck(info->shifttype == (PetscReal)MAT_SHIFT_NONE || (F->factortype == MAT_FACTOR_ICC && info->shifttype == (PetscReal)MAT_SHIFT_POSITIVE_DEFINITE), PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv does not shift pivots: use -pc_factor_shift_type none, or -pc_factor_mat_solver_type petsc for %s", MatFactorShiftTypes[(int)info->shifttype]);
   for (int k = 0; k < 2; k++) {
     IS is = k ? col : row;
 
@@ -160,29 +164,28 @@ static PetscErrorCode MatILUFactorSymbolic_SpmvFactor(Mat F, Mat A, IS row, IS c
     PetscCall(ISIdentity(is, &identity));
     PetscCheck(identity, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv factors in the natural ordering: use -pc_factor_mat_ordering_type natural");
   }
-  PetscCall(MatSpmvFactorReset(f));
-  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
-  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot get the rows of %s", ((PetscObject)A)->type_name);
-  PetscCheck(n == A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "ILU needs a square matrix, not %" PetscInt_FMT " x %" PetscInt_FMT, n, A->cmap->n);
-  PetscCheck(ai[n] < PETSC_INT32_MAX && n < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv takes fewer than 2^31 rows and nonzeros per process (here %" PetscInt_FMT " and %" PetscInt_FMT "): use more processes", n, ai[n]);
-  PetscCall(MatGetBlockSize(A, &bs));
-  f->n   = n;
-  f->nnz = ai[n];
-  PetscCall(PetscMalloc5(n + 1, &f->i, f->nnz, &f->j, n, &f->diag, n, &f->lin, n, &f->uout));
-  PetscCall(PetscArraycpy(f->i, ai, n + 1));
-  PetscCall(PetscArraycpy(f->j, aj, f->nnz));
-  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ai, &aj, &done)); /* sets nr to 0 */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the factor's pattern in f->i, f->j (rows sorted) is set: diagonal, unit, ranges, level orders, device */
+static PetscErrorCode MatSpmvFactorSetUp(Mat F, Mat A)
+{
+  Mat_SpmvFactor *f = (Mat_SpmvFactor *)F->data;
+  const PetscInt  n = f->n;
+  PetscInt        bs, unit = 0;
+
+  PetscFunctionBegin;
   for (PetscInt r = 0; r < n; r++) {
     PetscInt p = f->i[r];
 
     while (p < f->i[r + 1] && f->j[p] < r) p++;
-    PetscCheck(p < f->i[r + 1] && f->j[p] == r, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Row %" PetscInt_FMT " has no diagonal entry: ILU(0) needs one in every row (insert explicit zeros, or MatShift())", r);
+    PetscCheck(p < f->i[r + 1] && f->j[p] == r, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Row %" PetscInt_FMT " has no diagonal entry: %s(0) needs one in every row (insert explicit zeros, or MatShift())", r, F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU");
     f->diag[r] = p;
   }
-  unit = 0;
   PetscOptionsBegin(PetscObjectComm((PetscObject)F), ((PetscObject)F)->prefix, "MATSOLVERSPMV triangular solves", "Mat");
   PetscCall(PetscOptionsRangeInt("-mat_spmv_trsv_unit", "Consecutive rows solved together by one warp (0: the candidate with the fewest levels)", "MATSOLVERSPMV", unit, &unit, NULL, 0, MATSPMV_TRI_MAX_UNIT));
   PetscOptionsEnd();
+  PetscCall(MatGetBlockSize(A, &bs));
   if (!unit) PetscCall(MatSpmvFactorChooseUnit(f, bs, &unit));
   f->unit   = unit;
   f->nunits = (n + unit - 1) / unit;
@@ -200,21 +203,105 @@ static PetscErrorCode MatILUFactorSymbolic_SpmvFactor(Mat F, Mat A, IS row, IS c
   for (int k = 0; k < 2; k++) PetscCall(MatSpmvFactorOrder(f, (PetscBool)k, f->order[k], &f->levels[k]));
   PetscCall(MatSpmvFactorOnDevice(A, &f->device));
 #if defined(PETSC_HAVE_CUDA)
-  if (f->device) PetscCall(MatSpmvCUDATriCreate(&f->d, n, f->nnz, f->unit, f->i, f->j, f->diag, f->lin, f->uout, f->order));
+  if (f->device) PetscCall(MatSpmvCUDATriCreate(&f->d, n, f->nnz, f->unit, f->i, f->j, f->diag, f->lin, f->uout, f->order, f->vmap));
 #endif
   if (!f->device) PetscCall(PetscMalloc2(f->nnz, &f->a, n, &f->idiag));
-  PetscCall(PetscInfo(F, "ILU(0) of %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, units of %" PetscInt_FMT " rows: %" PetscInt_FMT " (L) and %" PetscInt_FMT " (U) levels of units, on the %s\n", n, f->nnz, f->unit, f->levels[0], f->levels[1], f->device ? "GPU" : "host"));
+  PetscCall(PetscInfo(F, "%s(0) of %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, units of %" PetscInt_FMT " rows: %" PetscInt_FMT " (L) and %" PetscInt_FMT " (U) levels of units, on the %s\n", F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU", n, f->nnz, f->unit, f->levels[0], f->levels[1], f->device ? "GPU" : "host"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the host reference: a sequential ILU(0) in the same order as the device's */
-static PetscErrorCode MatSpmvILU0Host(Mat_SpmvFactor *f, const PetscScalar *acsr, PetscReal zeropivot, PetscInt *zeropivotrow)
+static PetscErrorCode MatSpmvFactorGetRows(Mat A, PetscInt *n, const PetscInt **ai, const PetscInt **aj)
+{
+  PetscBool done;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, n, ai, aj, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot get the rows of %s", ((PetscObject)A)->type_name);
+  PetscCheck(*n == A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Incomplete factorization needs a square matrix, not %" PetscInt_FMT " x %" PetscInt_FMT, *n, A->cmap->n);
+  PetscCheck((*ai)[*n] < PETSC_INT32_MAX && *n < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv takes fewer than 2^31 rows and nonzeros per process (here %" PetscInt_FMT " and %" PetscInt_FMT "): use more processes", *n, (*ai)[*n]);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatILUFactorSymbolic_SpmvFactor(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info)
+{
+  Mat_SpmvFactor *f = (Mat_SpmvFactor *)F->data;
+  const PetscInt *ai, *aj;
+  PetscInt        n, nr;
+  PetscBool       done;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvFactorCheckInfo(F, row, col, info));
+  PetscCall(MatSpmvFactorReset(f));
+  PetscCall(MatSpmvFactorGetRows(A, &n, &ai, &aj));
+  f->n    = n;
+  f->nnz  = ai[n];
+  f->annz = ai[n];
+  PetscCall(PetscMalloc5(n + 1, &f->i, f->nnz, &f->j, n, &f->diag, n, &f->lin, n, &f->uout));
+  PetscCall(PetscArraycpy(f->i, ai, n + 1));
+  PetscCall(PetscArraycpy(f->j, aj, f->nnz));
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ai, &aj, &done)); /* sets nr to 0 */
+  PetscCall(MatSpmvFactorSetUp(F, A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ICC(0) reads A's upper triangle only, as PETSc's: the factor's pattern and values are that
+   triangle and its mirror image, and the ILU(0) of a symmetric matrix is its incomplete L D L^T
+   (U = D L^T) */
+static PetscErrorCode MatICCFactorSymbolic_SpmvFactor(Mat F, Mat A, IS perm, const MatFactorInfo *info)
+{
+  Mat_SpmvFactor *f = (Mat_SpmvFactor *)F->data;
+  const PetscInt *ai, *aj;
+  PetscInt        n, nr, *next;
+  PetscBool       done;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvFactorCheckInfo(F, perm, perm, info));
+  PetscCall(MatSpmvFactorReset(f));
+  PetscCall(MatSpmvFactorGetRows(A, &n, &ai, &aj));
+  f->n    = n;
+  f->annz = ai[n];
+  PetscCall(PetscCalloc1(n + 1, &next));
+  for (PetscInt r = 0; r < n; r++) /* row r: column r's upper entries mirrored, then row r's own */
+    for (PetscInt p = ai[r]; p < ai[r + 1]; p++) {
+      if (aj[p] > r) next[aj[p] + 1]++;
+      if (aj[p] >= r) next[r + 1]++;
+    }
+  for (PetscInt r = 0; r < n; r++) next[r + 1] += next[r];
+  f->nnz = next[n];
+  PetscCheck(f->nnz < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv takes fewer than 2^31 nonzeros per process (here %" PetscInt_FMT " in the symmetric pattern): use more processes", f->nnz);
+  PetscCall(PetscMalloc5(n + 1, &f->i, f->nnz, &f->j, n, &f->diag, n, &f->lin, n, &f->uout));
+  PetscCall(PetscMalloc1(f->nnz, &f->vmap));
+  PetscCall(PetscArraycpy(f->i, next, n + 1));
+  for (PetscInt r = 0; r < n; r++) /* mirrored entries land in increasing r: rows stay sorted */
+    for (PetscInt p = ai[r]; p < ai[r + 1]; p++)
+      if (aj[p] > r) {
+        f->j[next[aj[p]]]      = r;
+        f->vmap[next[aj[p]]++] = p;
+      }
+  for (PetscInt r = 0; r < n; r++)
+    for (PetscInt p = ai[r]; p < ai[r + 1]; p++)
+      if (aj[p] >= r) {
+        f->j[next[r]]      = aj[p];
+        f->vmap[next[r]++] = p;
+      }
+  PetscCall(PetscFree(next));
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ai, &aj, &done));
+  PetscCall(MatSpmvFactorSetUp(F, A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the host reference: a sequential ILU(0) in the same order as the device's; a pivot counts as
+   zero when its magnitude (positive: its real part) is at most zeropivot */
+static PetscErrorCode MatSpmvILU0Host(Mat_SpmvFactor *f, const PetscScalar *aval, PetscReal zeropivot, PetscBool positive, PetscInt *zeropivotrow)
 {
   PetscFunctionBegin;
   *zeropivotrow = -1;
-  PetscCall(PetscArraycpy(f->a, acsr, f->nnz));
+  if (f->vmap)
+    for (PetscInt k = 0; k < f->nnz; k++) f->a[k] = aval[f->vmap[k]];
+  else PetscCall(PetscArraycpy(f->a, aval, f->nnz));
   for (PetscInt r = 0; r < f->n; r++) {
     const PetscInt re = f->i[r + 1];
+    PetscScalar    piv;
 
     for (PetscInt p = f->i[r]; p < f->diag[r]; p++) {
       const PetscInt    k = f->j[p];
@@ -227,29 +314,31 @@ static PetscErrorCode MatSpmvILU0Host(Mat_SpmvFactor *f, const PetscScalar *acsr
         if (s < re && f->j[s] == f->j[q]) f->a[s] -= l * f->a[q];
       }
     }
-    if (PetscAbsScalar(f->a[f->diag[r]]) <= zeropivot && *zeropivotrow < 0) *zeropivotrow = r;
-    f->idiag[r] = 1.0 / f->a[f->diag[r]];
+    piv = f->a[f->diag[r]];
+    if ((positive ? PetscRealPart(piv) : PetscAbsScalar(piv)) <= zeropivot && *zeropivotrow < 0) *zeropivotrow = r;
+    f->idiag[r] = 1.0 / piv;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatLUFactorNumeric_SpmvFactor(Mat F, Mat A, const MatFactorInfo *info)
 {
-  Mat_SpmvFactor *f = (Mat_SpmvFactor *)F->data;
+  Mat_SpmvFactor *f        = (Mat_SpmvFactor *)F->data;
+  const PetscBool positive = (PetscBool)(info->shifttype == (PetscReal)MAT_SHIFT_POSITIVE_DEFINITE);
   PetscInt        zerorow, nnz = 0;
   MatInfo         ainfo;
 
   PetscFunctionBegin;
   PetscCall(MatGetInfo(A, MAT_LOCAL, &ainfo));
   nnz = (PetscInt)ainfo.nz_used;
-  PetscCheck(A->rmap->n == f->n && nnz == f->nnz, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The matrix has %" PetscInt_FMT " rows and %" PetscInt_FMT " nonzeros, its symbolic factorization %" PetscInt_FMT " and %" PetscInt_FMT ": call MatILUFactorSymbolic() again after a change of nonzero pattern", A->rmap->n, nnz, f->n, f->nnz);
+  PetscCheck(A->rmap->n == f->n && nnz == f->annz, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The matrix has %" PetscInt_FMT " rows and %" PetscInt_FMT " nonzeros, its symbolic factorization %" PetscInt_FMT " and %" PetscInt_FMT ": call the symbolic factorization again after a change of nonzero pattern", A->rmap->n, nnz, f->n, f->annz);
   if (f->device) {
 #if defined(PETSC_HAVE_CUDA)
     const PetscScalar *v;
 
     PetscCall(MatSpmvCUSPARSEGetValues(A, &v));
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(MatSpmvCUDAILU0(&f->d, v, info->zeropivot, &zerorow));
+    PetscCall(MatSpmvCUDAILU0(&f->d, v, info->zeropivot, positive, &zerorow));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(MatSpmvCUSPARSERestoreValues(A, &v));
 #endif
@@ -257,12 +346,13 @@ static PetscErrorCode MatLUFactorNumeric_SpmvFactor(Mat F, Mat A, const MatFacto
     const PetscScalar *v;
 
     PetscCall(MatSeqAIJGetArrayRead(A, &v));
-    PetscCall(MatSpmvILU0Host(f, v, info->zeropivot, &zerorow));
+    PetscCall(MatSpmvILU0Host(f, v, info->zeropivot, positive, &zerorow));
     PetscCall(MatSeqAIJRestoreArrayRead(A, &v));
   }
   F->factorerrortype = MAT_FACTOR_NOERROR;
   if (zerorow >= 0) {
-    PetscCall(PetscInfo(F, "Zero pivot in row %" PetscInt_FMT " (magnitude at most %g)\n", zerorow, (double)info->zeropivot));
+    if (positive) PetscCall(PetscInfo(F, "Pivot in row %" PetscInt_FMT " not positive: ICC(0) with a positive-definite shift needs the shift, which -pc_factor_mat_solver_type spmv does not apply (use -pc_factor_mat_solver_type petsc)\n", zerorow));
+    else PetscCall(PetscInfo(F, "Zero pivot in row %" PetscInt_FMT " (magnitude at most %g)\n", zerorow, (double)info->zeropivot));
     F->factorerrortype             = MAT_FACTOR_NUMERIC_ZEROPIVOT;
     F->factorerror_zeropivot_value = 0.0;
     F->factorerror_zeropivot_row   = zerorow;
@@ -350,7 +440,7 @@ static PetscErrorCode MatView_SpmvFactor(Mat F, PetscViewer viewer)
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
   if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscViewerASCIIPrintf(viewer, "spmv ILU(0): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, solved in units of %" PetscInt_FMT " rows without level synchronization, %s\n", f->n, f->nnz, f->unit, f->device ? "on the GPU" : "host reference"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "spmv %s(0): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, solved in units of %" PetscInt_FMT " rows without level synchronization, %s\n", F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU", f->n, f->nnz, f->unit, f->device ? "on the GPU" : "host reference"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  dependency levels of units (taken in level order): %" PetscInt_FMT " in L, %" PetscInt_FMT " in U (%" PetscInt_FMT " units)\n", f->levels[0], f->levels[1], f->nunits));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -362,7 +452,7 @@ static PetscErrorCode MatGetFactor_SeqAIJ_Spmv(Mat A, MatFactorType ftype, Mat *
   Mat_SpmvFactor *f;
 
   PetscFunctionBegin;
-  PetscCheck(ftype == MAT_FACTOR_ILU, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv gives ILU factors only");
+  PetscCheck(ftype == MAT_FACTOR_ILU || ftype == MAT_FACTOR_ICC, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv gives ILU(0) and ICC(0) factors only: use -pc_type ilu or icc");
   PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &B));
   PetscCall(MatSetSizes(B, A->rmap->n, A->cmap->n, A->rmap->n, A->cmap->n));
   PetscCall(PetscStrallocpy("spmvfactor", &((PetscObject)B)->type_name));
@@ -372,18 +462,20 @@ static PetscErrorCode MatGetFactor_SeqAIJ_Spmv(Mat A, MatFactorType ftype, Mat *
   B->ops->getinfo           = MatGetInfo_SpmvFactor;
   B->ops->ilufactorsymbolic = MatILUFactorSymbolic_SpmvFactor;
   B->ops->lufactornumeric   = MatLUFactorNumeric_SpmvFactor;
+  B->ops->iccfactorsymbolic = MatICCFactorSymbolic_SpmvFactor;
+  B->ops->choleskyfactornumeric = MatLUFactorNumeric_SpmvFactor;
   B->ops->solve             = MatSolve_SpmvFactor;
   B->ops->destroy           = MatDestroy_SpmvFactor;
   B->ops->view              = MatView_SpmvFactor;
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatFactorGetSolverType_C", MatFactorGetSolverType_Spmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvFactorSolveDevice_C", MatSolveDevice_SpmvFactor));
-  B->factortype   = MAT_FACTOR_ILU;
+  B->factortype   = ftype;
   B->assembled    = PETSC_TRUE; /* -ksp_view */
   B->preallocated = PETSC_TRUE;
   PetscCall(PetscFree(B->solvertype));
   PetscCall(PetscStrallocpy(MATSOLVERSPMV, &B->solvertype));
   B->canuseordering = PETSC_FALSE; /* natural ordering: PCFactor passes none */
-  PetscCall(PetscStrallocpy(MATORDERINGNATURAL, (char **)&B->preferredordering[MAT_FACTOR_ILU]));
+  PetscCall(PetscStrallocpy(MATORDERINGNATURAL, (char **)&B->preferredordering[ftype]));
   *F = B;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -395,5 +487,6 @@ PetscErrorCode MatSpmvRegisterSpmvFactor(void)
 {
   PetscFunctionBegin;
   PetscCall(MatSolverTypeRegister(MATSOLVERSPMV, MATSEQAIJ, MAT_FACTOR_ILU, MatGetFactor_SeqAIJ_Spmv));
+  PetscCall(MatSolverTypeRegister(MATSOLVERSPMV, MATSEQAIJ, MAT_FACTOR_ICC, MatGetFactor_SeqAIJ_Spmv));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -29,6 +29,7 @@ typedef struct {
   /* device arrays (int indices: sizes checked at the symbolic phase) */
   int                *i, *j, *diag, *lin, *uout;
   int                *order[2];  /* units in the order warps take them: by level in L, in U */
+  int                *vmap;      /* entry of A's values behind each factor entry (ICC), or NULL: A's pattern */
   PetscScalar        *a, *idiag; /* factor values, inverse pivots */
   PetscScalar        *binv[2];   /* per unit, row by row: inverse of its diagonal block of L, of U */
   int                *flags;     /* per unit: the launch number that completed it */
@@ -39,10 +40,10 @@ typedef struct {
   unsigned long long  taken;     /* counter value before the next launch */
 } MatSpmvTriDevice;
 
-PETSC_INTERN PetscErrorCode MatSpmvCUDATriCreate(MatSpmvTriDevice *, PetscInt, PetscInt, PetscInt, const PetscInt *, const PetscInt *, const PetscInt *, const PetscInt *, const PetscInt *, PetscInt *const[2]);
+PETSC_INTERN PetscErrorCode MatSpmvCUDATriCreate(MatSpmvTriDevice *, PetscInt, PetscInt, PetscInt, const PetscInt *, const PetscInt *, const PetscInt *, const PetscInt *, const PetscInt *, PetscInt *const[2], const PetscInt *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDATriDestroy(MatSpmvTriDevice *);
-/* ILU(0) of the values a_csr (A's device CSR values, A's pattern): M's values and inverse pivots;
-   *zeropivotrow is the first row whose pivot has magnitude <= zeropivot, or -1 */
-PETSC_INTERN PetscErrorCode MatSpmvCUDAILU0(MatSpmvTriDevice *, const PetscScalar *, PetscReal, PetscInt *);
+/* ILU(0) of A's device CSR values (gathered through vmap where set): M's values and inverse pivots;
+   *zeropivotrow is the first row whose pivot has magnitude (positive: real part) <= zeropivot, or -1 */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAILU0(MatSpmvTriDevice *, const PetscScalar *, PetscReal, PetscBool, PetscInt *);
 /* x = U^{-1} L^{-1} b, device arrays */
 PETSC_INTERN PetscErrorCode MatSpmvCUDATriSolve(MatSpmvTriDevice *, const PetscScalar *, PetscScalar *);

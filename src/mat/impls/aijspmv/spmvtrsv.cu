@@ -9,11 +9,18 @@
 
 #define MATSPMV_TRI_WARPS 4 /* warps per thread block */
 
+/* what a pivot is compared with zeropivot by: its magnitude, or (positive definite) its real part */
 template <typename V>
-__device__ __forceinline__ PetscReal MatSpmvMagnitude(V v)
+__device__ __forceinline__ PetscReal MatSpmvPivotSize(V v, bool positive)
 {
-  if constexpr (cuda::std::is_same<V, float>::value || cuda::std::is_same<V, double>::value) return fabs(v);
-  else return hypot(v.real(), v.imag());
+  if constexpr (cuda::std::is_same<V, float>::value || cuda::std::is_same<V, double>::value) return positive ? v : fabs(v);
+  else return positive ? v.real() : hypot(v.real(), v.imag());
+}
+
+template <typename S, typename I>
+__global__ void MatSpmvGatherKernel(I n, const I *__restrict__ map, const S *__restrict__ src, S *__restrict__ dst)
+{
+  for (I k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) dst[k] = src[map[k]];
 }
 
 /* the warp's unit: the next one in order handed out in this launch (all lanes get it), or -1 */
@@ -47,7 +54,7 @@ __device__ __forceinline__ void MatSpmvPublishUnit(int *flags, int u, int launch
 /* ILU(0), row by row in the IKJ order of a sequential factorization: for each L entry (k < r, in
    increasing k) l = a_rk / u_kk, then row r -= l * (row k of U), on the entries of r's pattern */
 template <typename S, typename I>
-__global__ void __launch_bounds__(32 * MATSPMV_TRI_WARPS) MatSpmvILU0Kernel(I n, I unit, I nunits, const I *__restrict__ order, const I *__restrict__ ai, const I *__restrict__ aj, const I *__restrict__ diag, S *a, S *idiag, int *flags, unsigned long long *counter, unsigned long long taken, int launch, PetscReal zeropivot, unsigned *status)
+__global__ void __launch_bounds__(32 * MATSPMV_TRI_WARPS) MatSpmvILU0Kernel(I n, I unit, I nunits, const I *__restrict__ order, const I *__restrict__ ai, const I *__restrict__ aj, const I *__restrict__ diag, S *a, S *idiag, int *flags, unsigned long long *counter, unsigned long long taken, int launch, PetscReal zeropivot, bool positive, unsigned *status)
 {
   const int lane = threadIdx.x & 31;
   const I   u    = MatSpmvTakeUnit(counter, taken, nunits, order);
@@ -78,7 +85,7 @@ __global__ void __launch_bounds__(32 * MATSPMV_TRI_WARPS) MatSpmvILU0Kernel(I n,
     if (lane == 0) {
       const S piv = MatSpmvLoadL2(a + rd);
 
-      if (MatSpmvMagnitude(piv) <= zeropivot) atomicMin(status, (unsigned)r);
+      if (MatSpmvPivotSize(piv, positive) <= zeropivot) atomicMin(status, (unsigned)r);
       MatSpmvStoreL2(idiag + r, S(1) / piv);
     }
     __syncwarp();
@@ -164,7 +171,7 @@ __global__ void __launch_bounds__(32 * MATSPMV_TRI_WARPS) MatSpmvTriSolveKernel(
   if (lane == 0) cuda::atomic_ref<int, cuda::thread_scope_device>(flags[u]).store(launch, cuda::memory_order_release);
 }
 
-PetscErrorCode MatSpmvCUDATriCreate(MatSpmvTriDevice *d, PetscInt n, PetscInt nnz, PetscInt unit, const PetscInt *i, const PetscInt *j, const PetscInt *diag, const PetscInt *lin, const PetscInt *uout, PetscInt *const order[2])
+PetscErrorCode MatSpmvCUDATriCreate(MatSpmvTriDevice *d, PetscInt n, PetscInt nnz, PetscInt unit, const PetscInt *i, const PetscInt *j, const PetscInt *diag, const PetscInt *lin, const PetscInt *uout, PetscInt *const order[2], const PetscInt *vmap)
 {
   PetscFunctionBegin;
   PetscCall(PetscMemzero(d, sizeof(*d)));
@@ -178,6 +185,7 @@ PetscErrorCode MatSpmvCUDATriCreate(MatSpmvTriDevice *d, PetscInt n, PetscInt nn
   PetscCall(MatSpmvCUDAUploadInt(&d->lin, lin, n));
   PetscCall(MatSpmvCUDAUploadInt(&d->uout, uout, n));
   for (int k = 0; k < 2; k++) PetscCall(MatSpmvCUDAUploadInt(&d->order[k], order[k], d->nunits));
+  if (vmap) PetscCall(MatSpmvCUDAUploadInt(&d->vmap, vmap, nnz));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->a, nnz * sizeof(PetscScalar)));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->idiag, n * sizeof(PetscScalar)));
   for (int k = 0; k < 2; k++) PetscCall(MatSpmvCUDAMalloc((void **)&d->binv[k], d->nunits * unit * unit * sizeof(PetscScalar)));
@@ -199,6 +207,7 @@ PetscErrorCode MatSpmvCUDATriDestroy(MatSpmvTriDevice *d)
   PetscCall(MatSpmvCUDAFree(d->lin));
   PetscCall(MatSpmvCUDAFree(d->uout));
   for (int k = 0; k < 2; k++) PetscCall(MatSpmvCUDAFree(d->order[k]));
+  PetscCall(MatSpmvCUDAFree(d->vmap));
   PetscCall(MatSpmvCUDAFree(d->a));
   PetscCall(MatSpmvCUDAFree(d->idiag));
   for (int k = 0; k < 2; k++) PetscCall(MatSpmvCUDAFree(d->binv[k]));
@@ -223,7 +232,7 @@ static PetscErrorCode MatSpmvTriNextLaunch(MatSpmvTriDevice *d, cudaStream_t s, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatSpmvCUDAILU0(MatSpmvTriDevice *d, const PetscScalar *acsr, PetscReal zeropivot, PetscInt *zeropivotrow)
+PetscErrorCode MatSpmvCUDAILU0(MatSpmvTriDevice *d, const PetscScalar *acsr, PetscReal zeropivot, PetscBool positive, PetscInt *zeropivotrow)
 {
   cudaStream_t s;
   unsigned     blocks, row;
@@ -232,10 +241,11 @@ PetscErrorCode MatSpmvCUDAILU0(MatSpmvTriDevice *d, const PetscScalar *acsr, Pet
   *zeropivotrow = -1;
   if (!d->n) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscGetCurrentCUDAStream(&s));
-  PetscCallCUDA(cudaMemcpyAsync(d->a, acsr, d->nnz * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, s));
+  if (d->vmap) MatSpmvGatherKernel<PetscScalar, int><<<(unsigned)PetscMin((d->nnz + 255) / 256, 65535), 256, 0, s>>>((int)d->nnz, d->vmap, acsr, d->a);
+  else PetscCallCUDA(cudaMemcpyAsync(d->a, acsr, d->nnz * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, s));
   PetscCallCUDA(cudaMemsetAsync(d->status, 0xff, sizeof(int), s));
   PetscCall(MatSpmvTriNextLaunch(d, s, &blocks));
-  MatSpmvILU0Kernel<PetscScalar, int><<<blocks, 32 * MATSPMV_TRI_WARPS, 0, s>>>((int)d->n, (int)d->unit, (int)d->nunits, d->order[0], d->i, d->j, d->diag, d->a, d->idiag, d->flags, d->counter, d->taken, d->launch, zeropivot, (unsigned *)d->status);
+  MatSpmvILU0Kernel<PetscScalar, int><<<blocks, 32 * MATSPMV_TRI_WARPS, 0, s>>>((int)d->n, (int)d->unit, (int)d->nunits, d->order[0], d->i, d->j, d->diag, d->a, d->idiag, d->flags, d->counter, d->taken, d->launch, zeropivot, (bool)positive, (unsigned *)d->status);
   PetscCallCUDA(cudaGetLastError());
   d->taken += (unsigned long long)blocks * MATSPMV_TRI_WARPS;
   MatSpmvUnitInverseKernel<PetscScalar, int><<<(unsigned)((d->nunits + 127) / 128), 128, 0, s>>>((int)d->n, (int)d->unit, (int)d->nunits, d->j, d->lin, d->uout, d->a, d->binv[0], d->binv[1]);
