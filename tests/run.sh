@@ -125,8 +125,9 @@ for t in $types; do
   run "$t: value-changing operations, 1 rank" $bin/test_ops -type $t "${gpuopt[@]}"
   run "$t: value-changing operations, 2 ranks" $np2 $bin/test_ops -type $t "${gpuopt[@]}"
   run "$t: value-changing operations, host reference kernel forced" $bin/test_ops -type $t -mat_${t}_backend host
-  run "$t: ILU(0) by MATSOLVERSPMV, solves match PETSc's ILU(0) (shared and generated matrices, new values, refusals)" $bin/test_factor -type $t -dir "$mats" "${gpuopt[@]}"
-  [ $gpu = 1 ] && run "$t: ILU(0) by MATSOLVERSPMV with CUDA vectors" $bin/test_factor -type $t -dir "$mats" -vec_type cuda "${gpuopt[@]}"
+  run "$t: ILU(0) and ICC(0) by MATSOLVERSPMV, solves match PETSc's (shared and generated matrices, new values, refusals)" $bin/test_factor -type $t -dir "$mats" "${gpuopt[@]}"
+  [ $gpu = 1 ] && run "$t: ILU(0) and ICC(0) by MATSOLVERSPMV with CUDA vectors" $bin/test_factor -type $t -dir "$mats" -vec_type cuda "${gpuopt[@]}"
+  [ $gpu = 1 ] && run "$t: ILU(0) and ICC(0) by MATSOLVERSPMV with CUDA vectors, units of 3 rows (short last units)" $bin/test_factor -type $t -dir "$mats" -vec_type cuda -chain 100001 -mat_spmv_trsv_unit 3 "${gpuopt[@]}"
   # -malloc_debug: the tests check that refused layouts (ellr's padding limit) leak nothing
   run "$t: bad input, 1 rank" $bin/test_errors -type $t -gpu $gpu -malloc_debug "${gpuopt[@]}"
   run "$t: bad input, 2 ranks" $np2 $bin/test_errors -type $t -gpu $gpu -malloc_debug "${gpuopt[@]}"
@@ -176,6 +177,10 @@ for t in $types; do
     [ $np = 2 ] && spmvilu="-pc_type bjacobi -sub_pc_type ilu -sub_pc_factor_mat_solver_type spmv"
     run "$t: SNES ex19 ILU(0) by MATSOLVERSPMV, $np rank(s), same iterations as aij with PETSc's ILU(0)" same_iterations ex19 \
       $mpi $ex19 ${spmvilu//spmv/petsc} -dm_mat_type aij -- $mpi $ex19 $spmvilu -dll_append $lib -dm_mat_type $t "${gpuopt[@]}"
+    spmvicc="-ksp_type cg -pc_type icc -pc_factor_mat_solver_type spmv"
+    [ $np = 2 ] && spmvicc="-ksp_type cg -pc_type bjacobi -sub_pc_type icc -sub_pc_factor_mat_solver_type spmv"
+    run "$t: KSP ex2 CG + ICC(0) by MATSOLVERSPMV, $np rank(s), same iterations as aij with PETSc's ICC(0)" same_iterations ksp_ex2 \
+      $mpi $bin/ksp_ex2 -m 40 -n 40 -ksp_converged_reason ${spmvicc//spmv/petsc} -mat_type aij -- $mpi $bin/ksp_ex2 -m 40 -n 40 -ksp_converged_reason $spmvicc -dll_append $lib -mat_type $t "${gpuopt[@]}"
     run "$t: KSP ex2, $np rank(s), same iterations as aij" same_iterations ksp_ex2 \
       $mpi $bin/ksp_ex2 -m 40 -n 40 -ksp_converged_reason -mat_type aij -- $mpi $bin/ksp_ex2 -m 40 -n 40 -ksp_converged_reason -dll_append $lib -mat_type $t "${gpuopt[@]}"
   done
@@ -197,6 +202,12 @@ for t in $types; do
       run "$t: SNES ex19 ILU(0) by MATSOLVERSPMV on the GPU, $np rank(s), same iterations as aijcusparse's cuSPARSE ILU(0)" same_iterations ex19 \
         $MPIEXEC -n $np $ex19 $spmvilu cusparse -dm_mat_type aijcusparse -dm_vec_type cuda -- $MPIEXEC -n $np $ex19 $spmvilu spmv -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
     done
+    for np in 1 2; do
+      spmvicc="-ksp_type cg -pc_type icc -pc_factor_mat_solver_type"
+      [ $np = 2 ] && spmvicc="-ksp_type cg -pc_type bjacobi -sub_pc_type icc -sub_pc_factor_mat_solver_type"
+      run "$t: KSP ex2 CG + ICC(0) by MATSOLVERSPMV on the GPU, $np rank(s), same iterations as aijcusparse's cuSPARSE ICC(0)" same_iterations ksp_ex2 \
+        $MPIEXEC -n $np $bin/ksp_ex2 -m 64 -n 64 -ksp_converged_reason $spmvicc cusparse -mat_type aijcusparse -vec_type cuda -- $MPIEXEC -n $np $bin/ksp_ex2 -m 64 -n 64 -ksp_converged_reason $spmvicc spmv -dll_append $lib -mat_type $t -vec_type cuda "${gpuopt[@]}"
+    done
     run "$t: SNES ex19 ILU(0), same iterations as aijcusparse (device factor)" same_iterations ex19 \
       $ex19 -pc_type ilu -dm_mat_type aijcusparse -dm_vec_type cuda -- $ex19 -pc_type ilu -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
   else
@@ -204,11 +215,11 @@ for t in $types; do
   fi
 done
 # MATSOLVERSPMV on PETSc's own types: aij (host reference) and aijcusparse (GPU)
-run "aij: ILU(0) by MATSOLVERSPMV (host reference), solves match PETSc's ILU(0)" $bin/test_factor -type aij -dir "$mats"
+run "aij: ILU(0) and ICC(0) by MATSOLVERSPMV (host reference), solves match PETSc's" $bin/test_factor -type aij -dir "$mats"
 if [ $gpu = 1 ]; then
-  run "aijcusparse: ILU(0) by MATSOLVERSPMV on the GPU, solves match PETSc's ILU(0)" $bin/test_factor -type aijcusparse -dir "$mats" -vec_type cuda
+  run "aijcusparse: ILU(0) and ICC(0) by MATSOLVERSPMV on the GPU, solves match PETSc's" $bin/test_factor -type aijcusparse -dir "$mats" -vec_type cuda
 else
-  skip "aijcusparse: ILU(0) by MATSOLVERSPMV on the GPU (no GPU)"
+  skip "aijcusparse: ILU(0) and ICC(0) by MATSOLVERSPMV on the GPU (no GPU)"
 fi
 case " $types " in *" spmv "*)
   gpuopt=(-mat_spmv_backend host)
