@@ -12,6 +12,11 @@
 #   ex56gamg0  the same, unsmoothed aggregation (-pc_gamg_agg_nsmooths 0)
 #   ex19mg     SNES ex19 65 x 65 refined twice, PCMG with Galerkin coarse operators (MAIJ interpolation)
 #   ex19poly   SNES ex19 1024 x 1024, a polynomial PC of products only (10 Chebyshev/Jacobi steps)
+#   ex19spmv   SNES ex19 256 x 256, ILU(0) (block Jacobi + ILU(0) on 2 ranks) factored and solved by
+#              MATSOLVERSPMV (-pc_factor_mat_solver_type spmv); aijcusparse by cuSPARSE
+#   ex19spmv512  the same on 512 x 512
+#   lapicc     KSP ex2, 2D Laplacian 1000 x 1000, CG + ICC(0) by MATSOLVERSPMV; aijcusparse by cuSPARSE
+#   ex56icc    KSP ex56 -ne 47 elasticity, CG + ICC(0) by MATSOLVERSPMV; aijcusparse by cuSPARSE
 #
 # Prints, per case and type: iterations, SNESSolve, KSPSolve, PCSetUp, PCApply, MatSolve, MatMult
 # seconds, the format's build + refresh seconds, and KSPSolve's host<->device copy counts.
@@ -39,8 +44,10 @@ gpu="-log_view -log_view_gpu_time -use_gpu_aware_mpi 0"
 poly="-pc_type ksp -ksp_ksp_type chebyshev -ksp_ksp_max_it 10 -ksp_ksp_norm_type none -ksp_pc_type jacobi -ksp_ksp_chebyshev_esteig 0,0.005,0,1.1"
 
 args() { # case type -> the program and its options
-  local c=$1 t=$2 load=()
+  local c=$1 t=$2 load=() fs=spmv sub= ilu="-pc_type ilu" icc="-pc_type icc"
   [ "$t" = aijcusparse ] || load=(-dll_append "$lib")
+  [ "$t" = aijcusparse ] && fs=cusparse
+  [ "$np" -gt 1 ] && sub=sub_ ilu="-pc_type bjacobi -sub_pc_type ilu" icc="-pc_type bjacobi -sub_pc_type icc"
   case $c in
   ex19ilu) echo "$bin/ex19 -da_grid_x 256 -da_grid_y 256 -snes_converged_reason -ksp_converged_reason -dm_vec_type cuda -dm_mat_type $t ${load[*]}" ;;
   ex19ilu512) echo "$bin/ex19 -da_grid_x 512 -da_grid_y 512 -snes_converged_reason -ksp_converged_reason -dm_vec_type cuda -dm_mat_type $t ${load[*]}" ;;
@@ -49,6 +56,10 @@ args() { # case type -> the program and its options
   ex56gamg0) echo "$bin/ksp_ex56 -ne 48 -ksp_type cg -pc_type gamg -pc_gamg_agg_nsmooths 0 -ksp_converged_reason -mat_type $t -vec_type cuda ${load[*]}" ;;
   ex19mg) echo "$bin/ex19 -da_grid_x 65 -da_grid_y 65 -da_refine 2 -pc_type mg -pc_mg_galerkin pmat -snes_converged_reason -ksp_converged_reason -dm_vec_type cuda -dm_mat_type $t ${load[*]}" ;;
   ex56gamg) echo "$bin/ksp_ex56 -ne 48 -alpha 1.e-3 -ksp_type cg -pc_type gamg -pc_gamg_agg_nsmooths 1 -mg_levels_ksp_type chebyshev -mg_levels_pc_type jacobi -ksp_rtol 1e-8 -ksp_converged_reason -use_mat_nearnullspace -mat_type $t -vec_type cuda ${load[*]}" ;;
+  ex19spmv) echo "$bin/ex19 -da_grid_x 256 -da_grid_y 256 -snes_converged_reason -ksp_converged_reason -dm_vec_type cuda -dm_mat_type $t $ilu -${sub}pc_factor_mat_solver_type $fs ${load[*]}" ;;
+  ex19spmv512) echo "$bin/ex19 -da_grid_x 512 -da_grid_y 512 -snes_converged_reason -ksp_converged_reason -dm_vec_type cuda -dm_mat_type $t $ilu -${sub}pc_factor_mat_solver_type $fs ${load[*]}" ;;
+  lapicc) echo "$bin/ksp_ex2 -m 1000 -n 1000 -ksp_type cg $icc -${sub}pc_factor_mat_solver_type $fs -ksp_converged_reason -mat_type $t -vec_type cuda ${load[*]}" ;;
+  ex56icc) echo "$bin/ksp_ex56 -ne 47 -ksp_type cg $icc -${sub}pc_factor_mat_solver_type $fs -ksp_converged_reason -mat_type $t -vec_type cuda ${load[*]}" ;;
   *) echo "unknown case $c" >&2; return 1 ;;
   esac
 }
