@@ -290,27 +290,31 @@ M*/
 PETSC_EXTERN PetscErrorCode MatSPMVSetTune(Mat, PetscBool);
 
 /*MC
-   MATSOLVERSPMV - "spmv" - ILU(0) factors whose factorization and triangular solves run on the GPU
-   without level synchronization.
+   MATSOLVERSPMV - "spmv" - ILU(0) and ICC(0) factors whose factorization and triangular solves
+   run on the GPU without level synchronization.
 
    For `MATSEQAIJCUSPARSE`, the petscspmv types and (on the host, sequentially) `MATSEQAIJ`, and
    as the sub-solver of `PCBJACOBI` and `PCASM` on several processes. The factor keeps the matrix's
-   pattern; rows are taken in units of the matrix's block size (the unknowns of a grid point), one
-   warp per unit, each unit waiting only on the units it depends on through completion flags,
-   units handed out in dependency order so no warp waits on one that has not started. The result
-   is that of a sequential ILU(0) and triangular solve up to rounding. cuSPARSE's solves (the
-   default, `MATSOLVERCUSPARSE`) synchronize the whole GPU once per dependency level.
+   pattern (ICC(0): its upper triangle and the mirror image, as PETSc's ICC reads it); rows are
+   taken in units of up to 8 consecutive rows, one warp per unit, each unit waiting only on the
+   units it depends on through completion flags, units handed out in dependency order so no warp
+   waits on one that has not started. The result is that of a sequential factorization and
+   triangular solve up to rounding. cuSPARSE's solves (the default, `MATSOLVERCUSPARSE`)
+   synchronize the whole GPU once per dependency level.
 
    Options Database Keys:
-+  -pc_factor_mat_solver_type spmv     - selects it for `PCILU`
--  -sub_pc_factor_mat_solver_type spmv - for the blocks of `PCBJACOBI` or `PCASM`
++  -pc_factor_mat_solver_type spmv     - selects it for `PCILU` and `PCICC`
+.  -sub_pc_factor_mat_solver_type spmv - for the blocks of `PCBJACOBI` or `PCASM`
+-  -mat_spmv_trsv_unit <k>             - rows solved together, 1 to 8 (default 0: the size with the fewest dependency levels); with the PC's prefix
 
    Notes:
-   ILU(0) only, in the natural ordering, without pivot shifts; `MatSolveTranspose()` is not offered.
-   Other settings are refused with an error that names the solver type to use instead.
+   ILU(0) and ICC(0) only, in the natural ordering, without pivot shifts (ICC accepts `PCICC`'s
+   default positive-definite shift while no pivot needs it; one that would is reported as a zero
+   pivot); `MatSolveTranspose()` is not offered. Other settings are refused with an error that
+   names the solver type to use instead.
 
    Level: intermediate
 
-.seealso: [](ch_matrices), `Mat`, `PCILU`, `MATSOLVERCUSPARSE`, `PCFactorSetMatSolverType()`
+.seealso: [](ch_matrices), `Mat`, `PCILU`, `PCICC`, `MATSOLVERCUSPARSE`, `PCFactorSetMatSolverType()`
 M*/
 #define MATSOLVERSPMV "spmv"

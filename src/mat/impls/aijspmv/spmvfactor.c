@@ -1,7 +1,7 @@
 /*
-  The solver package MATSOLVERSPMV ("spmv"): ILU(0) whose numeric factorization and triangular
-  solves run on the GPU without level synchronization (spmvfactor.h, spmvtrsv.cu), for our
-  sequential types and aijcusparse. cuSPARSE's solves (aijcusparse's factor) synchronize once per
+  The solver package MATSOLVERSPMV ("spmv"): ILU(0) and ICC(0) whose numeric factorization and
+  triangular solves run on the GPU without level synchronization (spmvfactor.h, spmvtrsv.cu), for
+  our sequential types and aijcusparse. cuSPARSE's solves (aijcusparse's factor) synchronize once per
   dependency level: about two thousand levels per triangle on SNES ex19's Jacobian. Without a GPU
   (a matrix on the AIJ base, or SeqAIJ) the same algorithm runs on the host, sequentially.
 

@@ -1,9 +1,10 @@
 #pragma once
 /*
-  The solver package "spmv" (MATSOLVERSPMV): ILU(0) factors whose numeric factorization and
-  triangular solves run without level synchronization.
+  The solver package "spmv" (MATSOLVERSPMV): ILU(0) and ICC(0) factors whose numeric
+  factorization and triangular solves run without level synchronization.
 
-  The factor M = L + U - I keeps A's CSR pattern (L unit lower, U upper). Rows are taken in units
+  The factor M = L + U - I keeps A's CSR pattern (ICC: A's upper triangle and its mirror image;
+  L unit lower, U upper). Rows are taken in units
   of `unit` consecutive rows, one warp per unit: the size among 1, 2, 4, 8 and A's block size with
   the fewest dependency levels (ex19: 4, a grid point's unknowns; a five-point Laplacian: 8 rows of
   a grid line, whose chain then costs one level instead of eight), or -mat_spmv_trsv_unit. A unit
