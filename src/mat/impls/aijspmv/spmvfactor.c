@@ -100,48 +100,51 @@ static PetscErrorCode MatSpmvFactorLevels(PetscInt n, const PetscInt *ai, const 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the units of L (upper: of U) sorted by level (stable) */
-static PetscErrorCode MatSpmvFactorOrder(const Mat_SpmvFactor *f, PetscBool upper, PetscInt *order, PetscInt *nlevels)
+/* the units of L (upper: of U) sorted by their levels (stable counting sort) */
+static PetscErrorCode MatSpmvFactorOrder(const Mat_SpmvFactor *f, PetscBool upper, const PetscInt *level, PetscInt nlevels, PetscInt *order)
 {
-  PetscInt *level, *start;
+  PetscInt *start;
 
   PetscFunctionBegin;
-  PetscCall(PetscMalloc1(f->nunits, &level));
-  PetscCall(MatSpmvFactorLevels(f->n, f->i, f->j, f->diag, f->unit, upper, level, nlevels));
-  PetscCall(PetscCalloc1(*nlevels + 1, &start)); /* counting sort */
+  PetscCall(PetscCalloc1(nlevels + 1, &start));
   for (PetscInt u = 0; u < f->nunits; u++) start[level[u]]++;
-  for (PetscInt l = 1; l <= *nlevels; l++) start[l] += start[l - 1];
+  for (PetscInt l = 1; l <= nlevels; l++) start[l] += start[l - 1];
   for (PetscInt v = f->nunits - 1; v >= 0; v--) {
     const PetscInt u = upper ? f->nunits - 1 - v : v;
     order[--start[level[u]]] = u;
   }
   PetscCall(PetscFree(start));
-  PetscCall(PetscFree(level));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Rows per unit: the candidate (1, 2, 4, 8 and the block size) with the fewest levels in L, the
-   smaller on a tie. Each level costs a dependency's latency; a larger unit only adds work inside
-   the warp. Grouping consecutive rows folds chains (a grid line's rows) into one level even
-   without a block size: MPIAIJCUSPARSE's diagonal blocks carry none. */
-static PetscErrorCode MatSpmvFactorChooseUnit(Mat_SpmvFactor *f, PetscInt bs, PetscInt *unit)
+   smaller on a tie; *level (room for n) returns that candidate's levels in L. Each level costs a
+   dependency's latency; a larger unit only adds work inside the warp. Grouping consecutive rows
+   folds chains (a grid line's rows) into one level even without a block size: MPIAIJCUSPARSE's
+   diagonal blocks carry none. */
+static PetscErrorCode MatSpmvFactorChooseUnit(Mat_SpmvFactor *f, PetscInt bs, PetscInt *unit, PetscInt **level, PetscInt *nlevels)
 {
-  PetscInt  candidates[5] = {1, 2, 4, 8, bs}, best = PETSC_INT_MAX, *level;
+  PetscInt candidates[5] = {1, 2, 4, 8, bs}, *trial;
 
   PetscFunctionBegin;
-  PetscCall(PetscMalloc1(f->n, &level));
+  *nlevels = PETSC_INT_MAX;
+  PetscCall(PetscMalloc1(f->n, &trial));
   for (int k = 0; k < 5; k++) {
     const PetscInt c = candidates[k];
-    PetscInt       nlevels;
+    PetscInt       n;
 
     if (c < 1 || c > MATSPMV_TRI_MAX_UNIT || (k == 4 && (c == 1 || c == 2 || c == 4 || c == 8))) continue;
-    PetscCall(MatSpmvFactorLevels(f->n, f->i, f->j, f->diag, c, PETSC_FALSE, level, &nlevels));
-    if (nlevels < best || (nlevels == best && c < *unit)) {
-      best  = nlevels;
-      *unit = c;
+    PetscCall(MatSpmvFactorLevels(f->n, f->i, f->j, f->diag, c, PETSC_FALSE, trial, &n));
+    if (n < *nlevels || (n == *nlevels && c < *unit)) {
+      PetscInt *keep = *level;
+
+      *nlevels = n;
+      *unit    = c;
+      *level   = trial;
+      trial    = keep;
     }
   }
-  PetscCall(PetscFree(level));
+  PetscCall(PetscFree(trial));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -172,7 +175,7 @@ static PetscErrorCode MatSpmvFactorSetUp(Mat F, Mat A)
 {
   Mat_SpmvFactor *f = (Mat_SpmvFactor *)F->data;
   const PetscInt  n = f->n;
-  PetscInt        bs, unit = 0;
+  PetscInt        bs, unit = 0, *level;
 
   PetscFunctionBegin;
   for (PetscInt r = 0; r < n; r++) {
@@ -186,7 +189,9 @@ static PetscErrorCode MatSpmvFactorSetUp(Mat F, Mat A)
   PetscCall(PetscOptionsRangeInt("-mat_spmv_trsv_unit", "Consecutive rows solved together by one warp (0: the candidate with the fewest levels)", "MATSOLVERSPMV", unit, &unit, NULL, 0, MATSPMV_TRI_MAX_UNIT));
   PetscOptionsEnd();
   PetscCall(MatGetBlockSize(A, &bs));
-  if (!unit) PetscCall(MatSpmvFactorChooseUnit(f, bs, &unit));
+  PetscCall(PetscMalloc1(n, &level));
+  if (!unit) PetscCall(MatSpmvFactorChooseUnit(f, bs, &unit, &level, &f->levels[0]));
+  else PetscCall(MatSpmvFactorLevels(n, f->i, f->j, f->diag, unit, PETSC_FALSE, level, &f->levels[0]));
   f->unit   = unit;
   f->nunits = (n + unit - 1) / unit;
   for (PetscInt r = 0; r < n; r++) { /* the unit's own rows: [lin, diag) in L, (diag, uout) in U */
@@ -200,7 +205,10 @@ static PetscErrorCode MatSpmvFactorSetUp(Mat F, Mat A)
     f->uout[r] = p;
   }
   PetscCall(PetscMalloc2(f->nunits, &f->order[0], f->nunits, &f->order[1]));
-  for (int k = 0; k < 2; k++) PetscCall(MatSpmvFactorOrder(f, (PetscBool)k, f->order[k], &f->levels[k]));
+  PetscCall(MatSpmvFactorOrder(f, PETSC_FALSE, level, f->levels[0], f->order[0])); /* L's levels from above */
+  PetscCall(MatSpmvFactorLevels(n, f->i, f->j, f->diag, unit, PETSC_TRUE, level, &f->levels[1]));
+  PetscCall(MatSpmvFactorOrder(f, PETSC_TRUE, level, f->levels[1], f->order[1]));
+  PetscCall(PetscFree(level));
   PetscCall(MatSpmvFactorOnDevice(A, &f->device));
 #if defined(PETSC_HAVE_CUDA)
   if (f->device) PetscCall(MatSpmvCUDATriCreate(&f->d, n, f->nnz, f->unit, f->i, f->j, f->diag, f->lin, f->uout, f->order, f->vmap));
@@ -222,11 +230,15 @@ static PetscErrorCode MatSpmvFactorGetRows(Mat A, PetscInt *n, const PetscInt **
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatILUFactorSymbolic_SpmvFactor(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info)
+/* The factor's pattern: A's (ILU), or A's upper triangle and its mirror image (ICC reads the upper
+   triangle only, as PETSc's: the ILU(0) of a symmetric matrix is its incomplete L D L^T, U = D L^T),
+   vmap then naming the entry of A's values behind each factor entry */
+static PetscErrorCode MatSpmvFactorSymbolic(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info)
 {
-  Mat_SpmvFactor *f = (Mat_SpmvFactor *)F->data;
+  Mat_SpmvFactor *f   = (Mat_SpmvFactor *)F->data;
+  const PetscBool icc = (PetscBool)(F->factortype == MAT_FACTOR_ICC);
   const PetscInt *ai, *aj;
-  PetscInt        n, nr;
+  PetscInt        n, nr, *next = NULL;
   PetscBool       done;
 
   PetscFunctionBegin;
@@ -234,59 +246,56 @@ static PetscErrorCode MatILUFactorSymbolic_SpmvFactor(Mat F, Mat A, IS row, IS c
   PetscCall(MatSpmvFactorReset(f));
   PetscCall(MatSpmvFactorGetRows(A, &n, &ai, &aj));
   f->n    = n;
-  f->nnz  = ai[n];
   f->annz = ai[n];
+  f->nnz  = ai[n];
+  if (icc) {
+    PetscCall(PetscCalloc1(n + 1, &next));
+    for (PetscInt r = 0; r < n; r++) /* row r: column r's upper entries mirrored, then row r's own */
+      for (PetscInt p = ai[r]; p < ai[r + 1]; p++) {
+        if (aj[p] > r) next[aj[p] + 1]++;
+        if (aj[p] >= r) next[r + 1]++;
+      }
+    for (PetscInt r = 0; r < n; r++) next[r + 1] += next[r];
+    f->nnz = next[n];
+    PetscCheck(f->nnz < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv takes fewer than 2^31 nonzeros per process (here %" PetscInt_FMT " in the symmetric pattern): use more processes", f->nnz);
+  }
   PetscCall(PetscMalloc5(n + 1, &f->i, f->nnz, &f->j, n, &f->diag, n, &f->lin, n, &f->uout));
-  PetscCall(PetscArraycpy(f->i, ai, n + 1));
-  PetscCall(PetscArraycpy(f->j, aj, f->nnz));
+  if (icc) {
+    PetscCall(PetscMalloc1(f->nnz, &f->vmap));
+    PetscCall(PetscArraycpy(f->i, next, n + 1));
+    for (PetscInt r = 0; r < n; r++) /* mirrored entries land in increasing r: rows stay sorted */
+      for (PetscInt p = ai[r]; p < ai[r + 1]; p++)
+        if (aj[p] > r) {
+          f->j[next[aj[p]]]      = r;
+          f->vmap[next[aj[p]]++] = p;
+        }
+    for (PetscInt r = 0; r < n; r++)
+      for (PetscInt p = ai[r]; p < ai[r + 1]; p++)
+        if (aj[p] >= r) {
+          f->j[next[r]]      = aj[p];
+          f->vmap[next[r]++] = p;
+        }
+    PetscCall(PetscFree(next));
+  } else {
+    PetscCall(PetscArraycpy(f->i, ai, n + 1));
+    PetscCall(PetscArraycpy(f->j, aj, f->nnz));
+  }
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ai, &aj, &done)); /* sets nr to 0 */
   PetscCall(MatSpmvFactorSetUp(F, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ICC(0) reads A's upper triangle only, as PETSc's: the factor's pattern and values are that
-   triangle and its mirror image, and the ILU(0) of a symmetric matrix is its incomplete L D L^T
-   (U = D L^T) */
+static PetscErrorCode MatILUFactorSymbolic_SpmvFactor(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvFactorSymbolic(F, A, row, col, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatICCFactorSymbolic_SpmvFactor(Mat F, Mat A, IS perm, const MatFactorInfo *info)
 {
-  Mat_SpmvFactor *f = (Mat_SpmvFactor *)F->data;
-  const PetscInt *ai, *aj;
-  PetscInt        n, nr, *next;
-  PetscBool       done;
-
   PetscFunctionBegin;
-  PetscCall(MatSpmvFactorCheckInfo(F, perm, perm, info));
-  PetscCall(MatSpmvFactorReset(f));
-  PetscCall(MatSpmvFactorGetRows(A, &n, &ai, &aj));
-  f->n    = n;
-  f->annz = ai[n];
-  PetscCall(PetscCalloc1(n + 1, &next));
-  for (PetscInt r = 0; r < n; r++) /* row r: column r's upper entries mirrored, then row r's own */
-    for (PetscInt p = ai[r]; p < ai[r + 1]; p++) {
-      if (aj[p] > r) next[aj[p] + 1]++;
-      if (aj[p] >= r) next[r + 1]++;
-    }
-  for (PetscInt r = 0; r < n; r++) next[r + 1] += next[r];
-  f->nnz = next[n];
-  PetscCheck(f->nnz < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv takes fewer than 2^31 nonzeros per process (here %" PetscInt_FMT " in the symmetric pattern): use more processes", f->nnz);
-  PetscCall(PetscMalloc5(n + 1, &f->i, f->nnz, &f->j, n, &f->diag, n, &f->lin, n, &f->uout));
-  PetscCall(PetscMalloc1(f->nnz, &f->vmap));
-  PetscCall(PetscArraycpy(f->i, next, n + 1));
-  for (PetscInt r = 0; r < n; r++) /* mirrored entries land in increasing r: rows stay sorted */
-    for (PetscInt p = ai[r]; p < ai[r + 1]; p++)
-      if (aj[p] > r) {
-        f->j[next[aj[p]]]      = r;
-        f->vmap[next[aj[p]]++] = p;
-      }
-  for (PetscInt r = 0; r < n; r++)
-    for (PetscInt p = ai[r]; p < ai[r + 1]; p++)
-      if (aj[p] >= r) {
-        f->j[next[r]]      = aj[p];
-        f->vmap[next[r]++] = p;
-      }
-  PetscCall(PetscFree(next));
-  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ai, &aj, &done));
-  PetscCall(MatSpmvFactorSetUp(F, A));
+  PetscCall(MatSpmvFactorSymbolic(F, A, perm, perm, info));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
