@@ -17,6 +17,9 @@
 #   ex19spmv512  the same on 512 x 512
 #   lapicc     KSP ex2, 2D Laplacian 1000 x 1000, CG + ICC(0) by MATSOLVERSPMV; aijcusparse by cuSPARSE
 #   ex56icc    KSP ex56 -ne 47 elasticity, CG + ICC(0) by MATSOLVERSPMV; aijcusparse by cuSPARSE
+#   ex19jac<k> ex19spmv with the triangular solves approximated by k block-Jacobi sweeps
+#              (-mat_spmv_trsv jacobi -mat_spmv_trsv_sweeps k); aijcusparse: cuSPARSE's exact solves
+#   lapjac<k>, ex56jac<k>  lapicc, ex56icc the same way
 #
 # Prints, per case and type: iterations, SNESSolve, KSPSolve, PCSetUp, PCApply, MatSolve, MatMult
 # seconds, the format's build + refresh seconds, and KSPSolve's host<->device copy counts.
@@ -43,6 +46,11 @@ mpi="${MPIEXEC:-mpiexec} --oversubscribe -n $np"
 gpu="-log_view -log_view_gpu_time -use_gpu_aware_mpi 0"
 poly="-pc_type ksp -ksp_ksp_type chebyshev -ksp_ksp_max_it 10 -ksp_ksp_norm_type none -ksp_pc_type jacobi -ksp_ksp_chebyshev_esteig 0,0.005,0,1.1"
 
+jac() { # case<k> type -> the options of k block-Jacobi sweeps (none for aijcusparse: cuSPARSE's exact solves)
+  local sub=
+  [ "$np" -gt 1 ] && sub=sub_
+  [ "$2" = aijcusparse ] || echo "-${sub}mat_spmv_trsv jacobi -${sub}mat_spmv_trsv_sweeps ${1##*[a-z]}"
+}
 args() { # case type -> the program and its options
   local c=$1 t=$2 load=() fs=spmv sub= ilu="-pc_type ilu" icc="-pc_type icc"
   [ "$t" = aijcusparse ] || load=(-dll_append "$lib")
@@ -60,6 +68,9 @@ args() { # case type -> the program and its options
   ex19spmv512) echo "$bin/ex19 -da_grid_x 512 -da_grid_y 512 -snes_converged_reason -ksp_converged_reason -dm_vec_type cuda -dm_mat_type $t $ilu -${sub}pc_factor_mat_solver_type $fs ${load[*]}" ;;
   lapicc) echo "$bin/ksp_ex2 -m 1000 -n 1000 -ksp_type cg $icc -${sub}pc_factor_mat_solver_type $fs -ksp_converged_reason -mat_type $t -vec_type cuda ${load[*]}" ;;
   ex56icc) echo "$bin/ksp_ex56 -ne 47 -ksp_type cg $icc -${sub}pc_factor_mat_solver_type $fs -ksp_converged_reason -mat_type $t -vec_type cuda ${load[*]}" ;;
+  ex19jac[0-9]*) echo "$(args ex19spmv "$t") $(jac "$c" "$t")" ;;
+  lapjac[0-9]*) echo "$(args lapicc "$t") $(jac "$c" "$t")" ;;
+  ex56jac[0-9]*) echo "$(args ex56icc "$t") $(jac "$c" "$t")" ;;
   *) echo "unknown case $c" >&2; return 1 ;;
   esac
 }

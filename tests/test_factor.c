@@ -1,7 +1,8 @@
 static char help[] = "MATSOLVERSPMV: ILU(0) and ICC(0) solves of a matrix of -type (ours, aijcusparse or aij) match\n"
                      "PETSc's own (MATSOLVERPETSC on MATAIJ) on the shared matrices and generated ones (long chains,\n"
                      "diagonal-only rows, block sizes 1 to 8), again after the values change; zero pivots are\n"
-                     "reported as factor errors and unsupported settings refused.\n"
+                     "reported as factor errors and unsupported settings refused; solves approximated by block-Jacobi\n"
+                     "sweeps (-mat_spmv_trsv jacobi) reach exactly as deep as their sweeps.\n"
                      "  -type <t> -dir <tests/matrices> -vec_type <seq|cuda>\n";
 
 #include <petscspmv.h>
@@ -43,8 +44,8 @@ static PetscErrorCode CompareSolves(Mat Aref, Mat A, Mat Fref, Mat F, VecType vt
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ILU(0), or ICC(0) with PCICC's positive-definite shift or none */
-static PetscErrorCode Factor(Mat A, MatSolverType solver, MatFactorType ftype, MatFactorShiftType shift, Mat *F)
+/* ILU(0), or ICC(0) with PCICC's positive-definite shift or none; the factor's options prefix (or NULL) */
+static PetscErrorCode Factor(Mat A, MatSolverType solver, MatFactorType ftype, MatFactorShiftType shift, const char *prefix, Mat *F)
 {
   MatFactorInfo info;
   IS            row, col;
@@ -55,6 +56,7 @@ static PetscErrorCode Factor(Mat A, MatSolverType solver, MatFactorType ftype, M
   info.shifttype = (PetscReal)shift;
   PetscCall(MatGetOrdering(A, MATORDERINGNATURAL, &row, &col));
   PetscCall(MatGetFactor(A, solver, ftype, F));
+  PetscCall(MatSetOptionsPrefix(*F, prefix));
   if (ftype == MAT_FACTOR_ICC) {
     PetscCall(MatICCFactorSymbolic(*F, A, row, &info));
     PetscCall(MatCholeskyFactorNumeric(*F, A, &info));
@@ -78,8 +80,8 @@ static PetscErrorCode TestOne(Mat Aref, MatType type, VecType vtype, MatFactorTy
   PetscFunctionBegin;
   PetscCall(PetscSNPrintf(name, sizeof(name), "%s(0)%s, %s", ftype == MAT_FACTOR_ICC ? "ICC" : "ILU", shift == MAT_SHIFT_POSITIVE_DEFINITE ? " positive-definite shift" : "", matname));
   PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
-  PetscCall(Factor(Aref, MATSOLVERPETSC, ftype, shift, &Fref));
-  PetscCall(Factor(A, MATSOLVERSPMV, ftype, shift, &F));
+  PetscCall(Factor(Aref, MATSOLVERPETSC, ftype, shift, NULL, &Fref));
+  PetscCall(Factor(A, MATSOLVERSPMV, ftype, shift, NULL, &F));
   PetscCall(MatFactorGetSolverType(F, &solver));
   PetscCheck(!strcmp(solver, MATSOLVERSPMV), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: factored by %s", name, solver);
   PetscCall(CompareSolves(Aref, A, Fref, F, vtype, name, "first factorization"));
@@ -180,6 +182,93 @@ static PetscErrorCode ChainMatrix(PetscInt n, PetscInt every, Mat *A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -mat_spmv_trsv jacobi with as many sweeps as rows (at least the levels of units): PETSc's exact
+   solve; with 2 sweeps: the same approximation as MATSOLVERSPMV's host reference on MATAIJ (on the
+   GPU, device sweeps against host ones) */
+static PetscErrorCode TestJacobi(Mat Aref, MatType type, VecType vtype, MatFactorType ftype, const char *matname)
+{
+  Mat      A, F, Fref;
+  PetscInt n;
+  char     name[PETSC_MAX_PATH_LEN], sweeps[32];
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(Aref, &n, NULL));
+  PetscCall(PetscSNPrintf(sweeps, sizeof(sweeps), "%" PetscInt_FMT, n));
+  PetscCall(PetscOptionsSetValue(NULL, "-jacx_mat_spmv_trsv", "jacobi"));
+  PetscCall(PetscOptionsSetValue(NULL, "-jacx_mat_spmv_trsv_sweeps", sweeps));
+  PetscCall(PetscOptionsSetValue(NULL, "-jac2_mat_spmv_trsv", "jacobi"));
+  PetscCall(PetscOptionsSetValue(NULL, "-jac2_mat_spmv_trsv_sweeps", "2"));
+  PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
+  PetscCall(Factor(Aref, MATSOLVERPETSC, ftype, MAT_SHIFT_NONE, NULL, &Fref));
+  PetscCall(Factor(A, MATSOLVERSPMV, ftype, MAT_SHIFT_NONE, "jacx_", &F));
+  PetscCall(PetscSNPrintf(name, sizeof(name), "%s(0) by %s block-Jacobi sweeps, %s", ftype == MAT_FACTOR_ICC ? "ICC" : "ILU", sweeps, matname));
+  PetscCall(CompareSolves(Aref, A, Fref, F, vtype, name, "against PETSc's exact solve"));
+  PetscCall(MatDestroy(&F));
+  PetscCall(MatDestroy(&Fref));
+  PetscCall(Factor(Aref, MATSOLVERSPMV, ftype, MAT_SHIFT_NONE, "jac2_", &Fref));
+  PetscCall(Factor(A, MATSOLVERSPMV, ftype, MAT_SHIFT_NONE, "jac2_", &F));
+  PetscCall(PetscSNPrintf(name, sizeof(name), "%s(0) by 2 block-Jacobi sweeps, %s", ftype == MAT_FACTOR_ICC ? "ICC" : "ILU", matname));
+  PetscCall(CompareSolves(Aref, A, Fref, F, vtype, name, "against the host reference on aij"));
+  PetscCall(MatDestroy(&F));
+  PetscCall(MatDestroy(&Fref));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* What s sweeps reach: on a lower bidiagonal chain in units of u rows (U is diagonal), the initial
+   block-diagonal solve and s sweeps give the exact x on the first (s + 1) u rows and not on the row
+   after them */
+static PetscErrorCode TestJacobiDepth(MatType type, VecType vtype)
+{
+  Mat Aref, A, F, Fref;
+
+  PetscFunctionBegin;
+  PetscCall(ChainMatrix(1000, 0, &Aref));
+  PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
+  PetscCall(Factor(Aref, MATSOLVERPETSC, MAT_FACTOR_ILU, MAT_SHIFT_NONE, NULL, &Fref));
+  for (PetscInt u = 1; u <= 3; u += 2)
+    for (PetscInt s = 0; s <= 5; s += 5) {
+      char               val[32];
+      Vec                b, x, xref, xh;
+      const PetscScalar *xv, *rv;
+      PetscReal          ref;
+      const PetscInt     depth = (s + 1) * u;
+
+      PetscCall(PetscOptionsSetValue(NULL, "-jacd_mat_spmv_trsv", "jacobi"));
+      PetscCall(PetscSNPrintf(val, sizeof(val), "%" PetscInt_FMT, s));
+      PetscCall(PetscOptionsSetValue(NULL, "-jacd_mat_spmv_trsv_sweeps", val));
+      PetscCall(PetscSNPrintf(val, sizeof(val), "%" PetscInt_FMT, u));
+      PetscCall(PetscOptionsSetValue(NULL, "-jacd_mat_spmv_trsv_unit", val));
+      PetscCall(Factor(A, MATSOLVERSPMV, MAT_FACTOR_ILU, MAT_SHIFT_NONE, "jacd_", &F));
+      PetscCall(MatCreateVecs(Aref, &xref, &b));
+      PetscCall(VecSetRandom(b, NULL));
+      PetscCall(MatSolve(Fref, b, xref));
+      PetscCall(VecCreate(PETSC_COMM_SELF, &x));
+      PetscCall(VecSetSizes(x, 1000, 1000));
+      PetscCall(VecSetType(x, vtype));
+      PetscCall(VecDuplicate(x, &xh));
+      PetscCall(VecCopy(b, xh));
+      PetscCall(MatSolve(F, xh, x));
+      PetscCall(VecNorm(xref, NORM_INFINITY, &ref));
+      PetscCall(VecGetArrayRead(x, &xv));
+      PetscCall(VecGetArrayRead(xref, &rv));
+      for (PetscInt r = 0; r < depth; r++) PetscCheck(PetscAbsScalar(xv[r] - rv[r]) <= 100 * PETSC_MACHINE_EPSILON * ref, PETSC_COMM_SELF, PETSC_ERR_PLIB, "units of %" PetscInt_FMT ", %" PetscInt_FMT " sweeps: row %" PetscInt_FMT " not exact (%g, PETSc %g)", u, s, r, (double)PetscRealPart(xv[r]), (double)PetscRealPart(rv[r]));
+      PetscCheck(PetscAbsScalar(xv[depth] - rv[depth]) > PetscSqrtReal(PETSC_MACHINE_EPSILON) * ref, PETSC_COMM_SELF, PETSC_ERR_PLIB, "units of %" PetscInt_FMT ", %" PetscInt_FMT " sweeps: row %" PetscInt_FMT " exact, beyond the sweeps' reach", u, s, depth);
+      PetscCall(VecRestoreArrayRead(x, &xv));
+      PetscCall(VecRestoreArrayRead(xref, &rv));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok units of %" PetscInt_FMT " rows, %" PetscInt_FMT " block-Jacobi sweeps: the first %" PetscInt_FMT " rows of a chain exact, row %" PetscInt_FMT " not\n", u, s, depth, depth));
+      PetscCall(VecDestroy(&b));
+      PetscCall(VecDestroy(&x));
+      PetscCall(VecDestroy(&xh));
+      PetscCall(VecDestroy(&xref));
+      PetscCall(MatDestroy(&F));
+    }
+  PetscCall(MatDestroy(&Fref));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Aref));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* bad input: a zero pivot is a factor error (PCSetUp reports it), a missing diagonal entry, more
    levels of fill and another ordering are refused with PETSc errors */
 static PetscErrorCode TestRefusals(MatType type)
@@ -199,7 +288,7 @@ static PetscErrorCode TestRefusals(MatType type)
   PetscCall(MatAssemblyBegin(Aref, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(Aref, MAT_FINAL_ASSEMBLY));
   PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
-  PetscCall(Factor(A, MATSOLVERSPMV, MAT_FACTOR_ILU, MAT_SHIFT_NONE, &F));
+  PetscCall(Factor(A, MATSOLVERSPMV, MAT_FACTOR_ILU, MAT_SHIFT_NONE, NULL, &F));
   PetscCall(MatFactorGetError(F, &err));
   PetscCheck(err == MAT_FACTOR_NUMERIC_ZEROPIVOT, PETSC_COMM_SELF, PETSC_ERR_PLIB, "zero pivot not reported (error %d)", (int)err);
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok zero pivot reported as MAT_FACTOR_NUMERIC_ZEROPIVOT\n"));
@@ -218,7 +307,7 @@ static PetscErrorCode TestRefusals(MatType type)
     PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
     PetscCall(MatConvert(B, type, MAT_INITIAL_MATRIX, &A));
     PetscCall(MatDestroy(&B));
-    PetscCall(Factor(A, MATSOLVERSPMV, MAT_FACTOR_ICC, MAT_SHIFT_POSITIVE_DEFINITE, &F));
+    PetscCall(Factor(A, MATSOLVERSPMV, MAT_FACTOR_ICC, MAT_SHIFT_POSITIVE_DEFINITE, NULL, &F));
     PetscCall(MatFactorGetError(F, &err));
     PetscCheck(err == MAT_FACTOR_NUMERIC_ZEROPIVOT, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ICC pivot that needs a shift not reported (error %d)", (int)err);
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok ICC(0) pivot that needs a positive-definite shift reported as MAT_FACTOR_NUMERIC_ZEROPIVOT\n"));
@@ -302,6 +391,10 @@ int main(int argc, char **argv)
     PetscCall(PetscSNPrintf(name, sizeof(name), "grid of points with %" PetscInt_FMT " unknowns", bs));
     PetscCall(TestOne(A, type, vtype, MAT_FACTOR_ILU, MAT_SHIFT_NONE, name));
     PetscCall(TestOne(A, type, vtype, MAT_FACTOR_ICC, MAT_SHIFT_NONE, name));
+    if (bs != 4) { /* a few thousand rows: as many sweeps as rows stay cheap */
+      PetscCall(TestJacobi(A, type, vtype, MAT_FACTOR_ILU, name));
+      PetscCall(TestJacobi(A, type, vtype, MAT_FACTOR_ICC, name));
+    }
     PetscCall(MatDestroy(&A));
     count++;
   }
@@ -344,6 +437,7 @@ int main(int argc, char **argv)
     PetscCall(MatDestroy(&A));
   }
   closedir(d);
+  PetscCall(TestJacobiDepth(type, vtype));
   PetscCall(TestRefusals(type));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "all %" PetscInt_FMT " matrices passed for %s with %s vectors\n", count, type, vtype));
   PetscCall(PetscFinalize());

@@ -10,6 +10,14 @@
 */
 #include "spmvfactor.h"
 
+/* how MatSolve() applies the factors: exactly, or by block-Jacobi sweeps over units (an
+   approximation: it changes the preconditioner, not the factors) */
+typedef enum {
+  MATSPMV_TRSV_EXACT,
+  MATSPMV_TRSV_JACOBI
+} MatSpmvTrsvType;
+static const char *const MatSpmvTrsvTypes[] = {"exact", "jacobi", "MatSpmvTrsvType", "MATSPMV_TRSV_", NULL};
+
 typedef struct {
   PetscInt         n, nnz, unit, nunits;
   PetscInt         annz;                      /* A's nonzeros (ICC: the factor mirrors A's upper triangle) */
@@ -17,7 +25,9 @@ typedef struct {
   PetscInt        *i, *j, *diag, *lin, *uout; /* see MatSpmvTriDevice */
   PetscInt         levels[2];                 /* levels of units in L and in U */
   PetscInt        *order[2];                  /* units by level in L, in U */
-  PetscScalar     *a, *idiag;                 /* the factor on the host (host matrices only) */
+  MatSpmvTrsvType  trsv;
+  PetscInt         sweeps;                    /* jacobi: sweeps per triangle after the first block-diagonal solve */
+  PetscScalar     *a, *idiag, *work;          /* the factor on the host (host matrices only), 2 n of room for the sweeps */
   PetscBool        device;
   MatSpmvTriDevice d;
 } Mat_SpmvFactor;
@@ -35,7 +45,7 @@ static PetscErrorCode MatSpmvFactorReset(Mat_SpmvFactor *f)
   PetscCall(PetscFree5(f->i, f->j, f->diag, f->lin, f->uout));
   PetscCall(PetscFree(f->vmap));
   PetscCall(PetscFree2(f->order[0], f->order[1]));
-  PetscCall(PetscFree2(f->a, f->idiag));
+  PetscCall(PetscFree3(f->a, f->idiag, f->work));
 #if defined(PETSC_HAVE_CUDA)
   if (f->device) PetscCall(MatSpmvCUDATriDestroy(&f->d));
 #endif
@@ -187,6 +197,8 @@ static PetscErrorCode MatSpmvFactorSetUp(Mat F, Mat A)
   }
   PetscOptionsBegin(PetscObjectComm((PetscObject)F), ((PetscObject)F)->prefix, "MATSOLVERSPMV triangular solves", "Mat");
   PetscCall(PetscOptionsRangeInt("-mat_spmv_trsv_unit", "Consecutive rows solved together by one warp (0: the candidate with the fewest levels)", "MATSOLVERSPMV", unit, &unit, NULL, 0, MATSPMV_TRI_MAX_UNIT));
+  PetscCall(PetscOptionsEnum("-mat_spmv_trsv", "Triangular solves: exact, or approximated by block-Jacobi sweeps over units", "MATSOLVERSPMV", MatSpmvTrsvTypes, (PetscEnum)f->trsv, (PetscEnum *)&f->trsv, NULL));
+  PetscCall(PetscOptionsBoundedInt("-mat_spmv_trsv_sweeps", "Block-Jacobi sweeps per triangle after the block-diagonal solve (-mat_spmv_trsv jacobi)", "MATSOLVERSPMV", f->sweeps, &f->sweeps, NULL, 0));
   PetscOptionsEnd();
   PetscCall(MatGetBlockSize(A, &bs));
   PetscCall(PetscMalloc1(n, &level));
@@ -213,8 +225,8 @@ static PetscErrorCode MatSpmvFactorSetUp(Mat F, Mat A)
 #if defined(PETSC_HAVE_CUDA)
   if (f->device) PetscCall(MatSpmvCUDATriCreate(&f->d, n, f->nnz, f->unit, f->i, f->j, f->diag, f->lin, f->uout, f->order, f->vmap));
 #endif
-  if (!f->device) PetscCall(PetscMalloc2(f->nnz, &f->a, n, &f->idiag));
-  PetscCall(PetscInfo(F, "%s(0) of %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, units of %" PetscInt_FMT " rows: %" PetscInt_FMT " (L) and %" PetscInt_FMT " (U) levels of units, on the %s\n", F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU", n, f->nnz, f->unit, f->levels[0], f->levels[1], f->device ? "GPU" : "host"));
+  if (!f->device) PetscCall(PetscMalloc3(f->nnz, &f->a, n, &f->idiag, 2 * n, &f->work));
+  PetscCall(PetscInfo(F, "%s(0) of %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, units of %" PetscInt_FMT " rows: %" PetscInt_FMT " (L) and %" PetscInt_FMT " (U) levels of units, on the %s, %s solves\n", F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU", n, f->nnz, f->unit, f->levels[0], f->levels[1], f->device ? "GPU" : "host", MatSpmvTrsvTypes[f->trsv]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -385,15 +397,41 @@ static PetscErrorCode MatSolveDevice_SpmvFactor(Mat F, Vec b, Vec x)
   PetscCall(VecCUDAGetArrayRead(b, &bv));
   PetscCall(VecCUDAGetArrayWrite(x, &xv));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCall(MatSpmvCUDATriSolve(&f->d, bv, xv));
+  if (f->trsv == MATSPMV_TRSV_EXACT) PetscCall(MatSpmvCUDATriSolve(&f->d, bv, xv));
+  else PetscCall(MatSpmvCUDATriSweeps(&f->d, f->sweeps, bv, xv));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(VecCUDARestoreArrayRead(b, &bv));
   PetscCall(VecCUDARestoreArrayWrite(x, &xv));
-  PetscCall(PetscLogGpuFlops(2.0 * f->nnz - f->n));
+  PetscCall(PetscLogGpuFlops((f->trsv == MATSPMV_TRSV_EXACT ? 1 : f->sweeps + 1) * (2.0 * f->nnz - f->n)));
 #else
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "Built without CUDA");
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one block-Jacobi sweep of L x = b (upper: U x = b) on the host, as MatSpmvTriSweepKernel(): per
+   unit, xout = (the unit's block)^{-1} (b - (entries outside the unit) xin), by substitution inside
+   the unit; xin NULL: zero */
+static void MatSpmvSweepHost(const Mat_SpmvFactor *f, PetscBool upper, const PetscScalar *b, const PetscScalar *xin, PetscScalar *xout)
+{
+  for (PetscInt u = 0; u < f->nunits; u++) {
+    const PetscInt r0 = u * f->unit, r1 = PetscMin(r0 + f->unit, f->n);
+
+    for (PetscInt k = 0; k < r1 - r0; k++) {
+      const PetscInt r = upper ? r1 - 1 - k : r0 + k;
+      PetscScalar    s = b[r];
+
+      if (upper) {
+        for (PetscInt p = f->diag[r] + 1; p < f->uout[r]; p++) s -= f->a[p] * xout[f->j[p]];
+        for (PetscInt p = f->uout[r]; xin && p < f->i[r + 1]; p++) s -= f->a[p] * xin[f->j[p]];
+        xout[r] = s * f->idiag[r];
+      } else {
+        for (PetscInt p = f->i[r]; xin && p < f->lin[r]; p++) s -= f->a[p] * xin[f->j[p]];
+        for (PetscInt p = f->lin[r]; p < f->diag[r]; p++) s -= f->a[p] * xout[f->j[p]];
+        xout[r] = s;
+      }
+    }
+  }
 }
 
 static PetscErrorCode MatSolve_SpmvFactor(Mat F, Vec b, Vec x)
@@ -402,7 +440,27 @@ static PetscErrorCode MatSolve_SpmvFactor(Mat F, Vec b, Vec x)
 
   PetscFunctionBegin;
   if (f->device) PetscCall(MatSpmvSolveStaged(F, b, x, "MatSpmvFactorSolveDevice_C"));
-  else {
+  else if (f->trsv == MATSPMV_TRSV_JACOBI) {
+    const PetscScalar *bv;
+    PetscScalar       *xv;
+
+    PetscCall(VecGetArrayRead(b, &bv));
+    PetscCall(VecGetArrayWrite(x, &xv));
+    for (int upper = 0; upper < 2; upper++) { /* L into work, then U into x; the last sweep writes the result */
+      const PetscScalar *rhs = upper ? f->work : bv, *in = NULL;
+      PetscScalar       *result = upper ? xv : f->work, *other = f->work + f->n;
+
+      for (PetscInt k = 0; k <= f->sweeps; k++) {
+        PetscScalar *out = (f->sweeps - k) % 2 ? other : result;
+
+        MatSpmvSweepHost(f, (PetscBool)upper, rhs, in, out);
+        in = out;
+      }
+    }
+    PetscCall(VecRestoreArrayRead(b, &bv));
+    PetscCall(VecRestoreArrayWrite(x, &xv));
+    PetscCall(PetscLogFlops((f->sweeps + 1) * (2.0 * f->nnz - f->n)));
+  } else {
     const PetscScalar *bv;
     PetscScalar       *xv;
 
@@ -451,6 +509,7 @@ static PetscErrorCode MatView_SpmvFactor(Mat F, PetscViewer viewer)
   if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerASCIIPrintf(viewer, "spmv %s(0): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, solved in units of %" PetscInt_FMT " rows without level synchronization, %s\n", F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU", f->n, f->nnz, f->unit, f->device ? "on the GPU" : "host reference"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  dependency levels of units (taken in level order): %" PetscInt_FMT " in L, %" PetscInt_FMT " in U (%" PetscInt_FMT " units)\n", f->levels[0], f->levels[1], f->nunits));
+  if (f->trsv == MATSPMV_TRSV_JACOBI) PetscCall(PetscViewerASCIIPrintf(viewer, "  triangular solves approximated: the units' block-diagonal solve and %" PetscInt_FMT " block-Jacobi sweep(s) per triangle\n", f->sweeps));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -467,6 +526,7 @@ static PetscErrorCode MatGetFactor_SeqAIJ_Spmv(Mat A, MatFactorType ftype, Mat *
   PetscCall(PetscStrallocpy("spmvfactor", &((PetscObject)B)->type_name));
   PetscCall(MatSetUp(B));
   PetscCall(PetscNew(&f));
+  f->sweeps = 2;
   B->data                   = f;
   B->ops->getinfo           = MatGetInfo_SpmvFactor;
   B->ops->ilufactorsymbolic = MatILUFactorSymbolic_SpmvFactor;

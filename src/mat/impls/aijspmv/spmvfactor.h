@@ -37,6 +37,7 @@ typedef struct {
   unsigned long long *counter;   /* units handed out, over all launches */
   int                *status;    /* first zero pivot's row + 1 (0: none) */
   PetscScalar        *y;         /* L's solution, U's right-hand side */
+  PetscScalar        *t;         /* the sweeps' other iterate */
   int                 launch;    /* number of the last launch */
   unsigned long long  taken;     /* counter value before the next launch */
 } MatSpmvTriDevice;
@@ -48,3 +49,6 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDATriDestroy(MatSpmvTriDevice *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDAILU0(MatSpmvTriDevice *, const PetscScalar *, PetscReal, PetscBool, PetscInt *);
 /* x = U^{-1} L^{-1} b, device arrays */
 PETSC_INTERN PetscErrorCode MatSpmvCUDATriSolve(MatSpmvTriDevice *, const PetscScalar *, PetscScalar *);
+/* x = U^{-1} L^{-1} b approximated: per triangle, x = (block inverse of the units) b, then `sweeps`
+   block-Jacobi sweeps (-mat_spmv_trsv jacobi) */
+PETSC_INTERN PetscErrorCode MatSpmvCUDATriSweeps(MatSpmvTriDevice *, PetscInt, const PetscScalar *, PetscScalar *);
