@@ -182,6 +182,30 @@ static PetscErrorCode ChainMatrix(PetscInt n, PetscInt every, Mat *A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* an arrow: diagonal, first row and column full (ICC's upper triangle) and last row and column
+   full (ILU's L): rows far longer than the GPU factorization holds in shared memory */
+static PetscErrorCode ArrowMatrix(PetscInt n, Mat *A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, n, n, 4, NULL, A));
+  PetscCall(MatSeqAIJSetPreallocation(*A, 4, NULL));
+  PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscCall(MatSetValue(*A, i, i, 4.0 * n, INSERT_VALUES));
+    if (i) {
+      PetscCall(MatSetValue(*A, 0, i, -1.0 - 0.001 * i, INSERT_VALUES));
+      PetscCall(MatSetValue(*A, i, 0, -1.0 - 0.001 * i, INSERT_VALUES));
+    }
+    if (i < n - 1) {
+      PetscCall(MatSetValue(*A, n - 1, i, 0.5 + 0.002 * i, INSERT_VALUES));
+      PetscCall(MatSetValue(*A, i, n - 1, 0.5 + 0.002 * i, INSERT_VALUES));
+    }
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* -mat_spmv_trsv jacobi with as many sweeps as rows (at least the levels of units): PETSc's exact
    solve; with 2 sweeps: the same approximation as MATSOLVERSPMV's host reference on MATAIJ (on the
    GPU, device sweeps against host ones) */
@@ -413,7 +437,11 @@ int main(int argc, char **argv)
     PetscCall(ChainMatrix(1000, 1, &A));
     PetscCall(TestOne(A, type, vtype, MAT_FACTOR_ILU, MAT_SHIFT_NONE, "diagonal"));
     PetscCall(MatDestroy(&A));
-    count += 3;
+    PetscCall(ArrowMatrix(600, &A));
+    PetscCall(TestOne(A, type, vtype, MAT_FACTOR_ILU, MAT_SHIFT_NONE, "arrow (rows of 600 entries)"));
+    PetscCall(TestOne(A, type, vtype, MAT_FACTOR_ICC, MAT_SHIFT_NONE, "arrow (rows of 600 entries)"));
+    PetscCall(MatDestroy(&A));
+    count += 4;
   }
   d = opendir(dir);
   PetscCheck(d, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open %s", dir);
