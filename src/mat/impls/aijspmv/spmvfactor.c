@@ -87,12 +87,15 @@ static PetscErrorCode MatSpmvFactorOnDevice(Mat A, PetscBool *device)
 }
 
 /* the level of each unit of `unit` consecutive rows in L (upper: in U): 1 + the highest level of the
-   units its entries outside the unit point to; returns the number of levels */
+   units its entries outside the unit point to; returns the number of levels. The levels are also
+   kept per row, so an entry's is one load, not a division by the unit and a load. */
 static PetscErrorCode MatSpmvFactorLevels(PetscInt n, const PetscInt *ai, const PetscInt *aj, const PetscInt *diag, PetscInt unit, PetscBool upper, PetscInt *level, PetscInt *nlevels)
 {
   const PetscInt nunits = (n + unit - 1) / unit;
+  PetscInt      *rowlevel;
 
   PetscFunctionBegin;
+  PetscCall(PetscMalloc1(n, &rowlevel));
   *nlevels = 0;
   for (PetscInt v = 0; v < nunits; v++) { /* in a dependency order: L forward, U backward */
     const PetscInt u = upper ? nunits - 1 - v : v, r0 = u * unit, r1 = PetscMin(r0 + unit, n);
@@ -100,13 +103,15 @@ static PetscErrorCode MatSpmvFactorLevels(PetscInt n, const PetscInt *ai, const 
 
     for (PetscInt r = r0; r < r1; r++) {
       if (upper)
-        for (PetscInt p = ai[r + 1] - 1; p > diag[r] && aj[p] >= r1; p--) l = PetscMax(l, level[aj[p] / unit]);
+        for (PetscInt p = ai[r + 1] - 1; p > diag[r] && aj[p] >= r1; p--) l = PetscMax(l, rowlevel[aj[p]]);
       else
-        for (PetscInt p = ai[r]; p < diag[r] && aj[p] < r0; p++) l = PetscMax(l, level[aj[p] / unit]);
+        for (PetscInt p = ai[r]; p < diag[r] && aj[p] < r0; p++) l = PetscMax(l, rowlevel[aj[p]]);
     }
     level[u] = l + 1;
+    for (PetscInt r = r0; r < r1; r++) rowlevel[r] = l + 1;
     *nlevels = PetscMax(*nlevels, l + 1);
   }
+  PetscCall(PetscFree(rowlevel));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
