@@ -20,6 +20,7 @@
 #   ex19jac<k> ex19spmv with the triangular solves approximated by k block-Jacobi sweeps
 #              (-mat_spmv_trsv jacobi -mat_spmv_trsv_sweeps k); aijcusparse: cuSPARSE's exact solves
 #   lapjac<k>, ex56jac<k>  lapicc, ex56icc the same way
+#   ex19lev<k>, laplev<k>  ex19spmv, lapicc with k levels of fill (-pc_factor_levels k), both solver types
 #
 # Prints, per case and type: iterations, SNESSolve, KSPSolve, PCSetUp, PCApply, MatSolve, MatMult
 # seconds, the format's build + refresh seconds, and KSPSolve's host<->device copy counts.
@@ -71,6 +72,8 @@ args() { # case type -> the program and its options
   ex19jac[0-9]*) echo "$(args ex19spmv "$t") $(jac "$c" "$t")" ;;
   lapjac[0-9]*) echo "$(args lapicc "$t") $(jac "$c" "$t")" ;;
   ex56jac[0-9]*) echo "$(args ex56icc "$t") $(jac "$c" "$t")" ;;
+  ex19lev[0-9]*) echo "$(args ex19spmv "$t") -${sub}pc_factor_levels ${c##*[a-z]}" ;;
+  laplev[0-9]*) echo "$(args lapicc "$t") -${sub}pc_factor_levels ${c##*[a-z]}" ;;
   *) echo "unknown case $c" >&2; return 1 ;;
   esac
 }

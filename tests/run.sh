@@ -125,9 +125,9 @@ for t in $types; do
   run "$t: value-changing operations, 1 rank" $bin/test_ops -type $t "${gpuopt[@]}"
   run "$t: value-changing operations, 2 ranks" $np2 $bin/test_ops -type $t "${gpuopt[@]}"
   run "$t: value-changing operations, host reference kernel forced" $bin/test_ops -type $t -mat_${t}_backend host
-  run "$t: ILU(0) and ICC(0) by MATSOLVERSPMV, solves match PETSc's (shared and generated matrices, new values, refusals)" $bin/test_factor -type $t -dir "$mats" "${gpuopt[@]}"
-  [ $gpu = 1 ] && run "$t: ILU(0) and ICC(0) by MATSOLVERSPMV with CUDA vectors" $bin/test_factor -type $t -dir "$mats" -vec_type cuda "${gpuopt[@]}"
-  [ $gpu = 1 ] && run "$t: ILU(0) and ICC(0) by MATSOLVERSPMV with CUDA vectors, units of 3 rows (short last units)" $bin/test_factor -type $t -dir "$mats" -vec_type cuda -chain 100001 -mat_spmv_trsv_unit 3 "${gpuopt[@]}"
+  run "$t: ILU(k) and ICC(k) by MATSOLVERSPMV, solves match PETSc's (shared and generated matrices, new values, refusals)" $bin/test_factor -type $t -dir "$mats" "${gpuopt[@]}"
+  [ $gpu = 1 ] && run "$t: ILU(k) and ICC(k) by MATSOLVERSPMV with CUDA vectors" $bin/test_factor -type $t -dir "$mats" -vec_type cuda "${gpuopt[@]}"
+  [ $gpu = 1 ] && run "$t: ILU(k) and ICC(k) by MATSOLVERSPMV with CUDA vectors, units of 3 rows (short last units)" $bin/test_factor -type $t -dir "$mats" -vec_type cuda -chain 100001 -mat_spmv_trsv_unit 3 "${gpuopt[@]}"
   # -malloc_debug: the tests check that refused layouts (ellr's padding limit) leak nothing
   run "$t: bad input, 1 rank" $bin/test_errors -type $t -gpu $gpu -malloc_debug "${gpuopt[@]}"
   run "$t: bad input, 2 ranks" $np2 $bin/test_errors -type $t -gpu $gpu -malloc_debug "${gpuopt[@]}"
@@ -177,6 +177,10 @@ for t in $types; do
     [ $np = 2 ] && spmvilu="-pc_type bjacobi -sub_pc_type ilu -sub_pc_factor_mat_solver_type spmv"
     run "$t: SNES ex19 ILU(0) by MATSOLVERSPMV, $np rank(s), same iterations as aij with PETSc's ILU(0)" same_iterations ex19 \
       $mpi $ex19 ${spmvilu//spmv/petsc} -dm_mat_type aij -- $mpi $ex19 $spmvilu -dll_append $lib -dm_mat_type $t "${gpuopt[@]}"
+    lev="-pc_factor_levels 2"
+    [ $np = 2 ] && lev="-sub_pc_factor_levels 2"
+    run "$t: SNES ex19 ILU(2) by MATSOLVERSPMV, $np rank(s), same iterations as aij with PETSc's ILU(2)" same_iterations ex19 \
+      $mpi $ex19 ${spmvilu//spmv/petsc} $lev -dm_mat_type aij -- $mpi $ex19 $spmvilu $lev -dll_append $lib -dm_mat_type $t "${gpuopt[@]}"
     jac="-mat_spmv_trsv jacobi -mat_spmv_trsv_sweeps 2"
     [ $np = 2 ] && jac="-sub_mat_spmv_trsv jacobi -sub_mat_spmv_trsv_sweeps 2"
     run "$t: SNES ex19 ILU(0) by MATSOLVERSPMV with block-Jacobi sweeps, $np rank(s), same iterations as on aij (host reference)" same_iterations ex19 \
@@ -205,6 +209,10 @@ for t in $types; do
       [ $np = 2 ] && spmvilu="-pc_type bjacobi -sub_pc_type ilu -sub_pc_factor_mat_solver_type"
       run "$t: SNES ex19 ILU(0) by MATSOLVERSPMV on the GPU, $np rank(s), same iterations as aijcusparse's cuSPARSE ILU(0)" same_iterations ex19 \
         $MPIEXEC -n $np $ex19 $spmvilu cusparse -dm_mat_type aijcusparse -dm_vec_type cuda -- $MPIEXEC -n $np $ex19 $spmvilu spmv -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
+      lev="-pc_factor_levels 2"
+      [ $np = 2 ] && lev="-sub_pc_factor_levels 2"
+      run "$t: SNES ex19 ILU(2) by MATSOLVERSPMV on the GPU, $np rank(s), same iterations as aijcusparse's cuSPARSE ILU(2)" same_iterations ex19 \
+        $MPIEXEC -n $np $ex19 $spmvilu cusparse $lev -dm_mat_type aijcusparse -dm_vec_type cuda -- $MPIEXEC -n $np $ex19 $spmvilu spmv $lev -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
       jac="-mat_spmv_trsv jacobi -mat_spmv_trsv_sweeps 2"
       [ $np = 2 ] && jac="-sub_mat_spmv_trsv jacobi -sub_mat_spmv_trsv_sweeps 2"
       run "$t: SNES ex19 ILU(0) by MATSOLVERSPMV with block-Jacobi sweeps on the GPU, $np rank(s), same iterations as the host reference on aij" same_iterations ex19 \
@@ -223,11 +231,11 @@ for t in $types; do
   fi
 done
 # MATSOLVERSPMV on PETSc's own types: aij (host reference) and aijcusparse (GPU)
-run "aij: ILU(0) and ICC(0) by MATSOLVERSPMV (host reference), solves match PETSc's" $bin/test_factor -type aij -dir "$mats"
+run "aij: ILU(k) and ICC(k) by MATSOLVERSPMV (host reference), solves match PETSc's" $bin/test_factor -type aij -dir "$mats"
 if [ $gpu = 1 ]; then
-  run "aijcusparse: ILU(0) and ICC(0) by MATSOLVERSPMV on the GPU, solves match PETSc's" $bin/test_factor -type aijcusparse -dir "$mats" -vec_type cuda
+  run "aijcusparse: ILU(k) and ICC(k) by MATSOLVERSPMV on the GPU, solves match PETSc's" $bin/test_factor -type aijcusparse -dir "$mats" -vec_type cuda
 else
-  skip "aijcusparse: ILU(0) and ICC(0) by MATSOLVERSPMV on the GPU (no GPU)"
+  skip "aijcusparse: ILU(k) and ICC(k) by MATSOLVERSPMV on the GPU (no GPU)"
 fi
 case " $types " in *" spmv "*)
   gpuopt=(-mat_spmv_backend host)

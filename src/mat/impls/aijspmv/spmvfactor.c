@@ -1,5 +1,5 @@
 /*
-  The solver package MATSOLVERSPMV ("spmv"): ILU(0) and ICC(0) whose numeric factorization and
+  The solver package MATSOLVERSPMV ("spmv"): ILU(k) and ICC(k) whose numeric factorization and
   triangular solves run on the GPU without level synchronization (spmvfactor.h, spmvtrsv.cu), for
   our sequential types and aijcusparse. cuSPARSE's solves (aijcusparse's factor) synchronize once per
   dependency level: about two thousand levels per triangle on SNES ex19's Jacobian. Without a GPU
@@ -20,6 +20,7 @@ static const char *const MatSpmvTrsvTypes[] = {"exact", "jacobi", "MatSpmvTrsvTy
 
 typedef struct {
   PetscInt         n, nnz, unit, nunits;
+  PetscInt         fill;                      /* k of ILU(k)/ICC(k) */
   PetscInt         annz;                      /* A's nonzeros (ICC: the factor mirrors A's upper triangle) */
   PetscInt        *vmap;                      /* ICC: the entry of A's values behind each factor entry; NULL: A's own pattern */
   PetscInt        *i, *j, *diag, *lin, *uout; /* see MatSpmvTriDevice */
@@ -42,7 +43,9 @@ static PetscErrorCode MatFactorGetSolverType_Spmv(Mat F, MatSolverType *type)
 static PetscErrorCode MatSpmvFactorReset(Mat_SpmvFactor *f)
 {
   PetscFunctionBegin;
-  PetscCall(PetscFree5(f->i, f->j, f->diag, f->lin, f->uout));
+  PetscCall(PetscFree(f->i));
+  PetscCall(PetscFree(f->j));
+  PetscCall(PetscFree3(f->diag, f->lin, f->uout));
   PetscCall(PetscFree(f->vmap));
   PetscCall(PetscFree2(f->order[0], f->order[1]));
   PetscCall(PetscFree3(f->a, f->idiag, f->work));
@@ -172,7 +175,7 @@ static PetscErrorCode MatSpmvFactorCheckInfo(Mat F, IS row, IS col, const MatFac
   PetscBool   identity;
 
   PetscFunctionBegin;
-  PetscCheck(info->levels == 0, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv computes %s(0) only, not %s(%d): use -pc_factor_levels 0, or -pc_factor_mat_solver_type cusparse (or petsc) for more levels", name, name, (int)info->levels);
+  PetscCheck(info->levels >= 0 && info->levels == (PetscInt)info->levels, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s(k) needs a whole number of levels k >= 0, not %g", name, (double)info->levels);
   PetscCheck(!info->usedt, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv has no drop-tolerance ILU: use -pc_factor_mat_solver_type petsc");
   PetscCheck(info->shifttype == (PetscReal)MAT_SHIFT_NONE || (F->factortype == MAT_FACTOR_ICC && info->shifttype == (PetscReal)MAT_SHIFT_POSITIVE_DEFINITE), PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv does not shift pivots: use -pc_factor_shift_type none, or -pc_factor_mat_solver_type petsc for %s", MatFactorShiftTypes[(int)info->shifttype]);
   for (int k = 0; k < 2; k++) {
@@ -197,7 +200,7 @@ static PetscErrorCode MatSpmvFactorSetUp(Mat F, Mat A)
     PetscInt p = f->i[r];
 
     while (p < f->i[r + 1] && f->j[p] < r) p++;
-    PetscCheck(p < f->i[r + 1] && f->j[p] == r, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Row %" PetscInt_FMT " has no diagonal entry: %s(0) needs one in every row (insert explicit zeros, or MatShift())", r, F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU");
+    PetscCheck(p < f->i[r + 1] && f->j[p] == r, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Row %" PetscInt_FMT " has no diagonal entry: %s(%" PetscInt_FMT ") needs one in every row (insert explicit zeros, or MatShift())", r, F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU", f->fill);
     f->diag[r] = p;
   }
   PetscOptionsBegin(PetscObjectComm((PetscObject)F), ((PetscObject)F)->prefix, "MATSOLVERSPMV triangular solves", "Mat");
@@ -231,7 +234,7 @@ static PetscErrorCode MatSpmvFactorSetUp(Mat F, Mat A)
   if (f->device) PetscCall(MatSpmvCUDATriCreate(&f->d, n, f->nnz, f->unit, f->i, f->j, f->diag, f->lin, f->uout, f->order, f->vmap));
 #endif
   if (!f->device) PetscCall(PetscMalloc3(f->nnz, &f->a, n, &f->idiag, 2 * n, &f->work));
-  PetscCall(PetscInfo(F, "%s(0) of %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, units of %" PetscInt_FMT " rows: %" PetscInt_FMT " (L) and %" PetscInt_FMT " (U) levels of units, on the %s, %s solves\n", F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU", n, f->nnz, f->unit, f->levels[0], f->levels[1], f->device ? "GPU" : "host", MatSpmvTrsvTypes[f->trsv]));
+  PetscCall(PetscInfo(F, "%s(%" PetscInt_FMT ") of %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros (%" PetscInt_FMT " in the matrix), units of %" PetscInt_FMT " rows: %" PetscInt_FMT " (L) and %" PetscInt_FMT " (U) levels of units, on the %s, %s solves\n", F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU", f->fill, n, f->nnz, f->annz, f->unit, f->levels[0], f->levels[1], f->device ? "GPU" : "host", MatSpmvTrsvTypes[f->trsv]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -247,8 +250,85 @@ static PetscErrorCode MatSpmvFactorGetRows(Mat A, PetscInt *n, const PetscInt **
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* ILU(k)'s pattern from the factor's (ICC(k): from the mirrored pattern, whose fill is symmetric
+   again): an entry of the pattern has level 0, one that elimination creates through row k < r
+   level lev(r, k) + lev(k, c) + 1 (the least over such k), as PETSc's ILU(k) and ICC(k) count;
+   entries up to level f->fill are kept. Row by row, each a sorted linked list of its columns
+   merged with the U part of every row k it meets in increasing k. vmap becomes the source of
+   each entry's value (-1: fill, zero). */
+static PetscErrorCode MatSpmvFactorFill(Mat_SpmvFactor *f)
+{
+  const PetscInt n = f->n;
+  PetscInt      *ni, *nj, *nlev, *nmap, *udiag, *next, *lev, *src, cap = 2 * f->i[n] + n, nnz = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(n + 1, &ni));
+  PetscCall(PetscMalloc1(cap, &nj)); /* each grows on its own */
+  PetscCall(PetscMalloc1(cap, &nlev));
+  PetscCall(PetscMalloc1(cap, &nmap));
+  PetscCall(PetscMalloc4(n, &udiag, n, &next, n, &lev, n, &src)); /* per column of the row: next column (n: none), level (-1: absent), source */
+  for (PetscInt c = 0; c < n; c++) lev[c] = -1;
+  ni[0] = 0;
+  for (PetscInt r = 0; r < n; r++) {
+    PetscInt head = n, cnt = f->i[r + 1] - f->i[r];
+
+    for (PetscInt p = f->i[r + 1] - 1; p >= f->i[r]; p--) { /* the row's own entries, level 0 */
+      const PetscInt c = f->j[p];
+
+      next[c] = head;
+      head    = c;
+      lev[c]  = 0;
+      src[c]  = f->vmap ? f->vmap[p] : p;
+    }
+    for (PetscInt k = head; k < r; k = next[k]) { /* fill entries inserted after k are met later */
+      PetscInt at = k;
+
+      for (PetscInt q = udiag[k] + 1; q < ni[k + 1]; q++) { /* row k's U part, increasing columns */
+        const PetscInt c = nj[q], l = lev[k] + nlev[q] + 1;
+
+        if (l > f->fill) continue;
+        if (lev[c] < 0) {
+          while (next[at] < c) at = next[at];
+          next[c]  = next[at];
+          next[at] = c;
+          lev[c]   = l;
+          src[c]   = -1;
+          cnt++;
+        } else lev[c] = PetscMin(lev[c], l);
+        at = c;
+      }
+    }
+    if (nnz + cnt > cap) {
+      PetscCheck(nnz + cnt < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv takes fewer than 2^31 nonzeros per process: ILU(%" PetscInt_FMT ") fills beyond that by row %" PetscInt_FMT "; use fewer levels or more processes", f->fill, r);
+      cap = PetscMin(2 * (nnz + cnt), (PetscInt)PETSC_INT32_MAX);
+      PetscCall(PetscRealloc(cap * sizeof(PetscInt), &nj));
+      PetscCall(PetscRealloc(cap * sizeof(PetscInt), &nlev));
+      PetscCall(PetscRealloc(cap * sizeof(PetscInt), &nmap));
+    }
+    udiag[r] = nnz - 1; /* the last entry with column <= r (the diagonal, checked at the set-up) */
+    for (PetscInt c = head; c < n; c = next[c]) {
+      if (c <= r) udiag[r] = nnz;
+      nj[nnz]     = c;
+      nlev[nnz]   = lev[c];
+      nmap[nnz++] = src[c];
+      lev[c]      = -1;
+    }
+    ni[r + 1] = nnz;
+  }
+  PetscCall(PetscFree4(udiag, next, lev, src));
+  PetscCall(PetscFree(f->i));
+  PetscCall(PetscFree(f->j));
+  PetscCall(PetscFree(f->vmap));
+  f->i    = ni;
+  f->j    = nj;
+  f->vmap = nmap;
+  f->nnz  = nnz;
+  PetscCall(PetscFree(nlev));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The factor's pattern: A's (ILU), or A's upper triangle and its mirror image (ICC reads the upper
-   triangle only, as PETSc's: the ILU(0) of a symmetric matrix is its incomplete L D L^T, U = D L^T),
+   triangle only, as PETSc's: the ILU(k) of a symmetric matrix is its incomplete L D L^T, U = D L^T),
    vmap then naming the entry of A's values behind each factor entry */
 static PetscErrorCode MatSpmvFactorSymbolic(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info)
 {
@@ -276,7 +356,8 @@ static PetscErrorCode MatSpmvFactorSymbolic(Mat F, Mat A, IS row, IS col, const 
     f->nnz = next[n];
     PetscCheck(f->nnz < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv takes fewer than 2^31 nonzeros per process (here %" PetscInt_FMT " in the symmetric pattern): use more processes", f->nnz);
   }
-  PetscCall(PetscMalloc5(n + 1, &f->i, f->nnz, &f->j, n, &f->diag, n, &f->lin, n, &f->uout));
+  PetscCall(PetscMalloc1(n + 1, &f->i));
+  PetscCall(PetscMalloc1(f->nnz, &f->j));
   if (icc) {
     PetscCall(PetscMalloc1(f->nnz, &f->vmap));
     PetscCall(PetscArraycpy(f->i, next, n + 1));
@@ -298,6 +379,9 @@ static PetscErrorCode MatSpmvFactorSymbolic(Mat F, Mat A, IS row, IS col, const 
     PetscCall(PetscArraycpy(f->j, aj, f->nnz));
   }
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ai, &aj, &done)); /* sets nr to 0 */
+  f->fill = (PetscInt)info->levels;
+  if (f->fill) PetscCall(MatSpmvFactorFill(f));
+  PetscCall(PetscMalloc3(n, &f->diag, n, &f->lin, n, &f->uout));
   PetscCall(MatSpmvFactorSetUp(F, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -316,14 +400,14 @@ static PetscErrorCode MatICCFactorSymbolic_SpmvFactor(Mat F, Mat A, IS perm, con
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the host reference: a sequential ILU(0) in the same order as the device's; a pivot counts as
+/* the host reference: a sequential ILU(k) (on the factor's pattern) in the same order as the device's; a pivot counts as
    zero when its magnitude (positive: its real part) is at most zeropivot */
-static PetscErrorCode MatSpmvILU0Host(Mat_SpmvFactor *f, const PetscScalar *aval, PetscReal zeropivot, PetscBool positive, PetscInt *zeropivotrow)
+static PetscErrorCode MatSpmvILUHost(Mat_SpmvFactor *f, const PetscScalar *aval, PetscReal zeropivot, PetscBool positive, PetscInt *zeropivotrow)
 {
   PetscFunctionBegin;
   *zeropivotrow = -1;
   if (f->vmap)
-    for (PetscInt k = 0; k < f->nnz; k++) f->a[k] = aval[f->vmap[k]];
+    for (PetscInt k = 0; k < f->nnz; k++) f->a[k] = f->vmap[k] >= 0 ? aval[f->vmap[k]] : 0.0; /* -1: fill */
   else PetscCall(PetscArraycpy(f->a, aval, f->nnz));
   for (PetscInt r = 0; r < f->n; r++) {
     const PetscInt re = f->i[r + 1];
@@ -364,7 +448,7 @@ static PetscErrorCode MatLUFactorNumeric_SpmvFactor(Mat F, Mat A, const MatFacto
 
     PetscCall(MatSpmvCUSPARSEGetValues(A, &v));
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(MatSpmvCUDAILU0(&f->d, v, info->zeropivot, positive, &zerorow));
+    PetscCall(MatSpmvCUDAILU(&f->d, v, info->zeropivot, positive, &zerorow));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(MatSpmvCUSPARSERestoreValues(A, &v));
 #endif
@@ -372,12 +456,12 @@ static PetscErrorCode MatLUFactorNumeric_SpmvFactor(Mat F, Mat A, const MatFacto
     const PetscScalar *v;
 
     PetscCall(MatSeqAIJGetArrayRead(A, &v));
-    PetscCall(MatSpmvILU0Host(f, v, info->zeropivot, positive, &zerorow));
+    PetscCall(MatSpmvILUHost(f, v, info->zeropivot, positive, &zerorow));
     PetscCall(MatSeqAIJRestoreArrayRead(A, &v));
   }
   F->factorerrortype = MAT_FACTOR_NOERROR;
   if (zerorow >= 0) {
-    if (positive) PetscCall(PetscInfo(F, "Pivot in row %" PetscInt_FMT " not positive: ICC(0) with a positive-definite shift needs the shift, which -pc_factor_mat_solver_type spmv does not apply (use -pc_factor_mat_solver_type petsc)\n", zerorow));
+    if (positive) PetscCall(PetscInfo(F, "Pivot in row %" PetscInt_FMT " not positive: ICC with a positive-definite shift needs the shift, which -pc_factor_mat_solver_type spmv does not apply (use -pc_factor_mat_solver_type petsc)\n", zerorow));
     else PetscCall(PetscInfo(F, "Zero pivot in row %" PetscInt_FMT " (magnitude at most %g)\n", zerorow, (double)info->zeropivot));
     F->factorerrortype             = MAT_FACTOR_NUMERIC_ZEROPIVOT;
     F->factorerror_zeropivot_value = 0.0;
@@ -512,7 +596,7 @@ static PetscErrorCode MatView_SpmvFactor(Mat F, PetscViewer viewer)
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
   if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscViewerASCIIPrintf(viewer, "spmv %s(0): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, solved in units of %" PetscInt_FMT " rows without level synchronization, %s\n", F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU", f->n, f->nnz, f->unit, f->device ? "on the GPU" : "host reference"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "spmv %s(%" PetscInt_FMT "): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, solved in units of %" PetscInt_FMT " rows without level synchronization, %s\n", F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU", f->fill, f->n, f->nnz, f->unit, f->device ? "on the GPU" : "host reference"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  dependency levels of units (taken in level order): %" PetscInt_FMT " in L, %" PetscInt_FMT " in U (%" PetscInt_FMT " units)\n", f->levels[0], f->levels[1], f->nunits));
   if (f->trsv == MATSPMV_TRSV_JACOBI) PetscCall(PetscViewerASCIIPrintf(viewer, "  triangular solves approximated: the units' block-diagonal solve and %" PetscInt_FMT " block-Jacobi sweep(s) per triangle\n", f->sweeps));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -525,7 +609,7 @@ static PetscErrorCode MatGetFactor_SeqAIJ_Spmv(Mat A, MatFactorType ftype, Mat *
   Mat_SpmvFactor *f;
 
   PetscFunctionBegin;
-  PetscCheck(ftype == MAT_FACTOR_ILU || ftype == MAT_FACTOR_ICC, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv gives ILU(0) and ICC(0) factors only: use -pc_type ilu or icc");
+  PetscCheck(ftype == MAT_FACTOR_ILU || ftype == MAT_FACTOR_ICC, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv gives ILU(k) and ICC(k) factors only: use -pc_type ilu or icc");
   PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &B));
   PetscCall(MatSetSizes(B, A->rmap->n, A->cmap->n, A->rmap->n, A->cmap->n));
   PetscCall(PetscStrallocpy("spmvfactor", &((PetscObject)B)->type_name));

@@ -1,10 +1,10 @@
 #pragma once
 /*
-  The solver package "spmv" (MATSOLVERSPMV): ILU(0) and ICC(0) factors whose numeric
+  The solver package "spmv" (MATSOLVERSPMV): ILU(k) and ICC(k) factors whose numeric
   factorization and triangular solves run without level synchronization.
 
-  The factor M = L + U - I keeps A's CSR pattern (ICC: A's upper triangle and its mirror image;
-  L unit lower, U upper). Rows are taken in units
+  The factor M = L + U - I has A's CSR pattern (ICC: A's upper triangle and its mirror image;
+  L unit lower, U upper), with ILU(k)/ICC(k) the fill of levels up to k added. Rows are taken in units
   of `unit` consecutive rows, one warp per unit: the size among 1, 2, 4, 8 and A's block size with
   the fewest dependency levels (ex19: 4, a grid point's unknowns; a five-point Laplacian: 8 rows of
   a grid line, whose chain then costs one level instead of eight), or -mat_spmv_trsv_unit. A unit
@@ -30,7 +30,7 @@ typedef struct {
   /* device arrays (int indices: sizes checked at the symbolic phase) */
   int                *i, *j, *diag, *lin, *uout;
   int                *order[2];  /* units in the order warps take them: by level in L, in U */
-  int                *vmap;      /* entry of A's values behind each factor entry (ICC), or NULL: A's pattern */
+  int                *vmap;      /* entry of A's values behind each factor entry (ICC, fill: -1), or NULL: A's pattern */
   PetscScalar        *a, *idiag; /* factor values, inverse pivots */
   PetscScalar        *binv[2];   /* per unit, row by row: inverse of its diagonal block of L, of U */
   int                *flags;     /* per unit: the launch number that completed it */
@@ -44,9 +44,9 @@ typedef struct {
 
 PETSC_INTERN PetscErrorCode MatSpmvCUDATriCreate(MatSpmvTriDevice *, PetscInt, PetscInt, PetscInt, const PetscInt *, const PetscInt *, const PetscInt *, const PetscInt *, const PetscInt *, PetscInt *const[2], const PetscInt *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDATriDestroy(MatSpmvTriDevice *);
-/* ILU(0) of A's device CSR values (gathered through vmap where set): M's values and inverse pivots;
+/* ILU on the factor's pattern of A's device CSR values (gathered through vmap where set, fill zero): M's values and inverse pivots;
    *zeropivotrow is the first row whose pivot has magnitude (positive: real part) <= zeropivot, or -1 */
-PETSC_INTERN PetscErrorCode MatSpmvCUDAILU0(MatSpmvTriDevice *, const PetscScalar *, PetscReal, PetscBool, PetscInt *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDAILU(MatSpmvTriDevice *, const PetscScalar *, PetscReal, PetscBool, PetscInt *);
 /* x = U^{-1} L^{-1} b, device arrays */
 PETSC_INTERN PetscErrorCode MatSpmvCUDATriSolve(MatSpmvTriDevice *, const PetscScalar *, PetscScalar *);
 /* x = U^{-1} L^{-1} b approximated: per triangle, x = (block inverse of the units) b, then `sweeps`

@@ -1,5 +1,5 @@
 /*
-  MATSOLVERSPMV's device side: ILU(0) numeric factorization and the two triangular solves, each one
+  MATSOLVERSPMV's device side: ILU(k) numeric factorization and the two triangular solves, each one
   launch without level synchronization (see spmvfactor.h). Values other warps wrote are read
   through L2 (__ldcg): L1 is not coherent between SMs.
 */
@@ -20,7 +20,7 @@ __device__ __forceinline__ PetscReal MatSpmvPivotSize(V v, bool positive)
 template <typename S, typename I>
 __global__ void MatSpmvGatherKernel(I n, const I *__restrict__ map, const S *__restrict__ src, S *__restrict__ dst)
 {
-  for (I k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) dst[k] = src[map[k]];
+  for (I k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) dst[k] = map[k] >= 0 ? src[map[k]] : S(0); /* -1: fill */
 }
 
 /* the warp's unit: the next one in order handed out in this launch (all lanes get it), or -1 */
@@ -77,7 +77,7 @@ __device__ __forceinline__ void MatSpmvPublishUnit(int *flags, int u, int launch
 
 #define MATSPMV_ILU_ROW 128 /* rows of at most this many entries are factored in shared memory */
 
-/* ILU(0), row by row in the IKJ order of a sequential factorization: for each L entry (k < r, in
+/* ILU on the factor's pattern (ILU(k): fill included), row by row in the IKJ order of a sequential factorization: for each L entry (k < r, in
    increasing k) l = a_rk / u_kk, then row r -= l * (row k of U), on the entries of r's pattern.
    A row that fits is held in the warp's shared memory while it is updated (columns and values:
    the search for each of row k's columns and the update stay on the SM; only row k is read
@@ -85,7 +85,7 @@ __device__ __forceinline__ void MatSpmvPublishUnit(int *flags, int u, int launch
    in place through L2, waiting entry by entry. KSP ex56 -ne 47 (81 entries a row, ICC) on the
    H200: 328 ms in place, 121 ms in shared memory (units of 8 rows; 141 and 62 ms in units of 3). */
 template <typename S, typename I>
-__global__ void __launch_bounds__(32 * MATSPMV_TRI_WARPS) MatSpmvILU0Kernel(I n, I unit, I nunits, const I *__restrict__ order, const I *__restrict__ ai, const I *__restrict__ aj, const I *__restrict__ diag, S *a, S *idiag, int *flags, unsigned long long *counter, unsigned long long taken, int launch, PetscReal zeropivot, bool positive, unsigned *status)
+__global__ void __launch_bounds__(32 * MATSPMV_TRI_WARPS) MatSpmvILUKernel(I n, I unit, I nunits, const I *__restrict__ order, const I *__restrict__ ai, const I *__restrict__ aj, const I *__restrict__ diag, S *a, S *idiag, int *flags, unsigned long long *counter, unsigned long long taken, int launch, PetscReal zeropivot, bool positive, unsigned *status)
 {
   __shared__ I scol[MATSPMV_TRI_WARPS][MATSPMV_ILU_ROW];
   __shared__ S sval[MATSPMV_TRI_WARPS][MATSPMV_ILU_ROW];
@@ -361,7 +361,7 @@ static PetscErrorCode MatSpmvTriNextLaunch(MatSpmvTriDevice *d, cudaStream_t s, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatSpmvCUDAILU0(MatSpmvTriDevice *d, const PetscScalar *acsr, PetscReal zeropivot, PetscBool positive, PetscInt *zeropivotrow)
+PetscErrorCode MatSpmvCUDAILU(MatSpmvTriDevice *d, const PetscScalar *acsr, PetscReal zeropivot, PetscBool positive, PetscInt *zeropivotrow)
 {
   cudaStream_t s;
   unsigned     blocks, row;
@@ -374,7 +374,7 @@ PetscErrorCode MatSpmvCUDAILU0(MatSpmvTriDevice *d, const PetscScalar *acsr, Pet
   else PetscCallCUDA(cudaMemcpyAsync(d->a, acsr, d->nnz * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, s));
   PetscCallCUDA(cudaMemsetAsync(d->status, 0xff, sizeof(int), s));
   PetscCall(MatSpmvTriNextLaunch(d, s, &blocks));
-  MatSpmvILU0Kernel<PetscScalar, int><<<blocks, 32 * MATSPMV_TRI_WARPS, 0, s>>>((int)d->n, (int)d->unit, (int)d->nunits, d->order[0], d->i, d->j, d->diag, d->a, d->idiag, d->flags, d->counter, d->taken, d->launch, zeropivot, (bool)positive, (unsigned *)d->status);
+  MatSpmvILUKernel<PetscScalar, int><<<blocks, 32 * MATSPMV_TRI_WARPS, 0, s>>>((int)d->n, (int)d->unit, (int)d->nunits, d->order[0], d->i, d->j, d->diag, d->a, d->idiag, d->flags, d->counter, d->taken, d->launch, zeropivot, (bool)positive, (unsigned *)d->status);
   PetscCallCUDA(cudaGetLastError());
   d->taken += (unsigned long long)blocks * MATSPMV_TRI_WARPS;
   MatSpmvUnitInverseKernel<PetscScalar, int><<<(unsigned)((d->nunits + 127) / 128), 128, 0, s>>>((int)d->n, (int)d->unit, (int)d->nunits, d->j, d->lin, d->uout, d->a, d->binv[0], d->binv[1]);
