@@ -290,12 +290,12 @@ M*/
 PETSC_EXTERN PetscErrorCode MatSPMVSetTune(Mat, PetscBool);
 
 /*MC
-   MATSOLVERSPMV - "spmv" - ILU(0) and ICC(0) factors whose factorization and triangular solves
+   MATSOLVERSPMV - "spmv" - ILU(k) and ICC(k) factors whose factorization and triangular solves
    run on the GPU without level synchronization.
 
    For `MATSEQAIJCUSPARSE`, the petscspmv types and (on the host, sequentially) `MATSEQAIJ`, and
    as the sub-solver of `PCBJACOBI` and `PCASM` on several processes. The factor keeps the matrix's
-   pattern (ICC(0): its upper triangle and the mirror image, as PETSc's ICC reads it); rows are
+   pattern with ILU(k)'s fill (ICC: its upper triangle and the mirror image, as PETSc's ICC reads it); rows are
    taken in units of up to 8 consecutive rows, one warp per unit, each unit waiting only on the
    units it depends on through completion flags, units handed out in dependency order so no warp
    waits on one that has not started. The result is that of a sequential factorization and
@@ -312,7 +312,7 @@ PETSC_EXTERN PetscErrorCode MatSPMVSetTune(Mat, PetscBool);
 -  -mat_spmv_trsv_sweeps <k>           - sweeps per triangle after the block-diagonal solve (default 2); with the PC's prefix
 
    Notes:
-   ILU(0) and ICC(0) only, in the natural ordering, without pivot shifts (ICC accepts `PCICC`'s
+   ILU(k) and ICC(k) (fill computed as PETSc's), in the natural ordering, without pivot shifts (ICC accepts `PCICC`'s
    default positive-definite shift while no pivot needs it; one that would is reported as a zero
    pivot); `MatSolveTranspose()` is not offered. Other settings are refused with an error that
    names the solver type to use instead.
