@@ -298,9 +298,9 @@ static PetscErrorCode MatSpmvFactorFill(Mat_SpmvFactor *f)
         at = c;
       }
     }
-    if (nnz + cnt > cap) {
-      PetscCheck(nnz + cnt < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv takes fewer than 2^31 nonzeros per process: ILU(%" PetscInt_FMT ") fills beyond that by row %" PetscInt_FMT "; use fewer levels or more processes", f->fill, r);
-      cap = PetscMin(2 * (nnz + cnt), (PetscInt)PETSC_INT32_MAX);
+    if ((PetscInt64)nnz + cnt > cap) {
+      PetscCheck((PetscInt64)nnz + cnt < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv takes fewer than 2^31 nonzeros per process: ILU(%" PetscInt_FMT ") fills beyond that by row %" PetscInt_FMT "; use fewer levels or more processes", f->fill, r);
+      cap = (PetscInt)PetscMin(2 * ((PetscInt64)nnz + cnt), (PetscInt64)PETSC_INT32_MAX - 1);
       PetscCall(PetscRealloc(cap * sizeof(PetscInt), &nj));
       PetscCall(PetscRealloc(cap * sizeof(PetscInt), &nlev));
       PetscCall(PetscRealloc(cap * sizeof(PetscInt), &nmap));
@@ -584,7 +584,7 @@ static PetscErrorCode MatGetInfo_SpmvFactor(Mat F, MatInfoType flag, MatInfo *in
   info->nz_allocated      = (PetscLogDouble)f->nnz;
   info->nz_used           = (PetscLogDouble)f->nnz;
   info->fill_ratio_given  = 1.0;
-  info->fill_ratio_needed = 1.0;
+  info->fill_ratio_needed = f->annz ? (PetscLogDouble)f->nnz / f->annz : 1.0; /* ILU(k)'s fill */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
