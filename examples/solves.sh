@@ -21,6 +21,8 @@
 #              (-mat_spmv_trsv jacobi -mat_spmv_trsv_sweeps k); aijcusparse: cuSPARSE's exact solves
 #   lapjac<k>, ex56jac<k>  lapicc, ex56icc the same way
 #   ex19lev<k>, laplev<k>  ex19spmv, lapicc with k levels of fill (-pc_factor_levels k), both solver types
+#   ex19isai   ex19spmv with the triangular solves approximated by incomplete sparse approximate
+#              inverses of L and U (-mat_spmv_trsv isai); aijcusparse: cuSPARSE's exact solves
 #
 # Prints, per case and type: iterations, SNESSolve, KSPSolve, PCSetUp, PCApply, MatSolve, MatMult
 # seconds, the format's build + refresh seconds, and KSPSolve's host<->device copy counts.
@@ -72,6 +74,7 @@ args() { # case type -> the program and its options
   ex19jac[0-9]*) echo "$(args ex19spmv "$t") $(jac "$c" "$t")" ;;
   lapjac[0-9]*) echo "$(args lapicc "$t") $(jac "$c" "$t")" ;;
   ex56jac[0-9]*) echo "$(args ex56icc "$t") $(jac "$c" "$t")" ;;
+  ex19isai) echo "$(args ex19spmv "$t") $([ "$t" = aijcusparse ] || echo "-${sub}mat_spmv_trsv isai")" ;;
   ex19lev[0-9]*) echo "$(args ex19spmv "$t") -${sub}pc_factor_levels ${c##*[a-z]}" ;;
   laplev[0-9]*) echo "$(args lapicc "$t") -${sub}pc_factor_levels ${c##*[a-z]}" ;;
   *) echo "unknown case $c" >&2; return 1 ;;

@@ -181,10 +181,12 @@ for t in $types; do
     [ $np = 2 ] && lev="-sub_pc_factor_levels 2"
     run "$t: SNES ex19 ILU(2) by MATSOLVERSPMV, $np rank(s), same iterations as aij with PETSc's ILU(2)" same_iterations ex19 \
       $mpi $ex19 ${spmvilu//spmv/petsc} $lev -dm_mat_type aij -- $mpi $ex19 $spmvilu $lev -dll_append $lib -dm_mat_type $t "${gpuopt[@]}"
-    jac="-mat_spmv_trsv jacobi -mat_spmv_trsv_sweeps 2"
-    [ $np = 2 ] && jac="-sub_mat_spmv_trsv jacobi -sub_mat_spmv_trsv_sweeps 2"
-    run "$t: SNES ex19 ILU(0) by MATSOLVERSPMV with block-Jacobi sweeps, $np rank(s), same iterations as on aij (host reference)" same_iterations ex19 \
-      $mpi $ex19 $spmvilu $jac -dll_append $lib -dm_mat_type aij -- $mpi $ex19 $spmvilu $jac -dll_append $lib -dm_mat_type $t "${gpuopt[@]}"
+    for trsv in jacobi isai; do
+      jac="-mat_spmv_trsv $trsv -mat_spmv_trsv_sweeps 2"
+      [ $np = 2 ] && jac="-sub_mat_spmv_trsv $trsv -sub_mat_spmv_trsv_sweeps 2"
+      run "$t: SNES ex19 ILU(0) by MATSOLVERSPMV with approximate solves ($trsv), $np rank(s), same iterations as on aij (host reference)" same_iterations ex19 \
+        $mpi $ex19 $spmvilu $jac -dll_append $lib -dm_mat_type aij -- $mpi $ex19 $spmvilu $jac -dll_append $lib -dm_mat_type $t "${gpuopt[@]}"
+    done
     spmvicc="-ksp_type cg -pc_type icc -pc_factor_mat_solver_type spmv"
     [ $np = 2 ] && spmvicc="-ksp_type cg -pc_type bjacobi -sub_pc_type icc -sub_pc_factor_mat_solver_type spmv"
     run "$t: KSP ex2 CG + ICC(0) by MATSOLVERSPMV, $np rank(s), same iterations as aij with PETSc's ICC(0)" same_iterations ksp_ex2 \
@@ -213,10 +215,12 @@ for t in $types; do
       [ $np = 2 ] && lev="-sub_pc_factor_levels 2"
       run "$t: SNES ex19 ILU(2) by MATSOLVERSPMV on the GPU, $np rank(s), same iterations as aijcusparse's cuSPARSE ILU(2)" same_iterations ex19 \
         $MPIEXEC -n $np $ex19 $spmvilu cusparse $lev -dm_mat_type aijcusparse -dm_vec_type cuda -- $MPIEXEC -n $np $ex19 $spmvilu spmv $lev -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
-      jac="-mat_spmv_trsv jacobi -mat_spmv_trsv_sweeps 2"
-      [ $np = 2 ] && jac="-sub_mat_spmv_trsv jacobi -sub_mat_spmv_trsv_sweeps 2"
-      run "$t: SNES ex19 ILU(0) by MATSOLVERSPMV with block-Jacobi sweeps on the GPU, $np rank(s), same iterations as the host reference on aij" same_iterations ex19 \
-        $MPIEXEC -n $np $ex19 $spmvilu spmv $jac -dll_append $lib -dm_mat_type aij -- $MPIEXEC -n $np $ex19 $spmvilu spmv $jac -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
+      for trsv in jacobi isai; do
+        jac="-mat_spmv_trsv $trsv -mat_spmv_trsv_sweeps 2"
+        [ $np = 2 ] && jac="-sub_mat_spmv_trsv $trsv -sub_mat_spmv_trsv_sweeps 2"
+        run "$t: SNES ex19 ILU(0) by MATSOLVERSPMV with approximate solves ($trsv) on the GPU, $np rank(s), same iterations as the host reference on aij" same_iterations ex19 \
+          $MPIEXEC -n $np $ex19 $spmvilu spmv $jac -dll_append $lib -dm_mat_type aij -- $MPIEXEC -n $np $ex19 $spmvilu spmv $jac -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
+      done
     done
     for np in 1 2; do
       spmvicc="-ksp_type cg -pc_type icc -pc_factor_mat_solver_type"

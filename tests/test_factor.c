@@ -327,6 +327,88 @@ static PetscErrorCode TestJacobiDepth(MatType type, VecType vtype)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -mat_spmv_trsv isai: on a lower bidiagonal chain (U diagonal) M_L's row i is e_i - l_i e_{i-1}, so
+   x_i = (b_i + b_{i-1} / a_{i-1,i-1}) / a_ii exactly; on dense diagonal blocks the approximate
+   inverses are the blocks' exact ones (PETSc's solve); on a grid the device's equal the host's;
+   ICC is refused (not symmetric) */
+static PetscErrorCode TestISAI(MatType type, VecType vtype)
+{
+  Mat                Aref, A, F, Fref;
+  Vec                b, x, xh;
+  const PetscScalar *bv, *xv;
+  PetscReal          err = 0, ref = 0;
+  PetscErrorCode     ierr;
+  MatFactorInfo      info;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsSetValue(NULL, "-isai_mat_spmv_trsv", "isai"));
+  PetscCall(ChainMatrix(1000, 0, &Aref));
+  PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
+  PetscCall(Factor(A, MATSOLVERSPMV, MAT_FACTOR_ILU, MAT_SHIFT_NONE, "isai_", &F));
+  PetscCall(MatCreateVecs(Aref, NULL, &b));
+  PetscCall(VecSetRandom(b, NULL));
+  PetscCall(VecCreate(PETSC_COMM_SELF, &x));
+  PetscCall(VecSetSizes(x, 1000, 1000));
+  PetscCall(VecSetType(x, vtype));
+  PetscCall(VecDuplicate(x, &xh));
+  PetscCall(VecCopy(b, xh));
+  PetscCall(MatSolve(F, xh, x));
+  PetscCall(VecGetArrayRead(b, &bv));
+  PetscCall(VecGetArrayRead(x, &xv));
+  for (PetscInt i = 0; i < 1000; i++) {
+    const PetscReal   d = 2.0 + (i % 3) * 0.25, dprev = 2.0 + ((i + 2) % 3) * 0.25;
+    const PetscScalar want = (bv[i] + (i ? bv[i - 1] / dprev : 0.0)) / d;
+
+    err = PetscMax(err, PetscAbsScalar(xv[i] - want));
+    ref = PetscMax(ref, PetscAbsScalar(want));
+  }
+  PetscCall(VecRestoreArrayRead(b, &bv));
+  PetscCall(VecRestoreArrayRead(x, &xv));
+  PetscCheck(err <= 100 * PETSC_MACHINE_EPSILON * ref, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ISAI on a chain: |x - x_expected| = %g, |x_expected| = %g", (double)err, (double)ref);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok ISAI on a bidiagonal chain: x = M_U M_L b as derived by hand, |x - x_expected| / |x_expected| = %.2e\n", (double)(err / ref)));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&xh));
+  PetscCall(MatDestroy(&F));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Aref));
+
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, 300, 300, 5, NULL, &Aref)); /* 60 dense 5 x 5 blocks */
+  for (PetscInt i = 0; i < 300; i++)
+    for (PetscInt j = i - i % 5; j < i - i % 5 + 5; j++) PetscCall(MatSetValue(Aref, i, j, i == j ? 8.0 : -1.0 - 0.1 * (j - i) + 0.01 * (i % 7), INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(Aref, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(Aref, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
+  PetscCall(Factor(Aref, MATSOLVERPETSC, MAT_FACTOR_ILU, MAT_SHIFT_NONE, NULL, &Fref));
+  PetscCall(Factor(A, MATSOLVERSPMV, MAT_FACTOR_ILU, MAT_SHIFT_NONE, "isai_", &F));
+  PetscCall(CompareSolves(Aref, A, Fref, F, vtype, "ILU(0) by ISAI, dense diagonal blocks", "against PETSc's exact solve"));
+  PetscCall(MatDestroy(&F));
+  PetscCall(MatDestroy(&Fref));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Aref));
+
+  PetscCall(GridMatrix(24, 4, &Aref));
+  PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
+  PetscCall(Factor(Aref, MATSOLVERSPMV, MAT_FACTOR_ILU, MAT_SHIFT_NONE, "isai_", &Fref));
+  PetscCall(Factor(A, MATSOLVERSPMV, MAT_FACTOR_ILU, MAT_SHIFT_NONE, "isai_", &F));
+  PetscCall(CompareSolves(Aref, A, Fref, F, vtype, "ILU(0) by ISAI, grid of points with 4 unknowns", "against the host reference on aij"));
+  PetscCall(MatDestroy(&F));
+  PetscCall(MatDestroy(&Fref));
+  PetscCall(MatGetFactor(A, MATSOLVERSPMV, MAT_FACTOR_ICC, &F));
+  PetscCall(MatSetOptionsPrefix(F, "isai_"));
+  PetscCall(MatFactorInfoInitialize(&info));
+  info.fill = 1.0;
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = MatICCFactorSymbolic(F, A, NULL, &info);
+  PetscCall(PetscPopErrorHandler());
+  PetscCheck(ierr == PETSC_ERR_SUP, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ICC with ISAI not refused (error %d)", (int)ierr);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok ICC with ISAI refused\n"));
+  PetscCall(MatDestroy(&F));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Aref));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* bad input: a zero pivot is a factor error (PCSetUp reports it), a missing diagonal entry, more
    levels of fill and another ordering are refused with PETSc errors */
 static PetscErrorCode TestRefusals(MatType type)
@@ -509,6 +591,7 @@ int main(int argc, char **argv)
   }
   closedir(d);
   PetscCall(TestJacobiDepth(type, vtype));
+  PetscCall(TestISAI(type, vtype));
   PetscCall(TestRefusals(type));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "all %" PetscInt_FMT " matrices passed for %s with %s vectors\n", count, type, vtype));
   PetscCall(PetscFinalize());

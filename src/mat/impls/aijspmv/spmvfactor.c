@@ -10,13 +10,15 @@
 */
 #include "spmvfactor.h"
 
-/* how MatSolve() applies the factors: exactly, or by block-Jacobi sweeps over units (an
-   approximation: it changes the preconditioner, not the factors) */
+/* how MatSolve() applies the factors: exactly, by block-Jacobi sweeps over units, or by incomplete
+   sparse approximate inverses of L and U (approximations: they change the preconditioner, not the
+   factors) */
 typedef enum {
   MATSPMV_TRSV_EXACT,
-  MATSPMV_TRSV_JACOBI
+  MATSPMV_TRSV_JACOBI,
+  MATSPMV_TRSV_ISAI
 } MatSpmvTrsvType;
-static const char *const MatSpmvTrsvTypes[] = {"exact", "jacobi", "MatSpmvTrsvType", "MATSPMV_TRSV_", NULL};
+static const char *const MatSpmvTrsvTypes[] = {"exact", "jacobi", "isai", "MatSpmvTrsvType", "MATSPMV_TRSV_", NULL};
 
 typedef struct {
   PetscInt         n, nnz, unit, nunits;
@@ -28,7 +30,7 @@ typedef struct {
   PetscInt        *order[2];                  /* units by level in L, in U */
   MatSpmvTrsvType  trsv;
   PetscInt         sweeps;                    /* jacobi: sweeps per triangle after the first block-diagonal solve */
-  PetscScalar     *a, *idiag, *work;          /* the factor on the host (host matrices only), 2 n of room for the sweeps */
+  PetscScalar     *a, *idiag, *work, *m;      /* the factor on the host (host matrices only), 2 n of room for the sweeps, ISAI's inverses */
   PetscBool        device;
   MatSpmvTriDevice d;
 } Mat_SpmvFactor;
@@ -48,7 +50,7 @@ static PetscErrorCode MatSpmvFactorReset(Mat_SpmvFactor *f)
   PetscCall(PetscFree3(f->diag, f->lin, f->uout));
   PetscCall(PetscFree(f->vmap));
   PetscCall(PetscFree2(f->order[0], f->order[1]));
-  PetscCall(PetscFree3(f->a, f->idiag, f->work));
+  PetscCall(PetscFree4(f->a, f->idiag, f->work, f->m));
 #if defined(PETSC_HAVE_CUDA)
   if (f->device) PetscCall(MatSpmvCUDATriDestroy(&f->d));
 #endif
@@ -205,9 +207,10 @@ static PetscErrorCode MatSpmvFactorSetUp(Mat F, Mat A)
   }
   PetscOptionsBegin(PetscObjectComm((PetscObject)F), ((PetscObject)F)->prefix, "MATSOLVERSPMV triangular solves", "Mat");
   PetscCall(PetscOptionsRangeInt("-mat_spmv_trsv_unit", "Consecutive rows solved together by one warp (0: the candidate with the fewest levels)", "MATSOLVERSPMV", unit, &unit, NULL, 0, MATSPMV_TRI_MAX_UNIT));
-  PetscCall(PetscOptionsEnum("-mat_spmv_trsv", "Triangular solves: exact, or approximated by block-Jacobi sweeps over units", "MATSOLVERSPMV", MatSpmvTrsvTypes, (PetscEnum)f->trsv, (PetscEnum *)&f->trsv, NULL));
+  PetscCall(PetscOptionsEnum("-mat_spmv_trsv", "Triangular solves: exact, or approximated by block-Jacobi sweeps over units or by incomplete sparse approximate inverses", "MATSOLVERSPMV", MatSpmvTrsvTypes, (PetscEnum)f->trsv, (PetscEnum *)&f->trsv, NULL));
   PetscCall(PetscOptionsBoundedInt("-mat_spmv_trsv_sweeps", "Block-Jacobi sweeps per triangle after the block-diagonal solve (-mat_spmv_trsv jacobi)", "MATSOLVERSPMV", f->sweeps, &f->sweeps, NULL, 0));
   PetscOptionsEnd();
+  PetscCheck(!(F->factortype == MAT_FACTOR_ICC && f->trsv == MATSPMV_TRSV_ISAI), PETSC_COMM_SELF, PETSC_ERR_SUP, "-mat_spmv_trsv isai is for ILU: the approximate inverses of L and of U = D L^T are not each other's transposes, and CG needs a symmetric preconditioner; use -mat_spmv_trsv jacobi with ICC");
   PetscCall(MatGetBlockSize(A, &bs));
   PetscCall(PetscMalloc1(n, &level));
   if (!unit) PetscCall(MatSpmvFactorChooseUnit(f, bs, &unit, &level, &f->levels[0]));
@@ -233,7 +236,7 @@ static PetscErrorCode MatSpmvFactorSetUp(Mat F, Mat A)
 #if defined(PETSC_HAVE_CUDA)
   if (f->device) PetscCall(MatSpmvCUDATriCreate(&f->d, n, f->nnz, f->unit, f->i, f->j, f->diag, f->lin, f->uout, f->order, f->vmap));
 #endif
-  if (!f->device) PetscCall(PetscMalloc3(f->nnz, &f->a, n, &f->idiag, 2 * n, &f->work));
+  if (!f->device) PetscCall(PetscMalloc4(f->nnz, &f->a, n, &f->idiag, 2 * n, &f->work, f->nnz, &f->m));
   PetscCall(PetscInfo(F, "%s(%" PetscInt_FMT ") of %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros (%" PetscInt_FMT " in the matrix), units of %" PetscInt_FMT " rows: %" PetscInt_FMT " (L) and %" PetscInt_FMT " (U) levels of units, on the %s, %s solves\n", F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU", f->fill, n, f->nnz, f->annz, f->unit, f->levels[0], f->levels[1], f->device ? "GPU" : "host", MatSpmvTrsvTypes[f->trsv]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -431,6 +434,40 @@ static PetscErrorCode MatSpmvILUHost(Mat_SpmvFactor *f, const PetscScalar *aval,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the factor's entry (k, c) in row k's range [lo, hi), or 0 */
+static PetscScalar MatSpmvFactorEntry(const Mat_SpmvFactor *f, PetscInt lo, PetscInt hi, PetscInt c)
+{
+  PetscInt loc;
+
+  PetscCallAbort(PETSC_COMM_SELF, PetscFindInt(c, hi - lo, f->j + lo, &loc));
+  return loc >= 0 ? f->a[lo + loc] : 0.0;
+}
+
+/* ISAI on the host, as MatSpmvISAIKernel(): per row r, M_L's row on L's pattern J solves
+   L(J, J)^T m = e_r, M_U's on U's pattern U(J, J)^T m = e_r */
+static PetscErrorCode MatSpmvISAIHost(Mat_SpmvFactor *f)
+{
+  PetscFunctionBegin;
+  for (PetscInt r = 0; r < f->n; r++) {
+    const PetscInt rs = f->i[r], rd = f->diag[r], re = f->i[r + 1];
+
+    for (PetscInt p = rd - 1; p >= rs; p--) {
+      PetscScalar v = f->a[p];
+
+      for (PetscInt q = p + 1; q < rd; q++) v += f->m[q] * MatSpmvFactorEntry(f, f->i[f->j[q]], f->diag[f->j[q]], f->j[p]);
+      f->m[p] = -v;
+    }
+    f->m[rd] = f->idiag[r];
+    for (PetscInt p = rd + 1; p < re; p++) {
+      PetscScalar v = 0.0;
+
+      for (PetscInt q = rd; q < p; q++) v += f->m[q] * MatSpmvFactorEntry(f, f->diag[f->j[q]], f->i[f->j[q] + 1], f->j[p]);
+      f->m[p] = -v * f->idiag[f->j[p]];
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatLUFactorNumeric_SpmvFactor(Mat F, Mat A, const MatFactorInfo *info)
 {
   Mat_SpmvFactor *f        = (Mat_SpmvFactor *)F->data;
@@ -449,6 +486,7 @@ static PetscErrorCode MatLUFactorNumeric_SpmvFactor(Mat F, Mat A, const MatFacto
     PetscCall(MatSpmvCUSPARSEGetValues(A, &v));
     PetscCall(PetscLogGpuTimeBegin());
     PetscCall(MatSpmvCUDAILU(&f->d, v, info->zeropivot, positive, &zerorow));
+    if (f->trsv == MATSPMV_TRSV_ISAI) PetscCall(MatSpmvCUDAISAISetUp(&f->d));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(MatSpmvCUSPARSERestoreValues(A, &v));
 #endif
@@ -458,6 +496,7 @@ static PetscErrorCode MatLUFactorNumeric_SpmvFactor(Mat F, Mat A, const MatFacto
     PetscCall(MatSeqAIJGetArrayRead(A, &v));
     PetscCall(MatSpmvILUHost(f, v, info->zeropivot, positive, &zerorow));
     PetscCall(MatSeqAIJRestoreArrayRead(A, &v));
+    if (f->trsv == MATSPMV_TRSV_ISAI) PetscCall(MatSpmvISAIHost(f));
   }
   F->factorerrortype = MAT_FACTOR_NOERROR;
   if (zerorow >= 0) {
@@ -487,11 +526,12 @@ static PetscErrorCode MatSolveDevice_SpmvFactor(Mat F, Vec b, Vec x)
   PetscCall(VecCUDAGetArrayWrite(x, &xv));
   PetscCall(PetscLogGpuTimeBegin());
   if (f->trsv == MATSPMV_TRSV_EXACT) PetscCall(MatSpmvCUDATriSolve(&f->d, bv, xv));
-  else PetscCall(MatSpmvCUDATriSweeps(&f->d, f->sweeps, bv, xv));
+  else if (f->trsv == MATSPMV_TRSV_JACOBI) PetscCall(MatSpmvCUDATriSweeps(&f->d, f->sweeps, bv, xv));
+  else PetscCall(MatSpmvCUDAISAISolve(&f->d, bv, xv));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(VecCUDARestoreArrayRead(b, &bv));
   PetscCall(VecCUDARestoreArrayWrite(x, &xv));
-  PetscCall(PetscLogGpuFlops((f->trsv == MATSPMV_TRSV_EXACT ? 1 : f->sweeps + 1) * (2.0 * f->nnz - f->n)));
+  PetscCall(PetscLogGpuFlops((f->trsv == MATSPMV_TRSV_JACOBI ? f->sweeps + 1 : 1) * (2.0 * f->nnz - f->n)));
 #else
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "Built without CUDA");
 #endif
@@ -529,7 +569,28 @@ static PetscErrorCode MatSolve_SpmvFactor(Mat F, Vec b, Vec x)
 
   PetscFunctionBegin;
   if (f->device) PetscCall(MatSpmvSolveStaged(F, b, x, "MatSpmvFactorSolveDevice_C"));
-  else if (f->trsv == MATSPMV_TRSV_JACOBI) {
+  else if (f->trsv == MATSPMV_TRSV_ISAI) {
+    const PetscScalar *bv;
+    PetscScalar       *xv, *y = f->work;
+
+    PetscCall(VecGetArrayRead(b, &bv));
+    PetscCall(VecGetArrayWrite(x, &xv));
+    for (PetscInt r = 0; r < f->n; r++) { /* y = M_L b */
+      PetscScalar s = bv[r];
+
+      for (PetscInt p = f->i[r]; p < f->diag[r]; p++) s += f->m[p] * bv[f->j[p]];
+      y[r] = s;
+    }
+    for (PetscInt r = 0; r < f->n; r++) { /* x = M_U y */
+      PetscScalar s = 0.0;
+
+      for (PetscInt p = f->diag[r]; p < f->i[r + 1]; p++) s += f->m[p] * y[f->j[p]];
+      xv[r] = s;
+    }
+    PetscCall(VecRestoreArrayRead(b, &bv));
+    PetscCall(VecRestoreArrayWrite(x, &xv));
+    PetscCall(PetscLogFlops(2.0 * f->nnz - f->n));
+  } else if (f->trsv == MATSPMV_TRSV_JACOBI) {
     const PetscScalar *bv;
     PetscScalar       *xv;
 
@@ -599,6 +660,7 @@ static PetscErrorCode MatView_SpmvFactor(Mat F, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "spmv %s(%" PetscInt_FMT "): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, solved in units of %" PetscInt_FMT " rows without level synchronization, %s\n", F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU", f->fill, f->n, f->nnz, f->unit, f->device ? "on the GPU" : "host reference"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  dependency levels of units (taken in level order): %" PetscInt_FMT " in L, %" PetscInt_FMT " in U (%" PetscInt_FMT " units)\n", f->levels[0], f->levels[1], f->nunits));
   if (f->trsv == MATSPMV_TRSV_JACOBI) PetscCall(PetscViewerASCIIPrintf(viewer, "  triangular solves approximated: the units' block-diagonal solve and %" PetscInt_FMT " block-Jacobi sweep(s) per triangle\n", f->sweeps));
+  if (f->trsv == MATSPMV_TRSV_ISAI) PetscCall(PetscViewerASCIIPrintf(viewer, "  triangular solves approximated: incomplete sparse approximate inverses of L and U on their patterns (a product each)\n"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -38,6 +38,7 @@ typedef struct {
   int                *status;    /* first zero pivot's row + 1 (0: none) */
   PetscScalar        *y;         /* L's solution, U's right-hand side */
   PetscScalar        *t;         /* the sweeps' other iterate */
+  PetscScalar        *m;         /* ISAI: the approximate inverses of L (below the diagonal; its diagonal is 1) and of U, on the factor's pattern, or NULL */
   int                 launch;    /* number of the last launch */
   unsigned long long  taken;     /* counter value before the next launch */
 } MatSpmvTriDevice;
@@ -52,3 +53,7 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDATriSolve(MatSpmvTriDevice *, const PetscS
 /* x = U^{-1} L^{-1} b approximated: per triangle, x = (block inverse of the units) b, then `sweeps`
    block-Jacobi sweeps (-mat_spmv_trsv jacobi) */
 PETSC_INTERN PetscErrorCode MatSpmvCUDATriSweeps(MatSpmvTriDevice *, PetscInt, const PetscScalar *, PetscScalar *);
+/* the incomplete sparse approximate inverses of L and U on their own patterns (-mat_spmv_trsv isai),
+   from the factor's values; then x = M_U M_L b, two products */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAISAISetUp(MatSpmvTriDevice *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDAISAISolve(MatSpmvTriDevice *, const PetscScalar *, PetscScalar *);

@@ -298,6 +298,61 @@ __global__ void __launch_bounds__(32 * MATSPMV_TRI_WARPS) MatSpmvTriSweepKernel(
   }
 }
 
+/* the entry (k, c) of the factor, searched in row k's range [lo, hi), or 0 */
+template <typename S, typename I>
+__device__ __forceinline__ S MatSpmvFactorEntry(const I *__restrict__ aj, const S *__restrict__ a, I lo, const I end, I c)
+{
+  I hi = end;
+
+  while (lo < hi) {
+    const I mid = (lo + hi) / 2;
+    if (aj[mid] < c) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < end && aj[lo] == c ? a[lo] : S(0);
+}
+
+/* ISAI, one thread per row r: M_L's row on L's pattern J solves L(J, J)^T m = e_r (back
+   substitution from m_rr = 1), M_U's row on U's pattern solves U(J, J)^T m = e_r (forward from
+   m_rr = 1 / u_rr); each coefficient of L(J, J) or U(J, J) found by a search in its row */
+template <typename S, typename I>
+__global__ void MatSpmvISAIKernel(I n, const I *__restrict__ ai, const I *__restrict__ aj, const I *__restrict__ diag, const S *__restrict__ a, const S *__restrict__ idiag, S *m)
+{
+  for (I r = blockIdx.x * blockDim.x + threadIdx.x; r < n; r += gridDim.x * blockDim.x) {
+    const I rs = ai[r], rd = diag[r], re = ai[r + 1];
+
+    for (I p = rd - 1; p >= rs; p--) { /* m_rj, j = aj[p], in decreasing j: - sum over k in J, k > j, of m_rk L(k, j) */
+      const I j = aj[p];
+      S       v = a[p];                /* k = r: m_rr L(r, j) */
+
+      for (I q = p + 1; q < rd; q++) v += m[q] * MatSpmvFactorEntry(aj, a, ai[aj[q]], diag[aj[q]], j);
+      m[p] = -v;
+    }
+    m[rd] = idiag[r];
+    for (I p = rd + 1; p < re; p++) { /* m_rj, j = aj[p] > r, in increasing j: - sum over k in J, k < j, of m_rk U(k, j), over u_jj */
+      const I j = aj[p];
+      S       v = S(0);
+
+      for (I q = rd; q < p; q++) v += m[q] * MatSpmvFactorEntry(aj, a, diag[aj[q]], ai[aj[q] + 1], j);
+      m[p] = -v * idiag[j];
+    }
+  }
+}
+
+/* y = M_L b (upper: x = M_U b): a product on L's (U's) pattern, 8 lanes per row */
+template <typename S, typename I, bool Upper>
+__global__ void MatSpmvISAIApplyKernel(I n, const I *__restrict__ ai, const I *__restrict__ aj, const I *__restrict__ diag, const S *__restrict__ m, const S *__restrict__ b, S *__restrict__ y)
+{
+  const I    t = threadIdx.x & 7, r = (I)((blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 8);
+  const bool active = r < n;
+  S          e = S(0);
+
+  if (active)
+    for (I p = (Upper ? diag[r] : ai[r]) + t, pe = Upper ? ai[r + 1] : diag[r]; p < pe; p += 8) e += m[p] * b[aj[p]];
+  for (int off = 4; off > 0; off /= 2) e += MatSpmvShflXor(e, off);
+  if (active && t == 0) y[r] = Upper ? e : b[r] + e;
+}
+
 PetscErrorCode MatSpmvCUDATriCreate(MatSpmvTriDevice *d, PetscInt n, PetscInt nnz, PetscInt unit, const PetscInt *i, const PetscInt *j, const PetscInt *diag, const PetscInt *lin, const PetscInt *uout, PetscInt *const order[2], const PetscInt *vmap)
 {
   PetscFunctionBegin;
@@ -341,6 +396,7 @@ PetscErrorCode MatSpmvCUDATriDestroy(MatSpmvTriDevice *d)
   for (int k = 0; k < 2; k++) PetscCall(MatSpmvCUDAFree(d->binv[k]));
   PetscCall(MatSpmvCUDAFree(d->y));
   PetscCall(MatSpmvCUDAFree(d->t));
+  PetscCall(MatSpmvCUDAFree(d->m));
   PetscCall(MatSpmvCUDAFree(d->flags));
   PetscCall(MatSpmvCUDAFree(d->counter));
   PetscCall(MatSpmvCUDAFree(d->status));
@@ -436,5 +492,33 @@ PetscErrorCode MatSpmvCUDATriSweeps(MatSpmvTriDevice *d, PetscInt sweeps, const 
       in = out;
     }
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDAISAISetUp(MatSpmvTriDevice *d)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (!d->n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscGetCurrentCUDAStream(&s));
+  if (!d->m) PetscCall(MatSpmvCUDAMalloc((void **)&d->m, d->nnz * sizeof(PetscScalar)));
+  MatSpmvISAIKernel<PetscScalar, int><<<(unsigned)PetscMin((d->n + 127) / 128, 1 << 20), 128, 0, s>>>((int)d->n, d->i, d->j, d->diag, d->a, d->idiag, d->m);
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDAISAISolve(MatSpmvTriDevice *d, const PetscScalar *b, PetscScalar *x)
+{
+  cudaStream_t   s;
+  const unsigned blocks = (unsigned)((8 * (size_t)d->n + 255) / 256);
+
+  PetscFunctionBegin;
+  if (!d->n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscGetCurrentCUDAStream(&s));
+  MatSpmvISAIApplyKernel<PetscScalar, int, false><<<blocks, 256, 0, s>>>((int)d->n, d->i, d->j, d->diag, d->m, b, d->y);
+  PetscCallCUDA(cudaGetLastError());
+  MatSpmvISAIApplyKernel<PetscScalar, int, true><<<blocks, 256, 0, s>>>((int)d->n, d->i, d->j, d->diag, d->m, d->y, x);
+  PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
