@@ -181,6 +181,8 @@ for t in $types; do
     [ $np = 2 ] && lev="-sub_pc_factor_levels 2"
     run "$t: SNES ex19 ILU(2) by MATSOLVERSPMV, $np rank(s), same iterations as aij with PETSc's ILU(2)" same_iterations ex19 \
       $mpi $ex19 ${spmvilu//spmv/petsc} $lev -dm_mat_type aij -- $mpi $ex19 $spmvilu $lev -dll_append $lib -dm_mat_type $t "${gpuopt[@]}"
+    [ $np = 2 ] && run "$t: SNES ex19 ASM + ILU(1) by MATSOLVERSPMV, 2 ranks, same iterations as aij with PETSc's ILU(1)" same_iterations ex19 \
+      $mpi $ex19 -pc_type asm -sub_pc_type ilu -sub_pc_factor_levels 1 -sub_pc_factor_mat_solver_type petsc -dm_mat_type aij -- $mpi $ex19 -pc_type asm -sub_pc_type ilu -sub_pc_factor_levels 1 -sub_pc_factor_mat_solver_type spmv -dll_append $lib -dm_mat_type $t "${gpuopt[@]}"
     for trsv in jacobi isai; do
       jac="-mat_spmv_trsv $trsv -mat_spmv_trsv_sweeps 2"
       [ $np = 2 ] && jac="-sub_mat_spmv_trsv $trsv -sub_mat_spmv_trsv_sweeps 2"
