@@ -9,30 +9,36 @@ static char help[] = "MATSOLVERSPMV: ILU(k) and ICC(k) solves (k = 0, 1, 2) of a
 #include <dirent.h>
 #include "mmread.h"
 
+/* x = F \ b with b (any type) copied into a vector of vtype, x of vtype */
+static PetscErrorCode SolveInType(Mat F, Vec b, VecType vtype, Vec *x)
+{
+  Vec      bt;
+  PetscInt n;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(b, &n));
+  PetscCall(VecCreate(PETSC_COMM_SELF, x));
+  PetscCall(VecSetSizes(*x, n, n));
+  PetscCall(VecSetType(*x, vtype));
+  PetscCall(VecDuplicate(*x, &bt));
+  PetscCall(VecCopy(b, bt));
+  PetscCall(MatSolve(F, bt, *x));
+  PetscCall(VecDestroy(&bt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* x = F \ b for PETSc's ILU(0) of Aref and ours of A (types converted from Aref): the same up to
    rounding, which grows with the length of the dependency chains: sqrt(eps) relative */
 static PetscErrorCode CompareSolves(Mat Aref, Mat A, Mat Fref, Mat F, VecType vtype, const char *name, const char *when)
 {
   Vec       b, x, xref;
   PetscReal err, ref;
-  PetscInt  n;
 
   PetscFunctionBegin;
   PetscCall(MatCreateVecs(Aref, &xref, &b));
   PetscCall(VecSetRandom(b, NULL));
   PetscCall(MatSolve(Fref, b, xref));
-  PetscCall(MatGetLocalSize(A, &n, NULL));
-  PetscCall(VecCreate(PETSC_COMM_SELF, &x));
-  PetscCall(VecSetSizes(x, n, n));
-  PetscCall(VecSetType(x, vtype));
-  {
-    Vec bt;
-
-    PetscCall(VecDuplicate(x, &bt));
-    PetscCall(VecCopy(b, bt));
-    PetscCall(MatSolve(F, bt, x));
-    PetscCall(VecDestroy(&bt));
-  }
+  PetscCall(SolveInType(F, b, vtype, &x));
   PetscCall(VecAXPY(x, -1.0, xref)); /* VecAXPY copies across types */
   PetscCall(VecNorm(x, NORM_INFINITY, &err));
   PetscCall(VecNorm(xref, NORM_INFINITY, &ref));
@@ -287,7 +293,7 @@ static PetscErrorCode TestJacobiDepth(MatType type, VecType vtype)
   for (PetscInt u = 1; u <= 3; u += 2)
     for (PetscInt s = 0; s <= 5; s += 5) {
       char               val[32];
-      Vec                b, x, xref, xh;
+      Vec                b, x, xref;
       const PetscScalar *xv, *rv;
       PetscReal          ref;
       const PetscInt     depth = (s + 1) * u;
@@ -301,12 +307,7 @@ static PetscErrorCode TestJacobiDepth(MatType type, VecType vtype)
       PetscCall(MatCreateVecs(Aref, &xref, &b));
       PetscCall(VecSetRandom(b, NULL));
       PetscCall(MatSolve(Fref, b, xref));
-      PetscCall(VecCreate(PETSC_COMM_SELF, &x));
-      PetscCall(VecSetSizes(x, 1000, 1000));
-      PetscCall(VecSetType(x, vtype));
-      PetscCall(VecDuplicate(x, &xh));
-      PetscCall(VecCopy(b, xh));
-      PetscCall(MatSolve(F, xh, x));
+      PetscCall(SolveInType(F, b, vtype, &x));
       PetscCall(VecNorm(xref, NORM_INFINITY, &ref));
       PetscCall(VecGetArrayRead(x, &xv));
       PetscCall(VecGetArrayRead(xref, &rv));
@@ -317,7 +318,6 @@ static PetscErrorCode TestJacobiDepth(MatType type, VecType vtype)
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok units of %" PetscInt_FMT " rows, %" PetscInt_FMT " block-Jacobi sweeps: the first %" PetscInt_FMT " rows of a chain exact, row %" PetscInt_FMT " not\n", u, s, depth, depth));
       PetscCall(VecDestroy(&b));
       PetscCall(VecDestroy(&x));
-      PetscCall(VecDestroy(&xh));
       PetscCall(VecDestroy(&xref));
       PetscCall(MatDestroy(&F));
     }
@@ -334,7 +334,7 @@ static PetscErrorCode TestJacobiDepth(MatType type, VecType vtype)
 static PetscErrorCode TestISAI(MatType type, VecType vtype)
 {
   Mat                Aref, A, F, Fref;
-  Vec                b, x, xh;
+  Vec                b, x;
   const PetscScalar *bv, *xv;
   PetscReal          err = 0, ref = 0;
   PetscErrorCode     ierr;
@@ -347,12 +347,7 @@ static PetscErrorCode TestISAI(MatType type, VecType vtype)
   PetscCall(Factor(A, MATSOLVERSPMV, MAT_FACTOR_ILU, MAT_SHIFT_NONE, "isai_", &F));
   PetscCall(MatCreateVecs(Aref, NULL, &b));
   PetscCall(VecSetRandom(b, NULL));
-  PetscCall(VecCreate(PETSC_COMM_SELF, &x));
-  PetscCall(VecSetSizes(x, 1000, 1000));
-  PetscCall(VecSetType(x, vtype));
-  PetscCall(VecDuplicate(x, &xh));
-  PetscCall(VecCopy(b, xh));
-  PetscCall(MatSolve(F, xh, x));
+  PetscCall(SolveInType(F, b, vtype, &x));
   PetscCall(VecGetArrayRead(b, &bv));
   PetscCall(VecGetArrayRead(x, &xv));
   for (PetscInt i = 0; i < 1000; i++) {
@@ -368,7 +363,6 @@ static PetscErrorCode TestISAI(MatType type, VecType vtype)
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok ISAI on a bidiagonal chain: x = M_U M_L b as derived by hand, |x - x_expected| / |x_expected| = %.2e\n", (double)(err / ref)));
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&xh));
   PetscCall(MatDestroy(&F));
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&Aref));

@@ -511,6 +511,12 @@ static PetscErrorCode MatLUFactorNumeric_SpmvFactor(Mat F, Mat A, const MatFacto
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* flops of one MatSolve(): both triangles once, or once per sweep */
+static PetscLogDouble MatSpmvFactorSolveFlops(const Mat_SpmvFactor *f)
+{
+  return (f->trsv == MATSPMV_TRSV_JACOBI ? f->sweeps + 1 : 1) * (2.0 * f->nnz - f->n);
+}
+
 /* on device vectors (MatSpmvSolveStaged() brings host ones) */
 static PetscErrorCode MatSolveDevice_SpmvFactor(Mat F, Vec b, Vec x)
 {
@@ -531,7 +537,7 @@ static PetscErrorCode MatSolveDevice_SpmvFactor(Mat F, Vec b, Vec x)
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(VecCUDARestoreArrayRead(b, &bv));
   PetscCall(VecCUDARestoreArrayWrite(x, &xv));
-  PetscCall(PetscLogGpuFlops((f->trsv == MATSPMV_TRSV_JACOBI ? f->sweeps + 1 : 1) * (2.0 * f->nnz - f->n)));
+  PetscCall(PetscLogGpuFlops(MatSpmvFactorSolveFlops(f)));
 #else
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "Built without CUDA");
 #endif
@@ -563,75 +569,86 @@ static void MatSpmvSweepHost(const Mat_SpmvFactor *f, PetscBool upper, const Pet
   }
 }
 
+/* the exact solves on the host: L y = b (unit diagonal), then U x = y, in place in x */
+static void MatSpmvTriSolveHost(const Mat_SpmvFactor *f, const PetscScalar *b, PetscScalar *x)
+{
+  for (PetscInt r = 0; r < f->n; r++) {
+    PetscScalar s = b[r];
+
+    for (PetscInt p = f->i[r]; p < f->diag[r]; p++) s -= f->a[p] * x[f->j[p]];
+    x[r] = s;
+  }
+  for (PetscInt r = f->n - 1; r >= 0; r--) {
+    PetscScalar s = x[r];
+
+    for (PetscInt p = f->diag[r] + 1; p < f->i[r + 1]; p++) s -= f->a[p] * x[f->j[p]];
+    x[r] = s * f->idiag[r];
+  }
+}
+
+/* -mat_spmv_trsv jacobi on the host: L into work, then U into x, each the block-diagonal solve and
+   f->sweeps sweeps; the last sweep writes the result, the others alternate with work + n */
+static void MatSpmvTriSweepsHost(const Mat_SpmvFactor *f, const PetscScalar *b, PetscScalar *x)
+{
+  for (int upper = 0; upper < 2; upper++) {
+    const PetscScalar *rhs = upper ? f->work : b, *in = NULL;
+    PetscScalar       *result = upper ? x : f->work, *other = f->work + f->n;
+
+    for (PetscInt k = 0; k <= f->sweeps; k++) {
+      PetscScalar *out = (f->sweeps - k) % 2 ? other : result;
+
+      MatSpmvSweepHost(f, (PetscBool)upper, rhs, in, out);
+      in = out;
+    }
+  }
+}
+
+/* -mat_spmv_trsv isai on the host: y = M_L b into work, x = M_U y */
+static void MatSpmvISAISolveHost(const Mat_SpmvFactor *f, const PetscScalar *b, PetscScalar *x)
+{
+  PetscScalar *y = f->work;
+
+  for (PetscInt r = 0; r < f->n; r++) {
+    PetscScalar s = b[r];
+
+    for (PetscInt p = f->i[r]; p < f->diag[r]; p++) s += f->m[p] * b[f->j[p]];
+    y[r] = s;
+  }
+  for (PetscInt r = 0; r < f->n; r++) {
+    PetscScalar s = 0.0;
+
+    for (PetscInt p = f->diag[r]; p < f->i[r + 1]; p++) s += f->m[p] * y[f->j[p]];
+    x[r] = s;
+  }
+}
+
 static PetscErrorCode MatSolve_SpmvFactor(Mat F, Vec b, Vec x)
 {
-  Mat_SpmvFactor *f = (Mat_SpmvFactor *)F->data;
+  Mat_SpmvFactor    *f = (Mat_SpmvFactor *)F->data;
+  const PetscScalar *bv;
+  PetscScalar       *xv;
 
   PetscFunctionBegin;
-  if (f->device) PetscCall(MatSpmvSolveStaged(F, b, x, "MatSpmvFactorSolveDevice_C"));
-  else if (f->trsv == MATSPMV_TRSV_ISAI) {
-    const PetscScalar *bv;
-    PetscScalar       *xv, *y = f->work;
-
-    PetscCall(VecGetArrayRead(b, &bv));
-    PetscCall(VecGetArrayWrite(x, &xv));
-    for (PetscInt r = 0; r < f->n; r++) { /* y = M_L b */
-      PetscScalar s = bv[r];
-
-      for (PetscInt p = f->i[r]; p < f->diag[r]; p++) s += f->m[p] * bv[f->j[p]];
-      y[r] = s;
-    }
-    for (PetscInt r = 0; r < f->n; r++) { /* x = M_U y */
-      PetscScalar s = 0.0;
-
-      for (PetscInt p = f->diag[r]; p < f->i[r + 1]; p++) s += f->m[p] * y[f->j[p]];
-      xv[r] = s;
-    }
-    PetscCall(VecRestoreArrayRead(b, &bv));
-    PetscCall(VecRestoreArrayWrite(x, &xv));
-    PetscCall(PetscLogFlops(2.0 * f->nnz - f->n));
-  } else if (f->trsv == MATSPMV_TRSV_JACOBI) {
-    const PetscScalar *bv;
-    PetscScalar       *xv;
-
-    PetscCall(VecGetArrayRead(b, &bv));
-    PetscCall(VecGetArrayWrite(x, &xv));
-    for (int upper = 0; upper < 2; upper++) { /* L into work, then U into x; the last sweep writes the result */
-      const PetscScalar *rhs = upper ? f->work : bv, *in = NULL;
-      PetscScalar       *result = upper ? xv : f->work, *other = f->work + f->n;
-
-      for (PetscInt k = 0; k <= f->sweeps; k++) {
-        PetscScalar *out = (f->sweeps - k) % 2 ? other : result;
-
-        MatSpmvSweepHost(f, (PetscBool)upper, rhs, in, out);
-        in = out;
-      }
-    }
-    PetscCall(VecRestoreArrayRead(b, &bv));
-    PetscCall(VecRestoreArrayWrite(x, &xv));
-    PetscCall(PetscLogFlops((f->sweeps + 1) * (2.0 * f->nnz - f->n)));
-  } else {
-    const PetscScalar *bv;
-    PetscScalar       *xv;
-
-    PetscCall(VecGetArrayRead(b, &bv));
-    PetscCall(VecGetArrayWrite(x, &xv));
-    for (PetscInt r = 0; r < f->n; r++) { /* L x = b, unit diagonal */
-      PetscScalar s = bv[r];
-
-      for (PetscInt p = f->i[r]; p < f->diag[r]; p++) s -= f->a[p] * xv[f->j[p]];
-      xv[r] = s;
-    }
-    for (PetscInt r = f->n - 1; r >= 0; r--) { /* U x = y */
-      PetscScalar s = xv[r];
-
-      for (PetscInt p = f->diag[r] + 1; p < f->i[r + 1]; p++) s -= f->a[p] * xv[f->j[p]];
-      xv[r] = s * f->idiag[r];
-    }
-    PetscCall(VecRestoreArrayRead(b, &bv));
-    PetscCall(VecRestoreArrayWrite(x, &xv));
-    PetscCall(PetscLogFlops(2.0 * f->nnz - f->n));
+  if (f->device) {
+    PetscCall(MatSpmvSolveStaged(F, b, x, "MatSpmvFactorSolveDevice_C"));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(VecGetArrayRead(b, &bv));
+  PetscCall(VecGetArrayWrite(x, &xv));
+  switch (f->trsv) {
+  case MATSPMV_TRSV_EXACT:
+    MatSpmvTriSolveHost(f, bv, xv);
+    break;
+  case MATSPMV_TRSV_JACOBI:
+    MatSpmvTriSweepsHost(f, bv, xv);
+    break;
+  case MATSPMV_TRSV_ISAI:
+    MatSpmvISAISolveHost(f, bv, xv);
+    break;
+  }
+  PetscCall(VecRestoreArrayRead(b, &bv));
+  PetscCall(VecRestoreArrayWrite(x, &xv));
+  PetscCall(PetscLogFlops(MatSpmvFactorSolveFlops(f)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

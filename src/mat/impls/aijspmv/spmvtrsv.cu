@@ -75,6 +75,18 @@ __device__ __forceinline__ void MatSpmvPublishUnit(int *flags, int u, int launch
   if ((threadIdx.x & 31) == 0) cuda::atomic_ref<int, cuda::thread_scope_device>(flags[u]).store(launch, cuda::memory_order_release);
 }
 
+/* the first position in [lo, hi) of the sorted cols whose column is >= c (hi: none) */
+template <typename I>
+__device__ __forceinline__ I MatSpmvLowerBound(const I *cols, I lo, I hi, I c)
+{
+  while (lo < hi) {
+    const I mid = (lo + hi) / 2;
+    if (cols[mid] < c) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 #define MATSPMV_ILU_ROW 128 /* rows of at most this many entries are factored in shared memory */
 
 /* ILU on the factor's pattern (ILU(k): fill included), row by row in the IKJ order of a sequential factorization: for each L entry (k < r, in
@@ -127,14 +139,10 @@ __global__ void __launch_bounds__(32 * MATSPMV_TRI_WARPS) MatSpmvILUKernel(I n, 
 
           for (int h = 0; h < 2; h++) {
             const I c = h ? c1 : c0;
-            I       lo = p + 1, hi = len;
+            I       lo;
 
             if (c < 0) break;
-            while (lo < hi) { /* first entry of row r with column >= c */
-              const I mid = (lo + hi) / 2;
-              if (cols[mid] < c) lo = mid + 1;
-              else hi = mid;
-            }
+            lo = MatSpmvLowerBound(cols, p + 1, len, c);
             if (lo < len && cols[lo] == c) vals[lo] -= l * (h ? v1 : v0);
           }
         }
@@ -152,14 +160,8 @@ __global__ void __launch_bounds__(32 * MATSPMV_TRI_WARPS) MatSpmvILUKernel(I n, 
         __syncwarp();
         if (lane == 0) MatSpmvStoreL2(a + p, l);
         for (I q = diag[k] + 1 + lane, qe = ai[k + 1]; q < qe; q += 32) {
-          const I c = aj[q];
-          I       lo = p + 1, hi = re - 1;
+          const I c = aj[q], lo = MatSpmvLowerBound(aj, p + 1, re, c);
 
-          while (lo < hi) { /* first entry of row r with column >= c */
-            const I mid = (lo + hi) / 2;
-            if (aj[mid] < c) lo = mid + 1;
-            else hi = mid;
-          }
           if (lo < re && aj[lo] == c) MatSpmvStoreL2(a + lo, MatSpmvLoadL2(a + lo) - l * MatSpmvLoadL2(a + q));
         }
         __syncwarp();
@@ -300,16 +302,11 @@ __global__ void __launch_bounds__(32 * MATSPMV_TRI_WARPS) MatSpmvTriSweepKernel(
 
 /* the entry (k, c) of the factor, searched in row k's range [lo, hi), or 0 */
 template <typename S, typename I>
-__device__ __forceinline__ S MatSpmvFactorEntry(const I *__restrict__ aj, const S *__restrict__ a, I lo, const I end, I c)
+__device__ __forceinline__ S MatSpmvFactorEntry(const I *__restrict__ aj, const S *__restrict__ a, I lo, I hi, I c)
 {
-  I hi = end;
+  const I p = MatSpmvLowerBound(aj, lo, hi, c);
 
-  while (lo < hi) {
-    const I mid = (lo + hi) / 2;
-    if (aj[mid] < c) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < end && aj[lo] == c ? a[lo] : S(0);
+  return p < hi && aj[p] == c ? a[p] : S(0);
 }
 
 /* ISAI, one thread per row r: M_L's row on L's pattern J solves L(J, J)^T m = e_r (back
