@@ -15,7 +15,9 @@
 #   SUITE_TYPES=aijcusparse,brc,cmrs,argcsr,ipcsr,ellr,spmv
 #   SUITE_TIMEOUT=300                   seconds per matrix (all its types)
 #   SUITE_REPS=100                      timed products per type
-#   EX56_NE=50 EX12_N=41 EX62_N=19 RMAT_SCALE=21   sizes (31.0M, 32.5M, 31.2M nonzeros; rmat 21: 63.5M)
+#   EX56_NE=63 EX12_N=40 EX62_N=20 RMAT_SCALE=21   sizes (61.7M, 30.1M, 36.7M nonzeros; rmat 21: 63.5M)
+#   SUITE_NP=8                          processes of the runs that write the tutorial operators: their
+#                                       numbering is a parallel application's (each process's range)
 #   EX56_OPTS, EX12_OPTS, EX62_OPTS     extra options for the generating runs
 #   SUITE_BENCH_OPTS                    extra spmvbench options, e.g. -peak_gbs 3350
 #   SUITE_BASE=aijcusparse              the report's reference type (aij for a host-only test run)
@@ -30,31 +32,33 @@ out=${SUITE_OUT:-examples/suite-out}
 types=${SUITE_TYPES:-aijcusparse,brc,cmrs,argcsr,ipcsr,ellr,spmv}
 tmo=${SUITE_TIMEOUT:-300}
 reps=${SUITE_REPS:-100}
-EX56_NE=${EX56_NE:-50} EX12_N=${EX12_N:-41} EX62_N=${EX62_N:-19} RMAT_SCALE=${RMAT_SCALE:-21}
+EX56_NE=${EX56_NE:-63} EX12_N=${EX12_N:-40} EX62_N=${EX62_N:-20} RMAT_SCALE=${RMAT_SCALE:-21}
+np=${SUITE_NP:-8}
+gen="${MPIEXEC:-mpiexec} --oversubscribe -n $np"
 generated="laplace2d ex19 laplace3d27 elastic3d powerlaw circuit rmat"
 tutorials="ex56 ex12 ex62"
 
 # Each program runs one linear solve of one iteration, unpreconditioned, only so that KSPSolve writes
 # its operator (-ksp_view_mat); -snes_max_it 1 keeps the SNES examples to a single Jacobian.
 gen_ex56() {
-  $bin/ksp_ex56 -ne $EX56_NE -ksp_type cg -pc_type none -ksp_max_it 1 -ksp_view_mat binary:"$1" ${EX56_OPTS:-}
+  $gen $bin/ksp_ex56 -ne $EX56_NE -ksp_type cg -pc_type none -ksp_max_it 1 -ksp_view_mat binary:"$1" ${EX56_OPTS:-}
 }
 gen_ex12() { # Q2 Poisson on an N^3 hexahedral box, Dirichlet boundary
-  $bin/snes_ex12 -dm_plex_dim 3 -dm_plex_simplex 0 -dm_plex_box_faces $EX12_N,$EX12_N,$EX12_N -petscspace_degree 2 \
+  $gen $bin/snes_ex12 -dm_plex_dim 3 -dm_plex_simplex 0 -dm_plex_box_faces $EX12_N,$EX12_N,$EX12_N -petscspace_degree 2 \
     -bc_type dirichlet -quiet -snes_max_it 1 -ksp_type cg -pc_type none -ksp_max_it 1 -ksp_view_mat binary:"$1" ${EX12_OPTS:-}
 }
 gen_ex62() { # Q2-Q1 Stokes on an N^3 hexahedral box; the Jacobian alone is the operator (-petscds_jac_pre 0).
   # 2 Gauss points per edge instead of 3: the same nonzero pattern (checked), 3x faster assembly (about
   # 20 ms per cell with 3 points on one core: 140 s at N = 19); EX62_OPTS=-vel_petscfe_default_quadrature_order 2 restores it
-  $bin/snes_ex62 -sol quadratic -dm_plex_dim 3 -dm_plex_simplex 0 -dm_plex_box_faces $EX62_N,$EX62_N,$EX62_N \
+  $gen $bin/snes_ex62 -sol quadratic -dm_plex_dim 3 -dm_plex_simplex 0 -dm_plex_box_faces $EX62_N,$EX62_N,$EX62_N \
     -vel_petscspace_degree 2 -pres_petscspace_degree 1 -petscds_jac_pre 0 -vel_petscfe_default_quadrature_order 1 \
     -snes_max_it 1 -ksp_type gmres -pc_type none -ksp_max_it 1 -ksp_view_mat binary:"$1" ${EX62_OPTS:-}
 }
 file_of() { # the operator's file name carries its size, so that another size is written anew
   case $1 in
-  ex56) echo "$dir/ex56-ne$EX56_NE.petsc" ;;
-  ex12) echo "$dir/ex12-q2-n$EX12_N.petsc" ;;
-  ex62) echo "$dir/ex62-q2q1-n$EX62_N.petsc" ;;
+  ex56) echo "$dir/ex56-ne$EX56_NE-np$np.petsc" ;;
+  ex12) echo "$dir/ex12-q2-n$EX12_N-np$np.petsc" ;;
+  ex62) echo "$dir/ex62-q2q1-n$EX62_N-np$np.petsc" ;;
   esac
 }
 

@@ -53,17 +53,23 @@ PETSC_EXTERN const char *const MatSpmvBackends[];
 /*E
    MatSpmvColumnOrder - how a petscspmv matrix numbers the columns of its products' layout
 
-$  MAT_SPMV_COLUMN_ORDER_AUTO      - by frequency where a few columns hold many nonzeros (graphs with power-law degrees), otherwise natural
+$  MAT_SPMV_COLUMN_ORDER_AUTO      - by frequency where a few columns hold many nonzeros (graphs with power-law degrees); for brc and spmv
+                                      reverse Cuthill-McKee where groups of rows spread over 65536 columns or more and RCM brings them
+                                      together (meshes numbered by DMPlex or by a partitioner); otherwise natural
 $  MAT_SPMV_COLUMN_ORDER_NATURAL   - the matrix's own column numbers
 $  MAT_SPMV_COLUMN_ORDER_FREQUENCY - columns renumbered by how many nonzeros they hold, most first; each product first gathers x
                                       into that order, so that the x entries most products read share cache lines
+$  MAT_SPMV_COLUMN_ORDER_RCM       - columns (of a square operator) in PETSc's reverse Cuthill-McKee order of its graph, so that
+                                      neighbouring rows read nearby columns: brc then stores 16-bit column offsets; each product
+                                      first gathers x into that order
 
    Level: intermediate
 E*/
 typedef enum {
   MAT_SPMV_COLUMN_ORDER_AUTO,
   MAT_SPMV_COLUMN_ORDER_NATURAL,
-  MAT_SPMV_COLUMN_ORDER_FREQUENCY
+  MAT_SPMV_COLUMN_ORDER_FREQUENCY,
+  MAT_SPMV_COLUMN_ORDER_RCM
 } MatSpmvColumnOrder;
 PETSC_EXTERN const char *const MatSpmvColumnOrders[];
 

@@ -9,7 +9,7 @@ PETSC_INTERN MatSpmvFormat MatSpmvFormat_BRC, MatSpmvFormat_CMRS, MatSpmvFormat_
 static MatSpmvFormat *const MatSpmvFormats[] = {&MatSpmvFormat_BRC, &MatSpmvFormat_CMRS, &MatSpmvFormat_ARGCSR, &MatSpmvFormat_IPCSR, &MatSpmvFormat_ELLR, &MatSpmvFormat_SPMV};
 
 const char *const MatSpmvBackends[] = {"auto", "cuda", "host", "MatSpmvBackend", "MAT_SPMV_BACKEND_", NULL};
-const char *const MatSpmvColumnOrders[] = {"auto", "natural", "frequency", "MatSpmvColumnOrder", "MAT_SPMV_COLUMN_ORDER_", NULL};
+const char *const MatSpmvColumnOrders[] = {"auto", "natural", "frequency", "rcm", "MatSpmvColumnOrder", "MAT_SPMV_COLUMN_ORDER_", NULL};
 
 MatSpmvBaseOps   MatSpmvBaseSeq, MatSpmvBaseMPI, MatSpmvBaseSeqCUSPARSE, MatSpmvBaseMPICUSPARSE;
 static PetscBool MatSpmvBaseSaved[4];
@@ -246,10 +246,10 @@ PetscErrorCode MatSpmvSetBackend(Mat A, MatSpmvBackend backend)
 
   Input Parameters:
 + A     - a petscspmv matrix
-- order - `MAT_SPMV_COLUMN_ORDER_AUTO` (default), `MAT_SPMV_COLUMN_ORDER_NATURAL` or `MAT_SPMV_COLUMN_ORDER_FREQUENCY`
+- order - `MAT_SPMV_COLUMN_ORDER_AUTO` (default), `MAT_SPMV_COLUMN_ORDER_NATURAL`, `MAT_SPMV_COLUMN_ORDER_FREQUENCY` or `MAT_SPMV_COLUMN_ORDER_RCM`
 
   Options Database Key:
-. -mat_<format>_column_order <auto,natural,frequency> - for example `-mat_brc_column_order frequency`
+. -mat_<format>_column_order <auto,natural,frequency,rcm> - for example `-mat_brc_column_order frequency`
 
   Level: intermediate
 
@@ -258,8 +258,18 @@ PetscErrorCode MatSpmvSetBackend(Mat A, MatSpmvBackend backend)
   and one write of x); it pays where a few columns hold many of the nonzeros, as in graphs with
   power-law degrees, whose products then read the x entries they share from fewer cache lines.
   auto takes it when the 1% most frequent columns of an operator with at least 262144 columns hold
-  a quarter of its nonzeros or more, except for `MATIPCSR`, which was measured slower renumbered. The choice is made per operator (A, A^T, each MPI block) when
-  its layout is built; `-mat_view ::ascii_info` shows it.
+  a quarter of its nonzeros or more, except for `MATIPCSR`, which was measured slower renumbered.
+
+  With the rcm order the columns of a square operator follow PETSc's reverse Cuthill-McKee order
+  (`MATORDERINGRCM`) of its graph, so that neighbouring rows read nearby columns: `MATBRC` then keeps
+  its column indices as 16-bit offsets in FEM operators whose DMPlex or partitioned numbering spreads
+  them over more than 65536 columns. For `MATBRC` and `MATSPMV`, auto takes it when groups of 32 rows
+  spanning 65536 columns or more hold over 5% of the nonzeros and RCM at least halves that share;
+  the order is computed on the host when the layout is built (the first product, and again after a
+  change of the nonzero pattern). A non-square operator (an MPI off-diagonal block) keeps its order.
+
+  The choice is made per operator (A, A^T, each MPI block) when its layout is built;
+  `-mat_view ::ascii_info` shows it.
 
 .seealso: `MatSpmvGetColumnOrder()`, `MatSpmvColumnOrder`, `MatSpmvSetBackend()`
 @*/
@@ -268,7 +278,7 @@ PetscErrorCode MatSpmvSetColumnOrder(Mat A, MatSpmvColumnOrder order)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveEnum(A, order, 2);
-  PetscCheck(order >= MAT_SPMV_COLUMN_ORDER_AUTO && order <= MAT_SPMV_COLUMN_ORDER_FREQUENCY, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Unknown column order %d: use auto, natural or frequency", (int)order);
+  PetscCheck(order >= MAT_SPMV_COLUMN_ORDER_AUTO && order <= MAT_SPMV_COLUMN_ORDER_RCM, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Unknown column order %d: use auto, natural, frequency or rcm", (int)order);
   MatSpmvUseMethod(A, "MatSpmvSetColumnOrder_C", (Mat, MatSpmvColumnOrder), (A, order));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

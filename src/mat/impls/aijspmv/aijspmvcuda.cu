@@ -203,7 +203,27 @@ PetscErrorCode MatSpmvCUDAColumnFrequency(PetscInt n, PetscInt nnz, const int *d
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatSpmvCUDARenumberColumns(PetscInt n, PetscInt m, PetscInt nnz, const int *d_i, const int *d_perm, const int *d_j, int **d_jnew, int **d_pos, void *stream)
+/* Row r of the permuted CSR (offsets inew) is row rows[r] of the CSR (i, j): its renumbered columns
+   jr[k] = inv[j[.]] and their positions in (i, j), one warp per row */
+template <typename I>
+__global__ void MatSpmvPermuteRowsKernel(I m, const I *__restrict__ i, const I *__restrict__ rows, const I *__restrict__ inew, const I *__restrict__ j, const I *__restrict__ inv, I *__restrict__ jr, I *__restrict__ pos)
+{
+  const I lane = threadIdx.x % 32;
+
+  for (I r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < m; r += gridDim.x * blockDim.x / 32) {
+    const I start = i[rows[r]], len = i[rows[r] + 1] - start, to = inew[r];
+
+    for (I q = lane; q < len; q += 32) {
+      jr[to + q]  = inv[j[start + q]];
+      pos[to + q] = start + q;
+    }
+  }
+}
+
+/* The columns of the m-row CSR (d_i, d_j) renumbered, column c becoming k where d_perm[k] = c, each
+   row sorted by its new columns: *d_jnew, and *d_pos the position in (d_i, d_j) of each entry. With
+   d_rows, row r of the result is row d_rows[r] of the CSR, at offsets d_inew (rows permuted too) */
+PetscErrorCode MatSpmvCUDARenumberColumns(PetscInt n, PetscInt m, PetscInt nnz, const int *d_i, const int *d_rows, const int *d_inew, const int *d_perm, const int *d_j, int **d_jnew, int **d_pos, void *stream)
 {
   cudaStream_t s = (cudaStream_t)stream;
   int         *inv, *jr, *seq;
@@ -220,9 +240,15 @@ PetscErrorCode MatSpmvCUDARenumberColumns(PetscInt n, PetscInt m, PetscInt nnz, 
   PetscCall(MatSpmvCUDAMalloc((void **)d_pos, nnz * sizeof(int)));
   MatSpmvInvertKernel<int><<<MatSpmvGrid(n), MATSPMV_THREADS, 0, s>>>((int)n, d_perm, inv);
   PetscCallCUDA(cudaGetLastError());
-  MatSpmvGatherKernel<int, int><<<MatSpmvGrid(nnz), MATSPMV_THREADS, 0, s>>>((int)nnz, d_j, inv, jr); /* jr[k] = inv[j[k]] */
+  if (d_rows) {
+    MatSpmvPermuteRowsKernel<int><<<MatSpmvGrid(32 * PetscMin(m, PETSC_INT_MAX / 32)), MATSPMV_THREADS, 0, s>>>((int)m, d_i, d_rows, d_inew, d_j, inv, jr, seq);
+    d_i = d_inew;
+  } else {
+    MatSpmvGatherKernel<int, int><<<MatSpmvGrid(nnz), MATSPMV_THREADS, 0, s>>>((int)nnz, d_j, inv, jr); /* jr[k] = inv[j[k]] */
+    PetscCallCUDA(cudaGetLastError());
+    thrust::sequence(thrust::cuda::par.on(s), thrust::device_ptr<int>(seq), thrust::device_ptr<int>(seq + nnz));
+  }
   PetscCallCUDA(cudaGetLastError());
-  thrust::sequence(thrust::cuda::par.on(s), thrust::device_ptr<int>(seq), thrust::device_ptr<int>(seq + nnz));
   /* each row's entries by their new column, with the CSR position they came from */
   PetscCallCUDA(cub::DeviceSegmentedSort::SortPairs(tmp, bytes, jr, *d_jnew, seq, *d_pos, (int)nnz, (int)m, d_i, d_i + 1, s));
   PetscCall(MatSpmvCUDAMalloc(&tmp, PetscMax(bytes, 1)));

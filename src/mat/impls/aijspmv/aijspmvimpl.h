@@ -13,7 +13,7 @@
 typedef struct {
   PetscInt        m, n, nnz;
   const PetscInt *i, *j;
-  PetscBool       renumbered; /* the layout's columns will be renumbered by frequency (MatSpmvColumnOrder) */
+  MatSpmvColumnOrder colorder; /* the order the layout's columns will have: NATURAL, FREQUENCY or RCM */
 } MatSpmvCSR;
 
 typedef struct _n_MatSpmvFormat MatSpmvFormat;
@@ -38,7 +38,7 @@ struct _n_MatSpmvLayout {
   PetscInt    *crow;        /* compressed (most rows empty, as in MPI off-diagonal blocks): the operator row of each
                                stored row, else NULL; the layer scatters the format's products (host) */
   int         *d_crow;      /* crow on the device */
-  int         *d_ci;        /* compressed row offsets on the device (the device build's d_i) */
+  int         *d_ci;        /* the device build's row offsets when they are not the base's: compressed, or rows permuted */
   PetscInt     nnz;         /* true nonzeros */
   PetscInt     nslots;      /* value slots, padding included */
   PetscInt    *slot2csr;    /* CSR position of A feeding each slot, -1 for padding (host) */
@@ -52,7 +52,11 @@ struct _n_MatSpmvLayout {
                                (a MatScale() since the last refresh, folded in by the layer instead of a refresh) */
   size_t       indexbytes;  /* bytes of the format's index arrays (for the footprint) */
   PetscReal    hotshare;    /* share of the nonzeros in the 1% most frequent columns; -1: not counted */
-  PetscInt    *colperm;     /* columns renumbered by frequency: layout column k is operator column colperm[k], else NULL
+  MatSpmvColumnOrder colorder; /* the columns' order: NATURAL, FREQUENCY or RCM */
+  PetscBool    rowsrcm;     /* the stored rows follow the columns' RCM order (format->maprows) */
+  PetscReal    wideshare[2]; /* share of the nonzeros in groups of rows spanning MATSPMV_SPAN16 columns or more,
+                                natural and in RCM order; -1: not measured */
+  PetscInt    *colperm;     /* columns renumbered: layout column k is operator column colperm[k], else NULL
                                (host backend; after download() on the device) */
   int         *d_colperm;   /* colperm on the device: each product first gathers x into this order */
   int         *d_colj;      /* the renumbered device columns a format that keeps CSR order reads in place */
@@ -68,6 +72,8 @@ struct _n_MatSpmvFormat {
   const char *mpitype; /* "mpiaijbrc" */
   const char *title;   /* for viewers */
   PetscBool   naturalcolumns; /* column order auto keeps the natural order for this format (renumbering measured slower) */
+  PetscBool   compactcolumns; /* column order auto takes RCM where the natural one spreads groups of rows over
+                                 MATSPMV_SPAN16 columns or more and RCM does not (the format stores short column offsets) */
   size_t      paramsize;
   const void *paramsdefault;
   /* parse -mat_<name>_* inside an open options block */
@@ -93,6 +99,11 @@ struct _n_MatSpmvFormat {
   PetscErrorCode (*builddevice)(const void *params, const MatSpmvCSR *pattern, const int *d_i, const int *d_j, MatSpmvLayout L, void *stream);
   /* host copies of a device-built layout's arrays (for layout checks) */
   PetscErrorCode (*download)(MatSpmvLayout L);
+  /* optional: the layout was built from a CSR whose row r is operator row rowmap[r] (the layer's RCM
+     order): make the products write each row into y's row rowmap[r], in whichever of the host arrays
+     (host build, before upload) and device arrays (device build; d_rowmap on the device) exist.
+     A format with this gets its rows in the RCM order of its columns; the others keep their rows */
+  PetscErrorCode (*maprows)(MatSpmvLayout L, const PetscInt *rowmap, const int *d_rowmap, void *stream);
   PetscErrorCode (*destroy)(MatSpmvLayout L); /* free L->fmt, host and device */
   PetscErrorCode (*view)(MatSpmvLayout L, PetscViewer viewer);
   /* A selecting format (spmv) has none of the above but these two. select: the formats that may
@@ -193,6 +204,7 @@ typedef struct {
   PetscBool       ondevice;
   PetscBool       derived;   /* PETSc made it from the user's matrices (a product, an off-diagonal block): a format
                                 that refuses its pattern gives way to MATSPMV_FALLBACK_FORMAT */
+  PetscBool       offdiag;   /* an MPI off-diagonal block: its columns (ghosts) are not its rows, no graph to reorder */
   PetscBool        frommaij;   /* a MAIJ operand of a product, converted: products with it keep our type */
   PetscBool        bound;      /* bound to the CPU by MatBindToCPU() */
   PetscObjectState boundstate; /* object state then */
@@ -264,6 +276,21 @@ PETSC_INTERN PetscErrorCode MatSpmvResolveBackend(Mat);
    naturalcolumns). */
 #define MATSPMV_HOT_MIN_COLUMNS 262144 /* fewer: x (2 MB) stays close to the SMs anyway */
 #define MATSPMV_HOT_SHARE       0.25
+
+/* Otherwise, for a format with compactcolumns (16-bit column offsets within a group of rows), auto
+   renumbers a square operator's columns in reverse Cuthill-McKee order when far groups of
+   MATSPMV_SPAN_ROWS rows (MatSpmvWideShare: whose k-th columns span MATSPMV_SPAN16 or more) hold
+   over MATSPMV_SPAN_SHARE of its nonzeros and RCM at least halves that share; the measurements are
+   in docs/results.md */
+#define MATSPMV_SPAN16     65536
+#define MATSPMV_SPAN_ROWS   32
+#define MATSPMV_SPAN_WINDOW 16384 /* brc's default length-sorting window */
+#define MATSPMV_SPAN_SHARE 0.05
+
+/* spmvorder.c: the share of the nonzeros in groups of rows (permuted when given) whose columns
+   (renumbered when given) span MATSPMV_SPAN16 or more; the RCM order of a square matrix's graph */
+PETSC_INTERN PetscErrorCode MatSpmvWideShare(const MatSpmvCSR *, const PetscInt *, const PetscInt *, PetscReal *);
+PETSC_INTERN PetscErrorCode MatSpmvOrderRCM(Mat, PetscInt **);
 
 /* free a layout, host and device (NULL allowed) */
 PETSC_INTERN PetscErrorCode MatSpmvLayoutDestroy(Mat_SeqAIJSpmv *, MatSpmvLayout *);
@@ -338,8 +365,9 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDASynchronize(void *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDAColumnFrequency(PetscInt, PetscInt, const int *, int **, PetscInt *, void *);
 /* the m rows (offsets d_i) of columns d_j renumbered: column c becomes its position in d_perm (of n),
    each row sorted by the new columns: new device arrays *d_jnew of the columns and *d_pos of the
-   CSR position each came from */
-PETSC_INTERN PetscErrorCode MatSpmvCUDARenumberColumns(PetscInt, PetscInt, PetscInt, const int *, const int *, const int *, int **, int **, void *);
+   CSR position each came from; with d_rows (not NULL) row r of the result is row d_rows[r], at the
+   offsets d_inew */
+PETSC_INTERN PetscErrorCode MatSpmvCUDARenumberColumns(PetscInt, PetscInt, PetscInt, const int *, const int *, const int *, const int *, const int *, int **, int **, void *);
 /* map[k] = pos[map[k]] where map[k] >= 0 (n entries, on the device) */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAComposeMap(PetscInt, int *, const int *, void *);
 /* whether the device map slot2csr of n slots is the identity */

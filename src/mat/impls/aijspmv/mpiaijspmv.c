@@ -57,6 +57,7 @@ static PetscErrorCode MatSpmvMPISyncBlocks(Mat A, PetscBool push)
     PetscCheck(ours, PetscObjectComm((PetscObject)A), PETSC_ERR_PLIB, "Block of %s has type %s", sp->format->mpitype, ((PetscObject)blk[b])->type_name);
     /* the off-diagonal block, and the blocks of a product's result, are operators the user did not choose a format for */
     if (b == 1 || A->product) PetscCall(MatSpmvSetDerived_SeqAIJSpmv(blk[b]));
+    if (b == 1) MatSpmvSeq(blk[b])->offdiag = PETSC_TRUE;
     if (!push) {
       PetscCall(MatSpmvPrepare_SeqAIJSpmv(blk[b]));
       continue;
@@ -76,7 +77,7 @@ static PetscErrorCode MatSpmvMPIOptionsParse(Mat A, PetscOptionItems PetscOption
   PetscCall(PetscSNPrintf(opt, sizeof(opt), "-mat_%s_backend", sp->format->name));
   PetscCall(PetscOptionsEnum(opt, "Where products run: auto (GPU if visible), cuda, host (reference kernel)", "MatSpmvSetBackend", MatSpmvBackends, (PetscEnum)sp->backend, (PetscEnum *)&sp->backend, NULL));
   PetscCall(PetscSNPrintf(opt, sizeof(opt), "-mat_%s_column_order", sp->format->name));
-  PetscCall(PetscOptionsEnum(opt, "Column numbering of the blocks' layouts: auto (frequency where a few columns hold many nonzeros), natural, frequency", "MatSpmvSetColumnOrder", MatSpmvColumnOrders, (PetscEnum)sp->colorder, (PetscEnum *)&sp->colorder, NULL));
+  PetscCall(PetscOptionsEnum(opt, "Column numbering of the blocks' layouts: auto (frequency where a few columns hold many nonzeros, RCM where rows spread over many columns), natural, frequency, rcm", "MatSpmvSetColumnOrder", MatSpmvColumnOrders, (PetscEnum)sp->colorder, (PetscEnum *)&sp->colorder, NULL));
   PetscCall(MatSpmvParseParams_Private(sp->format, PetscOptionsObject, sp->params, &changed)); /* the blocks are synced below */
   sp->paramsset = PETSC_TRUE;
   MatSpmvMPIAgreeAgain(A);

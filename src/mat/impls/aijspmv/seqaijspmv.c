@@ -42,7 +42,7 @@ static PetscErrorCode MatSpmvOptionsParse(Mat A, PetscOptionItems PetscOptionsOb
   PetscCall(PetscOptionsEnum(opt, "Where products run: auto (GPU if visible), cuda, host (reference kernel)", "MatSpmvSetBackend", MatSpmvBackends, (PetscEnum)backend, (PetscEnum *)&backend, NULL));
   PetscCall(MatSpmvSetBackend_SeqAIJSpmv(A, backend));
   PetscCall(PetscSNPrintf(opt, sizeof(opt), "-mat_%s_column_order", sp->format->name));
-  PetscCall(PetscOptionsEnum(opt, "Column numbering of the layouts: auto (frequency where a few columns hold many nonzeros), natural, frequency", "MatSpmvSetColumnOrder", MatSpmvColumnOrders, (PetscEnum)colorder, (PetscEnum *)&colorder, NULL));
+  PetscCall(PetscOptionsEnum(opt, "Column numbering of the layouts: auto (frequency where a few columns hold many nonzeros, RCM where rows spread over many columns), natural, frequency, rcm", "MatSpmvSetColumnOrder", MatSpmvColumnOrders, (PetscEnum)colorder, (PetscEnum *)&colorder, NULL));
   PetscCall(MatSpmvSetColumnOrder_SeqAIJSpmv(A, colorder));
   PetscCall(MatSpmvParseParams_Private(sp->format, PetscOptionsObject, sp->params, &changed));
   if (changed) PetscCall(MatSpmvReset(sp));
@@ -354,8 +354,12 @@ static PetscErrorCode MatView_SeqAIJSpmv(Mat A, PetscViewer viewer)
                                      L->nnz ? (double)((L->borrowed ? 0 : L->nslots * sizeof(PetscScalar)) + L->indexbytes) / (double)L->nnz : 0.0, L->nnz ? (double)(L->nnz * (sizeof(PetscScalar) + sizeof(int)) + (L->ym + 1) * sizeof(int)) / (double)L->nnz : 0.0, L->borrowed ? ", values shared with aijcusparse" : ""));
     if (L->crow) PetscCall(PetscViewerASCIIPrintf(viewer, "rows with entries only: %" PetscInt_FMT " of %" PetscInt_FMT "\n", L->m, L->ym));
     if (L->format != sp->format) PetscCall(PetscViewerASCIIPrintf(viewer, "format %s: %s\n", L->format->name, L->why));
-    if (L->colperm || L->d_colperm) PetscCall(PetscViewerASCIIPrintf(viewer, "columns renumbered by frequency (column order %s): the 1%% most frequent hold %.1f%% of the nonzeros; each product gathers x into that order\n", MatSpmvColumnOrders[sp->colorder], 100.0 * (double)L->hotshare));
-    else if (L->hotshare >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, "natural column order: the 1%% most frequent columns hold %.1f%% of the nonzeros, less than the %.0f%% that renumbering asks\n", 100.0 * (double)L->hotshare, 100.0 * MATSPMV_HOT_SHARE));
+    if (L->colorder == MAT_SPMV_COLUMN_ORDER_FREQUENCY) PetscCall(PetscViewerASCIIPrintf(viewer, "columns renumbered by frequency (column order %s): the 1%% most frequent hold %.1f%% of the nonzeros; each product gathers x into that order\n", MatSpmvColumnOrders[sp->colorder], 100.0 * (double)L->hotshare));
+    else if (L->colorder == MAT_SPMV_COLUMN_ORDER_RCM) PetscCall(PetscViewerASCIIPrintf(viewer, "columns renumbered by reverse Cuthill-McKee (column order %s): groups of %d rows spanning %d columns or more hold %.1f%% of the nonzeros, far ones (k-th columns spanning as much) %.1f%% in the natural order; each product gathers x into that order%s\n", MatSpmvColumnOrders[sp->colorder], MATSPMV_SPAN_ROWS, MATSPMV_SPAN16, 100.0 * (double)L->wideshare[1], 100.0 * (double)L->wideshare[0], L->rowsrcm ? "; the rows are stored in that order too" : ""));
+    else {
+      if (L->hotshare >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, "natural column order: the 1%% most frequent columns hold %.1f%% of the nonzeros, less than the %.0f%% that renumbering asks\n", 100.0 * (double)L->hotshare, 100.0 * MATSPMV_HOT_SHARE));
+      if (L->wideshare[0] >= 0 && L->wideshare[1] >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, "natural column order: groups of %d rows whose k-th columns span %d or more hold %.1f%% of the nonzeros, at most %.1f%% in reverse Cuthill-McKee order (renumbered when at most half)\n", MATSPMV_SPAN_ROWS, MATSPMV_SPAN16, 100.0 * (double)L->wideshare[0], 100.0 * (double)L->wideshare[1]));
+    }
     PetscCall(L->format->view(L, viewer));
     PetscCall(PetscViewerASCIIPopTab(viewer));
   }

@@ -89,12 +89,15 @@ static PetscErrorCode MatSpmvCompressRows(const MatSpmvCSR *csr, MatSpmvCSR *ccs
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The column numbering decided for one operator (MATSPMV_HOT_SHARE in aijspmvimpl.h says when) */
+/* The column numbering decided for one operator (MATSPMV_HOT_SHARE and MATSPMV_SPAN_SHARE in
+   aijspmvimpl.h say when) */
 typedef struct {
-  PetscBool renumber;
-  PetscReal hotshare; /* -1: not counted */
-  PetscInt *perm;     /* host order (NULL until needed when made on the device) */
-  int      *d_perm;   /* device order, when made there */
+  PetscBool          renumber;
+  MatSpmvColumnOrder order;        /* NATURAL, FREQUENCY or RCM */
+  PetscReal          hotshare;     /* -1: not counted */
+  PetscReal          wideshare[2]; /* natural, RCM; -1: not measured */
+  PetscInt          *perm;         /* host order (NULL until needed when made on the device) */
+  int               *d_perm;       /* device order, when made there or needed by a device build */
 } MatSpmvColumnPlan;
 
 static PetscErrorCode MatSpmvColumnPlanDestroy(MatSpmvColumnPlan *plan)
@@ -104,7 +107,9 @@ static PetscErrorCode MatSpmvColumnPlanDestroy(MatSpmvColumnPlan *plan)
 #if defined(PETSC_HAVE_CUDA)
   PetscCall(MatSpmvCUDAFree(plan->d_perm));
 #endif
-  plan->d_perm = NULL;
+  plan->d_perm   = NULL;
+  plan->renumber = PETSC_FALSE;
+  plan->order    = MAT_SPMV_COLUMN_ORDER_NATURAL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -114,17 +119,14 @@ static PetscBool MatSpmvDeviceCSR(Mat_SeqAIJSpmv *sp, int t)
   return (PetscBool)(t == 0 && sp->ondevice && sp->base->cusparse && sizeof(PetscInt) == sizeof(int));
 }
 
-static PetscErrorCode MatSpmvColumnPlanMake(Mat A, int t, const MatSpmvCSR *csr, MatSpmvColumnPlan *plan)
+/* Columns by frequency, most first: where the 1% most frequent hold MATSPMV_HOT_SHARE of the nonzeros (auto) */
+static PetscErrorCode MatSpmvColumnPlanFrequency(Mat A, int t, const MatSpmvCSR *csr, MatSpmvColumnPlan *plan)
 {
   Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
   const PetscInt  n  = t ? csr->m : csr->n; /* the operator's columns */
   PetscInt        hot = 0;
 
   PetscFunctionBegin;
-  PetscCall(PetscMemzero(plan, sizeof(*plan)));
-  plan->hotshare = -1;
-  if (sp->colorder == MAT_SPMV_COLUMN_ORDER_NATURAL || !csr->nnz) PetscFunctionReturn(PETSC_SUCCESS);
-  if (sp->colorder == MAT_SPMV_COLUMN_ORDER_AUTO && (n < MATSPMV_HOT_MIN_COLUMNS || sp->format->naturalcolumns)) PetscFunctionReturn(PETSC_SUCCESS);
   if (MatSpmvDeviceCSR(sp, t)) { /* counted and sorted on the device: no host pass over the nonzeros */
 #if defined(PETSC_HAVE_CUDA)
     const int *d_i, *d_j;
@@ -155,7 +157,61 @@ static PetscErrorCode MatSpmvColumnPlanMake(Mat A, int t, const MatSpmvCSR *csr,
   }
   plan->hotshare = (PetscReal)hot / (PetscReal)csr->nnz;
   plan->renumber = (PetscBool)(sp->colorder == MAT_SPMV_COLUMN_ORDER_FREQUENCY || plan->hotshare >= MATSPMV_HOT_SHARE);
-  if (!plan->renumber) PetscCall(MatSpmvColumnPlanDestroy(plan));
+  if (plan->renumber) plan->order = MAT_SPMV_COLUMN_ORDER_FREQUENCY;
+  else PetscCall(MatSpmvColumnPlanDestroy(plan));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Columns in reverse Cuthill-McKee order of the square A's graph: asked for, or (auto) where groups
+   of rows spanning MATSPMV_SPAN16 columns or more hold over MATSPMV_SPAN_SHARE of the nonzeros and
+   RCM at least halves that share. Measured on A's pattern for A^T's layout too (the same graph) */
+static PetscErrorCode MatSpmvColumnPlanRCM(Mat A, int t, const MatSpmvCSR *csr, MatSpmvColumnPlan *plan)
+{
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
+  PetscInt       *inv;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvWideShare(csr, NULL, NULL, &plan->wideshare[0]));
+  if (sp->colorder == MAT_SPMV_COLUMN_ORDER_AUTO && plan->wideshare[0] <= MATSPMV_SPAN_SHARE) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvOrderRCM(A, &plan->perm));
+  PetscCall(PetscMalloc1(csr->n, &inv));
+  for (PetscInt k = 0; k < csr->n; k++) inv[plan->perm[k]] = k;
+  PetscCall(MatSpmvWideShare(csr, sp->format->compactcolumns ? plan->perm : NULL, inv, &plan->wideshare[1])); /* their rows follow the columns */
+  PetscCall(PetscFree(inv));
+  plan->renumber = (PetscBool)(sp->colorder == MAT_SPMV_COLUMN_ORDER_RCM || plan->wideshare[1] <= 0.5 * plan->wideshare[0]);
+  PetscCall(PetscInfo(A, "Groups of %d rows whose k-th columns span %d or more (far) hold %.1f%% of the nonzeros, at most %.1f%% in RCM order: %s\n", MATSPMV_SPAN_ROWS, MATSPMV_SPAN16, 100.0 * (double)plan->wideshare[0], 100.0 * (double)plan->wideshare[1], plan->renumber ? "RCM order" : "natural order"));
+  if (!plan->renumber) {
+    PetscCall(MatSpmvColumnPlanDestroy(plan));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  plan->order = MAT_SPMV_COLUMN_ORDER_RCM;
+  if (MatSpmvDeviceCSR(sp, t)) { /* a device build renumbers the device CSR with it */
+#if defined(PETSC_HAVE_CUDA)
+    PetscCall(MatSpmvCUDAUploadInt(&plan->d_perm, plan->perm, csr->n));
+    PetscCall(PetscLogCpuToGpu(csr->n * sizeof(int)));
+#endif
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvColumnPlanMake(Mat A, int t, const MatSpmvCSR *csr, MatSpmvColumnPlan *plan)
+{
+  Mat_SeqAIJSpmv          *sp    = MatSpmvSeq(A);
+  const MatSpmvColumnOrder order = sp->colorder;
+  const PetscInt           n     = t ? csr->m : csr->n; /* the operator's columns */
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(plan, sizeof(*plan)));
+  plan->hotshare     = -1;
+  plan->wideshare[0] = plan->wideshare[1] = -1;
+  plan->order        = MAT_SPMV_COLUMN_ORDER_NATURAL;
+  if (order == MAT_SPMV_COLUMN_ORDER_NATURAL || !csr->nnz) PetscFunctionReturn(PETSC_SUCCESS);
+  if (order == MAT_SPMV_COLUMN_ORDER_FREQUENCY || (order == MAT_SPMV_COLUMN_ORDER_AUTO && n >= MATSPMV_HOT_MIN_COLUMNS && !sp->format->naturalcolumns)) PetscCall(MatSpmvColumnPlanFrequency(A, t, csr, plan));
+  if (plan->renumber || csr->m != csr->n || sp->offdiag) {
+    if (order == MAT_SPMV_COLUMN_ORDER_RCM && !plan->renumber) PetscCall(PetscInfo(A, "Column order rcm: a %" PetscInt_FMT " x %" PetscInt_FMT " %s keeps its order (no graph)\n", csr->m, csr->n, sp->offdiag ? "off-diagonal block" : "operator, not square,"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (order == MAT_SPMV_COLUMN_ORDER_RCM || (order == MAT_SPMV_COLUMN_ORDER_AUTO && n >= MATSPMV_SPAN16 && sp->format->compactcolumns)) PetscCall(MatSpmvColumnPlanRCM(A, t, csr, plan));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -163,7 +219,7 @@ static PetscErrorCode MatSpmvColumnPlanMake(Mat A, int t, const MatSpmvCSR *csr,
    host loop over the nonzeros, nothing uploaded. Used on the GPU path when the format has one. */
 static PetscErrorCode MatSpmvBuildDevice(Mat A, const MatSpmvCSR *csr, const MatSpmvColumnPlan *plan, MatSpmvLayout L)
 {
-  MatSpmvCSR  pattern = {csr->m, csr->n, csr->nnz, csr->i, NULL, csr->renumbered};
+  MatSpmvCSR  pattern = {csr->m, csr->n, csr->nnz, csr->i, NULL, csr->colorder};
   const int  *d_i, *d_j;
   int        *d_pos = NULL;
   void       *stream;
@@ -171,16 +227,18 @@ static PetscErrorCode MatSpmvBuildDevice(Mat A, const MatSpmvCSR *csr, const Mat
   PetscFunctionBegin;
   PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j));
   PetscCall(MatSpmvCUDAGetStream(&stream));
-  if (L->crow) { /* the compressed row offsets (O(rows with entries), made on the host with the pattern) */
+  if (L->crow || L->rowsrcm) { /* the compressed or permuted row offsets (O(rows), made on the host with the pattern) */
     PetscCall(MatSpmvCUDAUploadInt(&L->d_ci, csr->i, csr->m + 1));
     PetscCall(PetscLogCpuToGpu((csr->m + 1) * sizeof(int)));
-    d_i = L->d_ci;
+    if (L->crow) d_i = L->d_ci;
   }
   if (plan->renumber) { /* the format reads the renumbered columns, each row sorted; one that keeps CSR order reads them in place */
-    PetscCall(MatSpmvCUDARenumberColumns(L->n, csr->m, csr->nnz, d_i, plan->d_perm, d_j, &L->d_colj, &d_pos, stream));
+    PetscCall(MatSpmvCUDARenumberColumns(L->n, csr->m, csr->nnz, d_i, L->rowsrcm ? plan->d_perm : NULL, L->d_ci, plan->d_perm, d_j, &L->d_colj, &d_pos, stream));
     d_j = L->d_colj;
   }
+  if (L->rowsrcm) d_i = L->d_ci;
   PetscCall(L->format->builddevice(L->params, &pattern, d_i, d_j, L, stream));
+  if (L->rowsrcm) PetscCall(L->format->maprows(L, NULL, plan->d_perm, stream)); /* stored row r is operator row perm[r] */
   if (L->identity) { /* the format keeps CSR order and made no slot map */
     PetscCheck(L->nslots == L->nnz && !L->d_slot2csr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: an identity layout has one slot per nonzero and no slot map", L->format->name);
   } else {
@@ -208,8 +266,8 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
 {
   Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
   PetscBool       ondevicebuild;
-  PetscInt       *ti = NULL, *tj = NULL, *perm = NULL, *ci = NULL, *jr = NULL, *pos = NULL;
-  MatSpmvCSR      tcsr = {csr->n, csr->m, csr->nnz, NULL, NULL, PETSC_FALSE}, ccsr;
+  PetscInt       *ti = NULL, *tj = NULL, *perm = NULL, *ci = NULL, *jr = NULL, *pos = NULL, *pi = NULL;
+  MatSpmvCSR      tcsr = {csr->n, csr->m, csr->nnz, NULL, NULL, MAT_SPMV_COLUMN_ORDER_NATURAL}, ccsr;
   PetscErrorCode  ierr;
 
   PetscFunctionBegin;
@@ -227,12 +285,23 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
   L->format   = format;
   L->params   = params;
   L->hotshare = plan->hotshare;
+  L->colorder = plan->order;
+  L->wideshare[0] = plan->wideshare[0];
+  L->wideshare[1] = plan->wideshare[1];
   /* the format's device build needs aijcusparse's 32-bit device CSR */
   ondevicebuild = (PetscBool)(MatSpmvDeviceCSR(sp, t) && L->format->builddevice);
+  /* rows in the RCM order of the columns too, where the format can write them back to y's order:
+     neighbouring stored rows then read nearby columns */
+  L->rowsrcm = (PetscBool)(plan->order == MAT_SPMV_COLUMN_ORDER_RCM && L->format->maprows && !L->crow);
   if (plan->renumber && !ondevicebuild && !plan->perm) { /* a device plan for a host build */
 #if defined(PETSC_HAVE_CUDA)
     PetscCall(MatSpmvCUDADownloadInt(&plan->perm, plan->d_perm, L->n));
 #endif
+  }
+  if (L->rowsrcm) { /* the permuted row offsets: row r is row perm[r] */
+    PetscCall(PetscMalloc1(ccsr.m + 1, &pi));
+    pi[0] = 0;
+    for (PetscInt r = 0; r < ccsr.m; r++) pi[r + 1] = pi[r] + ccsr.i[plan->perm[r] + 1] - ccsr.i[plan->perm[r]];
   }
   if (plan->renumber && !ondevicebuild) { /* the format builds from renumbered columns, jr[k] = inv[j[k]], each row sorted */
     PetscInt *inv;
@@ -240,19 +309,24 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
     PetscCall(PetscMalloc1(L->n, &inv));
     PetscCall(PetscMalloc2(ccsr.nnz, &jr, ccsr.nnz, &pos));
     for (PetscInt k = 0; k < L->n; k++) inv[plan->perm[k]] = k;
-    for (PetscInt k = 0; k < ccsr.nnz; k++) {
-      jr[k]  = inv[ccsr.j[k]];
-      pos[k] = k;
+    for (PetscInt r = 0; r < ccsr.m; r++) {
+      const PetscInt from = L->rowsrcm ? plan->perm[r] : r, to = L->rowsrcm ? pi[r] : ccsr.i[r];
+
+      for (PetscInt q = 0; q < ccsr.i[from + 1] - ccsr.i[from]; q++) {
+        jr[to + q]  = inv[ccsr.j[ccsr.i[from] + q]];
+        pos[to + q] = ccsr.i[from] + q;
+      }
     }
+    if (L->rowsrcm) ccsr.i = pi;
     for (PetscInt r = 0; r < ccsr.m; r++) PetscCall(PetscSortIntWithArray(ccsr.i[r + 1] - ccsr.i[r], jr + ccsr.i[r], pos + ccsr.i[r]));
     PetscCall(PetscFree(inv));
     ccsr.j = jr;
-  }
+  } else if (L->rowsrcm) ccsr.i = pi; /* the device build permutes its own columns */
   if (plan->renumber && plan->perm) { /* the host order (a device plan for a device build has none: downloaded for layout checks only) */
     PetscCall(PetscMalloc1(L->n, &L->colperm));
     PetscCall(PetscArraycpy(L->colperm, plan->perm, L->n));
   }
-  ccsr.renumbered = plan->renumber;
+  ccsr.colorder = plan->order;
   if (ondevicebuild) {
 #if defined(PETSC_HAVE_CUDA)
     ierr           = MatSpmvBuildDevice(A, &ccsr, plan, L);
@@ -262,6 +336,7 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
 #endif
   } else {
     ierr = L->format->build(L->params, &ccsr, L);
+    if (!ierr && L->rowsrcm) ierr = L->format->maprows(L, plan->perm, NULL, NULL); /* stored row r is operator row perm[r] */
     if (!ierr && pos) /* positions of the sorted renumbered rows to those of the operator's CSR */
       for (PetscInt s = 0; s < L->nslots; s++)
         if (L->slot2csr[s] >= 0) L->slot2csr[s] = pos[L->slot2csr[s]];
@@ -271,6 +346,7 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
   }
   /* the work arrays are freed even if the format refuses the structure */
   PetscCall(PetscFree2(jr, pos));
+  PetscCall(PetscFree(pi));
   PetscCall(PetscFree(ci));
   PetscCall(PetscFree(ti));
   PetscCall(PetscFree(tj));
@@ -315,7 +391,7 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
   } else PetscCall(PetscMalloc1(L->nslots, &L->val));
   if (L->crow) L->indexbytes += L->m * sizeof(int); /* the stored rows' operator rows */
   if (plan->renumber) L->indexbytes += L->n * sizeof(int); /* the column order */
-  PetscCall(PetscInfo(A, "%s layout of %s built on the %s: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " nonzeros in %" PetscInt_FMT " slots%s%s\n", L->format->name, t ? "A^T" : "A", ondevicebuild ? "device" : "host", L->ym, L->n, L->nnz, L->nslots, L->crow ? ", rows with entries only" : "", plan->renumber ? ", columns by frequency" : ""));
+  PetscCall(PetscInfo(A, "%s layout of %s built on the %s: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " nonzeros in %" PetscInt_FMT " slots%s%s\n", L->format->name, t ? "A^T" : "A", ondevicebuild ? "device" : "host", L->ym, L->n, L->nnz, L->nslots, L->crow ? ", rows with entries only" : "", plan->renumber ? (plan->order == MAT_SPMV_COLUMN_ORDER_RCM ? (L->rowsrcm ? ", rows and columns in RCM order" : ", columns in RCM order") : ", columns by frequency") : ""));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -438,8 +514,16 @@ PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
     PetscInt  *ti;
 
     PetscCall(MatSpmvOperatorRows(csr, t, &op, &ti));
-    op.renumbered = plan.renumber;
-    ierr = sp->format->select(sp->params, &op, &ncand, cand, candparams, &tune, why, sizeof(why));
+    op.colorder = plan.order;
+    ierr        = sp->format->select(sp->params, &op, &ncand, cand, candparams, &tune, why, sizeof(why));
+    /* RCM pays only with short column offsets: not when the rules' first format has none */
+    if (!ierr && plan.order == MAT_SPMV_COLUMN_ORDER_RCM && sp->colorder == MAT_SPMV_COLUMN_ORDER_AUTO && !cand[0]->compactcolumns) {
+      PetscCall(PetscInfo(A, "%s takes %s, which stores full column indices: natural column order\n", sp->format->name, cand[0]->name));
+      PetscCall(MatSpmvColumnPlanDestroy(&plan));
+      plan.wideshare[1] = -1;
+      op.colorder       = plan.order;
+      ierr              = sp->format->select(sp->params, &op, &ncand, cand, candparams, &tune, why, sizeof(why));
+    }
     PetscCall(PetscFree(ti));
     PetscCall(ierr);
     PetscCheck(ncand >= 1 && ncand <= MATSPMV_MAX_CANDIDATES, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s offered %" PetscInt_FMT " candidate formats, not 1 to %d", sp->format->name, ncand, MATSPMV_MAX_CANDIDATES);

@@ -228,8 +228,35 @@ static PetscErrorCode MatLayoutDestroy_BRC(MatSpmvLayout L)
   PetscCall(MatSpmvCUDAFree(brc->d_col16));
   PetscCall(MatSpmvCUDAFree(brc->d_colbase));
   PetscCall(MatSpmvCUDAFree(brc->d_colwide));
+  PetscCall(MatSpmvCUDAFree(brc->d_jbase));
 #endif
   PetscCall(PetscFree(L->fmt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Stored row r is operator row rowmap[r] (the layer's RCM order): each block row's y index, and the
+   rows set before the blocks run */
+static PetscErrorCode MatMapRows_BRC(MatSpmvLayout L, const PetscInt *rowmap, const int *d_rowmap, void *stream)
+{
+  MatBRCLayout *brc = (MatBRCLayout *)L->fmt;
+
+  PetscFunctionBegin;
+  if (brc->rowidx) {
+    PetscCheck(rowmap, PETSC_COMM_SELF, PETSC_ERR_PLIB, "BRC: host rows to map and no host row map");
+    for (PetscInt q = 0; q < brc->nblocks * brc->b1; q++) {
+      const PetscInt dst = brc->rowidx[q];
+
+      if (dst >= 0) brc->rowidx[q] = rowmap[dst];
+      else if (dst < -1) brc->rowidx[q] = -(rowmap[-dst - 2] + 2);
+    }
+    for (PetscInt k = 0; k < brc->ninit; k++) brc->initrows[k] = rowmap[brc->initrows[k]];
+  }
+#if defined(PETSC_HAVE_CUDA)
+  if (brc->d_rowidx) {
+    PetscCheck(d_rowmap, PETSC_COMM_SELF, PETSC_ERR_PLIB, "BRC: device rows to map and no device row map");
+    PetscCall(MatBRCMapRowsDevice(L, d_rowmap, stream));
+  }
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -242,8 +269,12 @@ static PetscErrorCode MatLayoutView_BRC(MatSpmvLayout L, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "rows sorted by length in windows of %" PetscInt_FMT " rows\n", brc->window));
   PetscCall(PetscViewerASCIIPrintf(viewer, "B1 %" PetscInt_FMT " rows per block, B2 %" PetscInt_FMT " (largest block width), coarsening %" PetscInt_FMT " blocks per thread\n", brc->b1, brc->b2, brc->rep));
   PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " blocks, mean width %.2f; %" PetscInt_FMT " rows split over several blocks (atomic sums)\n", brc->nblocks, brc->nblocks ? (double)L->nslots / (double)(brc->nblocks * brc->b1) : 0.0, brc->nsplit));
-  if (brc->col16) PetscCall(PetscViewerASCIIPrintf(viewer, "column indices: 16-bit offsets from each block's first column; %" PetscInt_FMT " of %" PetscInt_FMT " blocks (%.1f%% of the slots) span %d columns or more and keep 32-bit ones\n", brc->nwide, brc->nblocks, L->nslots ? 100.0 * (double)brc->wideslots / (double)L->nslots : 0.0, MATBRC_SPAN16));
-  else if (brc->compress && brc->widest >= MATBRC_SPAN16) PetscCall(PetscViewerASCIIPrintf(viewer, "column indices: 32-bit (%.1f%% of the slots in blocks spanning %d columns or more; 16-bit offsets need at most %.0f%%)\n", L->nslots ? 100.0 * (double)brc->wideslots / (double)L->nslots : 0.0, MATBRC_SPAN16, 100 * MATBRC_WIDE_FRACTION));
+  if (brc->col16) {
+    char far[160] = "";
+
+    if (brc->nwide) PetscCall(PetscSNPrintf(far, sizeof(far), ": offsets from each slot column's first column, except %" PetscInt_FMT " blocks (%.1f%% of the slots) that keep 32-bit ones", brc->nfar, L->nslots ? 100.0 * (double)brc->farslots / (double)L->nslots : 0.0));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "column indices: 16-bit offsets from each block's first column; %" PetscInt_FMT " of %" PetscInt_FMT " blocks (%.1f%% of the slots) span %d columns or more%s\n", brc->nwide, brc->nblocks, L->nslots ? 100.0 * (double)brc->wideslots / (double)L->nslots : 0.0, MATBRC_SPAN16, far));
+  } else if (brc->compress && brc->widest >= MATBRC_SPAN16) PetscCall(PetscViewerASCIIPrintf(viewer, "column indices: 32-bit (%.1f%% of the slots in blocks whose slot columns span %d columns or more; 16-bit offsets need at most %.0f%%)\n", L->nslots ? 100.0 * (double)brc->farslots / (double)L->nslots : 0.0, MATBRC_SPAN16, 100 * MATBRC_WIDE_FRACTION));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "column indices: 32-bit%s\n", brc->compress ? " (host kernel)" : " (-mat_brc_compress 0)"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -254,12 +285,15 @@ MatSpmvFormat MatSpmvFormat_BRC = {
   .seqtype        = MATSEQAIJBRC,
   .mpitype        = MATMPIAIJBRC,
   .title          = "Blocked Row-Column (BRC)",
+  /* 16-bit column offsets need each block's columns within 65536: RCM where the numbering spreads them */
+  .compactcolumns = PETSC_TRUE,
   .paramsize      = sizeof(MatBRCParams),
   .paramsdefault  = &MatBRCParamsDefault,
   .setfromoptions = MatSetFromOptions_BRC,
   .build          = MatBuild_BRC,
   .slotrowcol     = MatSlotRowCol_BRC,
   .multhost       = MatMultHost_BRC,
+  .maprows        = MatMapRows_BRC,
 #if defined(PETSC_HAVE_CUDA)
   .upload      = MatUpload_BRC,
   .multdevice  = MatMultDevice_BRC,

@@ -22,7 +22,8 @@ __global__ void MatBRCInitKernel(I ninit, const I *__restrict__ rows, const V *_
   }
 }
 
-/* One lane's row of a block: T slots, the lane's at off + j * b1 + lane, slot s reading x[col(s)] */
+/* One lane's row of a block: T slots, the lane's at off + j * b1 + lane, slot s of slot column j
+   reading x[col(s, j)] */
 template <typename V, typename I, typename Col>
 __device__ __forceinline__ V MatBRCRowSum(I off, I T, I b1, I lane, const V *__restrict__ val, const V *__restrict__ x, Col col)
 {
@@ -31,7 +32,7 @@ __device__ __forceinline__ V MatBRCRowSum(I off, I T, I b1, I lane, const V *__r
 #pragma unroll 4
   for (I j = 0; j < T; j++) {
     const I s = off + j * b1 + lane;
-    sum += MatSpmvLoadStream(&val[s]) * x[col(s)];
+    sum += MatSpmvLoadStream(&val[s]) * x[col(s, j)];
   }
   return sum;
 }
@@ -63,56 +64,101 @@ __device__ __forceinline__ void MatBRCBlocks(I nblocks, I b1_, const I *__restri
 template <typename V, typename I, int B1>
 __global__ void __launch_bounds__(256) MatBRCMultKernel(I nblocks, I b1_, const I *__restrict__ blockoff, const I *__restrict__ rowidx, const I *__restrict__ col, const V *__restrict__ val, const V alpha, const V *__restrict__ x, const V *z, V *y)
 {
-  MatBRCBlocks<V, I, B1>(nblocks, b1_, blockoff, rowidx, alpha, z, y, [=](I, I off, I T, I b1, I lane) { return MatBRCRowSum<V, I>(off, T, b1, lane, val, x, [=](I s) { return MatSpmvLoadStream(&col[s]); }); });
+  MatBRCBlocks<V, I, B1>(nblocks, b1_, blockoff, rowidx, alpha, z, y, [=](I, I off, I T, I b1, I lane) { return MatBRCRowSum<V, I>(off, T, b1, lane, val, x, [=](I s, I) { return MatSpmvLoadStream(&col[s]); }); });
 }
 
-/* 16-bit column offsets from each block's base column: 10 instead of 12 bytes per nonzero in
-   double precision, so a bandwidth-bound product reads 1/6 fewer bytes. A block whose columns span
-   too much for 16 bits has colbase[b] = -(w + 1) and its columns, 32-bit, at
-   colwide[w + (s - its first slot)]; the branch is uniform over the block's lanes. The base is
-   added to x's address once per block */
+/* 16-bit column offsets: 10 instead of 12 bytes per nonzero in double precision, so a
+   bandwidth-bound product reads 1/6 fewer bytes. colbase[b] says from what:
+   - colbase[b] >= 0: the block's columns span fewer than MATBRC_SPAN16, offsets from its first column;
+   - -(2k + 1): a wide block whose every slot column (the b1 slots j of its rows) spans fewer:
+     offsets from that slot column's first column jbase[k + j] (one broadcast load per column);
+   - -(2k + 2): a far block, its columns 32-bit at colwide[k + (s - its first slot)].
+   The branch is uniform over the block's lanes. A narrow block's base is added to x's address once */
 template <typename V, typename I, int B1>
-__global__ void __launch_bounds__(256) MatBRCMultKernel16(I nblocks, I b1_, const I *__restrict__ blockoff, const I *__restrict__ rowidx, const I *__restrict__ colbase, const unsigned short *__restrict__ col16, const I *__restrict__ colwide, const V *__restrict__ val, const V alpha, const V *__restrict__ x, const V *z, V *y)
+__global__ void __launch_bounds__(256) MatBRCMultKernel16(I nblocks, I b1_, const I *__restrict__ blockoff, const I *__restrict__ rowidx, const I *__restrict__ colbase, const unsigned short *__restrict__ col16, const I *__restrict__ jbase, const I *__restrict__ colwide, const V *__restrict__ val, const V alpha, const V *__restrict__ x, const V *z, V *y)
 {
   MatBRCBlocks<V, I, B1>(nblocks, b1_, blockoff, rowidx, alpha, z, y, [=](I b, I off, I T, I b1, I lane) {
-    const I cb = colbase[b];
+    const I cb = colbase[b], k = -cb - 1;
 
-    if (cb >= 0) return MatBRCRowSum<V, I>(off, T, b1, lane, val, x + cb, [=](I s) { return (I)MatSpmvLoadStream(&col16[s]); });
-    const I *cw = colwide + (-cb - 1) - off;
-    return MatBRCRowSum<V, I>(off, T, b1, lane, val, x, [=](I s) { return MatSpmvLoadStream(&cw[s]); });
+    if (cb >= 0) return MatBRCRowSum<V, I>(off, T, b1, lane, val, x + cb, [=](I s, I) { return (I)MatSpmvLoadStream(&col16[s]); });
+    if (!(k & 1)) {
+      const I *jb = jbase + (k >> 1);
+      return MatBRCRowSum<V, I>(off, T, b1, lane, val, x, [=](I s, I j) { return jb[j] + (I)MatSpmvLoadStream(&col16[s]); });
+    }
+    const I *cw = colwide + (k >> 1) - off;
+    return MatBRCRowSum<V, I>(off, T, b1, lane, val, x, [=](I s, I) { return MatSpmvLoadStream(&cw[s]); });
   });
 }
 
-/* each block's smallest column, and its slots when its columns span MATBRC_SPAN16 or more (wide),
-   else 0 (a thread per block; the blocks' slots are disjoint) */
-__global__ void MatBRCBlockSpan(int nblocks, const int *__restrict__ blockoff, const int *__restrict__ col, int *__restrict__ base, int *__restrict__ span, int *__restrict__ wideslots)
+/* each block's first column and column span (a thread per block) */
+__global__ void MatBRCBlockSpan(int nblocks, const int *__restrict__ blockoff, const int *__restrict__ col, int *__restrict__ base, int *__restrict__ span)
 {
-  for (int b = blockIdx.x * blockDim.x + threadIdx.x; b <= nblocks; b += gridDim.x * blockDim.x) {
+  for (int b = blockIdx.x * blockDim.x + threadIdx.x; b < nblocks; b += gridDim.x * blockDim.x) {
     int lo = INT_MAX, hi = INT_MIN;
 
-    if (b == nblocks) { /* the exclusive scan's total */
-      wideslots[b] = 0;
-      continue;
-    }
     for (int s = blockoff[b]; s < blockoff[b + 1]; s++) lo = min(lo, col[s]), hi = max(hi, col[s]);
-    base[b]      = blockoff[b + 1] > blockoff[b] ? lo : 0;
-    span[b]      = blockoff[b + 1] > blockoff[b] ? hi - lo + 1 : 0;
-    wideslots[b] = span[b] >= MATBRC_SPAN16 ? blockoff[b + 1] - blockoff[b] : 0;
+    base[b] = blockoff[b + 1] > blockoff[b] ? lo : 0;
+    span[b] = blockoff[b + 1] > blockoff[b] ? hi - lo + 1 : 0;
   }
 }
 
-/* narrow blocks: 16-bit offsets; wide blocks: their columns copied to colwide at woff[b], and
-   colbase[b] = -(woff[b] + 1) */
-__global__ void MatBRCColumnOffsets(int nblocks, const int *__restrict__ blockoff, const int *__restrict__ col, const int *__restrict__ span, const int *__restrict__ woff, int *__restrict__ base, unsigned short *__restrict__ col16, int *__restrict__ colwide)
+/* each slot column's first column and span: slot column c holds slots c * b1 ... c * b1 + b1 - 1
+   (blocks start at multiples of b1) */
+__global__ void MatBRCSlotColumnSpan(int ncols, int b1, const int *__restrict__ col, int *__restrict__ jlo, int *__restrict__ jspan)
+{
+  for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < ncols; c += gridDim.x * blockDim.x) {
+    int lo = INT_MAX, hi = INT_MIN;
+
+    for (int s = c * b1; s < c * b1 + b1; s++) lo = min(lo, col[s]), hi = max(hi, col[s]);
+    jlo[c]   = lo;
+    jspan[c] = hi - lo + 1;
+  }
+}
+
+/* the slots of block b when it is wide or far */
+struct MatBRCWideSlots {
+  const int *blockoff, *kind;
+  __device__ long long operator()(int b) const { return kind[b] ? (long long)(blockoff[b + 1] - blockoff[b]) : 0LL; }
+};
+
+/* per block: kind (0 narrow, 1 wide, 2 far), the slot column bases it needs (nj) and the 32-bit
+   columns it keeps (nw) */
+__global__ void MatBRCBlockKind(int nblocks, int b1, const int *__restrict__ blockoff, const int *__restrict__ span, const int *__restrict__ jspan, int *__restrict__ kind, int *__restrict__ nj, int *__restrict__ nw)
+{
+  for (int b = blockIdx.x * blockDim.x + threadIdx.x; b <= nblocks; b += gridDim.x * blockDim.x) {
+    int k = 0;
+
+    if (b == nblocks) { /* the exclusive scans' totals */
+      nj[b] = nw[b] = 0;
+      continue;
+    }
+    if (span[b] >= MATBRC_SPAN16) {
+      k = 1;
+      for (int c = blockoff[b] / b1; c < blockoff[b + 1] / b1 && k == 1; c++)
+        if (jspan[c] >= MATBRC_SPAN16) k = 2;
+    }
+    kind[b] = k;
+    nj[b]   = k == 1 ? (blockoff[b + 1] - blockoff[b]) / b1 : 0;
+    nw[b]   = k == 2 ? blockoff[b + 1] - blockoff[b] : 0;
+  }
+}
+
+/* narrow blocks: offsets from the block's first column; wide: from each slot column's, those first
+   columns to jbase at joff[b]; far: the columns copied to colwide at woff[b]. A CUDA block per block */
+__global__ void MatBRCColumnOffsets(int nblocks, int b1, const int *__restrict__ blockoff, const int *__restrict__ col, const int *__restrict__ kind, const int *__restrict__ jlo, const int *__restrict__ joff, const int *__restrict__ woff, int *__restrict__ base, unsigned short *__restrict__ col16, int *__restrict__ jbase, int *__restrict__ colwide)
 {
   for (int b = blockIdx.x; b < nblocks; b += gridDim.x) {
     const int off = blockoff[b];
 
-    if (span[b] < MATBRC_SPAN16)
+    if (kind[b] == 0)
       for (int s = off + threadIdx.x; s < blockoff[b + 1]; s += blockDim.x) col16[s] = (unsigned short)(col[s] - base[b]);
-    else {
+    else if (kind[b] == 1) {
+      for (int s = off + threadIdx.x; s < blockoff[b + 1]; s += blockDim.x) col16[s] = (unsigned short)(col[s] - jlo[s / b1]);
+      for (int j = threadIdx.x; j < (blockoff[b + 1] - off) / b1; j += blockDim.x) jbase[joff[b] + j] = jlo[off / b1 + j];
+      if (!threadIdx.x) base[b] = -(2 * joff[b] + 1); /* no thread reads base[b] in this branch */
+    } else {
       for (int s = off + threadIdx.x; s < blockoff[b + 1]; s += blockDim.x) colwide[woff[b] + s - off] = col[s];
-      if (!threadIdx.x) base[b] = -(woff[b] + 1); /* no thread reads base[b] in this branch */
+      if (!threadIdx.x) base[b] = -(2 * woff[b] + 2);
     }
   }
 }
@@ -122,20 +168,24 @@ static inline int MatBRCGrid(PetscInt n)
   return (int)PetscMax(1, PetscMin((n + 255) / 256, 65536));
 }
 
-/* 16-bit column offsets for the blocks whose columns span fewer than MATBRC_SPAN16, 32-bit for
-   the others, when those are few enough (then d_col goes) */
+/* 16-bit column offsets (MatBRCMultKernel16 says from what), when the far blocks that keep 32-bit
+   columns are few enough (then d_col goes) */
 PetscErrorCode MatBRCCompressColumns(MatSpmvLayout L, void *stream)
 {
   MatBRCLayout *brc = (MatBRCLayout *)L->fmt;
   cudaStream_t  s   = (cudaStream_t)stream;
   auto          pol = thrust::cuda::par.on(s);
-  int          *span, *woff, nwide = 0, wideslots = 0;
+  const int     ncols = (int)(L->nslots / brc->b1);
+  int          *span, *jlo, *jspan, *kind, *joff, *woff, tot[2] = {0, 0};
 
   PetscFunctionBegin;
   brc->col16     = PETSC_FALSE;
   brc->widest    = 0;
   brc->nwide     = 0;
   brc->wideslots = 0;
+  brc->nfar      = 0;
+  brc->farslots  = 0;
+  brc->njbase    = 0;
   if (!brc->compress) PetscFunctionReturn(PETSC_SUCCESS);
   if (!brc->nblocks) {
     brc->col16 = PETSC_TRUE;
@@ -143,35 +193,82 @@ PetscErrorCode MatBRCCompressColumns(MatSpmvLayout L, void *stream)
   }
   PetscCall(MatSpmvCUDAMalloc((void **)&brc->d_colbase, brc->nblocks * sizeof(int)));
   PetscCall(MatSpmvCUDAMalloc((void **)&span, brc->nblocks * sizeof(int)));
-  PetscCall(MatSpmvCUDAMalloc((void **)&woff, (brc->nblocks + 1) * sizeof(int)));
-  MatBRCBlockSpan<<<MatBRCGrid(brc->nblocks + 1), 256, 0, s>>>((int)brc->nblocks, brc->d_blockoff, brc->d_col, brc->d_colbase, span, woff);
+  MatBRCBlockSpan<<<MatBRCGrid(brc->nblocks), 256, 0, s>>>((int)brc->nblocks, brc->d_blockoff, brc->d_col, brc->d_colbase, span);
   PetscCallCUDA(cudaGetLastError());
   brc->widest = thrust::reduce(pol, span, span + brc->nblocks, 0, thrust::maximum<int>());
-  if (brc->widest >= MATBRC_SPAN16) nwide = (int)thrust::count_if(pol, span, span + brc->nblocks, [] __device__(int w) { return w >= MATBRC_SPAN16; });
-  thrust::exclusive_scan(pol, woff, woff + brc->nblocks + 1, woff);
-  PetscCallCUDA(cudaMemcpyAsync(&wideslots, woff + brc->nblocks, sizeof(int), cudaMemcpyDeviceToHost, s));
-  PetscCallCUDA(cudaStreamSynchronize(s));
-  brc->wideslots = wideslots;
-  brc->nwide = nwide;
-  /* a wide block's slots keep their 32-bit columns and an unused 16-bit one: mostly wide layouts
-     (DMPlex's Q2 operators, 90-96% of slots) were slower, so only a quarter may be wide */
-  if ((double)brc->wideslots <= MATBRC_WIDE_FRACTION * (double)L->nslots) {
+  if (brc->widest < MATBRC_SPAN16) { /* every block narrow */
+    PetscCall(MatSpmvCUDAMalloc((void **)&kind, brc->nblocks * sizeof(int)));
+    PetscCallCUDA(cudaMemsetAsync(kind, 0, brc->nblocks * sizeof(int), s));
+    jlo = joff = woff = NULL;
+  } else {
+    PetscCall(MatSpmvCUDAMalloc((void **)&jlo, ncols * sizeof(int)));
+    PetscCall(MatSpmvCUDAMalloc((void **)&jspan, ncols * sizeof(int)));
+    PetscCall(MatSpmvCUDAMalloc((void **)&kind, brc->nblocks * sizeof(int)));
+    PetscCall(MatSpmvCUDAMalloc((void **)&joff, (brc->nblocks + 1) * sizeof(int)));
+    PetscCall(MatSpmvCUDAMalloc((void **)&woff, (brc->nblocks + 1) * sizeof(int)));
+    MatBRCSlotColumnSpan<<<MatBRCGrid(ncols), 256, 0, s>>>(ncols, (int)brc->b1, brc->d_col, jlo, jspan);
+    PetscCallCUDA(cudaGetLastError());
+    MatBRCBlockKind<<<MatBRCGrid(brc->nblocks + 1), 256, 0, s>>>((int)brc->nblocks, (int)brc->b1, brc->d_blockoff, span, jspan, kind, joff, woff);
+    PetscCallCUDA(cudaGetLastError());
+    PetscCall(MatSpmvCUDAFree(jspan));
+    brc->nwide = (PetscInt)thrust::count_if(pol, kind, kind + brc->nblocks, [] __device__(int k) { return k > 0; });
+    brc->nfar  = (PetscInt)thrust::count_if(pol, kind, kind + brc->nblocks, [] __device__(int k) { return k == 2; });
+    brc->wideslots = (PetscInt)thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)brc->nblocks), MatBRCWideSlots{brc->d_blockoff, kind}, 0LL, thrust::plus<long long>());
+    thrust::exclusive_scan(pol, joff, joff + brc->nblocks + 1, joff);
+    thrust::exclusive_scan(pol, woff, woff + brc->nblocks + 1, woff);
+    PetscCallCUDA(cudaMemcpyAsync(&tot[0], joff + brc->nblocks, sizeof(int), cudaMemcpyDeviceToHost, s));
+    PetscCallCUDA(cudaMemcpyAsync(&tot[1], woff + brc->nblocks, sizeof(int), cudaMemcpyDeviceToHost, s));
+    PetscCallCUDA(cudaStreamSynchronize(s));
+    brc->njbase   = tot[0];
+    brc->farslots = tot[1];
+  }
+  /* a far block's slots keep their 32-bit columns and an unused 16-bit one: mostly far layouts were
+     slower (DMPlex's Q2 operators when all their wide blocks kept 32-bit columns: 90-96% of slots),
+     so only a quarter may be far */
+  if ((double)brc->farslots <= MATBRC_WIDE_FRACTION * (double)L->nslots) {
     PetscCall(MatSpmvCUDAMalloc((void **)&brc->d_col16, (size_t)L->nslots * sizeof(unsigned short)));
-    PetscCall(MatSpmvCUDAMalloc((void **)&brc->d_colwide, (size_t)brc->wideslots * sizeof(int)));
-    MatBRCColumnOffsets<<<(unsigned)PetscMin(brc->nblocks, 65535), 128, 0, s>>>((int)brc->nblocks, brc->d_blockoff, brc->d_col, span, woff, brc->d_colbase, brc->d_col16, brc->d_colwide);
+    PetscCall(MatSpmvCUDAMalloc((void **)&brc->d_jbase, (size_t)brc->njbase * sizeof(int)));
+    PetscCall(MatSpmvCUDAMalloc((void **)&brc->d_colwide, (size_t)brc->farslots * sizeof(int)));
+    MatBRCColumnOffsets<<<(unsigned)PetscMin(brc->nblocks, 65535), 128, 0, s>>>((int)brc->nblocks, (int)brc->b1, brc->d_blockoff, brc->d_col, kind, jlo, joff, woff, brc->d_colbase, brc->d_col16, brc->d_jbase, brc->d_colwide);
     PetscCallCUDA(cudaGetLastError());
     PetscCallCUDA(cudaStreamSynchronize(s));
     PetscCall(MatSpmvCUDAFree(brc->d_col));
     brc->d_col    = NULL;
     brc->col16    = PETSC_TRUE;
-    L->indexbytes = L->indexbytes - (size_t)L->nslots * (sizeof(int) - sizeof(unsigned short)) + (size_t)(brc->nblocks + brc->wideslots) * sizeof(int);
-  } else { /* too many wide blocks: 32-bit indices for all */
+    L->indexbytes = L->indexbytes - (size_t)L->nslots * (sizeof(int) - sizeof(unsigned short)) + (size_t)(brc->nblocks + brc->njbase + brc->farslots) * sizeof(int);
+  } else { /* too many far blocks: 32-bit indices for all */
     PetscCall(MatSpmvCUDAFree(brc->d_colbase));
     brc->d_colbase = NULL;
   }
-  PetscCall(MatSpmvCUDAFree(span));
-  PetscCall(MatSpmvCUDAFree(woff));
-  PetscCall(PetscInfo(NULL, "BRC column indices: %s; %" PetscInt_FMT " of %" PetscInt_FMT " blocks, %" PetscInt_FMT " of %" PetscInt_FMT " slots, span %d columns or more\n", brc->col16 ? "16-bit offsets" : "32-bit", brc->nwide, brc->nblocks, brc->wideslots, L->nslots, MATBRC_SPAN16));
+  for (int *a : {span, jlo, kind, joff, woff}) PetscCall(MatSpmvCUDAFree(a));
+  PetscCall(PetscInfo(NULL, "BRC column indices: %s; %" PetscInt_FMT " of %" PetscInt_FMT " blocks (%" PetscInt_FMT " of %" PetscInt_FMT " slots) span %d columns or more, %" PetscInt_FMT " of them (%" PetscInt_FMT " slots) in some slot column\n", brc->col16 ? "16-bit offsets" : "32-bit", brc->nwide, brc->nblocks, brc->wideslots, L->nslots, MATBRC_SPAN16, brc->nfar, brc->farslots));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* rowidx: a written row r becomes map[r], a summed one -(r + 2) becomes -(map[r] + 2), a dummy -1 stays;
+   initrows: r becomes map[r] */
+__global__ void MatBRCMapRows(int nrowidx, int *__restrict__ rowidx, int ninit, int *__restrict__ initrows, const int *__restrict__ map)
+{
+  for (int q = blockIdx.x * blockDim.x + threadIdx.x; q < nrowidx + ninit; q += gridDim.x * blockDim.x) {
+    if (q < nrowidx) {
+      const int dst = rowidx[q];
+
+      if (dst >= 0) rowidx[q] = map[dst];
+      else if (dst < -1) rowidx[q] = -(map[-dst - 2] + 2);
+    } else initrows[q - nrowidx] = map[initrows[q - nrowidx]];
+  }
+}
+
+PetscErrorCode MatBRCMapRowsDevice(MatSpmvLayout L, const int *d_rowmap, void *stream)
+{
+  MatBRCLayout *brc = (MatBRCLayout *)L->fmt;
+  const int     n   = (int)(brc->nblocks * brc->b1 + brc->ninit);
+
+  PetscFunctionBegin;
+  if (n) {
+    MatBRCMapRows<<<MatBRCGrid(n), 256, 0, (cudaStream_t)stream>>>((int)(brc->nblocks * brc->b1), brc->d_rowidx, (int)brc->ninit, brc->d_initrows, d_rowmap);
+    PetscCallCUDA(cudaGetLastError());
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -212,8 +309,8 @@ PetscErrorCode MatMultDevice_BRC(MatSpmvLayout L, const PetscScalar *x, const Pe
     int      blocks = (int)PetscMin((nthr + threads - 1) / threads, PETSC_INT32_MAX / threads);
 
     if (brc->col16) {
-      if (brc->b1 == 32) MatBRCMultKernel16<PetscScalar, int, 32><<<blocks, threads, 0, s>>>((int)brc->nblocks, 32, brc->d_blockoff, brc->d_rowidx, brc->d_colbase, brc->d_col16, brc->d_colwide, L->d_val, L->scale, x, z, y);
-      else MatBRCMultKernel16<PetscScalar, int, 0><<<blocks, threads, 0, s>>>((int)brc->nblocks, (int)brc->b1, brc->d_blockoff, brc->d_rowidx, brc->d_colbase, brc->d_col16, brc->d_colwide, L->d_val, L->scale, x, z, y);
+      if (brc->b1 == 32) MatBRCMultKernel16<PetscScalar, int, 32><<<blocks, threads, 0, s>>>((int)brc->nblocks, 32, brc->d_blockoff, brc->d_rowidx, brc->d_colbase, brc->d_col16, brc->d_jbase, brc->d_colwide, L->d_val, L->scale, x, z, y);
+      else MatBRCMultKernel16<PetscScalar, int, 0><<<blocks, threads, 0, s>>>((int)brc->nblocks, (int)brc->b1, brc->d_blockoff, brc->d_rowidx, brc->d_colbase, brc->d_col16, brc->d_jbase, brc->d_colwide, L->d_val, L->scale, x, z, y);
     } else if (brc->b1 == 32) MatBRCMultKernel<PetscScalar, int, 32><<<blocks, threads, 0, s>>>((int)brc->nblocks, 32, brc->d_blockoff, brc->d_rowidx, brc->d_col, L->d_val, L->scale, x, z, y);
     else MatBRCMultKernel<PetscScalar, int, 0><<<blocks, threads, 0, s>>>((int)brc->nblocks, (int)brc->b1, brc->d_blockoff, brc->d_rowidx, brc->d_col, L->d_val, L->scale, x, z, y);
     PetscCallCUDA(cudaGetLastError());
@@ -445,7 +542,7 @@ PetscErrorCode MatDownload_BRC(MatSpmvLayout L)
   if (!brc->rowidx) PetscCall(MatSpmvCUDADownloadInt(&brc->rowidx, brc->d_rowidx, brc->nblocks * brc->b1));
   if (!brc->col && brc->col16) { /* columns back from the base columns and offsets */
     unsigned short *c16;
-    PetscInt       *base, *wide = NULL;
+    PetscInt       *base, *jbase = NULL, *wide = NULL;
     void           *stream;
 
     PetscCall(MatSpmvCUDAGetStream(&stream));
@@ -453,11 +550,20 @@ PetscErrorCode MatDownload_BRC(MatSpmvLayout L)
     PetscCall(PetscMalloc1(L->nslots, &c16));
     PetscCall(MatSpmvCUDACopyToHost(c16, brc->d_col16, L->nslots * sizeof(unsigned short), stream));
     PetscCall(MatSpmvCUDADownloadInt(&base, brc->d_colbase, brc->nblocks));
-    PetscCall(MatSpmvCUDADownloadInt(&wide, brc->d_colwide, brc->wideslots));
-    for (PetscInt b = 0; b < brc->nblocks; b++)
-      for (PetscInt sl = brc->blockoff[b]; sl < brc->blockoff[b + 1]; sl++) brc->col[sl] = base[b] >= 0 ? base[b] + c16[sl] : wide[-base[b] - 1 + sl - brc->blockoff[b]];
+    PetscCall(MatSpmvCUDADownloadInt(&jbase, brc->d_jbase, brc->njbase));
+    PetscCall(MatSpmvCUDADownloadInt(&wide, brc->d_colwide, brc->farslots));
+    for (PetscInt b = 0; b < brc->nblocks; b++) {
+      const PetscInt off = brc->blockoff[b], k = -base[b] - 1;
+
+      for (PetscInt sl = off; sl < brc->blockoff[b + 1]; sl++) {
+        if (base[b] >= 0) brc->col[sl] = base[b] + c16[sl];
+        else if (!(k % 2)) brc->col[sl] = jbase[k / 2 + (sl - off) / brc->b1] + c16[sl];
+        else brc->col[sl] = wide[k / 2 + sl - off];
+      }
+    }
     PetscCall(PetscFree(c16));
     PetscCall(PetscFree(base));
+    PetscCall(PetscFree(jbase));
     PetscCall(PetscFree(wide));
   } else if (!brc->col) PetscCall(MatSpmvCUDADownloadInt(&brc->col, brc->d_col, L->nslots));
   if (!brc->initrows) PetscCall(MatSpmvCUDADownloadInt(&brc->initrows, brc->d_initrows, brc->ninit));

@@ -10,11 +10,12 @@ typedef struct {
   PetscInt compress; /* device column indices as 16-bit offsets from a base column per block where every block allows (bool) */
 } MatBRCParams;
 
-/* A block's columns fit 16-bit offsets from its smallest column when they span fewer than this */
-#define MATBRC_SPAN16 65536
-/* Compressed indices when at most this fraction of the slots is in blocks spanning MATBRC_SPAN16
-   columns or more (measured: SNES ex62's Q2-Q1 operator with 90% of its slots in such blocks was 5% slower
-   compressed, ex12's Q2 with 96% level) */
+/* A block's columns fit 16-bit offsets from its smallest column when they span fewer than this
+   (the layer's span, which its column order auto keeps blocks under where RCM can) */
+#define MATBRC_SPAN16 MATSPMV_SPAN16
+/* Compressed indices when at most this fraction of the slots is in far blocks, which keep 32-bit
+   columns (measured when every block spanning MATBRC_SPAN16 or more was far: SNES ex62's Q2-Q1
+   operator with 90% of its slots in such blocks was 5% slower compressed, ex12's Q2 with 96% level) */
 #define MATBRC_WIDE_FRACTION 0.25
 
 typedef struct {
@@ -28,14 +29,15 @@ typedef struct {
   PetscInt  nsplit, maxnz;
   PetscReal mu, sigma;
   int      *d_blockoff, *d_rowidx, *d_col, *d_initrows;
-  /* compressed column indices (device only): column of slot s in block b = d_colbase[b] + d_col16[s]
-     for a block spanning fewer than MATBRC_SPAN16 columns, 32-bit in d_colwide for the nwide others;
-     d_col is then freed. widest: the largest column span of a block */
+  /* compressed column indices (device only): 16-bit offsets d_col16 from d_colbase[b] >= 0 for a
+     block spanning fewer than MATBRC_SPAN16 columns; from a first column per slot column (d_jbase,
+     njbase in all) for a wide block whose every slot column spans fewer; 32-bit in d_colwide for a
+     far block (MatBRCMultKernel16 has the encoding); d_col is then freed. widest: the largest
+     column span of a block; nwide blocks (wideslots slots) wide or far, nfar (farslots) far */
   PetscBool       compress, col16; /* asked for; done */
   unsigned short *d_col16;
-  int            *d_colbase;          /* >= 0: the block's base column; -(w + 1): a wide block, its columns at d_colwide[w] */
-  int            *d_colwide;          /* the wide blocks' columns, 32-bit, block after block */
-  PetscInt        widest, nwide, wideslots;
+  int            *d_colbase, *d_jbase, *d_colwide;
+  PetscInt        widest, nwide, wideslots, nfar, farslots, njbase;
 } MatBRCLayout;
 
 PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJBRC(Mat);
@@ -44,4 +46,5 @@ PETSC_INTERN PetscErrorCode MatUpload_BRC(MatSpmvLayout);
 PETSC_INTERN PetscErrorCode MatBuildDevice_BRC(const void *, const MatSpmvCSR *, const int *, const int *, MatSpmvLayout, void *);
 PETSC_INTERN PetscErrorCode MatDownload_BRC(MatSpmvLayout);
 PETSC_INTERN PetscErrorCode MatBRCCompressColumns(MatSpmvLayout, void *);
+PETSC_INTERN PetscErrorCode MatBRCMapRowsDevice(MatSpmvLayout, const int *, void *);
 PETSC_INTERN PetscErrorCode MatMultDevice_BRC(MatSpmvLayout, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);

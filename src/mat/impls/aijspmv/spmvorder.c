@@ -1,0 +1,107 @@
+/*
+  Bandwidth-reducing column order of the layer (MAT_SPMV_COLUMN_ORDER_RCM): how far apart the columns
+  of neighbouring rows lie, and PETSc's reverse Cuthill-McKee order of a square operator's graph.
+  Formats that store column offsets within a group of rows (brc's 16-bit offsets from each block's
+  first column) need each group's columns to span fewer than MATSPMV_SPAN16 columns; meshes numbered
+  by DMPlex (vertices, edges, faces and cells each in their own range) or by a partitioner (each
+  process's range, interface rows reaching into the others') rarely do, and RCM brings their
+  neighbours together.
+*/
+#include "aijspmvimpl.h"
+
+/* The share of the nonzeros in far groups of MATSPMV_SPAN_ROWS rows: groups whose k-th columns (the
+   k-th entry of each of their rows, rows sorted by column) span MATSPMV_SPAN16 or more for some k.
+   brc, with 16-bit offsets from a first column per block, or per slot column (the k-th entries of its
+   rows) where the block spans more, stores such groups' columns in 32 bits. The groups are made as
+   brc makes its blocks by default: rows sorted by length, longest first, inside windows of
+   MATSPMV_SPAN_WINDOW rows. O(rows) where the groups' whole spans are short (stencils), O(nonzeros)
+   at most.
+   With inv, the columns renumbered (c becoming inv[c]) and group position r holding row rows[r]: the
+   share of the nonzeros in groups whose whole span is MATSPMV_SPAN16 or more (an upper bound:
+   renumbered rows are not sorted) */
+PetscErrorCode MatSpmvWideShare(const MatSpmvCSR *csr, const PetscInt *rows, const PetscInt *inv, PetscReal *share)
+{
+  PetscInt  far = 0, maxlen = 0, *order = NULL, *count = NULL;
+  PetscBool sorted = (PetscBool)!inv;
+
+  PetscFunctionBegin;
+  if (sorted) { /* counting sort by length inside each window, stable */
+    for (PetscInt r = 0; r < csr->m; r++) maxlen = PetscMax(maxlen, csr->i[r + 1] - csr->i[r]);
+    PetscCall(PetscMalloc1(csr->m, &order));
+    PetscCall(PetscMalloc1(maxlen + 2, &count));
+    for (PetscInt w0 = 0; w0 < csr->m; w0 += MATSPMV_SPAN_WINDOW) {
+      const PetscInt w1 = PetscMin(csr->m, w0 + MATSPMV_SPAN_WINDOW);
+
+      PetscCall(PetscArrayzero(count, maxlen + 2));
+      for (PetscInt r = w0; r < w1; r++) count[maxlen - (csr->i[r + 1] - csr->i[r]) + 1]++;
+      for (PetscInt l = 0; l <= maxlen; l++) count[l + 1] += count[l];
+      for (PetscInt r = w0; r < w1; r++) order[w0 + count[maxlen - (csr->i[r + 1] - csr->i[r])]++] = r;
+    }
+    rows = order;
+  }
+  for (PetscInt r0 = 0; r0 < csr->m; r0 += MATSPMV_SPAN_ROWS) {
+    const PetscInt r1 = PetscMin(csr->m, r0 + MATSPMV_SPAN_ROWS);
+    PetscInt       lo = PETSC_INT_MAX, hi = -1, nnz = 0, longest = 0;
+    PetscBool      isfar = PETSC_FALSE;
+
+    for (PetscInt q = r0; q < r1; q++) { /* the group's span: a row's first and last columns (sorted rows), or all renumbered */
+      const PetscInt r = rows ? rows[q] : q;
+
+      if (csr->i[r + 1] == csr->i[r]) continue;
+      nnz += csr->i[r + 1] - csr->i[r];
+      longest = PetscMax(longest, csr->i[r + 1] - csr->i[r]);
+      if (inv) {
+        for (PetscInt k = csr->i[r]; k < csr->i[r + 1]; k++) {
+          lo = PetscMin(lo, inv[csr->j[k]]);
+          hi = PetscMax(hi, inv[csr->j[k]]);
+        }
+      } else {
+        lo = PetscMin(lo, csr->j[csr->i[r]]);
+        hi = PetscMax(hi, csr->j[csr->i[r + 1] - 1]);
+      }
+    }
+    if (hi < 0 || hi - lo + 1 < MATSPMV_SPAN16) continue;
+    if (!sorted) {
+      far += nnz;
+      continue;
+    }
+    for (PetscInt k = 0; k < longest && !isfar; k++) { /* the k-th columns of the group's rows */
+      PetscInt klo = PETSC_INT_MAX, khi = -1;
+
+      for (PetscInt q = r0; q < r1; q++) {
+        const PetscInt r = rows[q];
+
+        if (csr->i[r] + k >= csr->i[r + 1]) continue;
+        klo = PetscMin(klo, csr->j[csr->i[r] + k]);
+        khi = PetscMax(khi, csr->j[csr->i[r] + k]);
+      }
+      isfar = (PetscBool)(khi - klo + 1 >= MATSPMV_SPAN16);
+    }
+    if (isfar) far += nnz;
+  }
+  PetscCall(PetscFree(order));
+  PetscCall(PetscFree(count));
+  *share = csr->nnz ? (PetscReal)far / (PetscReal)csr->nnz : 0.0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Reverse Cuthill-McKee order of the graph of the square matrix A (PETSc's MATORDERINGRCM, on the
+   symmetrized pattern): position k holds vertex perm[k] (PetscFree *perm) */
+PetscErrorCode MatSpmvOrderRCM(Mat A, PetscInt **perm)
+{
+  IS              rperm, cperm;
+  const PetscInt *idx;
+  PetscInt        n;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetOrdering(A, MATORDERINGRCM, &rperm, &cperm));
+  PetscCall(ISGetLocalSize(cperm, &n));
+  PetscCheck(n == A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The RCM order has %" PetscInt_FMT " entries for %" PetscInt_FMT " columns", n, A->cmap->n);
+  PetscCall(PetscMalloc1(n, perm));
+  PetscCall(ISGetIndices(cperm, &idx));
+  PetscCall(PetscArraycpy(*perm, idx, n));
+  PetscCall(ISRestoreIndices(cperm, &idx));
+  PetscCall(ISDestroy(&rperm));
+  PetscCall(ISDestroy(&cperm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
