@@ -285,6 +285,7 @@ PETSC_INTERN PetscErrorCode MatSpmvResolveBackend(Mat);
 #define MATSPMV_SPAN16     65536
 #define MATSPMV_SPAN_ROWS   32
 #define MATSPMV_SPAN_WINDOW 16384 /* brc's default length-sorting window */
+#define MATSPMV_SPAN_SAMPLE 4     /* groups measured: one in this many (a share, not a count) */
 #define MATSPMV_SPAN_SHARE 0.05
 
 /* spmvorder.c: the share of the nonzeros in groups of rows (permuted when given) whose columns

@@ -14,14 +14,14 @@
    brc, with 16-bit offsets from a first column per block, or per slot column (the k-th entries of its
    rows) where the block spans more, stores such groups' columns in 32 bits. The groups are made as
    brc makes its blocks by default: rows sorted by length, longest first, inside windows of
-   MATSPMV_SPAN_WINDOW rows. O(rows) where the groups' whole spans are short (stencils), O(nonzeros)
-   at most.
+   MATSPMV_SPAN_WINDOW rows. One group in MATSPMV_SPAN_SAMPLE is measured: O(rows) where the groups'
+   whole spans are short (stencils), O(nonzeros / MATSPMV_SPAN_SAMPLE) at most.
    With inv, the columns renumbered (c becoming inv[c]) and group position r holding row rows[r]: the
    share of the nonzeros in groups whose whole span is MATSPMV_SPAN16 or more (an upper bound:
    renumbered rows are not sorted) */
 PetscErrorCode MatSpmvWideShare(const MatSpmvCSR *csr, const PetscInt *rows, const PetscInt *inv, PetscReal *share)
 {
-  PetscInt  far = 0, maxlen = 0, *order = NULL, *count = NULL;
+  PetscInt  far = 0, sampled = 0, maxlen = 0, *order = NULL, *count = NULL;
   PetscBool sorted = (PetscBool)!inv;
 
   PetscFunctionBegin;
@@ -39,7 +39,7 @@ PetscErrorCode MatSpmvWideShare(const MatSpmvCSR *csr, const PetscInt *rows, con
     }
     rows = order;
   }
-  for (PetscInt r0 = 0; r0 < csr->m; r0 += MATSPMV_SPAN_ROWS) {
+  for (PetscInt r0 = 0; r0 < csr->m; r0 += MATSPMV_SPAN_ROWS * MATSPMV_SPAN_SAMPLE) { /* one group in MATSPMV_SPAN_SAMPLE */
     const PetscInt r1 = PetscMin(csr->m, r0 + MATSPMV_SPAN_ROWS);
     PetscInt       lo = PETSC_INT_MAX, hi = -1, nnz = 0, longest = 0;
     PetscBool      isfar = PETSC_FALSE;
@@ -49,6 +49,7 @@ PetscErrorCode MatSpmvWideShare(const MatSpmvCSR *csr, const PetscInt *rows, con
 
       if (csr->i[r + 1] == csr->i[r]) continue;
       nnz += csr->i[r + 1] - csr->i[r];
+      sampled += csr->i[r + 1] - csr->i[r];
       longest = PetscMax(longest, csr->i[r + 1] - csr->i[r]);
       if (inv) {
         for (PetscInt k = csr->i[r]; k < csr->i[r + 1]; k++) {
@@ -81,7 +82,7 @@ PetscErrorCode MatSpmvWideShare(const MatSpmvCSR *csr, const PetscInt *rows, con
   }
   PetscCall(PetscFree(order));
   PetscCall(PetscFree(count));
-  *share = csr->nnz ? (PetscReal)far / (PetscReal)csr->nnz : 0.0;
+  *share = sampled ? (PetscReal)far / (PetscReal)sampled : 0.0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -28,7 +28,7 @@ static PetscErrorCode MatSetFromOptions_BRC(PetscOptionItems PetscOptionsObject,
   {
     PetscBool compress = (PetscBool)(p->compress != 0);
 
-    PetscCall(PetscOptionsBool("-mat_brc_compress", "GPU: column indices as 16-bit offsets from each block's first column, 32-bit in blocks spanning 65536 columns or more (all 32-bit when those hold over a quarter of the entries)", "MatBRCSetCompress", compress, &compress, &set));
+    PetscCall(PetscOptionsBool("-mat_brc_compress", "GPU: column indices as 16-bit offsets from each block's first column, or each slot column's in blocks spanning 65536 columns or more, 32-bit where even those span that much (all 32-bit when such blocks hold over a quarter of the entries)", "MatBRCSetCompress", compress, &compress, &set));
     p->compress = compress;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -393,8 +393,10 @@ PetscErrorCode MatBRCSetCoarsening(Mat A, PetscInt rep)
 + A        - a `MATBRC` matrix
 - compress - `PETSC_TRUE` (the default): each block whose columns span fewer than 65536 columns
              keeps its first column and 16-bit offsets, 10 instead of 12 bytes per nonzero in
-             double precision, the other blocks 32-bit indices; when those hold more than a
-             quarter of the entries, or with `PETSC_FALSE`, all indices are 32-bit
+             double precision; a wider block keeps the first column of each of its slot columns
+             (the k-th entries of its rows) and 16-bit offsets from those; a far block, one of
+             whose slot columns spans 65536 or more, keeps 32-bit indices; when far blocks hold
+             more than a quarter of the entries, or with `PETSC_FALSE`, all indices are 32-bit
 
   Options Database Key:
 . -mat_brc_compress <bool> - compress the column indices

@@ -29,7 +29,7 @@ __device__ __forceinline__ V MatBRCRowSum(I off, I T, I b1, I lane, const V *__r
 {
   V sum = V(0);
 
-#pragma unroll 4
+#pragma unroll 2
   for (I j = 0; j < T; j++) {
     const I s = off + j * b1 + lane;
     sum += MatSpmvLoadStream(&val[s]) * x[col(s, j)];
