@@ -73,7 +73,8 @@ struct _n_MatSpmvFormat {
   const char *title;   /* for viewers */
   PetscBool   naturalcolumns; /* column order auto keeps the natural order for this format (renumbering measured slower) */
   PetscBool   compactcolumns; /* column order auto takes RCM where the natural one spreads groups of rows over
-                                 MATSPMV_SPAN16 columns or more and RCM does not (the format stores short column offsets) */
+                                 MATSPMV_SPAN16 columns or more and RCM does not (the format stores short column
+                                 offsets); for a selecting format, its first choice's flag counts */
   size_t      paramsize;
   const void *paramsdefault;
   /* parse -mat_<name>_* inside an open options block */
@@ -278,7 +279,7 @@ PETSC_INTERN PetscErrorCode MatSpmvResolveBackend(Mat);
 #define MATSPMV_HOT_SHARE       0.25
 
 /* Otherwise, for a format with compactcolumns (16-bit column offsets within a group of rows), auto
-   renumbers a square operator's columns in reverse Cuthill-McKee order when far groups of
+   renumbers the columns of a square operator of regular rows in reverse Cuthill-McKee order when far groups of
    MATSPMV_SPAN_ROWS rows (MatSpmvWideShare: whose k-th columns span MATSPMV_SPAN16 or more) hold
    over MATSPMV_SPAN_SHARE of its nonzeros and RCM at least halves that share; the measurements are
    in docs/results.md */

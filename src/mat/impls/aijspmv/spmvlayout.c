@@ -165,7 +165,7 @@ static PetscErrorCode MatSpmvColumnPlanFrequency(Mat A, int t, const MatSpmvCSR 
 /* Columns in reverse Cuthill-McKee order of the square A's graph: asked for, or (auto) where groups
    of rows spanning MATSPMV_SPAN16 columns or more hold over MATSPMV_SPAN_SHARE of the nonzeros and
    RCM at least halves that share. Measured on A's pattern for A^T's layout too (the same graph) */
-static PetscErrorCode MatSpmvColumnPlanRCM(Mat A, int t, const MatSpmvCSR *csr, MatSpmvColumnPlan *plan)
+static PetscErrorCode MatSpmvColumnPlanRCM(Mat A, int t, const MatSpmvCSR *csr, MatSpmvFormat *format, MatSpmvColumnPlan *plan)
 {
   Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
   PetscInt       *inv;
@@ -180,7 +180,7 @@ static PetscErrorCode MatSpmvColumnPlanRCM(Mat A, int t, const MatSpmvCSR *csr, 
   PetscCall(PetscTime(&t2));
   PetscCall(PetscMalloc1(csr->n, &inv));
   for (PetscInt k = 0; k < csr->n; k++) inv[plan->perm[k]] = k;
-  PetscCall(MatSpmvWideShare(csr, sp->format->compactcolumns ? plan->perm : NULL, inv, &plan->wideshare[1])); /* their rows follow the columns */
+  PetscCall(MatSpmvWideShare(csr, format->maprows ? plan->perm : NULL, inv, &plan->wideshare[1])); /* the format's rows follow the columns */
   PetscCall(PetscFree(inv));
   PetscCall(PetscTime(&t3));
   plan->renumber = (PetscBool)(sp->colorder == MAT_SPMV_COLUMN_ORDER_RCM || plan->wideshare[1] <= 0.5 * plan->wideshare[0]);
@@ -199,6 +199,7 @@ static PetscErrorCode MatSpmvColumnPlanRCM(Mat A, int t, const MatSpmvCSR *csr, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The frequency order, decided before a selecting format chooses (its rules read it) */
 static PetscErrorCode MatSpmvColumnPlanMake(Mat A, int t, const MatSpmvCSR *csr, MatSpmvColumnPlan *plan)
 {
   Mat_SeqAIJSpmv          *sp    = MatSpmvSeq(A);
@@ -210,13 +211,41 @@ static PetscErrorCode MatSpmvColumnPlanMake(Mat A, int t, const MatSpmvCSR *csr,
   plan->hotshare     = -1;
   plan->wideshare[0] = plan->wideshare[1] = -1;
   plan->order        = MAT_SPMV_COLUMN_ORDER_NATURAL;
-  if (order == MAT_SPMV_COLUMN_ORDER_NATURAL || !csr->nnz) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!csr->nnz) PetscFunctionReturn(PETSC_SUCCESS);
   if (order == MAT_SPMV_COLUMN_ORDER_FREQUENCY || (order == MAT_SPMV_COLUMN_ORDER_AUTO && n >= MATSPMV_HOT_MIN_COLUMNS && !sp->format->naturalcolumns)) PetscCall(MatSpmvColumnPlanFrequency(A, t, csr, plan));
-  if (plan->renumber || csr->m != csr->n || sp->offdiag) {
-    if (order == MAT_SPMV_COLUMN_ORDER_RCM && !plan->renumber) PetscCall(PetscInfo(A, "Column order rcm: a %" PetscInt_FMT " x %" PetscInt_FMT " %s keeps its order (no graph)\n", csr->m, csr->n, sp->offdiag ? "off-diagonal block" : "operator, not square,"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The RCM order, decided for the format that builds the layout (a selecting format's first choice):
+   asked for, or (auto) for a format with short column offsets on a square operator of regular rows
+   (standard deviation of the nonempty rows' lengths at most their mean: the meshes RCM bands, not
+   the power-law and circuit graphs, whose RCM took 2.5 s for nothing on 3 M rows) */
+static PetscErrorCode MatSpmvColumnPlanBand(Mat A, int t, const MatSpmvCSR *csr, MatSpmvFormat *format, MatSpmvColumnPlan *plan)
+{
+  Mat_SeqAIJSpmv          *sp    = MatSpmvSeq(A);
+  const MatSpmvColumnOrder order = sp->colorder;
+
+  PetscFunctionBegin;
+  if (plan->renumber || !csr->nnz || (order != MAT_SPMV_COLUMN_ORDER_RCM && order != MAT_SPMV_COLUMN_ORDER_AUTO)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (csr->m != csr->n || sp->offdiag) {
+    if (order == MAT_SPMV_COLUMN_ORDER_RCM) PetscCall(PetscInfo(A, "Column order rcm: a %" PetscInt_FMT " x %" PetscInt_FMT " %s keeps its order (no graph)\n", csr->m, csr->n, sp->offdiag ? "off-diagonal block" : "operator, not square,"));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (order == MAT_SPMV_COLUMN_ORDER_RCM || (order == MAT_SPMV_COLUMN_ORDER_AUTO && n >= MATSPMV_SPAN16 && sp->format->compactcolumns)) PetscCall(MatSpmvColumnPlanRCM(A, t, csr, plan));
+  if (order == MAT_SPMV_COLUMN_ORDER_AUTO) {
+    PetscInt  nonempty = 0;
+    PetscReal mean, var = 0;
+
+    if (csr->n < MATSPMV_SPAN16 || !format->compactcolumns) PetscFunctionReturn(PETSC_SUCCESS);
+    for (PetscInt r = 0; r < csr->m; r++) nonempty += csr->i[r + 1] > csr->i[r] ? 1 : 0;
+    mean = (PetscReal)csr->nnz / (PetscReal)nonempty;
+    for (PetscInt r = 0; r < csr->m; r++) {
+      const PetscReal len = (PetscReal)(csr->i[r + 1] - csr->i[r]);
+
+      if (len > 0) var += (len - mean) * (len - mean);
+    }
+    if (PetscSqrtReal(var / (PetscReal)nonempty) > mean) PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatSpmvColumnPlanRCM(A, t, csr, format, plan));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -521,19 +550,13 @@ PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
     PetscCall(MatSpmvOperatorRows(csr, t, &op, &ti));
     op.colorder = plan.order;
     ierr        = sp->format->select(sp->params, &op, &ncand, cand, candparams, &tune, why, sizeof(why));
-    /* RCM pays only with short column offsets: not when the rules' first format has none */
-    if (!ierr && plan.order == MAT_SPMV_COLUMN_ORDER_RCM && sp->colorder == MAT_SPMV_COLUMN_ORDER_AUTO && !cand[0]->compactcolumns) {
-      PetscCall(PetscInfo(A, "%s takes %s, which stores full column indices: natural column order\n", sp->format->name, cand[0]->name));
-      PetscCall(MatSpmvColumnPlanDestroy(&plan));
-      plan.wideshare[1] = -1;
-      op.colorder       = plan.order;
-      ierr              = sp->format->select(sp->params, &op, &ncand, cand, candparams, &tune, why, sizeof(why));
-    }
     PetscCall(PetscFree(ti));
     PetscCall(ierr);
     PetscCheck(ncand >= 1 && ncand <= MATSPMV_MAX_CANDIDATES, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s offered %" PetscInt_FMT " candidate formats, not 1 to %d", sp->format->name, ncand, MATSPMV_MAX_CANDIDATES);
     if (ncand == 1) tune.reps = 0; /* nothing to compare */
   }
+  PetscCall(MatSpmvColumnPlanBand(A, t, csr, cand[0], &plan));
+  if (sp->format->select && plan.order == MAT_SPMV_COLUMN_ORDER_RCM) PetscCall(PetscStrlcat(why, ", columns in RCM order", sizeof(why)));
   /* an operator the user did not choose the format for (A^T's layout, an operator PETSc derived):
      one that pads nothing is the last candidate. The user's own A may still be refused */
   if (sp->derived || t == 1) {

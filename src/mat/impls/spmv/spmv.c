@@ -186,7 +186,7 @@ static PetscErrorCode MatSelect_SPMV(const void *params, const MatSpmvCSR *patte
   PetscCheck(*ncand, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "spmv has no candidate format: -mat_spmv_formats must name at least one");
   tune->reps    = p->tune ? p->tunereps : 0;
   tune->maxtime = p->tunemaxtime;
-  PetscCall(PetscSNPrintf(why, whylen, "%s rows (nonempty rows' lengths: mean %.1f, std. dev. %.1f %s %.1f x mean, longest %" PetscInt_FMT ")%s", irregular ? "irregular" : "regular", (double)mean, (double)PetscSqrtReal(var), irregular ? ">" : "<=", (double)MATSPMV_IRREGULAR, longest, pattern->colorder == MAT_SPMV_COLUMN_ORDER_FREQUENCY ? ", columns renumbered by frequency" : (pattern->colorder == MAT_SPMV_COLUMN_ORDER_RCM ? ", columns in RCM order" : "")));
+  PetscCall(PetscSNPrintf(why, whylen, "%s rows (nonempty rows' lengths: mean %.1f, std. dev. %.1f %s %.1f x mean, longest %" PetscInt_FMT ")%s", irregular ? "irregular" : "regular", (double)mean, (double)PetscSqrtReal(var), irregular ? ">" : "<=", (double)MATSPMV_IRREGULAR, longest, pattern->colorder == MAT_SPMV_COLUMN_ORDER_FREQUENCY ? ", columns renumbered by frequency" : ""));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -214,7 +214,6 @@ MatSpmvFormat MatSpmvFormat_SPMV = {
                .seqtype        = MATSEQAIJSPMV,
                .mpitype        = MATMPIAIJSPMV,
                .title          = "format chosen per operator",
-               .compactcolumns = PETSC_TRUE, /* its regular rows go to brc */
                .paramsize      = sizeof(MatSpmvAutoParams),
                .paramsdefault  = &MatSpmvAutoParamsDefault,
                .setfromoptions = MatSetFromOptions_SPMV,
