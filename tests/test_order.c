@@ -1,4 +1,4 @@
-static char help[] = "Column orders of the layer on meshes: a 27-point grid numbered lexicographically, by parity classes\n"
+static char help[] = "Column orders of the layer on meshes (-n 64 or more for the auto cases): a 27-point grid numbered lexicographically, by parity classes\n"
                      "(as DMPlex numbers vertices, edges, faces and cells apart: each group of rows spans the whole matrix,\n"
                      "but the k-th columns of neighbouring rows stay close) and randomly (nothing close). Column order auto\n"
                      "renumbers only the random one, in reverse Cuthill-McKee order, and only for the formats with short\n"
@@ -52,35 +52,41 @@ static PetscInt GridIndex(PetscInt N, GridNumbering numbering, PetscInt i, Petsc
   return start + ((i / 2) * h[j % 2] + j / 2) * h[k % 2] + k / 2;
 }
 
-static PetscErrorCode BuildGrid(MatType type, PetscInt N, GridNumbering numbering, Mat *A)
+/* The 27-point coupling of an N^3 grid with dof unknowns per point (consecutive rows, all coupled) */
+static PetscErrorCode BuildGrid(MatType type, PetscInt N, PetscInt dof, GridNumbering numbering, Mat *A)
 {
-  PetscInt n = N * N * N, rstart, rend;
+  PetscInt n = N * N * N * dof, rstart, rend;
 
   PetscFunctionBegin;
+  if (numbering == GRID_RANDOM) PetscCall(MakeShuffle(N * N * N));
   PetscCall(MatCreate(PETSC_COMM_WORLD, A));
   PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, n, n));
   PetscCall(MatSetType(*A, type));
-  PetscCall(MatSeqAIJSetPreallocation(*A, 27, NULL));
-  PetscCall(MatMPIAIJSetPreallocation(*A, 27, NULL, 27, NULL));
+  PetscCall(MatSeqAIJSetPreallocation(*A, 27 * dof, NULL));
+  PetscCall(MatMPIAIJSetPreallocation(*A, 27 * dof, NULL, 27 * dof, NULL));
   PetscCall(MatGetOwnershipRange(*A, &rstart, &rend));
   for (PetscInt i = 0; i < N; i++)
     for (PetscInt j = 0; j < N; j++)
-      for (PetscInt k = 0; k < N; k++) {
-        PetscInt    row = GridIndex(N, numbering, i, j, k), cols[27], nc = 0;
-        PetscScalar vals[27];
+      for (PetscInt k = 0; k < N; k++)
+        for (PetscInt f = 0; f < dof; f++) {
+          PetscInt    row = GridIndex(N, numbering, i, j, k) * dof + f, cols[27 * 3], nc = 0;
+          PetscScalar vals[27 * 3];
 
-        if (row < rstart || row >= rend) continue;
-        for (PetscInt di = -1; di <= 1; di++)
-          for (PetscInt dj = -1; dj <= 1; dj++)
-            for (PetscInt dk = -1; dk <= 1; dk++) {
-              if (i + di < 0 || i + di >= N || j + dj < 0 || j + dj >= N || k + dk < 0 || k + dk >= N) continue;
-              cols[nc]   = GridIndex(N, numbering, i + di, j + dj, k + dk);
-              vals[nc++] = (di || dj || dk) ? -1.0 / (1 + PetscAbsInt(di) + PetscAbsInt(dj) + PetscAbsInt(dk)) - 0.001 * (row % 7) : 27.0 + (row % 5);
-            }
-        PetscCall(MatSetValues(*A, 1, &row, nc, cols, vals, INSERT_VALUES));
-      }
+          if (row < rstart || row >= rend) continue;
+          for (PetscInt di = -1; di <= 1; di++)
+            for (PetscInt dj = -1; dj <= 1; dj++)
+              for (PetscInt dk = -1; dk <= 1; dk++) {
+                if (i + di < 0 || i + di >= N || j + dj < 0 || j + dj >= N || k + dk < 0 || k + dk >= N) continue;
+                for (PetscInt g = 0; g < dof; g++) {
+                  cols[nc]   = GridIndex(N, numbering, i + di, j + dj, k + dk) * dof + g;
+                  vals[nc++] = (di || dj || dk || f != g) ? -1.0 / (1 + PetscAbsInt(di) + PetscAbsInt(dj) + PetscAbsInt(dk) + PetscAbsInt(f - g)) - 0.001 * (row % 7) : 27.0 * dof + (row % 5);
+                }
+              }
+          PetscCall(MatSetValues(*A, 1, &row, nc, cols, vals, INSERT_VALUES));
+        }
   PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscFree(shuffle));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -164,10 +170,9 @@ int main(int argc, char **argv)
   PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
   PetscCall(PetscRandomSetFromOptions(rnd));
   PetscCall(PetscStrcmpAny(type, &compact, "brc", "spmv", ""));
-  PetscCall(MakeShuffle(N * N * N));
 
   /* random numbering, column order auto: RCM for the formats with short column offsets */
-  PetscCall(BuildGrid(MATAIJ, N, GRID_RANDOM, &Aref));
+  PetscCall(BuildGrid(MATAIJ, N, 1, GRID_RANDOM, &Aref));
   PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
   PetscCall(CheckProducts(A, Aref, rnd, "random grid, column order auto"));
   PetscCall(MatSpmvCheckLayout(A));
@@ -204,12 +209,26 @@ int main(int argc, char **argv)
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&Aref));
 
+  /* 3 unknowns per point (rows with the same columns: RCM orders the points, then their rows),
+     random numbering of the points, rcm asked */
+  PetscCall(BuildGrid(MATAIJ, 24, 3, GRID_RANDOM, &Aref));
+  PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
+  PetscCall(PetscOptionsSetValue(NULL, opt, "rcm"));
+  PetscCall(MatSetFromOptions(A));
+  PetscCall(PetscOptionsClearValue(NULL, opt));
+  PetscCall(CheckProducts(A, Aref, rnd, "random grid, 3 unknowns per point, column order rcm"));
+  PetscCall(MatSpmvCheckLayout(A));
+  PetscCall(ExpectRCM(A, PETSC_TRUE, "random grid, 3 unknowns per point, column order rcm"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok %s: random grid with 3 unknowns per point, column order rcm\n", type));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Aref));
+
   /* parity classes and lexicographic, auto: nothing renumbered; brc's 16-bit offsets from each slot
      column's first column where a block spans the classes */
   for (GridNumbering g = GRID_LEXICOGRAPHIC; g <= GRID_PARITY; g = (GridNumbering)(g + 1)) {
     const char *name = g == GRID_PARITY ? "parity-class grid" : "lexicographic grid";
 
-    PetscCall(BuildGrid(MATAIJ, N, g, &Aref));
+    PetscCall(BuildGrid(MATAIJ, N, 1, g, &Aref));
     PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
     PetscCall(CheckProducts(A, Aref, rnd, name));
     PetscCall(MatSpmvCheckLayout(A));
@@ -224,7 +243,6 @@ int main(int argc, char **argv)
     PetscCall(MatDestroy(&Aref));
   }
   PetscCall(PetscRandomDestroy(&rnd));
-  PetscCall(PetscFree(shuffle));
   PetscCall(PetscFinalize());
   return 0;
 }

@@ -292,7 +292,7 @@ PETSC_INTERN PetscErrorCode MatSpmvResolveBackend(Mat);
 /* spmvorder.c: the share of the nonzeros in groups of rows (permuted when given) whose columns
    (renumbered when given) span MATSPMV_SPAN16 or more; the RCM order of a square matrix's graph */
 PETSC_INTERN PetscErrorCode MatSpmvWideShare(const MatSpmvCSR *, const PetscInt *, const PetscInt *, PetscReal *);
-PETSC_INTERN PetscErrorCode MatSpmvOrderRCM(Mat, PetscInt **);
+PETSC_INTERN PetscErrorCode MatSpmvOrderRCM(Mat, const MatSpmvCSR *, PetscInt **);
 
 /* free a layout, host and device (NULL allowed) */
 PETSC_INTERN PetscErrorCode MatSpmvLayoutDestroy(Mat_SeqAIJSpmv *, MatSpmvLayout *);

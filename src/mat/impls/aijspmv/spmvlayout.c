@@ -176,7 +176,7 @@ static PetscErrorCode MatSpmvColumnPlanRCM(Mat A, int t, const MatSpmvCSR *csr, 
   PetscCall(MatSpmvWideShare(csr, NULL, NULL, &plan->wideshare[0]));
   if (sp->colorder == MAT_SPMV_COLUMN_ORDER_AUTO && plan->wideshare[0] <= MATSPMV_SPAN_SHARE) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscTime(&t1));
-  PetscCall(MatSpmvOrderRCM(A, &plan->perm));
+  PetscCall(MatSpmvOrderRCM(A, csr, &plan->perm));
   PetscCall(PetscTime(&t2));
   PetscCall(PetscMalloc1(csr->n, &inv));
   for (PetscInt k = 0; k < csr->n; k++) inv[plan->perm[k]] = k;
