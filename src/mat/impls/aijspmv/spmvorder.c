@@ -88,17 +88,22 @@ PetscErrorCode MatSpmvWideShare(const MatSpmvCSR *csr, const PetscInt *rows, con
 
 /* Reverse Cuthill-McKee order of the graph of the square matrix A, whose pattern is csr (PETSc's
    MATORDERINGRCM, on the symmetrized pattern): position k holds vertex perm[k] (PetscFree *perm).
-   Consecutive rows with the same columns (the unknowns of one mesh node: 3 in elasticity) are
-   ordered as one vertex of a node graph, which PETSc's ordering then sees instead of A: on the GPU
-   aijcusparse switches PETSc's own inode compression off, and RCM of KSP ex56's 61.7 M nonzeros
-   took about 300 ms more than the first product without it (docs/results.md) */
+   Consecutive rows with the same columns (the unknowns of one mesh node: 3 in elasticity) are one
+   vertex: PETSc orders that node graph, given as a SeqAIJ matrix whose values are allocated but
+   never touched (the ordering reads the pattern only; zeroing them cost more than the rest), and
+   the nodes' rows follow their node. On the GPU aijcusparse switches PETSc's own inode compression
+   off: KSP ex56's 61.7 M nonzeros (262144 nodes) took 635 ms for RCM of A on the development host.
+   (A MATMPIADJ would need no values, but MatGetOrdering_RCM() passes MatRestoreRowIJ() a NULL row
+   count, which MatRestoreRowIJ_MPIAdj() dereferences, in PETSc 3.25.4.) */
 PetscErrorCode MatSpmvOrderRCM(Mat A, const MatSpmvCSR *csr, PetscInt **perm)
 {
-  IS              rperm, cperm;
+  IS              rperm = NULL, cperm = NULL;
   const PetscInt *idx;
   PetscInt        n, nn = 0, *node, *first, *ni, *nj, q = 0;
+  PetscLogDouble  t0, t1, t2, t3;
 
   PetscFunctionBegin;
+  PetscCall(PetscTime(&t0));
   PetscCall(PetscMalloc2(csr->m, &node, csr->m + 1, &first));
   for (PetscInt r = 0; r < csr->m; r++) { /* runs of rows with the same columns */
     const PetscInt len = csr->i[r + 1] - csr->i[r];
@@ -109,10 +114,9 @@ PetscErrorCode MatSpmvOrderRCM(Mat A, const MatSpmvCSR *csr, PetscInt **perm)
     node[r] = nn - 1;
   }
   first[nn] = csr->m;
-  if (nn == csr->m) { /* no runs: A's own graph */
-    PetscCall(PetscFree2(node, first));
-    PetscCall(MatGetOrdering(A, MATORDERINGRCM, &rperm, &cperm));
-  } else { /* the node graph: each node's first row, columns mapped to their nodes (nondecreasing: runs are consecutive) */
+  PetscCall(PetscTime(&t1));
+  t2 = t1;
+  if (nn < csr->m) { /* the node graph without its diagonal: each node's first row, columns mapped to their nodes (nondecreasing: runs are consecutive) */
     Mat          G;
     PetscScalar *va;
 
@@ -122,35 +126,35 @@ PetscErrorCode MatSpmvOrderRCM(Mat A, const MatSpmvCSR *csr, PetscInt **perm)
       const PetscInt r = first[k];
 
       for (PetscInt e = csr->i[r]; e < csr->i[r + 1]; e++)
-        if (e == csr->i[r] || node[csr->j[e]] != node[csr->j[e - 1]]) q++;
+        if ((e == csr->i[r] || node[csr->j[e]] != node[csr->j[e - 1]]) && node[csr->j[e]] != k) q++;
       ni[k + 1] = q;
     }
     PetscCall(PetscMalloc1(q, &nj));
-    PetscCall(PetscCalloc1(q, &va));
     for (PetscInt k = 0, p = 0; k < nn; k++) {
       const PetscInt r = first[k];
 
       for (PetscInt e = csr->i[r]; e < csr->i[r + 1]; e++)
-        if (e == csr->i[r] || node[csr->j[e]] != node[csr->j[e - 1]]) nj[p++] = node[csr->j[e]];
+        if ((e == csr->i[r] || node[csr->j[e]] != node[csr->j[e - 1]]) && node[csr->j[e]] != k) nj[p++] = node[csr->j[e]];
     }
+    PetscCall(PetscMalloc1(q, &va)); /* never touched: see above */
     PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, nn, nn, ni, nj, va, &G));
+    PetscCall(PetscTime(&t2));
     PetscCall(MatGetOrdering(G, MATORDERINGRCM, &rperm, &cperm));
     PetscCall(MatDestroy(&G));
+    PetscCall(PetscFree(va));
     PetscCall(PetscFree(ni));
     PetscCall(PetscFree(nj));
-    PetscCall(PetscFree(va));
-  }
+  } else PetscCall(MatGetOrdering(A, MATORDERINGRCM, &rperm, &cperm)); /* no runs: A's own graph */
+  PetscCall(PetscTime(&t3));
+  PetscCall(PetscInfo(A, "RCM of %" PetscInt_FMT " vertices for %" PetscInt_FMT " rows: %.0f ms to find them, %.0f ms for their graph, %.0f ms for PETSc's ordering\n", nn, csr->m, 1e3 * (t1 - t0), 1e3 * (t2 - t1), 1e3 * (t3 - t2)));
   PetscCall(ISGetLocalSize(cperm, &n));
   PetscCheck(n == nn, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The RCM order has %" PetscInt_FMT " entries for %" PetscInt_FMT " vertices", n, nn);
   PetscCall(PetscMalloc1(csr->m, perm));
   PetscCall(ISGetIndices(cperm, &idx));
-  if (nn == csr->m) PetscCall(PetscArraycpy(*perm, idx, n));
-  else {
-    for (PetscInt k = 0, p = 0; k < nn; k++) /* each node's rows, in their order */
-      for (PetscInt r = first[idx[k]]; r < first[idx[k] + 1]; r++) (*perm)[p++] = r;
-    PetscCall(PetscFree2(node, first));
-  }
+  for (PetscInt k = 0, p = 0; k < nn; k++) /* each vertex's rows, in their order */
+    for (PetscInt r = first[idx[k]]; r < first[idx[k] + 1]; r++) (*perm)[p++] = r;
   PetscCall(ISRestoreIndices(cperm, &idx));
+  PetscCall(PetscFree2(node, first));
   PetscCall(ISDestroy(&rperm));
   PetscCall(ISDestroy(&cperm));
   PetscFunctionReturn(PETSC_SUCCESS);
