@@ -162,9 +162,9 @@ static PetscErrorCode MatSpmvColumnPlanFrequency(Mat A, int t, const MatSpmvCSR 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Columns in reverse Cuthill-McKee order of the square A's graph: asked for, or (auto) where groups
-   of rows spanning MATSPMV_SPAN16 columns or more hold over MATSPMV_SPAN_SHARE of the nonzeros and
-   RCM at least halves that share. Measured on A's pattern for A^T's layout too (the same graph) */
+/* Columns in reverse Cuthill-McKee order of the square A's graph: asked for, or (auto) where far
+   groups of rows (MatSpmvWideShare()) hold over MATSPMV_SPAN_SHARE of the nonzeros and RCM at least
+   halves that share. Made from A's pattern for A^T's layout too (the same graph) */
 static PetscErrorCode MatSpmvColumnPlanRCM(Mat A, int t, const MatSpmvCSR *csr, MatSpmvFormat *format, MatSpmvColumnPlan *plan)
 {
   Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
