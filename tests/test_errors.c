@@ -219,7 +219,7 @@ int main(int argc, char **argv)
     EXPECT_ERROR(MatBRCSetBlockHeight(A, 512), PETSC_ERR_ARG_OUTOFRANGE);
     EXPECT_ERROR(MatBRCSetBlockWidth(A, -2), PETSC_ERR_ARG_OUTOFRANGE);
     EXPECT_ERROR(MatBRCSetCoarsening(A, 5000), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(MatBRCSetSortWindow(A, -1), PETSC_ERR_ARG_OUTOFRANGE);
+    EXPECT_ERROR(MatBRCSetSortWindow(A, -2), PETSC_ERR_ARG_OUTOFRANGE);
     EXPECT_ERROR(MatBRCSetBlockWidth(Plain, 8), PETSC_ERR_ARG_WRONG);
     EXPECT_ERROR(SetFromOptionsWith(A, "-mat_brc_b1", "24"), PETSC_ERR_ARG_OUTOFRANGE);
     EXPECT_ERROR(SetFromOptionsWith(A, "-mat_brc_b2_max", "0"), PETSC_ERR_ARG_OUTOFRANGE);

@@ -272,7 +272,7 @@ static PetscErrorCode SetParams(Mat A, MatType type, PetscInt k, PetscBool *exis
     *exists = PETSC_TRUE;
   } else if (brc) {
     /* the last set: 32-bit column indices on the GPU (the others compress where the spans allow) */
-    const PetscInt  b1[] = {32, 1, 8, 256, 32, 16, 32, 32}, b2[] = {0, 1, 3, 0, 7, 0, 0, 0}, rep[] = {0, 1, 3, 2, 1, 5, 1, 1}, window[] = {0, 0, 7, 100, 64, 1000, 0, 0};
+    const PetscInt  b1[] = {32, 1, 8, 256, 32, 16, 32, 32}, b2[] = {0, 1, 3, 0, 7, 0, 0, 0}, rep[] = {0, 1, 3, 2, 1, 5, 1, 1}, window[] = {0, 0, 7, 100, 64, 1000, -1, 0};
     const PetscBool compress[] = {1, 1, 1, 1, 1, 1, 1, 0};
     if (k >= (PetscInt)PETSC_STATIC_ARRAY_LENGTH(b1)) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(MatBRCSetCompress(A, compress[k]));

@@ -285,7 +285,6 @@ PETSC_INTERN PetscErrorCode MatSpmvResolveBackend(Mat);
    in docs/results.md */
 #define MATSPMV_SPAN16     65536
 #define MATSPMV_SPAN_ROWS   32
-#define MATSPMV_SPAN_WINDOW 16384 /* brc's default length-sorting window */
 #define MATSPMV_SPAN_SAMPLE 4     /* groups measured: one in this many (a share, not a count) */
 #define MATSPMV_SPAN_SHARE 0.05
 

@@ -13,8 +13,8 @@
    k-th entry of each of their rows, rows sorted by column) span MATSPMV_SPAN16 or more for some k.
    brc, with 16-bit offsets from a first column per block, or per slot column (the k-th entries of its
    rows) where the block spans more, stores such groups' columns in 32 bits. The groups are made as
-   brc makes its blocks by default: rows sorted by length, longest first, inside windows of
-   MATSPMV_SPAN_WINDOW rows. One group in MATSPMV_SPAN_SAMPLE is measured: O(rows) where the groups'
+   brc makes its blocks of regular rows by default (the only rows RCM is tried on): all rows sorted
+   by length, longest first. One group in MATSPMV_SPAN_SAMPLE is measured: O(rows) where the groups'
    whole spans are short (stencils), O(nonzeros / MATSPMV_SPAN_SAMPLE) at most.
    With inv, the columns renumbered (c becoming inv[c]) and group position r holding row rows[r]: the
    share of the nonzeros in groups whose whole span is MATSPMV_SPAN16 or more (an upper bound:
@@ -25,18 +25,14 @@ PetscErrorCode MatSpmvWideShare(const MatSpmvCSR *csr, const PetscInt *rows, con
   PetscBool sorted = (PetscBool)!inv;
 
   PetscFunctionBegin;
-  if (sorted) { /* counting sort by length inside each window, stable */
+  if (sorted) { /* counting sort by length, stable */
     for (PetscInt r = 0; r < csr->m; r++) maxlen = PetscMax(maxlen, csr->i[r + 1] - csr->i[r]);
     PetscCall(PetscMalloc1(csr->m, &order));
     PetscCall(PetscMalloc1(maxlen + 2, &count));
-    for (PetscInt w0 = 0; w0 < csr->m; w0 += MATSPMV_SPAN_WINDOW) {
-      const PetscInt w1 = PetscMin(csr->m, w0 + MATSPMV_SPAN_WINDOW);
-
-      PetscCall(PetscArrayzero(count, maxlen + 2));
-      for (PetscInt r = w0; r < w1; r++) count[maxlen - (csr->i[r + 1] - csr->i[r]) + 1]++;
-      for (PetscInt l = 0; l <= maxlen; l++) count[l + 1] += count[l];
-      for (PetscInt r = w0; r < w1; r++) order[w0 + count[maxlen - (csr->i[r + 1] - csr->i[r])]++] = r;
-    }
+    PetscCall(PetscArrayzero(count, maxlen + 2));
+    for (PetscInt r = 0; r < csr->m; r++) count[maxlen - (csr->i[r + 1] - csr->i[r]) + 1]++;
+    for (PetscInt l = 0; l <= maxlen; l++) count[l + 1] += count[l];
+    for (PetscInt r = 0; r < csr->m; r++) order[count[maxlen - (csr->i[r + 1] - csr->i[r])]++] = r;
     rows = order;
   }
   for (PetscInt r0 = 0; r0 < csr->m; r0 += MATSPMV_SPAN_ROWS * MATSPMV_SPAN_SAMPLE) { /* one group in MATSPMV_SPAN_SAMPLE */

@@ -8,10 +8,9 @@
 */
 #include "brcimpl.h"
 
-/* coarsening 1 and a 16384-row sorting window measured fastest on the H200 (README: windows of 1024
-   to 262144 rows gave the same products; 16384 keeps a 3D 27-point block's columns within 16-bit
-   offsets, 32768 does not) */
-static const MatBRCParams MatBRCParamsDefault = {32, 0, 200, 1, 16384, 1};
+/* coarsening 1 and the automatic sorting window (MatBRCWindow()) measured fastest on the H200
+   (docs/results.md) */
+static const MatBRCParams MatBRCParamsDefault = {32, 0, 200, 1, -1, 1};
 
 static PetscErrorCode MatSetFromOptions_BRC(PetscOptionItems PetscOptionsObject, void *params)
 {
@@ -23,7 +22,7 @@ static PetscErrorCode MatSetFromOptions_BRC(PetscOptionItems PetscOptionsObject,
   PetscCheck(!(p->b1 & (p->b1 - 1)), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_brc_b1 %" PetscInt_FMT " must be a power of two from 1 to 256, e.g. 32", p->b1);
   PetscCall(PetscOptionsRangeInt("-mat_brc_b2", "Largest block width; 0 picks min(round(mu+sigma), longest row, b2_max) (paper Eq. 3)", "MatBRCSetBlockWidth", p->b2, &p->b2, &set, 0, PETSC_INT_MAX));
   PetscCall(PetscOptionsRangeInt("-mat_brc_b2_max", "Cap on the automatic block width", "MatBRCSetBlockWidth", p->b2max, &p->b2max, &set, 1, PETSC_INT_MAX));
-  PetscCall(PetscOptionsRangeInt("-mat_brc_window", "Rows per length-sorting window; 0 sorts all rows (the paper)", "MatBRCSetSortWindow", p->window, &p->window, &set, 0, PETSC_INT_MAX));
+  PetscCall(PetscOptionsRangeInt("-mat_brc_window", "Rows per length-sorting window; 0 sorts all rows (the paper); -1: all rows, but 16384 for irregular rows in their natural column order", "MatBRCSetSortWindow", p->window, &p->window, &set, -1, PETSC_INT_MAX));
   PetscCall(PetscOptionsRangeInt("-mat_brc_coarsen", "Blocks per thread; 0 picks 4 when sigma > mu (paper), else 1", "MatBRCSetCoarsening", p->coarsen, &p->coarsen, &set, 0, 1024));
   {
     PetscBool compress = (PetscBool)(p->compress != 0);
@@ -60,7 +59,7 @@ static PetscErrorCode MatBuild_BRC(const void *params, const MatSpmvCSR *csr, Ma
   brc->sigma = m ? PetscSqrtReal(PetscMax(sum2 / m - brc->mu * brc->mu, 0)) : 0;
   b2         = p->b2 > 0 ? p->b2 : PetscMin((PetscInt)PetscFloorReal(brc->mu + brc->sigma + 0.5), p->b2max);
   b2         = PetscMax(PetscMin(b2, brc->maxnz), 1); /* no piece is longer than the longest row */
-  W          = p->window > 0 ? p->window : PetscMax(m, 1);
+  W          = MatBRCWindow(p, csr, brc->mu, brc->sigma);
   brc->b1    = b1;
   brc->b2    = b2;
   brc->rep   = p->coarsen > 0 ? p->coarsen : (brc->sigma > brc->mu ? 4 : 1);
@@ -424,14 +423,18 @@ PetscErrorCode MatBRCSetCompress(Mat A, PetscBool compress)
 
   Input Parameters:
 + A      - a `MATBRC` matrix
-- window - rows per window, or 0 to sort all rows at once as the paper does
+- window - rows per window, 0 to sort all rows at once as the paper does, or -1 (the default) for
+           all rows except where the rows are irregular (standard deviation of their lengths above
+           their mean) and their columns keep their natural order: 16384 rows there
 
   Options Database Key:
 . -mat_brc_window <window> - rows per window
 
   Note:
   A window keeps each block's writes to y inside a stretch of rows, at the price of less even
-  blocks; see the README for the measured effect.
+  blocks. Measured on the H200: sorting all rows made SNES ex12's Q2 operator 9% faster (its
+  vertex, edge, face and cell rows each in blocks of their own), R-MAT with columns by frequency
+  11%, the stencils within 0.5%, and the power-law and circuit matrices 5-10% slower.
 
   Level: advanced
 
@@ -441,7 +444,7 @@ PetscErrorCode MatBRCSetSortWindow(Mat A, PetscInt window)
 {
   PetscFunctionBegin;
   PetscValidLogicalCollectiveInt(A, window, 2);
-  PetscCheck(window >= 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "BRC sort window %" PetscInt_FMT " must be positive, or 0 to sort all rows", window);
+  PetscCheck(window >= -1, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "BRC sort window %" PetscInt_FMT " must be positive, 0 to sort all rows, or -1 for automatic", window);
   PetscCall(MatSpmvSetParam_Private(A, &MatSpmvFormat_BRC, offsetof(MatBRCParams, window), window));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

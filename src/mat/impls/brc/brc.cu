@@ -452,7 +452,7 @@ PetscErrorCode MatBuildDevice_BRC(const void *params, const MatSpmvCSR *pattern,
   brc->sigma = m ? PetscSqrtReal(PetscMax(sum2 / m - brc->mu * brc->mu, 0)) : 0;
   b2         = (int)(p->b2 > 0 ? p->b2 : PetscMin((PetscInt)PetscFloorReal(brc->mu + brc->sigma + 0.5), p->b2max));
   b2         = PetscMax(PetscMin(b2, (int)brc->maxnz), 1);
-  W          = (int)(p->window > 0 ? PetscMin(p->window, (PetscInt)PETSC_INT32_MAX) : PetscMax(m, 1));
+  W          = (int)PetscMin(MatBRCWindow(p, pattern, brc->mu, brc->sigma), (PetscInt)PETSC_INT32_MAX);
   nw         = m ? (m + W - 1) / W : 0;
   brc->b1    = b1;
   brc->b2    = b2;

@@ -6,7 +6,7 @@ typedef struct {
   PetscInt b2;      /* largest block width, 0: automatic (paper Eq. 3) */
   PetscInt b2max;   /* cap of the automatic width */
   PetscInt coarsen; /* blocks per thread, 0: automatic */
-  PetscInt window;  /* rows per length-sorting window, 0: all rows */
+  PetscInt window;  /* rows per length-sorting window, 0: all rows, -1: automatic (MatBRCWindow()) */
   PetscInt compress; /* device column indices as 16-bit offsets from a base column per block where every block allows (bool) */
 } MatBRCParams;
 
@@ -39,6 +39,19 @@ typedef struct {
   int            *d_colbase, *d_jbase, *d_colwide;
   PetscInt        widest, nwide, wideslots, nfar, farslots, njbase;
 } MatBRCLayout;
+
+/* The rows sorted by length together: as asked, all (0), or automatically (-1) all rows except for
+   irregular rows (sigma > mu, the paper's own test) in their natural column order, which keep
+   windows of MATBRC_WINDOW_IRREGULAR rows (measured: sorting all rows made ex12's Q2 operator 9%
+   faster, R-MAT with columns by frequency 11%, the power-law and circuit matrices 5-10% slower) */
+#define MATBRC_WINDOW_IRREGULAR 16384
+static inline PetscInt MatBRCWindow(const MatBRCParams *p, const MatSpmvCSR *csr, PetscReal mu, PetscReal sigma)
+{
+  PetscInt w = p->window;
+
+  if (w < 0) w = (sigma <= mu || csr->colorder == MAT_SPMV_COLUMN_ORDER_FREQUENCY) ? 0 : MATBRC_WINDOW_IRREGULAR;
+  return w > 0 ? w : PetscMax(csr->m, 1);
+}
 
 PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJBRC(Mat);
 PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJBRC(Mat);
