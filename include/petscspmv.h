@@ -19,9 +19,10 @@
 .  -mat_brc_b1 <32>           - rows per block (a power of two from 1 to 256)
 .  -mat_brc_b2 <0>            - maximal block width; 0 picks the paper's Eq. 3, min(round(mu+sigma), max row length, b2_max)
 .  -mat_brc_b2_max <200>      - cap of the automatic block width
-.  -mat_brc_window <16384>    - rows per length-sorting window; 0 sorts all rows as the paper does
+.  -mat_brc_window <-1>       - rows per length-sorting window; 0 sorts all rows as the paper does; -1 all rows, but 16384 for irregular rows
 .  -mat_brc_coarsen <1>       - blocks per thread; 0 picks the paper's rule, 4 when sigma > mu, else 1
 .  -mat_brc_compress <true>   - GPU: 16-bit column offsets from each block's first column in blocks spanning fewer than 65536 columns
+.  -mat_brc_column_runs <true> - GPU: one offset per run of 2 to 4 consecutive columns where a block's rows allow
 .  -mat_brc_column_order <auto> - auto, natural or frequency: the layout's columns renumbered by frequency where a few hold many nonzeros (`MatSpmvSetColumnOrder()`)
 -  -mat_brc_backend <auto>    - auto, cuda or host (host reference kernel)
 
@@ -87,6 +88,7 @@ PETSC_EXTERN PetscErrorCode MatSpmvGetStorage(Mat, PetscInt *, PetscLogDouble *)
 /* MATBRC */
 PETSC_EXTERN PetscErrorCode MatBRCSetBlockHeight(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatBRCSetCompress(Mat, PetscBool);
+PETSC_EXTERN PetscErrorCode MatBRCSetColumnRuns(Mat, PetscBool);
 PETSC_EXTERN PetscErrorCode MatBRCSetBlockWidth(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatBRCSetCoarsening(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatBRCSetSortWindow(Mat, PetscInt);

@@ -271,11 +271,13 @@ static PetscErrorCode SetParams(Mat A, MatType type, PetscInt k, PetscBool *exis
     else PetscCall(PetscOptionsSetValue(NULL, "-mat_argcsr_block", "128"));
     *exists = PETSC_TRUE;
   } else if (brc) {
-    /* the last set: 32-bit column indices on the GPU (the others compress where the spans allow) */
-    const PetscInt  b1[] = {32, 1, 8, 256, 32, 16, 32, 32}, b2[] = {0, 1, 3, 0, 7, 0, 0, 0}, rep[] = {0, 1, 3, 2, 1, 5, 1, 1}, window[] = {0, 0, 7, 100, 64, 1000, -1, 0};
-    const PetscBool compress[] = {1, 1, 1, 1, 1, 1, 1, 0};
+    /* the last set: 32-bit column indices on the GPU (the others compress where the spans allow);
+       the one before: one offset per slot, no column runs */
+    const PetscInt  b1[] = {32, 1, 8, 256, 32, 16, 32, 32, 32}, b2[] = {0, 1, 3, 0, 7, 0, 0, 0, 0}, rep[] = {0, 1, 3, 2, 1, 5, 1, 1, 1}, window[] = {0, 0, 7, 100, 64, 1000, -1, -1, 0};
+    const PetscBool compress[] = {1, 1, 1, 1, 1, 1, 1, 1, 0}, runs[] = {1, 1, 1, 1, 1, 1, 1, 0, 1};
     if (k >= (PetscInt)PETSC_STATIC_ARRAY_LENGTH(b1)) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(MatBRCSetCompress(A, compress[k]));
+    PetscCall(MatBRCSetColumnRuns(A, runs[k]));
     PetscCall(MatBRCSetBlockHeight(A, b1[k]));
     PetscCall(MatBRCSetBlockWidth(A, b2[k]));
     PetscCall(MatBRCSetCoarsening(A, rep[k]));

@@ -10,7 +10,7 @@
 
 /* coarsening 1 and the automatic sorting window (MatBRCWindow()) measured fastest on the H200
    (docs/results.md) */
-static const MatBRCParams MatBRCParamsDefault = {32, 0, 200, 1, -1, 1};
+static const MatBRCParams MatBRCParamsDefault = {32, 0, 200, 1, -1, 1, 1};
 
 static PetscErrorCode MatSetFromOptions_BRC(PetscOptionItems PetscOptionsObject, void *params)
 {
@@ -29,6 +29,12 @@ static PetscErrorCode MatSetFromOptions_BRC(PetscOptionItems PetscOptionsObject,
 
     PetscCall(PetscOptionsBool("-mat_brc_compress", "GPU: column indices as 16-bit offsets from each block's first column, or each slot column's in blocks spanning 65536 columns or more, 32-bit where even those span that much (all 32-bit when such blocks hold over a quarter of the entries)", "MatBRCSetCompress", compress, &compress, &set));
     p->compress = compress;
+  }
+  {
+    PetscBool runs = (PetscBool)(p->runs != 0);
+
+    PetscCall(PetscOptionsBool("-mat_brc_column_runs", "GPU, with -mat_brc_compress: one 16-bit offset per run of 2 to 4 consecutive columns (a mesh node's unknowns) in blocks whose every row has them at the same slots", "MatBRCSetColumnRuns", runs, &runs, &set));
+    p->runs = runs;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -65,6 +71,7 @@ static PetscErrorCode MatBuild_BRC(const void *params, const MatSpmvCSR *csr, Ma
   brc->rep   = p->coarsen > 0 ? p->coarsen : (brc->sigma > brc->mu ? 4 : 1);
   brc->window = W;
   brc->compress = (PetscBool)(p->compress != 0);
+  brc->runs     = (PetscBool)(p->runs != 0);
 
   /* rows that blocks do not write alone: empty rows and rows split over several pieces */
   for (PetscInt r = 0; r < m; r++) {
@@ -228,6 +235,7 @@ static PetscErrorCode MatLayoutDestroy_BRC(MatSpmvLayout L)
   PetscCall(MatSpmvCUDAFree(brc->d_colbase));
   PetscCall(MatSpmvCUDAFree(brc->d_colwide));
   PetscCall(MatSpmvCUDAFree(brc->d_jbase));
+  PetscCall(MatSpmvCUDAFree(brc->d_runs));
 #endif
   PetscCall(PetscFree(L->fmt));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -273,6 +281,19 @@ static PetscErrorCode MatLayoutView_BRC(MatSpmvLayout L, PetscViewer viewer)
 
     if (brc->nwide) PetscCall(PetscSNPrintf(far, sizeof(far), ": offsets from each slot column's first column, except %" PetscInt_FMT " blocks (%.1f%% of the slots) that keep 32-bit ones", brc->nfar, L->nslots ? 100.0 * (double)brc->farslots / (double)L->nslots : 0.0));
     PetscCall(PetscViewerASCIIPrintf(viewer, "column indices: 16-bit offsets from each block's first column; %" PetscInt_FMT " of %" PetscInt_FMT " blocks (%.1f%% of the slots) span %d columns or more%s\n", brc->nwide, brc->nblocks, L->nslots ? 100.0 * (double)brc->wideslots / (double)L->nslots : 0.0, MATBRC_SPAN16, far));
+    if (brc->runs) {
+      char     runs[128] = "none";
+      size_t   len       = 0;
+      PetscInt offsets   = L->nslots;
+
+      for (PetscInt g = 2; g <= MATBRC_RUN_MAX; g++) {
+        if (!brc->runslots[g]) continue;
+        PetscCall(PetscSNPrintf(runs + len, sizeof(runs) - len, "%s%.1f%% of the slots in runs of %" PetscInt_FMT, len ? ", " : "", L->nslots ? 100.0 * (double)brc->runslots[g] / (double)L->nslots : 0.0, g));
+        PetscCall(PetscStrlen(runs, &len));
+        offsets -= brc->runslots[g] - brc->runslots[g] / g;
+      }
+      PetscCall(PetscViewerASCIIPrintf(viewer, "column runs (one offset for consecutive columns): %s; %.2f offsets read per nonzero slot\n", runs, L->nslots ? (double)offsets / (double)L->nslots : 0.0));
+    }
   } else if (brc->compress && brc->widest >= MATBRC_SPAN16) PetscCall(PetscViewerASCIIPrintf(viewer, "column indices: 32-bit (%.1f%% of the slots in blocks whose slot columns span %d columns or more; 16-bit offsets need at most %.0f%%)\n", L->nslots ? 100.0 * (double)brc->farslots / (double)L->nslots : 0.0, MATBRC_SPAN16, 100 * MATBRC_WIDE_FRACTION));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "column indices: 32-bit%s\n", brc->compress ? " (host kernel)" : " (-mat_brc_compress 0)"));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -413,6 +434,38 @@ PetscErrorCode MatBRCSetCompress(Mat A, PetscBool compress)
   PetscFunctionBegin;
   PetscValidLogicalCollectiveBool(A, compress, 2);
   PetscCall(MatSpmvSetParam_Private(A, &MatSpmvFormat_BRC, offsetof(MatBRCParams, compress), compress ? 1 : 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatBRCSetColumnRuns - sets whether the GPU layout reads one column offset per run of consecutive columns
+
+  Logically Collective
+
+  Input Parameters:
++ A    - a `MATBRC` matrix
+- runs - `PETSC_TRUE` (the default): where every row of a block holds, in each G of its slots from
+         the first (G from 2 to 4), G consecutive columns (the unknowns of a mesh node, interlaced:
+         3 in elasticity, 4 in SNES ex19) or only padding, the product reads one 16-bit offset per
+         G slots instead of G; blocks keep the largest such G, or none
+
+  Options Database Key:
+. -mat_brc_column_runs <bool> - read one offset per run
+
+  Note:
+  Takes effect with the 16-bit offsets (`MatBRCSetCompress()`), outside far blocks; the offsets of
+  every slot stay stored. In double precision 8.5 to 8.67 instead of 10 bytes per nonzero are read
+  in such blocks.
+
+  Level: advanced
+
+.seealso: `MATBRC`, `MatBRCSetCompress()`
+@*/
+PetscErrorCode MatBRCSetColumnRuns(Mat A, PetscBool runs)
+{
+  PetscFunctionBegin;
+  PetscValidLogicalCollectiveBool(A, runs, 2);
+  PetscCall(MatSpmvSetParam_Private(A, &MatSpmvFormat_BRC, offsetof(MatBRCParams, runs), runs ? 1 : 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -11,7 +11,9 @@
 #include <thrust/reduce.h>
 #include <thrust/scan.h>
 #include <thrust/functional.h>
+#include <thrust/transform_reduce.h>
 #include <thrust/execution_policy.h>
+#include <thrust/iterator/counting_iterator.h>
 
 template <typename V, typename I>
 __global__ void MatBRCInitKernel(I ninit, const I *__restrict__ rows, const V *__restrict__ z, V *__restrict__ y)
@@ -35,6 +37,40 @@ __device__ __forceinline__ V MatBRCRowSum(I off, I T, I b1, I lane, const V *__r
     sum += MatSpmvLoadStream(&val[s]) * x[col(s, j)];
   }
   return sum;
+}
+
+/* The same when every G slot columns from the first hold G consecutive columns in each lane (or
+   padding after such a run: the run ending at the lane's last column, read again with zero values):
+   one offset per run, read at its last slot. Sums in the same order as MatBRCRowSum() */
+template <typename V, typename I, int G, typename Col>
+__device__ __forceinline__ V MatBRCRowSumRuns(I off, I T, I b1, I lane, const V *__restrict__ val, const V *__restrict__ x, Col col)
+{
+  V sum = V(0);
+
+#pragma unroll 2
+  for (I j = G - 1; j < T; j += G) {
+    const I s = off + j * b1 + lane, c = col(s, j) - (G - 1);
+
+#pragma unroll
+    for (int i = 0; i < G; i++) sum += MatSpmvLoadStream(&val[s - (G - 1 - i) * b1]) * x[c + i];
+  }
+  return sum;
+}
+
+/* a block's row sum with G from its run length (1: none), a branch uniform over the block */
+template <typename V, typename I, typename Col>
+__device__ __forceinline__ V MatBRCRowSumG(I G, I off, I T, I b1, I lane, const V *__restrict__ val, const V *__restrict__ x, Col col)
+{
+  switch (G) {
+  case 2:
+    return MatBRCRowSumRuns<V, I, 2>(off, T, b1, lane, val, x, col);
+  case 3:
+    return MatBRCRowSumRuns<V, I, 3>(off, T, b1, lane, val, x, col);
+  case 4:
+    return MatBRCRowSumRuns<V, I, 4>(off, T, b1, lane, val, x, col);
+  default:
+    return MatBRCRowSum<V, I>(off, T, b1, lane, val, x, col);
+  }
 }
 
 /* Each thread handles lane (tid % b1) of blocks tid / b1, + stride, ...: with coarsening fewer
@@ -73,17 +109,18 @@ __global__ void __launch_bounds__(256) MatBRCMultKernel(I nblocks, I b1_, const 
    - -(2k + 1): a wide block whose every slot column (the b1 slots j of its rows) spans fewer:
      offsets from that slot column's first column jbase[k + j] (one broadcast load per column);
    - -(2k + 2): a far block, its columns 32-bit at colwide[k + (s - its first slot)].
-   The branch is uniform over the block's lanes. A narrow block's base is added to x's address once */
+   The branch is uniform over the block's lanes. A narrow block's base is added to x's address once.
+   runs (or NULL: none) gives each block's run length (MatBRCRowSumRuns()), 1 outside runs */
 template <typename V, typename I, int B1>
-__global__ void __launch_bounds__(256) MatBRCMultKernel16(I nblocks, I b1_, const I *__restrict__ blockoff, const I *__restrict__ rowidx, const I *__restrict__ colbase, const unsigned short *__restrict__ col16, const I *__restrict__ jbase, const I *__restrict__ colwide, const V *__restrict__ val, const V alpha, const V *__restrict__ x, const V *z, V *y)
+__global__ void __launch_bounds__(256) MatBRCMultKernel16(I nblocks, I b1_, const I *__restrict__ blockoff, const I *__restrict__ rowidx, const I *__restrict__ colbase, const unsigned short *__restrict__ col16, const I *__restrict__ jbase, const I *__restrict__ colwide, const I *__restrict__ runs, const V *__restrict__ val, const V alpha, const V *__restrict__ x, const V *z, V *y)
 {
   MatBRCBlocks<V, I, B1>(nblocks, b1_, blockoff, rowidx, alpha, z, y, [=](I b, I off, I T, I b1, I lane) {
-    const I cb = colbase[b], k = -cb - 1;
+    const I cb = colbase[b], k = -cb - 1, G = runs ? runs[b] : 1;
 
-    if (cb >= 0) return MatBRCRowSum<V, I>(off, T, b1, lane, val, x + cb, [=](I s, I) { return (I)MatSpmvLoadStream(&col16[s]); });
+    if (cb >= 0) return MatBRCRowSumG<V, I>(G, off, T, b1, lane, val, x + cb, [=](I s, I) { return (I)MatSpmvLoadStream(&col16[s]); });
     if (!(k & 1)) {
       const I *jb = jbase + (k >> 1);
-      return MatBRCRowSum<V, I>(off, T, b1, lane, val, x, [=](I s, I j) { return jb[j] + (I)MatSpmvLoadStream(&col16[s]); });
+      return MatBRCRowSumG<V, I>(G, off, T, b1, lane, val, x, [=](I s, I j) { return jb[j] + (I)MatSpmvLoadStream(&col16[s]); });
     }
     const I *cw = colwide + (k >> 1) - off;
     return MatBRCRowSum<V, I>(off, T, b1, lane, val, x, [=](I s, I) { return MatSpmvLoadStream(&cw[s]); });
@@ -163,9 +200,89 @@ __global__ void MatBRCColumnOffsets(int nblocks, int b1, const int *__restrict__
   }
 }
 
+/* Whether lane q of a block (slots off + j * b1 + lane, j < T) allows runs of G: in every G slot
+   columns from the first, G consecutive columns, or padding (each column repeating the one before
+   it; at the start only in a dummy lane), reading x at columns >= 0 */
+__device__ bool MatBRCLaneRunsFit(int G, int off, int T, int b1, int lane, bool dummy, const int *__restrict__ col)
+{
+  if (T % G) return false;
+  for (int t = 0; t < T; t += G) {
+    const int last = col[off + (t + G - 1) * b1 + lane];
+    bool      run = true, pad = t ? col[off + (t - 1) * b1 + lane] == last : dummy;
+
+    for (int i = 0; i < G - 1; i++) {
+      const int c = col[off + (t + i) * b1 + lane];
+
+      run = run && c == last - (G - 1) + i;
+      pad = pad && c == last;
+    }
+    if (!(run || pad) || last < G - 1) return false;
+  }
+  return true;
+}
+
+/* mask[b] (all bits set before): bit G cleared unless every lane of block b allows runs of G; far
+   blocks (kind 2) allow none. A thread per lane */
+__global__ void MatBRCLaneRuns(int nlanes, int b1, const int *__restrict__ blockoff, const int *__restrict__ rowidx, const int *__restrict__ col, const int *__restrict__ kind, int *__restrict__ mask)
+{
+  for (int q = blockIdx.x * blockDim.x + threadIdx.x; q < nlanes; q += gridDim.x * blockDim.x) {
+    const int b = q / b1, lane = q % b1, off = blockoff[b], T = (blockoff[b + 1] - off) / b1;
+    int       bits = 0;
+
+    if (kind[b] != 2)
+      for (int G = 2; G <= MATBRC_RUN_MAX; G++)
+        if (MatBRCLaneRunsFit(G, off, T, b1, lane, rowidx[q] == -1, col)) bits |= 1 << G;
+    if (bits != ((1 << (MATBRC_RUN_MAX + 1)) - 4)) atomicAnd(&mask[b], bits);
+  }
+}
+
+/* each block's run length: the largest G its lanes all allow, else 1 */
+__global__ void MatBRCBlockRuns(int nblocks, int *__restrict__ runs)
+{
+  for (int b = blockIdx.x * blockDim.x + threadIdx.x; b < nblocks; b += gridDim.x * blockDim.x) {
+    int G = 1;
+
+    for (int g = 2; g <= MATBRC_RUN_MAX; g++)
+      if (runs[b] & (1 << g)) G = g;
+    runs[b] = G;
+  }
+}
+
+/* the slots of block b when its run length is G */
+struct MatBRCRunSlots {
+  const int *blockoff, *runs;
+  int        G;
+  __device__ long long operator()(int b) const { return runs[b] == G ? (long long)(blockoff[b + 1] - blockoff[b]) : 0LL; }
+};
+
 static inline int MatBRCGrid(PetscInt n)
 {
   return (int)PetscMax(1, PetscMin((n + 255) / 256, 65536));
+}
+
+/* each block's run length from the 32-bit columns (d_runs; NULL when no block has runs) */
+static PetscErrorCode MatBRCFindRuns(MatBRCLayout *brc, PetscInt total, const int *kind, cudaStream_t s)
+{
+  auto     pol    = thrust::cuda::par.on(s);
+  PetscInt nslots = 0;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvCUDAMalloc((void **)&brc->d_runs, brc->nblocks * sizeof(int)));
+  PetscCallCUDA(cudaMemsetAsync(brc->d_runs, 0xff, brc->nblocks * sizeof(int), s));
+  MatBRCLaneRuns<<<MatBRCGrid(brc->nblocks * brc->b1), 256, 0, s>>>((int)(brc->nblocks * brc->b1), (int)brc->b1, brc->d_blockoff, brc->d_rowidx, brc->d_col, kind, brc->d_runs);
+  PetscCallCUDA(cudaGetLastError());
+  MatBRCBlockRuns<<<MatBRCGrid(brc->nblocks), 256, 0, s>>>((int)brc->nblocks, brc->d_runs);
+  PetscCallCUDA(cudaGetLastError());
+  for (int G = 2; G <= MATBRC_RUN_MAX; G++) {
+    brc->runslots[G] = (PetscInt)thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)brc->nblocks), MatBRCRunSlots{brc->d_blockoff, brc->d_runs, G}, 0LL, thrust::plus<long long>());
+    nslots += brc->runslots[G];
+  }
+  if (!nslots) { /* the kernel's plain path, without the per-block load */
+    PetscCall(MatSpmvCUDAFree(brc->d_runs));
+    brc->d_runs = NULL;
+  }
+  PetscCall(PetscInfo(NULL, "BRC column runs: %" PetscInt_FMT " / %" PetscInt_FMT " / %" PetscInt_FMT " of %" PetscInt_FMT " slots in blocks with runs of 2 / 3 / 4 consecutive columns\n", brc->runslots[2], brc->runslots[3], brc->runslots[4], total));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* 16-bit column offsets (MatBRCMultKernel16 says from what), when the far blocks that keep 32-bit
@@ -186,6 +303,9 @@ PetscErrorCode MatBRCCompressColumns(MatSpmvLayout L, void *stream)
   brc->nfar      = 0;
   brc->farslots  = 0;
   brc->njbase    = 0;
+  PetscCall(PetscArrayzero(brc->runslots, MATBRC_RUN_MAX + 1));
+  PetscCall(MatSpmvCUDAFree(brc->d_runs));
+  brc->d_runs = NULL;
   if (!brc->compress) PetscFunctionReturn(PETSC_SUCCESS);
   if (!brc->nblocks) {
     brc->col16 = PETSC_TRUE;
@@ -231,6 +351,7 @@ PetscErrorCode MatBRCCompressColumns(MatSpmvLayout L, void *stream)
     PetscCall(MatSpmvCUDAMalloc((void **)&brc->d_colwide, (size_t)brc->farslots * sizeof(int)));
     MatBRCColumnOffsets<<<(unsigned)PetscMin(brc->nblocks, 65535), 128, 0, s>>>((int)brc->nblocks, (int)brc->b1, brc->d_blockoff, brc->d_col, kind, jlo, joff, woff, brc->d_colbase, brc->d_col16, brc->d_jbase, brc->d_colwide);
     PetscCallCUDA(cudaGetLastError());
+    if (brc->runs) PetscCall(MatBRCFindRuns(brc, L->nslots, kind, s));
     PetscCallCUDA(cudaStreamSynchronize(s));
     PetscCall(MatSpmvCUDAFree(brc->d_col));
     brc->d_col    = NULL;
@@ -309,8 +430,8 @@ PetscErrorCode MatMultDevice_BRC(MatSpmvLayout L, const PetscScalar *x, const Pe
     int      blocks = (int)PetscMin((nthr + threads - 1) / threads, PETSC_INT32_MAX / threads);
 
     if (brc->col16) {
-      if (brc->b1 == 32) MatBRCMultKernel16<PetscScalar, int, 32><<<blocks, threads, 0, s>>>((int)brc->nblocks, 32, brc->d_blockoff, brc->d_rowidx, brc->d_colbase, brc->d_col16, brc->d_jbase, brc->d_colwide, L->d_val, L->scale, x, z, y);
-      else MatBRCMultKernel16<PetscScalar, int, 0><<<blocks, threads, 0, s>>>((int)brc->nblocks, (int)brc->b1, brc->d_blockoff, brc->d_rowidx, brc->d_colbase, brc->d_col16, brc->d_jbase, brc->d_colwide, L->d_val, L->scale, x, z, y);
+      if (brc->b1 == 32) MatBRCMultKernel16<PetscScalar, int, 32><<<blocks, threads, 0, s>>>((int)brc->nblocks, 32, brc->d_blockoff, brc->d_rowidx, brc->d_colbase, brc->d_col16, brc->d_jbase, brc->d_colwide, brc->d_runs, L->d_val, L->scale, x, z, y);
+      else MatBRCMultKernel16<PetscScalar, int, 0><<<blocks, threads, 0, s>>>((int)brc->nblocks, (int)brc->b1, brc->d_blockoff, brc->d_rowidx, brc->d_colbase, brc->d_col16, brc->d_jbase, brc->d_colwide, brc->d_runs, L->d_val, L->scale, x, z, y);
     } else if (brc->b1 == 32) MatBRCMultKernel<PetscScalar, int, 32><<<blocks, threads, 0, s>>>((int)brc->nblocks, 32, brc->d_blockoff, brc->d_rowidx, brc->d_col, L->d_val, L->scale, x, z, y);
     else MatBRCMultKernel<PetscScalar, int, 0><<<blocks, threads, 0, s>>>((int)brc->nblocks, (int)brc->b1, brc->d_blockoff, brc->d_rowidx, brc->d_col, L->d_val, L->scale, x, z, y);
     PetscCallCUDA(cudaGetLastError());
@@ -459,6 +580,7 @@ PetscErrorCode MatBuildDevice_BRC(const void *params, const MatSpmvCSR *pattern,
   brc->rep   = p->coarsen > 0 ? p->coarsen : (brc->sigma > brc->mu ? 4 : 1);
   brc->window = W;
   brc->compress = (PetscBool)(p->compress != 0);
+  brc->runs     = (PetscBool)(p->runs != 0);
   PetscCheck(nw <= PETSC_INT32_MAX / (b2 + 1), PETSC_COMM_SELF, PETSC_ERR_SUP, "BRC sort keys of %d windows of width %d overflow 32 bits: use a larger -mat_brc_window", nw, b2);
 
   /* pieces, sorted by (window, length descending), stable: rows in order among equals */

@@ -8,6 +8,7 @@ typedef struct {
   PetscInt coarsen; /* blocks per thread, 0: automatic */
   PetscInt window;  /* rows per length-sorting window, 0: all rows, -1: automatic (MatBRCWindow()) */
   PetscInt compress; /* device column indices as 16-bit offsets from a base column per block where every block allows (bool) */
+  PetscInt runs;     /* with compress: one offset per run of consecutive columns where a block allows (bool) */
 } MatBRCParams;
 
 /* A block's columns fit 16-bit offsets from its smallest column when they span fewer than this
@@ -17,6 +18,9 @@ typedef struct {
    columns (measured when every block spanning MATBRC_SPAN16 or more was far: SNES ex62's Q2-Q1
    operator with 90% of its slots in such blocks was 5% slower compressed, ex12's Q2 with 96% level) */
 #define MATBRC_WIDE_FRACTION 0.25
+/* longest run of consecutive columns read through one offset: 4 covers PETSc's usual block sizes
+   (3 displacements, 4 unknowns of SNES ex19) */
+#define MATBRC_RUN_MAX 4
 
 typedef struct {
   PetscInt  b1, b2, rep, window; /* as chosen for this matrix */
@@ -38,6 +42,13 @@ typedef struct {
   unsigned short *d_col16;
   int            *d_colbase, *d_jbase, *d_colwide;
   PetscInt        widest, nwide, wideslots, nfar, farslots, njbase;
+  /* column runs (device only, with col16): d_runs[b] = G > 1 when each of block b's lanes holds, in
+     every G slot columns from the first, G consecutive columns (the unknowns of a mesh node) or
+     padding after them; the kernel then reads one offset per G slots (MatBRCRowSumRuns()).
+     runslots[G]: the slots in blocks of run length G */
+  PetscBool runs;
+  int      *d_runs;
+  PetscInt  runslots[MATBRC_RUN_MAX + 1];
 } MatBRCLayout;
 
 /* The rows sorted by length together: as asked, all (0), or automatically (-1) all rows except for
