@@ -25,34 +25,25 @@ __global__ void MatBRCInitKernel(I ninit, const I *__restrict__ rows, const V *_
 }
 
 /* One lane's row of a block: T slots, the lane's at off + j * b1 + lane, slot s of slot column j
-   reading x[col(s, j)] */
-template <typename V, typename I, typename Col>
+   reading x[col(s, j)]. With G > 1 every G slot columns from the first hold G consecutive columns
+   in each lane (or padding after such a run: the run ending at the lane's last column, read again
+   with zero values): one offset per run, read at its last slot; the sum keeps the slot order */
+template <typename V, typename I, int G = 1, typename Col>
 __device__ __forceinline__ V MatBRCRowSum(I off, I T, I b1, I lane, const V *__restrict__ val, const V *__restrict__ x, Col col)
 {
   V sum = V(0);
 
 #pragma unroll 2
-  for (I j = 0; j < T; j++) {
-    const I s = off + j * b1 + lane;
-    sum += MatSpmvLoadStream(&val[s]) * x[col(s, j)];
-  }
-  return sum;
-}
-
-/* The same when every G slot columns from the first hold G consecutive columns in each lane (or
-   padding after such a run: the run ending at the lane's last column, read again with zero values):
-   one offset per run, read at its last slot. Sums in the same order as MatBRCRowSum() */
-template <typename V, typename I, int G, typename Col>
-__device__ __forceinline__ V MatBRCRowSumRuns(I off, I T, I b1, I lane, const V *__restrict__ val, const V *__restrict__ x, Col col)
-{
-  V sum = V(0);
-
-#pragma unroll 2
   for (I j = G - 1; j < T; j += G) {
-    const I s = off + j * b1 + lane, c = col(s, j) - (G - 1);
+    const I s = off + j * b1 + lane;
+
+    if constexpr (G == 1) sum += MatSpmvLoadStream(&val[s]) * x[col(s, j)];
+    else {
+      const I c = col(s, j) - (G - 1);
 
 #pragma unroll
-    for (int i = 0; i < G; i++) sum += MatSpmvLoadStream(&val[s - (G - 1 - i) * b1]) * x[c + i];
+      for (int i = 0; i < G; i++) sum += MatSpmvLoadStream(&val[s - (G - 1 - i) * b1]) * x[c + i];
+    }
   }
   return sum;
 }
@@ -63,11 +54,11 @@ __device__ __forceinline__ V MatBRCRowSumG(I G, I off, I T, I b1, I lane, const 
 {
   switch (G) {
   case 2:
-    return MatBRCRowSumRuns<V, I, 2>(off, T, b1, lane, val, x, col);
+    return MatBRCRowSum<V, I, 2>(off, T, b1, lane, val, x, col);
   case 3:
-    return MatBRCRowSumRuns<V, I, 3>(off, T, b1, lane, val, x, col);
+    return MatBRCRowSum<V, I, 3>(off, T, b1, lane, val, x, col);
   case 4:
-    return MatBRCRowSumRuns<V, I, 4>(off, T, b1, lane, val, x, col);
+    return MatBRCRowSum<V, I, 4>(off, T, b1, lane, val, x, col);
   default:
     return MatBRCRowSum<V, I>(off, T, b1, lane, val, x, col);
   }
@@ -110,7 +101,7 @@ __global__ void __launch_bounds__(256) MatBRCMultKernel(I nblocks, I b1_, const 
      offsets from that slot column's first column jbase[k + j] (one broadcast load per column);
    - -(2k + 2): a far block, its columns 32-bit at colwide[k + (s - its first slot)].
    The branch is uniform over the block's lanes. A narrow block's base is added to x's address once.
-   runs (or NULL: none) gives each block's run length (MatBRCRowSumRuns()), 1 outside runs */
+   runs (or NULL: none) gives each block's run length (MatBRCRowSum()), 1 outside runs */
 template <typename V, typename I, int B1>
 __global__ void __launch_bounds__(256) MatBRCMultKernel16(I nblocks, I b1_, const I *__restrict__ blockoff, const I *__restrict__ rowidx, const I *__restrict__ colbase, const unsigned short *__restrict__ col16, const I *__restrict__ jbase, const I *__restrict__ colwide, const I *__restrict__ runs, const V *__restrict__ val, const V alpha, const V *__restrict__ x, const V *z, V *y)
 {

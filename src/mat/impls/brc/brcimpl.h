@@ -44,7 +44,7 @@ typedef struct {
   PetscInt        widest, nwide, wideslots, nfar, farslots, njbase;
   /* column runs (device only, with col16): d_runs[b] = G > 1 when each of block b's lanes holds, in
      every G slot columns from the first, G consecutive columns (the unknowns of a mesh node) or
-     padding after them; the kernel then reads one offset per G slots (MatBRCRowSumRuns()).
+     padding after them; the kernel then reads one offset per G slots (MatBRCRowSum()).
      runslots[G]: the slots in blocks of run length G */
   PetscBool runs;
   int      *d_runs;
