@@ -1,6 +1,6 @@
 # petscspmv: GPU sparse-matrix formats as PETSc matrix types.
 #
-#   make                         build lib/libpetscspmv.so, the tests and the examples
+#   make                         build lib/libpetscspmv.so, the tests, the example and the benchmark
 #   make demo                    set-up if needed, build, and run the demo solve comparing formats
 #   make check                   the whole test suite; its last line is "N passed, N failed"
 #   make install PREFIX=/path    library, header and pkg-config file (petscspmv.pc) under PREFIX
@@ -51,11 +51,12 @@ CUDAC_FLAGS += -Xcompiler -Wall --extended-lambda
 # the stock PETSc programs the tests and the demo run with -dll_append
 PETSC_SRC ?= $(firstword $(wildcard $(PETSC_DIR)/src $(PETSC_DIR)/share/petsc/examples/src $(PETSCSPMV_CACHE_SRC)))
 PETSCSPMV_CACHE_SRC := $(shell PETSCSPMV_VARIANT=$(PETSCSPMV_VARIANT) bash -c '. scripts/petsc-env.sh >/dev/null; echo $$PETSCSPMV_CACHE/petsc-$$PETSC_VERSION/src')
-TESTS    = $(BINDIR)/test_matrices $(BINDIR)/test_ops $(BINDIR)/test_order $(BINDIR)/test_errors $(BINDIR)/test_spmv $(BINDIR)/test_compose $(BINDIR)/test_factor
-EXAMPLES = $(BINDIR)/spmvbench
+TESTS    = $(BINDIR)/test_matrices $(BINDIR)/test_ops $(BINDIR)/test_order $(BINDIR)/test_errors $(BINDIR)/test_spmv $(BINDIR)/test_compose $(BINDIR)/test_factor $(BINDIR)/test_installed
+EXAMPLES = $(BINDIR)/ex1
+BENCH    = $(BINDIR)/spmvbench
 STOCK    = $(BINDIR)/ex19 $(BINDIR)/ksp_ex2 $(BINDIR)/ksp_ex56 $(BINDIR)/snes_ex12 $(BINDIR)/snes_ex62
 
-all: check-petsc $(LIB) $(TESTS) $(EXAMPLES) $(STOCK)
+all: check-petsc $(LIB) $(TESTS) $(EXAMPLES) $(BENCH) $(STOCK)
 
 check-petsc:
 	@test -n "$(PETSC_READY)" || { echo "No PETSc at PETSC_DIR=$(PETSC_DIR): run 'make setup' (or scripts/setup-petsc.sh), or set PETSC_DIR/PETSC_ARCH to your own PETSc build"; exit 1; }
@@ -75,14 +76,20 @@ $(LIB): $(OBJ)
 	@mkdir -p $(@D)
 	$(CLINKER) -shared -Wl,-soname,libpetscspmv.so -o $@ $(OBJ) $(PETSC_LIB)
 
-# tests and examples find the library next to them, wherever the tree is copied
-$(BINDIR)/%: tests/%.c tests/*.h $(LIB)
+# tests, the example and the benchmark find the library next to them, wherever the tree is copied;
+# util/ holds what tests and benchmark share (util/matrixmarket.h)
+$(BINDIR)/%: tests/%.c tests/*.h util/*.h $(LIB)
+	@mkdir -p $(@D)
+	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) -Iutil $< -L$(CURDIR)/$(LIBDIR) -Wl,-rpath,'$(RPATH)' -lpetscspmv $(PETSC_LIB)
+
+# what a user copies: only <petscspmv.h> and the library, nothing from tests/ or util/
+$(BINDIR)/ex1: examples/ex1.c $(LIB)
 	@mkdir -p $(@D)
 	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< -L$(CURDIR)/$(LIBDIR) -Wl,-rpath,'$(RPATH)' -lpetscspmv $(PETSC_LIB)
 
-$(BINDIR)/spmvbench: examples/spmvbench.c tests/mmread.h $(LIB)
+$(BINDIR)/spmvbench: bench/spmvbench.c util/matrixmarket.h $(LIB)
 	@mkdir -p $(@D)
-	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) -Itests $< -L$(CURDIR)/$(LIBDIR) -Wl,-rpath,'$(RPATH)' -lpetscspmv $(PETSC_LIB)
+	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) -Iutil $< -L$(CURDIR)/$(LIBDIR) -Wl,-rpath,'$(RPATH)' -lpetscspmv $(PETSC_LIB)
 
 $(BINDIR)/ex19: $(PETSC_SRC)/snes/tutorials/ex19.c
 	@mkdir -p $(@D)
@@ -96,7 +103,7 @@ $(BINDIR)/ksp_ex56: $(PETSC_SRC)/ksp/ksp/tutorials/ex56.c
 	@mkdir -p $(@D)
 	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< $(PETSC_LIB)
 
-# examples/suite.sh dumps their Jacobians (Q2 Poisson, Q2-Q1 Stokes on DMPlex hexahedra)
+# bench/suite.sh dumps their Jacobians (Q2 Poisson, Q2-Q1 Stokes on DMPlex hexahedra)
 $(BINDIR)/snes_ex12: $(PETSC_SRC)/snes/tutorials/ex12.c
 	@mkdir -p $(@D)
 	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< $(PETSC_LIB)
@@ -114,9 +121,9 @@ demo: setup
 	@examples/demo.sh
 
 # the BRC paper's Table 5 study (SNES ex19, every type, ILU(0) and a polynomial preconditioner):
-# make study STUDY_ARGS='-n 2 -g 256' (options: examples/ex19-study.sh --help)
+# make study STUDY_ARGS='-n 2 -g 256' (options: bench/ex19-study.sh --help)
 study: all
-	@examples/ex19-study.sh $(STUDY_ARGS)
+	@bench/ex19-study.sh $(STUDY_ARGS)
 .PHONY: study
 
 # petscspmv.pc requires PETSc's own PETSc.pc (in $(PETSC_DIR)/$(PETSC_ARCH)/lib/pkgconfig): a user's
@@ -131,6 +138,15 @@ install: all
 	  'Version: 1.0' 'Requires: PETSc = $(PETSC_VERSION_NUMBER)' \
 	  'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lpetscspmv' \
 	  >$(PREFIX)/lib/pkgconfig/petscspmv.pc
+
+# PTX of every kernel source (scripts/ptx-diff.sh compares two revisions with it)
+PTXARCH ?= compute_90
+PTX      = $(SRC_CU:%.cu=$(BUILDDIR)/ptx/%.ptx)
+ptx: check-petsc $(PTX)
+$(BUILDDIR)/ptx/%.ptx: %.cu $(HEADERS)
+	@mkdir -p $(@D)
+	$(CUDAC) -ptx -arch=$(PTXARCH) -o $@ $(MPICXX_INCLUDES) $(filter-out -gencode arch=%,$(CUDAC_FLAGS)) $(CUDAFLAGS) $(CUDACPPFLAGS) --compiler-options="$(CXXCPPFLAGS)" $<
+.PHONY: ptx
 
 clean::
 	rm -rf $(BUILDDIR) $(LIBDIR)

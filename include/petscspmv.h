@@ -307,23 +307,27 @@ PETSC_EXTERN PetscErrorCode MatSPMVSetTune(Mat, PetscBool);
    taken in units of up to 8 consecutive rows, one warp per unit, each unit waiting only on the
    units it depends on through completion flags, units handed out in dependency order so no warp
    waits on one that has not started. The result is that of a sequential factorization and
-   triangular solve up to rounding, unless -mat_spmv_trsv jacobi replaces each solve by the units'
+   triangular solve up to rounding, unless -mat_spmvfactor_trsv jacobi replaces each solve by the units'
    block-diagonal solve and k block-Jacobi sweeps (each one launch without waits: a changed
    preconditioner, more iterations, each far cheaper). cuSPARSE's solves (the default, `MATSOLVERCUSPARSE`)
    synchronize the whole GPU once per dependency level.
 
    Options Database Keys:
-+  -pc_factor_mat_solver_type spmv     - selects it for `PCILU` and `PCICC`
-.  -sub_pc_factor_mat_solver_type spmv - for the blocks of `PCBJACOBI` or `PCASM`
-.  -mat_spmv_trsv_unit <k>             - rows solved together, 1 to 8 (default 0: the size with the fewest dependency levels); with the PC's prefix
-.  -mat_spmv_trsv <exact,jacobi,isai>  - triangular solves exact (default), or approximated by block-Jacobi sweeps over the units or (ILU) by sparse approximate inverses; with the PC's prefix
--  -mat_spmv_trsv_sweeps <k>           - sweeps per triangle after the block-diagonal solve (default 2); with the PC's prefix
++  -pc_factor_mat_solver_type spmv          - selects it for `PCILU` and `PCICC`
+.  -sub_pc_factor_mat_solver_type spmv      - for the blocks of `PCBJACOBI` or `PCASM`
+.  -mat_spmvfactor_trsv_unit <k>            - rows solved together, 1 to 8 (default 0: the size with the fewest dependency levels); with the PC's prefix
+.  -mat_spmvfactor_trsv <exact,jacobi,isai> - triangular solves exact (default), or approximated by block-Jacobi sweeps over the units or (ILU) by sparse approximate inverses; with the PC's prefix
+-  -mat_spmvfactor_trsv_sweeps <k>          - sweeps per triangle after the block-diagonal solve (default 2); with the PC's prefix
 
    Notes:
    ILU(k) and ICC(k) (fill computed as PETSc's), in the natural ordering, without pivot shifts (ICC accepts `PCICC`'s
    default positive-definite shift while no pivot needs it; one that would is reported as a zero
    pivot); `MatSolveTranspose()` is not offered. Other settings are refused with an error that
    names the solver type to use instead.
+
+   The options were spelled -mat_spmv_trsv, -mat_spmv_trsv_unit and -mat_spmv_trsv_sweeps before
+   1.1 (the prefix of the matrix type `MATSPMV`'s options); those spellings still work in 1.1, with
+   a deprecation warning.
 
    Level: intermediate
 

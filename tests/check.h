@@ -52,7 +52,7 @@ static inline PetscErrorCode CheckClose(Mat Aabs, PetscBool transpose, Vec x, Ve
   }
   PetscCall(VecScale(bound, 2.0 * (PetscMax(transpose ? m : n, 1) + 1) * PETSC_MACHINE_EPSILON));
   PetscCall(VecShift(bound, PETSC_SMALL * PETSC_MACHINE_EPSILON)); /* rows whose bound is 0 must be exact */
-  PetscCall(VecCopy(y, d)); /* y may live on the GPU */
+  PetscCall(VecCopy(y, d));                                        /* y may live on the GPU */
   PetscCall(VecAXPY(d, -1.0, yref));
   PetscCall(VecAbs(d));
   PetscCall(VecPointwiseDivide(d, d, bound));

@@ -1,8 +1,6 @@
 #!/usr/bin/env bash
-# The whole petscspmv test suite. Without a GPU the formats run their host reference kernels and
-# the GPU-only cases are skipped; with one, everything runs on the CUDA kernels.
-# Last line: "N passed, N failed".
-#   tests/run.sh [-k pattern]     only the cases whose name contains pattern
+# The whole petscspmv test suite (make check); last line "N passed, N failed".
+#   tests/run.sh [-k pattern]     only the cases whose name contains pattern; more: tests/README.md
 set -u
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -16,6 +14,7 @@ lib=$root/$libdir/libpetscspmv.so
 mats=$root/tests/matrices
 logs=$root/$builddir/test-logs
 mkdir -p "$logs"
+export logs # the helpers below run in child shells (run: bash -c): their files go here, not to /
 MPIEXEC=${MPIEXEC:-mpiexec}
 np2="$MPIEXEC --oversubscribe -n 2"
 types=${PETSCSPMV_TEST_TYPES:-brc cmrs argcsr ipcsr ellr spmv}
@@ -112,6 +111,14 @@ lists_option() {
 }
 export -f iters same_iterations copies no_more_copies lists_option
 
+# the call graph keeps to the floors of docs/design.md (no PETSc, no GPU, no build needed)
+run "layers: no circle and no upward call among src/'s units" python3 scripts/check-layers.py
+run "layers: a circle is caught" tests/layers-fixture.sh "$logs/layers-fixture"
+# formatting: checked with the clang-format major version the sources were formatted with
+if command -v clang-format >/dev/null 2>&1 && clang-format --version | grep -q 'version 14\.'; then
+  run "style: sources formatted by .clang-format (scripts/format.sh)" scripts/format.sh --check
+else skip "style: clang-format 14 not found (the sources were formatted with it)"; fi
+
 for t in $types; do
   seqt=seqaij$t
   # no silent host fallback on a GPU machine; without one, the format's reference kernel (AIJ's product is the default there)
@@ -130,7 +137,7 @@ for t in $types; do
   run "$t: value-changing operations, host reference kernel forced" $bin/test_ops -type $t -mat_${t}_backend host
   run "$t: ILU(k) and ICC(k) by MATSOLVERSPMV, solves match PETSc's (shared and generated matrices, new values, refusals)" $bin/test_factor -type $t -dir "$mats" "${gpuopt[@]}"
   [ $gpu = 1 ] && run "$t: ILU(k) and ICC(k) by MATSOLVERSPMV with CUDA vectors" $bin/test_factor -type $t -dir "$mats" -vec_type cuda "${gpuopt[@]}"
-  [ $gpu = 1 ] && run "$t: ILU(k) and ICC(k) by MATSOLVERSPMV with CUDA vectors, units of 3 rows (short last units)" $bin/test_factor -type $t -dir "$mats" -vec_type cuda -chain 100001 -mat_spmv_trsv_unit 3 "${gpuopt[@]}"
+  [ $gpu = 1 ] && run "$t: ILU(k) and ICC(k) by MATSOLVERSPMV with CUDA vectors, units of 3 rows (short last units)" $bin/test_factor -type $t -dir "$mats" -vec_type cuda -chain 100001 -mat_spmvfactor_trsv_unit 3 "${gpuopt[@]}"
   # -malloc_debug: the tests check that refused layouts (ellr's padding limit) leak nothing
   run "$t: bad input, 1 rank" $bin/test_errors -type $t -gpu $gpu -malloc_debug "${gpuopt[@]}"
   run "$t: bad input, 2 ranks" $np2 $bin/test_errors -type $t -gpu $gpu -malloc_debug "${gpuopt[@]}"
@@ -187,8 +194,8 @@ for t in $types; do
     [ $np = 2 ] && run "$t: SNES ex19 ASM + ILU(1) by MATSOLVERSPMV, 2 ranks, same iterations as aij with PETSc's ILU(1)" same_iterations ex19 \
       $mpi $ex19 -pc_type asm -sub_pc_type ilu -sub_pc_factor_levels 1 -sub_pc_factor_mat_solver_type petsc -dm_mat_type aij -- $mpi $ex19 -pc_type asm -sub_pc_type ilu -sub_pc_factor_levels 1 -sub_pc_factor_mat_solver_type spmv -dll_append $lib -dm_mat_type $t "${gpuopt[@]}"
     for trsv in jacobi isai; do
-      jac="-mat_spmv_trsv $trsv -mat_spmv_trsv_sweeps 2"
-      [ $np = 2 ] && jac="-sub_mat_spmv_trsv $trsv -sub_mat_spmv_trsv_sweeps 2"
+      jac="-mat_spmvfactor_trsv $trsv -mat_spmvfactor_trsv_sweeps 2"
+      [ $np = 2 ] && jac="-sub_mat_spmvfactor_trsv $trsv -sub_mat_spmvfactor_trsv_sweeps 2"
       run "$t: SNES ex19 ILU(0) by MATSOLVERSPMV with approximate solves ($trsv), $np rank(s), same iterations as on aij (host reference)" same_iterations ex19 \
         $mpi $ex19 $spmvilu $jac -dll_append $lib -dm_mat_type aij -- $mpi $ex19 $spmvilu $jac -dll_append $lib -dm_mat_type $t "${gpuopt[@]}"
     done
@@ -221,8 +228,8 @@ for t in $types; do
       run "$t: SNES ex19 ILU(2) by MATSOLVERSPMV on the GPU, $np rank(s), same iterations as aijcusparse's cuSPARSE ILU(2)" same_iterations ex19 \
         $MPIEXEC -n $np $ex19 $spmvilu cusparse $lev -dm_mat_type aijcusparse -dm_vec_type cuda -- $MPIEXEC -n $np $ex19 $spmvilu spmv $lev -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
       for trsv in jacobi isai; do
-        jac="-mat_spmv_trsv $trsv -mat_spmv_trsv_sweeps 2"
-        [ $np = 2 ] && jac="-sub_mat_spmv_trsv $trsv -sub_mat_spmv_trsv_sweeps 2"
+        jac="-mat_spmvfactor_trsv $trsv -mat_spmvfactor_trsv_sweeps 2"
+        [ $np = 2 ] && jac="-sub_mat_spmvfactor_trsv $trsv -sub_mat_spmvfactor_trsv_sweeps 2"
         run "$t: SNES ex19 ILU(0) by MATSOLVERSPMV with approximate solves ($trsv) on the GPU, $np rank(s), same iterations as the host reference on aij" same_iterations ex19 \
           $MPIEXEC -n $np $ex19 $spmvilu spmv $jac -dll_append $lib -dm_mat_type aij -- $MPIEXEC -n $np $ex19 $spmvilu spmv $jac -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
       done
@@ -252,8 +259,36 @@ case " $types " in *" spmv "*)
   run "spmv: the format chosen per operator and block, 1 rank" $bin/test_spmv "${gpuopt[@]}"
   run "spmv: the format chosen per operator and block, 2 ranks" $np2 $bin/test_spmv "${gpuopt[@]}" ;;
 esac
+# examples/ex1 (what a user copies): CG + ICC(0) by MATSOLVERSPMV on brc, made by -mat_type and by
+# MatConvert, and on aij: the same iterations as aij with PETSc's own ICC(0), the same factorization
+ex1_case() { # np matrix-type-shown solver-type-shown ex1-options...
+  local np=$1 mtype=$2 stype=$3 dir ref tst tol=0 sub=
+  shift 3
+  [ $np -gt 1 ] && sub=sub_ # block Jacobi
+  dir=$(mktemp -d "$logs/ex1.XXXXXX")
+  $MPIEXEC --oversubscribe -n $np $bin/ex1 -n 40 -mat_type aij -${sub}pc_factor_mat_solver_type petsc >"$dir/ref.log" 2>&1 ||
+    { echo "reference run failed"; cat "$dir/ref.log"; return 1; }
+  $MPIEXEC --oversubscribe -n $np $bin/ex1 -n 40 "$@" >"$dir/test.log" 2>&1 || { echo "ex1 $* failed"; cat "$dir/test.log"; return 1; }
+  cat "$dir/test.log"
+  grep -q "^Matrix: $mtype," "$dir/test.log" || { echo "not a $mtype matrix"; return 1; }
+  grep -q "factor solver type: $stype\$" "$dir/test.log" || { echo "the factor is not $stype's"; return 1; }
+  grep -q "factor solver type: petsc\$" "$dir/ref.log" || { echo "the reference's factor is not PETSc's"; cat "$dir/ref.log"; return 1; }
+  ref=$(sed -n 's/.*: CONVERGED_[A-Z_]* after \([0-9]*\) iterations.*/\1/p' "$dir/ref.log")
+  tst=$(sed -n 's/.*: CONVERGED_[A-Z_]* after \([0-9]*\) iterations.*/\1/p' "$dir/test.log")
+  [ -n "$ref" ] && [ -n "$tst" ] || { echo "did not converge (reference: ${ref:-no}, ex1: ${tst:-no})"; return 1; }
+  [ "${PETSCSPMV_VARIANT:-real}" = single ] && tol=$((ref / 50 + 1)) # products summed in another order
+  [ $((tst - ref)) -le $tol ] && [ $((ref - tst)) -le $tol ] || { echo "iterations $tst, aij with PETSc's ICC(0) $ref"; return 1; }
+  echo "iterations $tst, as aij with PETSc's ICC(0)"
+}
+export -f ex1_case
+export bin MPIEXEC
+run "examples: ex1 with brc (-mat_type brc), CG + ICC(0) by MATSOLVERSPMV, same iterations as aij with PETSc's ICC(0)" ex1_case 1 seqaijbrc spmv -mat_type brc
+run "examples: ex1 with brc (-convert: MatConvert in place), same iterations as aij with PETSc's ICC(0)" ex1_case 1 seqaijbrc spmv -convert
+run "examples: ex1 with aij, ICC(0) by MATSOLVERSPMV, same iterations as PETSc's ICC(0)" ex1_case 1 seqaij spmv -mat_type aij
+run "examples: ex1 with brc, 2 ranks (block Jacobi + ICC(0) by MATSOLVERSPMV), same iterations as aij with PETSc's" ex1_case 2 mpiaijbrc spmv -mat_type brc
 # make install's pkg-config file builds a program against the installed copy alone (a tree without
-# make, PETSc's compiler or its PETSc.pc, such as the GPU bundle, cannot install)
+# make, PETSc's compiler or its PETSc.pc, such as the GPU bundle, cannot install: there the same
+# program as built in the tree by make)
 installed() {
   local prefix pcpath cc
   prefix=$(mktemp -d "$logs/install.XXXXXX")
@@ -271,9 +306,10 @@ export -f installed
 export root logs np2
 if command -v make >/dev/null && command -v pkg-config >/dev/null && [ -f "$PETSC_DIR/${PETSC_ARCH:-}/lib/pkgconfig/PETSc.pc" ] &&
   command -v "$(PKG_CONFIG_PATH=$PETSC_DIR/${PETSC_ARCH:-}/lib/pkgconfig pkg-config --variable=ccompiler PETSc)" >/dev/null; then
-  run "make install: a program built with pkg-config --cflags --libs petscspmv runs every type, 1 and 2 ranks" installed
+  run "make install: tests/test_installed.c built with pkg-config --cflags --libs petscspmv against the installed copy runs every type, 1 and 2 ranks" installed
 else
-  skip "make install: no make, pkg-config, PETSc.pc or PETSc's compiler here"
+  run "make install not tried (no make, pkg-config, PETSc.pc or PETSc's compiler here): tests/test_installed.c built in the tree runs every type, 1 and 2 ranks" \
+    bash -c "$bin/test_installed && $np2 $bin/test_installed"
 fi
 echo "($skip skipped)"
 echo "$pass passed, $fail failed"

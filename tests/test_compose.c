@@ -18,7 +18,7 @@ typedef enum {
   OPERAND_DENSECUDA, /* GPU only */
   OPERAND_KINDS
 } OperandKind;
-static const char *const OperandNames[] = {"same type", "other type", "aijcusparse", "host aij", "maij", "dense", "densecuda"};
+static const char *const    OperandNames[] = {"same type", "other type", "aijcusparse", "host aij", "maij", "dense", "densecuda"};
 static const MatProductType ProductTypes[] = {MATPRODUCT_AB, MATPRODUCT_AtB, MATPRODUCT_ABt, MATPRODUCT_PtAP, MATPRODUCT_RARt, MATPRODUCT_ABC};
 
 /* entry (i, j) of a deterministic sparse pattern: about 4 entries per row, values in [0.5, 1.5) */

@@ -2,12 +2,12 @@ static char help[] = "MATSOLVERSPMV: ILU(k) and ICC(k) solves (k = 0, 1, 2) of a
                      "PETSc's own (MATSOLVERPETSC on MATAIJ) on the shared matrices and generated ones (long chains,\n"
                      "diagonal-only rows, block sizes 1 to 8), again after the values change; zero pivots are\n"
                      "reported as factor errors and unsupported settings refused; solves approximated by block-Jacobi\n"
-                     "sweeps (-mat_spmv_trsv jacobi) reach exactly as deep as their sweeps.\n"
+                     "sweeps (-mat_spmvfactor_trsv jacobi) reach exactly as deep as their sweeps.\n"
                      "  -type <t> -dir <tests/matrices> -vec_type <seq|cuda>\n";
 
 #include <petscspmv.h>
 #include <dirent.h>
-#include "mmread.h"
+#include "matrixmarket.h" /* util/: MatLoadMatrixMarket() */
 
 /* x = F \ b with b (any type) copied into a vector of vtype, x of vtype */
 static PetscErrorCode SolveInType(Mat F, Vec b, VecType vtype, Vec *x)
@@ -246,7 +246,7 @@ static PetscErrorCode ArrowMatrix(PetscInt n, Mat *A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* -mat_spmv_trsv jacobi with as many sweeps as rows (at least the levels of units): PETSc's exact
+/* -mat_spmvfactor_trsv jacobi with as many sweeps as rows (at least the levels of units): PETSc's exact
    solve; with 2 sweeps: the same approximation as MATSOLVERSPMV's host reference on MATAIJ (on the
    GPU, device sweeps against host ones) */
 static PetscErrorCode TestJacobi(Mat Aref, MatType type, VecType vtype, MatFactorType ftype, const char *matname)
@@ -258,10 +258,10 @@ static PetscErrorCode TestJacobi(Mat Aref, MatType type, VecType vtype, MatFacto
   PetscFunctionBegin;
   PetscCall(MatGetSize(Aref, &n, NULL));
   PetscCall(PetscSNPrintf(sweeps, sizeof(sweeps), "%" PetscInt_FMT, n));
-  PetscCall(PetscOptionsSetValue(NULL, "-jacx_mat_spmv_trsv", "jacobi"));
-  PetscCall(PetscOptionsSetValue(NULL, "-jacx_mat_spmv_trsv_sweeps", sweeps));
-  PetscCall(PetscOptionsSetValue(NULL, "-jac2_mat_spmv_trsv", "jacobi"));
-  PetscCall(PetscOptionsSetValue(NULL, "-jac2_mat_spmv_trsv_sweeps", "2"));
+  PetscCall(PetscOptionsSetValue(NULL, "-jacx_mat_spmvfactor_trsv", "jacobi"));
+  PetscCall(PetscOptionsSetValue(NULL, "-jacx_mat_spmvfactor_trsv_sweeps", sweeps));
+  PetscCall(PetscOptionsSetValue(NULL, "-jac2_mat_spmvfactor_trsv", "jacobi"));
+  PetscCall(PetscOptionsSetValue(NULL, "-jac2_mat_spmvfactor_trsv_sweeps", "2"));
   PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
   PetscCall(Factor(Aref, MATSOLVERPETSC, ftype, MAT_SHIFT_NONE, NULL, &Fref));
   PetscCall(Factor(A, MATSOLVERSPMV, ftype, MAT_SHIFT_NONE, "jacx_", &F));
@@ -298,11 +298,11 @@ static PetscErrorCode TestJacobiDepth(MatType type, VecType vtype)
       PetscReal          ref;
       const PetscInt     depth = (s + 1) * u;
 
-      PetscCall(PetscOptionsSetValue(NULL, "-jacd_mat_spmv_trsv", "jacobi"));
+      PetscCall(PetscOptionsSetValue(NULL, "-jacd_mat_spmvfactor_trsv", "jacobi"));
       PetscCall(PetscSNPrintf(val, sizeof(val), "%" PetscInt_FMT, s));
-      PetscCall(PetscOptionsSetValue(NULL, "-jacd_mat_spmv_trsv_sweeps", val));
+      PetscCall(PetscOptionsSetValue(NULL, "-jacd_mat_spmvfactor_trsv_sweeps", val));
       PetscCall(PetscSNPrintf(val, sizeof(val), "%" PetscInt_FMT, u));
-      PetscCall(PetscOptionsSetValue(NULL, "-jacd_mat_spmv_trsv_unit", val));
+      PetscCall(PetscOptionsSetValue(NULL, "-jacd_mat_spmvfactor_trsv_unit", val));
       PetscCall(Factor(A, MATSOLVERSPMV, MAT_FACTOR_ILU, MAT_SHIFT_NONE, "jacd_", &F));
       PetscCall(MatCreateVecs(Aref, &xref, &b));
       PetscCall(VecSetRandom(b, NULL));
@@ -311,7 +311,8 @@ static PetscErrorCode TestJacobiDepth(MatType type, VecType vtype)
       PetscCall(VecNorm(xref, NORM_INFINITY, &ref));
       PetscCall(VecGetArrayRead(x, &xv));
       PetscCall(VecGetArrayRead(xref, &rv));
-      for (PetscInt r = 0; r < depth; r++) PetscCheck(PetscAbsScalar(xv[r] - rv[r]) <= 100 * PETSC_MACHINE_EPSILON * ref, PETSC_COMM_SELF, PETSC_ERR_PLIB, "units of %" PetscInt_FMT ", %" PetscInt_FMT " sweeps: row %" PetscInt_FMT " not exact (%g, PETSc %g)", u, s, r, (double)PetscRealPart(xv[r]), (double)PetscRealPart(rv[r]));
+      for (PetscInt r = 0; r < depth; r++)
+        PetscCheck(PetscAbsScalar(xv[r] - rv[r]) <= 100 * PETSC_MACHINE_EPSILON * ref, PETSC_COMM_SELF, PETSC_ERR_PLIB, "units of %" PetscInt_FMT ", %" PetscInt_FMT " sweeps: row %" PetscInt_FMT " not exact (%g, PETSc %g)", u, s, r, (double)PetscRealPart(xv[r]), (double)PetscRealPart(rv[r]));
       PetscCheck(PetscAbsScalar(xv[depth] - rv[depth]) > PetscSqrtReal(PETSC_MACHINE_EPSILON) * ref, PETSC_COMM_SELF, PETSC_ERR_PLIB, "units of %" PetscInt_FMT ", %" PetscInt_FMT " sweeps: row %" PetscInt_FMT " exact, beyond the sweeps' reach", u, s, depth);
       PetscCall(VecRestoreArrayRead(x, &xv));
       PetscCall(VecRestoreArrayRead(xref, &rv));
@@ -327,7 +328,7 @@ static PetscErrorCode TestJacobiDepth(MatType type, VecType vtype)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* -mat_spmv_trsv isai: on a lower bidiagonal chain (U diagonal) M_L's row i is e_i - l_i e_{i-1}, so
+/* -mat_spmvfactor_trsv isai: on a lower bidiagonal chain (U diagonal) M_L's row i is e_i - l_i e_{i-1}, so
    x_i = (b_i + b_{i-1} / a_{i-1,i-1}) / a_ii exactly; on dense diagonal blocks the approximate
    inverses are the blocks' exact ones (PETSc's solve); on a grid the device's equal the host's;
    ICC is refused (not symmetric) */
@@ -341,7 +342,7 @@ static PetscErrorCode TestISAI(MatType type, VecType vtype)
   MatFactorInfo      info;
 
   PetscFunctionBegin;
-  PetscCall(PetscOptionsSetValue(NULL, "-isai_mat_spmv_trsv", "isai"));
+  PetscCall(PetscOptionsSetValue(NULL, "-isai_mat_spmvfactor_trsv", "isai"));
   PetscCall(ChainMatrix(1000, 0, &Aref));
   PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
   PetscCall(Factor(A, MATSOLVERSPMV, MAT_FACTOR_ILU, MAT_SHIFT_NONE, "isai_", &F));
@@ -397,6 +398,16 @@ static PetscErrorCode TestISAI(MatType type, VecType vtype)
   PetscCall(PetscPopErrorHandler());
   PetscCheck(ierr == PETSC_ERR_SUP, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ICC with ISAI not refused (error %d)", (int)ierr);
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok ICC with ISAI refused\n"));
+  PetscCall(MatDestroy(&F));
+  /* the spelling before 1.1 (deprecated, with a warning) still selects ISAI: ICC refused again */
+  PetscCall(PetscOptionsSetValue(NULL, "-old_mat_spmv_trsv", "isai"));
+  PetscCall(MatGetFactor(A, MATSOLVERSPMV, MAT_FACTOR_ICC, &F));
+  PetscCall(MatSetOptionsPrefix(F, "old_"));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = MatICCFactorSymbolic(F, A, NULL, &info);
+  PetscCall(PetscPopErrorHandler());
+  PetscCheck(ierr == PETSC_ERR_SUP, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-old_mat_spmv_trsv isai (deprecated spelling) not applied: ICC with ISAI not refused (error %d)", (int)ierr);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok the deprecated -mat_spmv_trsv still read as -mat_spmvfactor_trsv\n"));
   PetscCall(MatDestroy(&F));
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&Aref));
@@ -491,7 +502,7 @@ static PetscErrorCode TestRefusals(MatType type)
   PetscCall(MatGetFactor(A, MATSOLVERSPMV, MAT_FACTOR_ILU, &F));
   PetscCall(MatFactorInfoInitialize(&info));
   info.fill = 1.0;
-  ierr = MatILUFactorSymbolic(F, A, NULL, NULL, &info);
+  ierr      = MatILUFactorSymbolic(F, A, NULL, NULL, &info);
   PetscCall(PetscPopErrorHandler());
   PetscCheck(ierr == PETSC_ERR_MAT_LU_ZRPVT, PETSC_COMM_SELF, PETSC_ERR_PLIB, "missing diagonal entry not refused (error %d)", (int)ierr);
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok missing diagonal entry refused\n"));
@@ -502,10 +513,10 @@ static PetscErrorCode TestRefusals(MatType type)
 
 int main(int argc, char **argv)
 {
-  char      type[64] = MATBRC, dir[PETSC_MAX_PATH_LEN] = "tests/matrices";
-  char      vtype[64] = VECSEQ;
-  PetscInt  count = 0, chain = 1000000;
-  DIR      *d;
+  char     type[64] = MATBRC, dir[PETSC_MAX_PATH_LEN] = "tests/matrices";
+  char     vtype[64] = VECSEQ;
+  PetscInt count = 0, chain = 1000000;
+  DIR     *d;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscSpmvInitializePackage());

@@ -6,11 +6,11 @@ static char help[] = "A program built against an installed petscspmv through pkg
 
 int main(int argc, char **argv)
 {
-  const MatType types[] = {MATBRC, MATCMRS, MATARGCSR, MATIPCSR, MATELLR, MATSPMV};
-  const PetscInt n      = 1000;
-  Mat           A, Aaij;
-  Vec           x, y, yref;
-  PetscInt      rstart, rend;
+  const MatType  types[] = {MATBRC, MATCMRS, MATARGCSR, MATIPCSR, MATELLR, MATSPMV};
+  const PetscInt n       = 1000;
+  Mat            A, Aaij;
+  Vec            x, y, yref;
+  PetscInt       rstart, rend;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscSpmvInitializePackage());

@@ -5,18 +5,8 @@ static char help[] = "Layout invariants and every product against MATAIJ, on the
 
 #include <petscspmv.h>
 #include "check.h"
-#include "mmread.h"
+#include "matrixmarket.h" /* util/: MatLoadMatrixMarket(), Hash() */
 #include <dirent.h>
-
-/* Deterministic pseudo-random numbers, identical on every rank */
-static PetscInt Hash(PetscInt a, PetscInt b)
-{
-  unsigned long long h = (unsigned long long)a * 0x9E3779B97F4A7C15ULL ^ ((unsigned long long)b + 0x632BE59BD9B4E019ULL);
-  h ^= h >> 31;
-  h *= 0xBF58476D1CE4E5B9ULL;
-  h ^= h >> 29;
-  return (PetscInt)(h & 0x7fffffff);
-}
 
 static int CompareNames(const void *a, const void *b)
 {
@@ -182,7 +172,9 @@ static PetscErrorCode EdgeMatrix(EdgeCase e, Mat *A)
       len = 0;
     }
     for (PetscInt k = 0; k < len; k++) {
-      PetscInt    j = e == EDGE_WIDE_SPAN ? (k < 12 || i < 96 ? i + k : 70000 + i) : (e == EDGE_LONG_ROW && i == 17) || ((e == EDGE_ARGCSR_PAPER || e == EDGE_ARGCSR_PAPER_BIG) && i == m - 1) ? k : (e == EDGE_ARGCSR_SPLIT || e == EDGE_IPCSR_THRESHOLDS || e == EDGE_ELLR_AT_LIMIT || e == EDGE_ELLR_LENGTHS ? (i + 3 * k) % n : (k == 0 && i < n ? i : Hash(i, k + 3) % n));
+      PetscInt    j = e == EDGE_WIDE_SPAN                                                                                       ? (k < 12 || i < 96 ? i + k : 70000 + i)
+                    : (e == EDGE_LONG_ROW && i == 17) || ((e == EDGE_ARGCSR_PAPER || e == EDGE_ARGCSR_PAPER_BIG) && i == m - 1) ? k
+                                                                                                                                : (e == EDGE_ARGCSR_SPLIT || e == EDGE_IPCSR_THRESHOLDS || e == EDGE_ELLR_AT_LIMIT || e == EDGE_ELLR_LENGTHS ? (i + 3 * k) % n : (k == 0 && i < n ? i : Hash(i, k + 3) % n));
       PetscScalar v = 1.0 + (PetscReal)(Hash(i, j) % 1000) / 100.0;
       PetscCall(MatSetValues(*A, 1, &i, 1, &j, &v, INSERT_VALUES));
     }
@@ -217,9 +209,9 @@ static PetscErrorCode SetParams(Mat A, MatType type, PetscInt k, PetscBool *exis
        (S); 14000 entries need more than 48 KB of shared memory in double and complex (the opt-in
        path on a GPU). csrm: fragments of 1 to 8192 nonzeros, fragment ends at row ends, inside
        rows, and rows spanning many fragments. The last sets take their values from the options. */
-    const PetscInt    kernel[] = {2, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2};
-    const PetscInt    shared[] = {-1, 0, 1, 2, 7, 33, 100, 1000, 14000, 0, 0, 0, 0, 0, 0, 5, 0};
-    const PetscInt    frag[]   = {0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 7, 32, 1024, 8192, 3, 0};
+    const PetscInt    kernel[]  = {2, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2};
+    const PetscInt    shared[]  = {-1, 0, 1, 2, 7, 33, 100, 1000, 14000, 0, 0, 0, 0, 0, 0, 5, 0};
+    const PetscInt    frag[]    = {0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 7, 32, 1024, 8192, 3, 0};
     const char *const okernel[] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "csrm"};
     const char *const ofrag[]   = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "50"};
     if (k >= (PetscInt)PETSC_STATIC_ARRAY_LENGTH(kernel)) PetscFunctionReturn(PETSC_SUCCESS);
@@ -464,7 +456,7 @@ int main(int argc, char **argv)
   {
     DIR           *d = opendir(dir);
     struct dirent *ent;
-    char         **names = NULL;
+    char         **names  = NULL;
     int            nnames = 0;
 
     PetscCheck(d, PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "Cannot open %s: give the matrices folder with -dir", dir);

@@ -65,7 +65,7 @@ static PetscErrorCode LocalBlock(Mat A, Mat *B)
 int main(int argc, char **argv)
 {
   char        type[64] = MATBRC;
-  PetscInt    n = 30, rstart, rend;
+  PetscInt    n        = 30, rstart, rend;
   Mat         A, Aref, X, M[2];
   Vec         l, r;
   PetscRandom rnd;

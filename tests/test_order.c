@@ -29,7 +29,7 @@ static PetscErrorCode MakeShuffle(PetscInt n)
   for (PetscInt q = n - 1; q > 0; q--) {
     PetscInt p, t;
 
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    state      = state * 6364136223846793005ULL + 1442695040888963407ULL;
     p          = (PetscInt)((state >> 33) % (unsigned long long)(q + 1));
     t          = shuffle[q];
     shuffle[q] = shuffle[p];

@@ -168,13 +168,13 @@ static PetscErrorCode ExpectWhy(Mat A, const char *text, const char *what)
 
 int main(int argc, char **argv)
 {
-  Mat         A, A2, B, Aref;
-  PetscRandom rnd;
-  PetscMPIInt size;
-  PetscInt    n = 2000, ns, nsb;
+  Mat            A, A2, B, Aref;
+  PetscRandom    rnd;
+  PetscMPIInt    size;
+  PetscInt       n = 2000, ns, nsb;
   PetscLogDouble bytes, bytesb;
-  char        a[256], b[256];
-  PetscBool   same, spread;
+  char           a[256], b[256];
+  PetscBool      same, spread;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));

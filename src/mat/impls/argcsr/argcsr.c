@@ -16,7 +16,7 @@
 /* 256 threads per group; the chunk size chosen from the row lengths (see MatARGCSRChunkAuto()) */
 static const MatARGCSRParams MatARGCSRParamsDefault = {0, 256};
 
-static PetscErrorCode MatSetFromOptions_ARGCSR(PetscOptionItems PetscOptionsObject, void *params)
+static PetscErrorCode MatSpmvFormatSetFromOptions_ARGCSR(PetscOptionItems PetscOptionsObject, void *params)
 {
   MatARGCSRParams *p = (MatARGCSRParams *)params;
   PetscBool        set;
@@ -83,7 +83,7 @@ static PetscInt64 MatARGCSRThreadsNeeded(const PetscInt *len, PetscInt nr, Petsc
    with spare false the threads left are not handed out (enough for the slot count). */
 static PetscInt MatARGCSRDistribute(MatARGCSRWork *w, PetscInt nr, PetscInt block, PetscBool spare)
 {
-  PetscInt64 nz = 0;
+  PetscInt64 nz     = 0;
   PetscInt   maxlen = 0, nonempty = 0, lo, hi, left = block, nh = 0;
 
   for (PetscInt r = 0; r < nr; r++) {
@@ -96,9 +96,8 @@ static PetscInt MatARGCSRDistribute(MatARGCSRWork *w, PetscInt nr, PetscInt bloc
     return 0;
   }
   if (nonempty == block) lo = hi = maxlen; /* no thread to spare: one chunk per row */
-  else { /* block threads hold nz entries; ceil(len / C) < len / C + 1, so C = nz / (block - nonempty) fits */
-    lo = (PetscInt)PetscMax(1, (nz + block - 1) / block);
-    hi = (PetscInt)PetscMin(maxlen, (nz + block - nonempty - 1) / (block - nonempty));
+  else { /* block threads hold nz entries; ceil(len / C) < len / C + 1, so C = nz / (block - nonempty) fits */ lo = (PetscInt)PetscMax(1, (nz + block - 1) / block);
+    hi                                                                                                            = (PetscInt)PetscMin(maxlen, (nz + block - nonempty - 1) / (block - nonempty));
     if (MatARGCSRThreadsNeeded(w->len, nr, lo, block) <= block) hi = lo; /* common: no bisection */
   }
   while (lo < hi) {
@@ -230,13 +229,12 @@ static void MatARGCSRPlan(const MatSpmvCSR *csr, PetscInt D, PetscInt block, Mat
    thread each, so a group of short rows of unequal lengths is padded to its longest (up to D);
    chunk size 1 (the paper's robust choice) keeps the padding low on any matrix. Rows longer than
    D * block are split, so they pad less than one slot per thread at any D. The mean and standard
-   deviation of the row lengths do not tell which D suits (at 32, a 40^3 27-point stencil,
-   sigma/mu 0.13, pads 3.5%; normally spread rows of mean 10 to 30 with sigma/mu 0.10 pad 28%,
-   as much as the paper's grouping rule gave them), so the rule
+   deviation of the row lengths do not tell which D suits (a 27-point stencil pads little at 32,
+   normally spread rows of a smaller sigma/mu pad much more), so the rule
    measures the padding itself: the largest of 32, 16, 8, 4, 2 whose layout pads at most 15%,
-   else 1. A trial stops as soon as it exceeds 15%. The 15% is measured on the H200 (README):
-   on the power-law matrix chunk 2 pads 10.6% and runs 1.7x faster than chunk 1; on the circuit
-   matrix chunk 4 (22%) is slower than chunk 2 (8.5%). */
+   else 1. A trial stops as soon as it exceeds 15%. The 15% lets the power-law matrix take chunk 2,
+   much faster than chunk 1, and keeps the circuit matrix from chunk 4, slower than chunk 2
+   (docs/results.md, "argcsr"). */
 static PetscInt MatARGCSRChunkAuto(const MatSpmvCSR *csr, PetscInt block, MatARGCSRWork *w)
 {
   const PetscInt64 limit = csr->nnz + (csr->nnz * 3) / 20;
@@ -285,7 +283,8 @@ PetscErrorCode MatARGCSRPlanLayout(const MatARGCSRParams *p, const MatSpmvCSR *c
   ag->splitlen = cap;
   /* sizes first (no slot limit), then the layout */
   MatARGCSRPlan(csr, D, B, &w, PETSC_INT64_MAX, NULL, NULL, &ag->ngroups, &ag->nsplit, &ag->npieces, &nslots);
-  PetscCheck(nslots <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "ARGCSR needs %" PetscInt64_FMT " slots, more than the %d that 32-bit device indices address, for this %" PetscInt_FMT " x %" PetscInt_FMT " matrix with %" PetscInt_FMT " nonzeros (chunk size %" PetscInt_FMT ", %" PetscInt_FMT " threads per group): lower -mat_argcsr_chunk, split the matrix over more MPI processes or use MATAIJ", nslots, PETSC_INT32_MAX, m, csr->n, csr->nnz, ag->chunk, B);
+  PetscCheck(nslots <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "ARGCSR needs %" PetscInt64_FMT " slots, more than the %d that 32-bit device indices address, for this %" PetscInt_FMT " x %" PetscInt_FMT " matrix with %" PetscInt_FMT " nonzeros (chunk size %" PetscInt_FMT ", %" PetscInt_FMT " threads per group): lower -mat_argcsr_chunk, split the matrix over more MPI processes or use MATAIJ", nslots, PETSC_INT32_MAX, m,
+             csr->n, csr->nnz, ag->chunk, B);
   PetscCheck(4 * (PetscInt64)ag->ngroups <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "ARGCSR needs %" PetscInt_FMT " groups, more than 32-bit device indices address", ag->ngroups);
   PetscCall(PetscMalloc1(4 * ag->ngroups, &ag->group));
   PetscCall(PetscMalloc1(m, &ag->rowend));
@@ -297,7 +296,7 @@ PetscErrorCode MatARGCSRPlanLayout(const MatARGCSRParams *p, const MatSpmvCSR *c
   ns           = 0;
   for (PetscInt g = 0; g < ag->ngroups; g++) {
     const PetscInt first = ag->group[4 * g], nr = ag->group[4 * g + 1], chunk = ag->group[4 * g + 3];
-    PetscBool      tree  = PETSC_FALSE;
+    PetscBool      tree = PETSC_FALSE;
 
     ag->minchunk = PetscMin(ag->minchunk, chunk);
     ag->maxchunk = PetscMax(ag->maxchunk, chunk);
@@ -317,7 +316,7 @@ PetscErrorCode MatARGCSRPlanLayout(const MatARGCSRParams *p, const MatSpmvCSR *c
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatBuild_ARGCSR(const void *params, const MatSpmvCSR *csr, MatSpmvLayout L)
+static PetscErrorCode MatSpmvFormatBuild_ARGCSR(const void *params, const MatSpmvCSR *csr, MatSpmvLayout L)
 {
   MatARGCSRLayout *ag;
   PetscInt         piece = 0, npiece = 0, pos = 0;
@@ -368,7 +367,7 @@ static PetscErrorCode MatBuild_ARGCSR(const void *params, const MatSpmvCSR *csr,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatSlotRowCol_ARGCSR(MatSpmvLayout L, PetscInt *row, PetscInt *col)
+static PetscErrorCode MatSpmvFormatSlotRowCol_ARGCSR(MatSpmvLayout L, PetscInt *row, PetscInt *col)
 {
   MatARGCSRLayout *ag = (MatARGCSRLayout *)L->fmt;
 
@@ -411,7 +410,7 @@ static inline PetscScalar MatARGCSRChunkSum(MatSpmvLayout L, const MatARGCSRLayo
 /* Host reference kernel: split rows preset to z (or 0); each chunk summed up to its -1, then each
    row's chunks in order, as a group whose rows have at most MATARGCSR_SERIAL_SUM chunks does on
    the device; a piece of a split row adds all its chunks into its row */
-static PetscErrorCode MatMultHost_ARGCSR(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
+static PetscErrorCode MatSpmvFormatMultHost_ARGCSR(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
 {
   MatARGCSRLayout *ag = (MatARGCSRLayout *)L->fmt;
 
@@ -439,7 +438,7 @@ static PetscErrorCode MatMultHost_ARGCSR(MatSpmvLayout L, const PetscScalar *x, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatLayoutDestroy_ARGCSR(MatSpmvLayout L)
+static PetscErrorCode MatSpmvFormatDestroy_ARGCSR(MatSpmvLayout L)
 {
   MatARGCSRLayout *ag = (MatARGCSRLayout *)L->fmt;
 
@@ -459,16 +458,18 @@ static PetscErrorCode MatLayoutDestroy_ARGCSR(MatSpmvLayout L)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatLayoutView_ARGCSR(MatSpmvLayout L, PetscViewer viewer)
+static PetscErrorCode MatSpmvFormatView_ARGCSR(MatSpmvLayout L, PetscViewer viewer)
 {
   MatARGCSRLayout *ag = (MatARGCSRLayout *)L->fmt;
 
   PetscFunctionBegin;
   PetscCall(PetscViewerASCIIPrintf(viewer, "row lengths: mean %.2f, std. dev. %.2f, max %" PetscInt_FMT "\n", (double)ag->mu, (double)ag->sigma, ag->maxlen));
   PetscCall(PetscViewerASCIIPrintf(viewer, "desired chunk size %" PetscInt_FMT " (%s), %" PetscInt_FMT " threads per group\n", ag->chunk, ag->chunkauto ? "automatic" : "set", ag->block));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " groups, %.2f rows per group; chunk size min %" PetscInt_FMT ", mean %.2f, max %" PetscInt_FMT "\n", ag->ngroups, ag->ngroups ? (double)L->m / ag->ngroups : 0.0, ag->minchunk, ag->ngroups ? (double)L->nslots / ((double)ag->ngroups * ag->block) : 0.0, ag->maxchunk));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " groups, %.2f rows per group; chunk size min %" PetscInt_FMT ", mean %.2f, max %" PetscInt_FMT "\n", ag->ngroups, ag->ngroups ? (double)L->m / ag->ngroups : 0.0, ag->minchunk,
+                                   ag->ngroups ? (double)L->nslots / ((double)ag->ngroups * ag->block) : 0.0, ag->maxchunk));
   PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " rows longer than %" PetscInt64_FMT " split into %" PetscInt_FMT " pieces (a group each, added atomically)\n", ag->nsplit, ag->splitlen, ag->npieces));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "padding %.1f%% of the slots; at most %" PetscInt_FMT " threads on one unsplit row; %" PetscInt_FMT " groups sum rows of more than %d chunks by a tree\n", L->nslots ? 100.0 * (double)(L->nslots - L->nnz) / (double)L->nslots : 0.0, ag->maxthreads, ag->ntree, MATARGCSR_SERIAL_SUM));
+  PetscCall(
+    PetscViewerASCIIPrintf(viewer, "padding %.1f%% of the slots; at most %" PetscInt_FMT " threads on one unsplit row; %" PetscInt_FMT " groups sum rows of more than %d chunks by a tree\n", L->nslots ? 100.0 * (double)(L->nslots - L->nnz) / (double)L->nslots : 0.0, ag->maxthreads, ag->ntree, MATARGCSR_SERIAL_SUM));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -480,20 +481,20 @@ MatSpmvFormat MatSpmvFormat_ARGCSR = {
   .title          = "Adaptive Row-Grouped CSR (ARGCSR)",
   .paramsize      = sizeof(MatARGCSRParams),
   .paramsdefault  = &MatARGCSRParamsDefault,
-  .setfromoptions = MatSetFromOptions_ARGCSR,
-  .build          = MatBuild_ARGCSR,
-  .slotrowcol     = MatSlotRowCol_ARGCSR,
-  .multhost       = MatMultHost_ARGCSR,
+  .setfromoptions = MatSpmvFormatSetFromOptions_ARGCSR,
+  .build          = MatSpmvFormatBuild_ARGCSR,
+  .slotrowcol     = MatSpmvFormatSlotRowCol_ARGCSR,
+  .multhost       = MatSpmvFormatMultHost_ARGCSR,
 #if defined(PETSC_HAVE_CUDA)
-  .upload      = MatUpload_ARGCSR,
-  .multdevice  = MatMultDevice_ARGCSR,
-  .builddevice = MatBuildDevice_ARGCSR,
-  .download    = MatDownload_ARGCSR,
+  .upload      = MatSpmvFormatUpload_ARGCSR,
+  .multdevice  = MatSpmvFormatMultDevice_ARGCSR,
+  .builddevice = MatSpmvFormatBuildDevice_ARGCSR,
+  .download    = MatSpmvFormatDownload_ARGCSR,
 #endif
-  .destroy    = MatLayoutDestroy_ARGCSR,
-  .view       = MatLayoutView_ARGCSR,
-  .createseq  = MatCreate_SeqAIJARGCSR,
-  .creatempi  = MatCreate_MPIAIJARGCSR,
+  .destroy   = MatSpmvFormatDestroy_ARGCSR,
+  .view      = MatSpmvFormatView_ARGCSR,
+  .createseq = MatCreate_SeqAIJARGCSR,
+  .creatempi = MatCreate_MPIAIJARGCSR,
 };
 
 MATSPMV_DEFINE_CREATE(ARGCSR, MatSpmvFormat_ARGCSR)

@@ -12,7 +12,7 @@
   shared memory is behind a __syncthreads(), and the shuffles are the _sync ones over full warps.
 */
 #include "argcsrimpl.h"
-#include "../aijspmv/aijspmvcuda.h"
+#include "../spmvlayer/spmvkernels.h"
 
 #define MATARGCSR_UNROLL 4 /* entries of a chunk whose loads are in flight together */
 
@@ -68,10 +68,10 @@ template <typename V>
 __global__ void __launch_bounds__(MATARGCSR_MAX_BLOCK) MatARGCSRMultKernel(int ngroups, const int4 *__restrict__ group, const int *__restrict__ rowend, const int *__restrict__ col, const V *__restrict__ val, const V alpha, const V *__restrict__ x, const V *z, V *y)
 {
   extern __shared__ __align__(16) unsigned char MatARGCSRShared[]; /* raw bytes: complex V has constructors */
-  V             *part = reinterpret_cast<V *>(MatARGCSRShared);
-  int           *ends = reinterpret_cast<int *>(part + blockDim.x);
-  const int      tid  = threadIdx.x, nt = blockDim.x;
-  int4           info = group[blockIdx.x]; /* first row, rows (MATARGCSR_PIECE: a piece of a split row), first slot, chunk size */
+  V                                            *part = reinterpret_cast<V *>(MatARGCSRShared);
+  int                                          *ends = reinterpret_cast<int *>(part + blockDim.x);
+  const int                                     tid = threadIdx.x, nt = blockDim.x;
+  int4                                          info = group[blockIdx.x]; /* first row, rows (MATARGCSR_PIECE: a piece of a split row), first slot, chunk size */
 
   /* unsigned: g + gridDim.x stays below 2^32 */
   for (unsigned g = blockIdx.x; g < (unsigned)ngroups; g += gridDim.x) {
@@ -80,7 +80,7 @@ __global__ void __launch_bounds__(MATARGCSR_MAX_BLOCK) MatARGCSRMultKernel(int n
     int       begin = 0, end = 0;
 
     if (g + gridDim.x < (unsigned)ngroups) info = group[g + gridDim.x]; /* the next group's, in flight while this one is summed */
-    if (tid < size) { /* thread tid sums row tid of the group: its chunks are threads [begin, end) */
+    if (tid < size) {                                                   /* thread tid sums row tid of the group: its chunks are threads [begin, end) */
       end   = rowend[first + tid];
       begin = tid ? rowend[first + tid - 1] : 0;
     }
@@ -143,7 +143,7 @@ static inline size_t MatARGCSRShmem(const MatARGCSRLayout *ag)
   return (size_t)ag->block * (sizeof(PetscScalar) + sizeof(int));
 }
 
-PetscErrorCode MatUpload_ARGCSR(MatSpmvLayout L)
+PetscErrorCode MatSpmvFormatUpload_ARGCSR(MatSpmvLayout L)
 {
   MatARGCSRLayout *ag = (MatARGCSRLayout *)L->fmt;
   int              dev, nsm, perSM;
@@ -161,7 +161,7 @@ PetscErrorCode MatUpload_ARGCSR(MatSpmvLayout L)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatMultDevice_ARGCSR(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, void *stream)
+PetscErrorCode MatSpmvFormatMultDevice_ARGCSR(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, void *stream)
 {
   MatARGCSRLayout *ag = (MatARGCSRLayout *)L->fmt;
   cudaStream_t     s  = (cudaStream_t)stream;
@@ -189,7 +189,7 @@ PetscErrorCode MatMultDevice_ARGCSR(MatSpmvLayout L, const PetscScalar *x, const
 #include <thrust/execution_policy.h>
 
 /* one CUDA block per group: a thread per row deals the row round-robin over its chunks (as
-   MatBuild_ARGCSR); a piece of a split row is copied by the whole block */
+   MatSpmvFormatBuild_ARGCSR); a piece of a split row is copied by the whole block */
 __global__ void MatARGCSRFillKernel(int ngroups, int B, long long cap, const int *__restrict__ group, const int *__restrict__ rowend, const int *__restrict__ ai, const int *__restrict__ aj, int *__restrict__ col, int *__restrict__ slot2csr)
 {
   for (int g = blockIdx.x; g < ngroups; g += gridDim.x) {
@@ -219,7 +219,7 @@ __global__ void MatARGCSRFillKernel(int ngroups, int B, long long cap, const int
   }
 }
 
-PetscErrorCode MatBuildDevice_ARGCSR(const void *params, const MatSpmvCSR *pattern, const int *ai, const int *aj, MatSpmvLayout L, void *stream)
+PetscErrorCode MatSpmvFormatBuildDevice_ARGCSR(const void *params, const MatSpmvCSR *pattern, const int *ai, const int *aj, MatSpmvLayout L, void *stream)
 {
   cudaStream_t     s = (cudaStream_t)stream;
   MatARGCSRLayout *ag;
@@ -250,7 +250,7 @@ PetscErrorCode MatBuildDevice_ARGCSR(const void *params, const MatSpmvCSR *patte
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatDownload_ARGCSR(MatSpmvLayout L)
+PetscErrorCode MatSpmvFormatDownload_ARGCSR(MatSpmvLayout L)
 {
   MatARGCSRLayout *ag = (MatARGCSRLayout *)L->fmt;
 

@@ -1,5 +1,5 @@
 #pragma once
-#include "../aijspmv/aijspmvimpl.h"
+#include "../spmvlayer/spmvimpl.h"
 
 #define MATARGCSR_MAX_BLOCK  1024 /* threads per group: a multiple of 32 up to the CUDA block limit */
 #define MATARGCSR_MAX_CHUNK  32   /* the automatic desired chunk size never exceeds the paper's best, 32 */
@@ -20,26 +20,26 @@ typedef struct {
    to row group[4g]; the rows split are listed in split[] (preset to z or 0, then the pieces add
    atomically). */
 typedef struct {
-  PetscInt  block, chunk;   /* as used for this matrix */
-  PetscBool chunkauto;      /* chunk chosen from the row lengths */
-  PetscInt  ngroups;
-  PetscInt *group;          /* 4 * ngroups */
-  PetscInt *rowend;         /* m: per group, inclusive prefix sums of threads per row (end of each row's chunks); block for a split row */
-  PetscInt *col;            /* nslots, -1 for padding */
-  PetscInt64 splitlen;      /* rows longer than this (chunk * block) are split */
-  PetscInt  nsplit, npieces;
-  PetscInt *split;          /* nsplit rows cut into pieces */
-  PetscReal mu, sigma;      /* mean and standard deviation of the row lengths */
-  PetscInt  maxlen;         /* longest row */
-  PetscInt  minchunk, maxchunk, maxthreads, ntree; /* for the viewer; ntree: groups summed by a tree */
-  int      *d_group, *d_rowend, *d_col, *d_split;
-  int       gridmax;        /* thread blocks resident on the device at once (set at upload) */
+  PetscInt   block, chunk; /* as used for this matrix */
+  PetscBool  chunkauto;    /* chunk chosen from the row lengths */
+  PetscInt   ngroups;
+  PetscInt  *group;    /* 4 * ngroups */
+  PetscInt  *rowend;   /* m: per group, inclusive prefix sums of threads per row (end of each row's chunks); block for a split row */
+  PetscInt  *col;      /* nslots, -1 for padding */
+  PetscInt64 splitlen; /* rows longer than this (chunk * block) are split */
+  PetscInt   nsplit, npieces;
+  PetscInt  *split;                                 /* nsplit rows cut into pieces */
+  PetscReal  mu, sigma;                             /* mean and standard deviation of the row lengths */
+  PetscInt   maxlen;                                /* longest row */
+  PetscInt   minchunk, maxchunk, maxthreads, ntree; /* for the viewer; ntree: groups summed by a tree */
+  int       *d_group, *d_rowend, *d_col, *d_split;
+  int        gridmax; /* thread blocks resident on the device at once (set at upload) */
 } MatARGCSRLayout;
 
 PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJARGCSR(Mat);
 PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJARGCSR(Mat);
-PETSC_INTERN PetscErrorCode MatUpload_ARGCSR(MatSpmvLayout);
+PETSC_INTERN PetscErrorCode MatSpmvFormatUpload_ARGCSR(MatSpmvLayout);
 PETSC_INTERN PetscErrorCode MatARGCSRPlanLayout(const MatARGCSRParams *, const MatSpmvCSR *, MatSpmvLayout);
-PETSC_INTERN PetscErrorCode MatBuildDevice_ARGCSR(const void *, const MatSpmvCSR *, const int *, const int *, MatSpmvLayout, void *);
-PETSC_INTERN PetscErrorCode MatDownload_ARGCSR(MatSpmvLayout);
-PETSC_INTERN PetscErrorCode MatMultDevice_ARGCSR(MatSpmvLayout, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);
+PETSC_INTERN PetscErrorCode MatSpmvFormatBuildDevice_ARGCSR(const void *, const MatSpmvCSR *, const int *, const int *, MatSpmvLayout, void *);
+PETSC_INTERN PetscErrorCode MatSpmvFormatDownload_ARGCSR(MatSpmvLayout);
+PETSC_INTERN PetscErrorCode MatSpmvFormatMultDevice_ARGCSR(MatSpmvLayout, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);

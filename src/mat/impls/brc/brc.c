@@ -9,10 +9,11 @@
 #include "brcimpl.h"
 
 /* coarsening 1 and the automatic sorting window (MatBRCWindow()) measured fastest on the H200
-   (docs/results.md) */
+   (docs/results.md, "brc's kernel: what was tried (2026-11-21)" and
+   "FEM operators: 16-bit offsets per slot column and the RCM order", item 6) */
 static const MatBRCParams MatBRCParamsDefault = {32, 0, 200, 1, -1, 1, 1};
 
-static PetscErrorCode MatSetFromOptions_BRC(PetscOptionItems PetscOptionsObject, void *params)
+static PetscErrorCode MatSpmvFormatSetFromOptions_BRC(PetscOptionItems PetscOptionsObject, void *params)
 {
   MatBRCParams *p = (MatBRCParams *)params;
   PetscBool     set;
@@ -44,7 +45,7 @@ static PetscErrorCode MatSetFromOptions_BRC(PetscOptionItems PetscOptionsObject,
    among equals), which is the order the paper's priority queue produces up to ties.
    The sort runs inside windows of consecutive rows (all rows: the paper's global sort); each
    window's pieces fill whole blocks, so a block writes y inside its window. */
-static PetscErrorCode MatBuild_BRC(const void *params, const MatSpmvCSR *csr, MatSpmvLayout L)
+static PetscErrorCode MatSpmvFormatBuild_BRC(const void *params, const MatSpmvCSR *csr, MatSpmvLayout L)
 {
   const MatBRCParams *p = (const MatBRCParams *)params;
   MatBRCLayout       *brc;
@@ -61,15 +62,15 @@ static PetscErrorCode MatBuild_BRC(const void *params, const MatSpmvCSR *csr, Ma
     sum2 += (PetscReal)len * len;
     brc->maxnz = PetscMax(brc->maxnz, len);
   }
-  brc->mu    = m ? sum / m : 0;
-  brc->sigma = m ? PetscSqrtReal(PetscMax(sum2 / m - brc->mu * brc->mu, 0)) : 0;
-  b2         = p->b2 > 0 ? p->b2 : PetscMin((PetscInt)PetscFloorReal(brc->mu + brc->sigma + 0.5), p->b2max);
-  b2         = PetscMax(PetscMin(b2, brc->maxnz), 1); /* no piece is longer than the longest row */
-  W          = MatBRCWindow(p, csr, brc->mu, brc->sigma);
-  brc->b1    = b1;
-  brc->b2    = b2;
-  brc->rep   = p->coarsen > 0 ? p->coarsen : (brc->sigma > brc->mu ? 4 : 1);
-  brc->window = W;
+  brc->mu       = m ? sum / m : 0;
+  brc->sigma    = m ? PetscSqrtReal(PetscMax(sum2 / m - brc->mu * brc->mu, 0)) : 0;
+  b2            = p->b2 > 0 ? p->b2 : PetscMin((PetscInt)PetscFloorReal(brc->mu + brc->sigma + 0.5), p->b2max);
+  b2            = PetscMax(PetscMin(b2, brc->maxnz), 1); /* no piece is longer than the longest row */
+  W             = MatBRCWindow(p, csr, brc->mu, brc->sigma);
+  brc->b1       = b1;
+  brc->b2       = b2;
+  brc->rep      = p->coarsen > 0 ? p->coarsen : (brc->sigma > brc->mu ? 4 : 1);
+  brc->window   = W;
   brc->compress = (PetscBool)(p->compress != 0);
   brc->runs     = (PetscBool)(p->runs != 0);
 
@@ -169,7 +170,7 @@ static PetscErrorCode MatBuild_BRC(const void *params, const MatSpmvCSR *csr, Ma
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatSlotRowCol_BRC(MatSpmvLayout L, PetscInt *row, PetscInt *col)
+static PetscErrorCode MatSpmvFormatSlotRowCol_BRC(MatSpmvLayout L, PetscInt *row, PetscInt *col)
 {
   MatBRCLayout *brc = (MatBRCLayout *)L->fmt;
 
@@ -191,7 +192,7 @@ static PetscErrorCode MatSlotRowCol_BRC(MatSpmvLayout L, PetscInt *row, PetscInt
 }
 
 /* Host reference kernel: the device kernel's arithmetic as plain loops */
-static PetscErrorCode MatMultHost_BRC(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
+static PetscErrorCode MatSpmvFormatMultHost_BRC(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
 {
   MatBRCLayout *brc = (MatBRCLayout *)L->fmt;
 
@@ -216,7 +217,7 @@ static PetscErrorCode MatMultHost_BRC(MatSpmvLayout L, const PetscScalar *x, con
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatLayoutDestroy_BRC(MatSpmvLayout L)
+static PetscErrorCode MatSpmvFormatDestroy_BRC(MatSpmvLayout L)
 {
   MatBRCLayout *brc = (MatBRCLayout *)L->fmt;
 
@@ -243,7 +244,7 @@ static PetscErrorCode MatLayoutDestroy_BRC(MatSpmvLayout L)
 
 /* Stored row r is operator row rowmap[r] (the layer's RCM order): each block row's y index, and the
    rows set before the blocks run */
-static PetscErrorCode MatMapRows_BRC(MatSpmvLayout L, const PetscInt *rowmap, const int *d_rowmap, void *stream)
+static PetscErrorCode MatSpmvFormatMapRows_BRC(MatSpmvLayout L, const PetscInt *rowmap, const int *d_rowmap, void *stream)
 {
   MatBRCLayout *brc = (MatBRCLayout *)L->fmt;
 
@@ -267,7 +268,7 @@ static PetscErrorCode MatMapRows_BRC(MatSpmvLayout L, const PetscInt *rowmap, co
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatLayoutView_BRC(MatSpmvLayout L, PetscViewer viewer)
+static PetscErrorCode MatSpmvFormatView_BRC(MatSpmvLayout L, PetscViewer viewer)
 {
   MatBRCLayout *brc = (MatBRCLayout *)L->fmt;
 
@@ -279,8 +280,10 @@ static PetscErrorCode MatLayoutView_BRC(MatSpmvLayout L, PetscViewer viewer)
   if (brc->col16) {
     char far[160] = "";
 
-    if (brc->nwide) PetscCall(PetscSNPrintf(far, sizeof(far), ": offsets from each slot column's first column, except %" PetscInt_FMT " blocks (%.1f%% of the slots) that keep 32-bit ones", brc->nfar, L->nslots ? 100.0 * (double)brc->farslots / (double)L->nslots : 0.0));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "column indices: 16-bit offsets from each block's first column; %" PetscInt_FMT " of %" PetscInt_FMT " blocks (%.1f%% of the slots) span %d columns or more%s\n", brc->nwide, brc->nblocks, L->nslots ? 100.0 * (double)brc->wideslots / (double)L->nslots : 0.0, MATBRC_SPAN16, far));
+    if (brc->nwide)
+      PetscCall(PetscSNPrintf(far, sizeof(far), ": offsets from each slot column's first column, except %" PetscInt_FMT " blocks (%.1f%% of the slots) that keep 32-bit ones", brc->nfar, L->nslots ? 100.0 * (double)brc->farslots / (double)L->nslots : 0.0));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "column indices: 16-bit offsets from each block's first column; %" PetscInt_FMT " of %" PetscInt_FMT " blocks (%.1f%% of the slots) span %d columns or more%s\n", brc->nwide, brc->nblocks,
+                                     L->nslots ? 100.0 * (double)brc->wideslots / (double)L->nslots : 0.0, MATBRC_SPAN16, far));
     if (brc->runs) {
       char     runs[128] = "none";
       size_t   len       = 0;
@@ -294,36 +297,37 @@ static PetscErrorCode MatLayoutView_BRC(MatSpmvLayout L, PetscViewer viewer)
       }
       PetscCall(PetscViewerASCIIPrintf(viewer, "column runs (one offset for consecutive columns): %s; %.2f offsets read per nonzero slot\n", runs, L->nslots ? (double)offsets / (double)L->nslots : 0.0));
     }
-  } else if (brc->compress && brc->widest >= MATBRC_SPAN16) PetscCall(PetscViewerASCIIPrintf(viewer, "column indices: 32-bit (%.1f%% of the slots in blocks whose slot columns span %d columns or more; 16-bit offsets need at most %.0f%%)\n", L->nslots ? 100.0 * (double)brc->farslots / (double)L->nslots : 0.0, MATBRC_SPAN16, 100 * MATBRC_WIDE_FRACTION));
+  } else if (brc->compress && brc->widest >= MATBRC_SPAN16)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "column indices: 32-bit (%.1f%% of the slots in blocks whose slot columns span %d columns or more; 16-bit offsets need at most %.0f%%)\n", L->nslots ? 100.0 * (double)brc->farslots / (double)L->nslots : 0.0, MATBRC_SPAN16, 100 * MATBRC_WIDE_FRACTION));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "column indices: 32-bit%s\n", brc->compress ? " (host kernel)" : " (-mat_brc_compress 0)"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 MatSpmvFormat MatSpmvFormat_BRC = {
-  .name           = "brc",
-  .aijname        = MATAIJBRC,
-  .seqtype        = MATSEQAIJBRC,
-  .mpitype        = MATMPIAIJBRC,
-  .title          = "Blocked Row-Column (BRC)",
+  .name    = "brc",
+  .aijname = MATAIJBRC,
+  .seqtype = MATSEQAIJBRC,
+  .mpitype = MATMPIAIJBRC,
+  .title   = "Blocked Row-Column (BRC)",
   /* 16-bit column offsets need each block's columns within 65536: RCM where the numbering spreads them */
   .compactcolumns = PETSC_TRUE,
   .paramsize      = sizeof(MatBRCParams),
   .paramsdefault  = &MatBRCParamsDefault,
-  .setfromoptions = MatSetFromOptions_BRC,
-  .build          = MatBuild_BRC,
-  .slotrowcol     = MatSlotRowCol_BRC,
-  .multhost       = MatMultHost_BRC,
-  .maprows        = MatMapRows_BRC,
+  .setfromoptions = MatSpmvFormatSetFromOptions_BRC,
+  .build          = MatSpmvFormatBuild_BRC,
+  .slotrowcol     = MatSpmvFormatSlotRowCol_BRC,
+  .multhost       = MatSpmvFormatMultHost_BRC,
+  .maprows        = MatSpmvFormatMapRows_BRC,
 #if defined(PETSC_HAVE_CUDA)
-  .upload      = MatUpload_BRC,
-  .multdevice  = MatMultDevice_BRC,
-  .builddevice = MatBuildDevice_BRC,
-  .download    = MatDownload_BRC,
+  .upload      = MatSpmvFormatUpload_BRC,
+  .multdevice  = MatSpmvFormatMultDevice_BRC,
+  .builddevice = MatSpmvFormatBuildDevice_BRC,
+  .download    = MatSpmvFormatDownload_BRC,
 #endif
-  .destroy    = MatLayoutDestroy_BRC,
-  .view       = MatLayoutView_BRC,
-  .createseq  = MatCreate_SeqAIJBRC,
-  .creatempi  = MatCreate_MPIAIJBRC,
+  .destroy   = MatSpmvFormatDestroy_BRC,
+  .view      = MatSpmvFormatView_BRC,
+  .createseq = MatCreate_SeqAIJBRC,
+  .creatempi = MatCreate_MPIAIJBRC,
 };
 
 MATSPMV_DEFINE_CREATE(BRC, MatSpmvFormat_BRC)
@@ -485,9 +489,10 @@ PetscErrorCode MatBRCSetColumnRuns(Mat A, PetscBool runs)
 
   Note:
   A window keeps each block's writes to y inside a stretch of rows, at the price of less even
-  blocks. Measured on the H200: sorting all rows made SNES ex12's Q2 operator 9% faster (its
-  vertex, edge, face and cell rows each in blocks of their own), R-MAT with columns by frequency
-  11%, the stencils within 0.5%, and the power-law and circuit matrices 5-10% slower.
+  blocks. Measured on the H200: sorting all rows made SNES ex12's Q2 operator faster (its vertex,
+  edge, face and cell rows each in blocks of their own) and R-MAT with columns by frequency, left
+  the stencils level and made the power-law and circuit matrices slower (docs/results.md,
+  "FEM operators: 16-bit offsets per slot column and the RCM order", item 6).
 
   Level: advanced
 

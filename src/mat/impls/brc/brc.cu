@@ -5,7 +5,7 @@
   with atomics; every other row is written once, with no atomics.
 */
 #include "brcimpl.h"
-#include "../aijspmv/aijspmvcuda.h"
+#include "../spmvlayer/spmvkernels.h"
 #include <climits>
 #include <thrust/count.h>
 #include <thrust/reduce.h>
@@ -145,7 +145,7 @@ __global__ void MatBRCSlotColumnSpan(int ncols, int b1, const int *__restrict__ 
 
 /* the slots of block b when it is wide or far */
 struct MatBRCWideSlots {
-  const int *blockoff, *kind;
+  const int           *blockoff, *kind;
   __device__ long long operator()(int b) const { return kind[b] ? (long long)(blockoff[b + 1] - blockoff[b]) : 0LL; }
 };
 
@@ -241,8 +241,8 @@ __global__ void MatBRCBlockRuns(int nblocks, int *__restrict__ runs)
 
 /* the slots of block b when its run length is G */
 struct MatBRCRunSlots {
-  const int *blockoff, *runs;
-  int        G;
+  const int           *blockoff, *runs;
+  int                  G;
   __device__ long long operator()(int b) const { return runs[b] == G ? (long long)(blockoff[b + 1] - blockoff[b]) : 0LL; }
 };
 
@@ -280,9 +280,9 @@ static PetscErrorCode MatBRCFindRuns(MatBRCLayout *brc, PetscInt total, const in
    columns are few enough (then d_col goes) */
 PetscErrorCode MatBRCCompressColumns(MatSpmvLayout L, void *stream)
 {
-  MatBRCLayout *brc = (MatBRCLayout *)L->fmt;
-  cudaStream_t  s   = (cudaStream_t)stream;
-  auto          pol = thrust::cuda::par.on(s);
+  MatBRCLayout *brc   = (MatBRCLayout *)L->fmt;
+  cudaStream_t  s     = (cudaStream_t)stream;
+  auto          pol   = thrust::cuda::par.on(s);
   const int     ncols = (int)(L->nslots / brc->b1);
   int          *span, *jlo, *jspan, *kind, *joff, *woff, tot[2] = {0, 0};
 
@@ -322,8 +322,8 @@ PetscErrorCode MatBRCCompressColumns(MatSpmvLayout L, void *stream)
     MatBRCBlockKind<<<MatBRCGrid(brc->nblocks + 1), 256, 0, s>>>((int)brc->nblocks, (int)brc->b1, brc->d_blockoff, span, jspan, kind, joff, woff);
     PetscCallCUDA(cudaGetLastError());
     PetscCall(MatSpmvCUDAFree(jspan));
-    brc->nwide = (PetscInt)thrust::count_if(pol, kind, kind + brc->nblocks, [] __device__(int k) { return k > 0; });
-    brc->nfar  = (PetscInt)thrust::count_if(pol, kind, kind + brc->nblocks, [] __device__(int k) { return k == 2; });
+    brc->nwide     = (PetscInt)thrust::count_if(pol, kind, kind + brc->nblocks, [] __device__(int k) { return k > 0; });
+    brc->nfar      = (PetscInt)thrust::count_if(pol, kind, kind + brc->nblocks, [] __device__(int k) { return k == 2; });
     brc->wideslots = (PetscInt)thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)brc->nblocks), MatBRCWideSlots{brc->d_blockoff, kind}, 0LL, thrust::plus<long long>());
     thrust::exclusive_scan(pol, joff, joff + brc->nblocks + 1, joff);
     thrust::exclusive_scan(pol, woff, woff + brc->nblocks + 1, woff);
@@ -334,8 +334,8 @@ PetscErrorCode MatBRCCompressColumns(MatSpmvLayout L, void *stream)
     brc->farslots = tot[1];
   }
   /* a far block's slots keep their 32-bit columns and an unused 16-bit one: mostly far layouts were
-     slower (DMPlex's Q2 operators when all their wide blocks kept 32-bit columns: 90-96% of slots),
-     so only a quarter may be far */
+     slower (DMPlex's Q2 operators when all their wide blocks kept 32-bit columns; docs/results.md,
+     "brc: compressed column indices"), so only a quarter may be far */
   if ((double)brc->farslots <= MATBRC_WIDE_FRACTION * (double)L->nslots) {
     PetscCall(MatSpmvCUDAMalloc((void **)&brc->d_col16, (size_t)L->nslots * sizeof(unsigned short)));
     PetscCall(MatSpmvCUDAMalloc((void **)&brc->d_jbase, (size_t)brc->njbase * sizeof(int)));
@@ -353,7 +353,8 @@ PetscErrorCode MatBRCCompressColumns(MatSpmvLayout L, void *stream)
     brc->d_colbase = NULL;
   }
   for (int *a : {span, jlo, kind, joff, woff}) PetscCall(MatSpmvCUDAFree(a));
-  PetscCall(PetscInfo(NULL, "BRC column indices: %s; %" PetscInt_FMT " of %" PetscInt_FMT " blocks (%" PetscInt_FMT " of %" PetscInt_FMT " slots) span %d columns or more, %" PetscInt_FMT " of them (%" PetscInt_FMT " slots) in some slot column\n", brc->col16 ? "16-bit offsets" : "32-bit", brc->nwide, brc->nblocks, brc->wideslots, L->nslots, MATBRC_SPAN16, brc->nfar, brc->farslots));
+  PetscCall(PetscInfo(NULL, "BRC column indices: %s; %" PetscInt_FMT " of %" PetscInt_FMT " blocks (%" PetscInt_FMT " of %" PetscInt_FMT " slots) span %d columns or more, %" PetscInt_FMT " of them (%" PetscInt_FMT " slots) in some slot column\n", brc->col16 ? "16-bit offsets" : "32-bit",
+                      brc->nwide, brc->nblocks, brc->wideslots, L->nslots, MATBRC_SPAN16, brc->nfar, brc->farslots));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -384,7 +385,7 @@ PetscErrorCode MatBRCMapRowsDevice(MatSpmvLayout L, const int *d_rowmap, void *s
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatUpload_BRC(MatSpmvLayout L)
+PetscErrorCode MatSpmvFormatUpload_BRC(MatSpmvLayout L)
 {
   MatBRCLayout *brc = (MatBRCLayout *)L->fmt;
 
@@ -402,7 +403,7 @@ PetscErrorCode MatUpload_BRC(MatSpmvLayout L)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatMultDevice_BRC(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, void *stream)
+PetscErrorCode MatSpmvFormatMultDevice_BRC(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, void *stream)
 {
   MatBRCLayout *brc     = (MatBRCLayout *)L->fmt;
   cudaStream_t  s       = (cudaStream_t)stream;
@@ -430,7 +431,7 @@ PetscErrorCode MatMultDevice_BRC(MatSpmvLayout L, const PetscScalar *x, const Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ---- The layout built on the device (Algorithm 1 with the same order as MatBuild_BRC) ---- */
+/* ---- The layout built on the device (Algorithm 1 with the same order as MatSpmvFormatBuild_BRC) ---- */
 
 #include <thrust/count.h>
 #include <thrust/copy.h>
@@ -444,11 +445,11 @@ PetscErrorCode MatMultDevice_BRC(MatSpmvLayout L, const PetscScalar *x, const Pe
 #include <thrust/iterator/counting_iterator.h>
 
 struct MatBRCRowLen {
-  const int *ai;
+  const int              *ai;
   __host__ __device__ int operator()(int r) const { return ai[r + 1] - ai[r]; }
 };
 struct MatBRCRowLenSq {
-  const int *ai;
+  const int                 *ai;
   __host__ __device__ double operator()(int r) const
   {
     double l = ai[r + 1] - ai[r];
@@ -456,8 +457,8 @@ struct MatBRCRowLenSq {
   }
 };
 struct MatBRCRowInit { /* rows blocks do not write alone: empty and split rows */
-  const int *ai;
-  int        b2;
+  const int               *ai;
+  int                      b2;
   __host__ __device__ bool operator()(int r) const
   {
     int l = ai[r + 1] - ai[r];
@@ -465,8 +466,8 @@ struct MatBRCRowInit { /* rows blocks do not write alone: empty and split rows *
   }
 };
 struct MatBRCRowSplit {
-  const int *ai;
-  int        b2;
+  const int               *ai;
+  int                      b2;
   __host__ __device__ bool operator()(int r) const { return ai[r + 1] - ai[r] > b2; }
 };
 
@@ -518,7 +519,7 @@ __global__ void MatBRCBlockSlots(int nblocks, int b1, const int *__restrict__ Pl
 }
 
 /* columns and slot -> CSR map, column-major in each block; padding repeats the lane's last column,
-   a dummy lane the column of the block's last real lane at its first entry (as MatBuild_BRC) */
+   a dummy lane the column of the block's last real lane at its first entry (as MatSpmvFormatBuild_BRC) */
 __global__ void MatBRCFill(int npad, int b1, int b2, const int *__restrict__ ai, const int *__restrict__ aj, const int *__restrict__ blockoff, const int *__restrict__ Prow, const int *__restrict__ Pstart, const int *__restrict__ Plen, int *__restrict__ rowidx, int *__restrict__ col, int *__restrict__ slot2csr)
 {
   for (int q = blockIdx.x * blockDim.x + threadIdx.x; q < npad; q += gridDim.x * blockDim.x) {
@@ -541,10 +542,10 @@ __global__ void MatBRCFill(int npad, int b1, int b2, const int *__restrict__ ai,
   }
 }
 
-PetscErrorCode MatBuildDevice_BRC(const void *params, const MatSpmvCSR *pattern, const int *ai, const int *aj, MatSpmvLayout L, void *stream)
+PetscErrorCode MatSpmvFormatBuildDevice_BRC(const void *params, const MatSpmvCSR *pattern, const int *ai, const int *aj, MatSpmvLayout L, void *stream)
 {
-  const MatBRCParams *p = (const MatBRCParams *)params;
-  cudaStream_t        s = (cudaStream_t)stream;
+  const MatBRCParams *p   = (const MatBRCParams *)params;
+  cudaStream_t        s   = (cudaStream_t)stream;
   auto                pol = thrust::cuda::par.on(s);
   MatBRCLayout       *brc;
   int                 m = (int)pattern->m, b1 = (int)p->b1, b2, W, nw, P, npad, nslots;
@@ -560,16 +561,16 @@ PetscErrorCode MatBuildDevice_BRC(const void *params, const MatSpmvCSR *pattern,
     sum2       = thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), MatBRCRowLenSq{ai}, 0.0, thrust::plus<double>());
     brc->maxnz = thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), MatBRCRowLen{ai}, 0, thrust::maximum<int>());
   } else sum = sum2 = 0;
-  brc->mu    = m ? sum / m : 0;
-  brc->sigma = m ? PetscSqrtReal(PetscMax(sum2 / m - brc->mu * brc->mu, 0)) : 0;
-  b2         = (int)(p->b2 > 0 ? p->b2 : PetscMin((PetscInt)PetscFloorReal(brc->mu + brc->sigma + 0.5), p->b2max));
-  b2         = PetscMax(PetscMin(b2, (int)brc->maxnz), 1);
-  W          = (int)PetscMin(MatBRCWindow(p, pattern, brc->mu, brc->sigma), (PetscInt)PETSC_INT32_MAX);
-  nw         = m ? (m + W - 1) / W : 0;
-  brc->b1    = b1;
-  brc->b2    = b2;
-  brc->rep   = p->coarsen > 0 ? p->coarsen : (brc->sigma > brc->mu ? 4 : 1);
-  brc->window = W;
+  brc->mu       = m ? sum / m : 0;
+  brc->sigma    = m ? PetscSqrtReal(PetscMax(sum2 / m - brc->mu * brc->mu, 0)) : 0;
+  b2            = (int)(p->b2 > 0 ? p->b2 : PetscMin((PetscInt)PetscFloorReal(brc->mu + brc->sigma + 0.5), p->b2max));
+  b2            = PetscMax(PetscMin(b2, (int)brc->maxnz), 1);
+  W             = (int)PetscMin(MatBRCWindow(p, pattern, brc->mu, brc->sigma), (PetscInt)PETSC_INT32_MAX);
+  nw            = m ? (m + W - 1) / W : 0;
+  brc->b1       = b1;
+  brc->b2       = b2;
+  brc->rep      = p->coarsen > 0 ? p->coarsen : (brc->sigma > brc->mu ? 4 : 1);
+  brc->window   = W;
   brc->compress = (PetscBool)(p->compress != 0);
   brc->runs     = (PetscBool)(p->runs != 0);
   PetscCheck(nw <= PETSC_INT32_MAX / (b2 + 1), PETSC_COMM_SELF, PETSC_ERR_SUP, "BRC sort keys of %d windows of width %d overflow 32 bits: use a larger -mat_brc_window", nw, b2);
@@ -646,7 +647,7 @@ PetscErrorCode MatBuildDevice_BRC(const void *params, const MatSpmvCSR *pattern,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatDownload_BRC(MatSpmvLayout L)
+PetscErrorCode MatSpmvFormatDownload_BRC(MatSpmvLayout L)
 {
   MatBRCLayout *brc = (MatBRCLayout *)L->fmt;
 

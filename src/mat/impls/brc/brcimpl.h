@@ -1,12 +1,12 @@
 #pragma once
-#include "../aijspmv/aijspmvimpl.h"
+#include "../spmvlayer/spmvimpl.h"
 
 typedef struct {
-  PetscInt b1;      /* rows per block */
-  PetscInt b2;      /* largest block width, 0: automatic (paper Eq. 3) */
-  PetscInt b2max;   /* cap of the automatic width */
-  PetscInt coarsen; /* blocks per thread, 0: automatic */
-  PetscInt window;  /* rows per length-sorting window, 0: all rows, -1: automatic (MatBRCWindow()) */
+  PetscInt b1;       /* rows per block */
+  PetscInt b2;       /* largest block width, 0: automatic (paper Eq. 3) */
+  PetscInt b2max;    /* cap of the automatic width */
+  PetscInt coarsen;  /* blocks per thread, 0: automatic */
+  PetscInt window;   /* rows per length-sorting window, 0: all rows, -1: automatic (MatBRCWindow()) */
   PetscInt compress; /* device column indices as 16-bit offsets from a base column per block where every block allows (bool) */
   PetscInt runs;     /* with compress: one offset per run of consecutive columns where a block allows (bool) */
 } MatBRCParams;
@@ -15,8 +15,8 @@ typedef struct {
    (the layer's span, which its column order auto keeps blocks under where RCM can) */
 #define MATBRC_SPAN16 MATSPMV_SPAN16
 /* Compressed indices when at most this fraction of the slots is in far blocks, which keep 32-bit
-   columns (measured when every block spanning MATBRC_SPAN16 or more was far: SNES ex62's Q2-Q1
-   operator with 90% of its slots in such blocks was 5% slower compressed, ex12's Q2 with 96% level) */
+   columns: mostly far layouts gained nothing compressed or lost (docs/results.md,
+   "brc: compressed column indices") */
 #define MATBRC_WIDE_FRACTION 0.25
 /* longest run of consecutive columns read through one offset: 4 covers PETSc's usual block sizes
    (3 displacements, 4 unknowns of SNES ex19) */
@@ -53,8 +53,9 @@ typedef struct {
 
 /* The rows sorted by length together: as asked, all (0), or automatically (-1) all rows except for
    irregular rows (sigma > mu, the paper's own test) in their natural column order, which keep
-   windows of MATBRC_WINDOW_IRREGULAR rows (measured: sorting all rows made ex12's Q2 operator 9%
-   faster, R-MAT with columns by frequency 11%, the power-law and circuit matrices 5-10% slower) */
+   windows of MATBRC_WINDOW_IRREGULAR rows: sorting all rows fills blocks of one kind of row (ex12's
+   vertex, edge, face and cell rows), irregular rows keep their y writes close in windows
+   (docs/results.md, "FEM operators: 16-bit offsets per slot column and the RCM order", item 6) */
 #define MATBRC_WINDOW_IRREGULAR 16384
 static inline PetscInt MatBRCWindow(const MatBRCParams *p, const MatSpmvCSR *csr, PetscReal mu, PetscReal sigma)
 {
@@ -66,9 +67,9 @@ static inline PetscInt MatBRCWindow(const MatBRCParams *p, const MatSpmvCSR *csr
 
 PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJBRC(Mat);
 PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJBRC(Mat);
-PETSC_INTERN PetscErrorCode MatUpload_BRC(MatSpmvLayout);
-PETSC_INTERN PetscErrorCode MatBuildDevice_BRC(const void *, const MatSpmvCSR *, const int *, const int *, MatSpmvLayout, void *);
-PETSC_INTERN PetscErrorCode MatDownload_BRC(MatSpmvLayout);
+PETSC_INTERN PetscErrorCode MatSpmvFormatUpload_BRC(MatSpmvLayout);
+PETSC_INTERN PetscErrorCode MatSpmvFormatBuildDevice_BRC(const void *, const MatSpmvCSR *, const int *, const int *, MatSpmvLayout, void *);
+PETSC_INTERN PetscErrorCode MatSpmvFormatDownload_BRC(MatSpmvLayout);
 PETSC_INTERN PetscErrorCode MatBRCCompressColumns(MatSpmvLayout, void *);
 PETSC_INTERN PetscErrorCode MatBRCMapRowsDevice(MatSpmvLayout, const int *, void *);
-PETSC_INTERN PetscErrorCode MatMultDevice_BRC(MatSpmvLayout, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);
+PETSC_INTERN PetscErrorCode MatSpmvFormatMultDevice_BRC(MatSpmvLayout, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);

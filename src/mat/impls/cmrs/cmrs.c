@@ -13,10 +13,10 @@
 
 const char *const MatCMRSKernels[] = {"basic", "modified", "auto", "MatCMRSKernel", "MAT_CMRS_KERNEL_", NULL};
 
-/* height 0: 2 for the basic kernel, 16 for the modified one (measured on the H200, README) */
+/* height 0: 2 for the basic kernel, 16 for the modified one (docs/results.md, "cmrs") */
 static const MatCMRSParams MatCMRSParamsDefault = {0, PETSC_BOOL3_UNKNOWN, 0, MAT_CMRS_KERNEL_AUTO, PETSC_FALSE, 0};
 
-static PetscErrorCode MatSetFromOptions_CMRS(PetscOptionItems PetscOptionsObject, void *params)
+static PetscErrorCode MatSpmvFormatSetFromOptions_CMRS(PetscOptionItems PetscOptionsObject, void *params)
 {
   MatCMRSParams *p      = (MatCMRSParams *)params;
   MatCMRSKernel  kernel = (MatCMRSKernel)p->kernel;
@@ -65,7 +65,7 @@ PetscErrorCode MatCMRSChoose(const MatCMRSParams *p, PetscInt m, PetscInt n, Pet
 
   PetscFunctionBegin;
   cm->sorted = (PetscBool)p->sort;
-  /* auto, measured on the H200 in double and single precision (README): the modified kernel for
+  /* auto, measured in double and single precision (docs/results.md, "cmrs"): the modified kernel for
      rows of similar lengths with 10 to 50 entries on average. Shorter rows pay its padding to
      whole warps, longer rows are read well by the basic kernel, and rows whose lengths vary more
      than their mean pad far more and leave one warp with a whole long strip. */
@@ -75,7 +75,8 @@ PetscErrorCode MatCMRSChoose(const MatCMRSParams *p, PetscInt m, PetscInt n, Pet
   cm->nstrips    = (m + h - 1) / h;
   if (cm->kernel == MAT_CMRS_KERNEL_MODIFIED) {
     /* a round of a warp has 32 / M entries per lane class, each on its own row: M x height >= 32 */
-    for (cm->modulo = p->modulo ? p->modulo : 8; cm->modulo * h < MATCMRS_WARP; cm->modulo *= 2);
+    for (cm->modulo = p->modulo ? p->modulo : 8; cm->modulo * h < MATCMRS_WARP; cm->modulo *= 2)
+      ;
   }
   cm->packed = n <= (PETSC_INT32_MAX >> MATCMRS_BITS) ? PETSC_TRUE : PETSC_FALSE;
   PetscCheck(cm->packed || p->pack != PETSC_BOOL3_TRUE, PETSC_COMM_SELF, PETSC_ERR_SUP, "-mat_cmrs_pack needs fewer than 2^27 columns, this matrix has %" PetscInt_FMT ": leave -mat_cmrs_pack unset", n);
@@ -83,15 +84,15 @@ PetscErrorCode MatCMRSChoose(const MatCMRSParams *p, PetscInt m, PetscInt n, Pet
   if (cm->kernel == MAT_CMRS_KERNEL_MODIFIED) cm->lanes = MATCMRS_WARP;
   else if (p->lanes) cm->lanes = p->lanes;
   else if (cm->sigma > cm->mu) cm->lanes = 32; /* irregular rows: a whole warp per strip balances best (measured) */
-  else { /* about two entries per lane on an average strip */
-    PetscReal half = cm->nstrips ? 0.5 * (PetscReal)nnz / cm->nstrips : 1;
-    for (cm->lanes = 4; cm->lanes < 32 && 2 * cm->lanes <= half; cm->lanes *= 2);
+  else { /* about two entries per lane on an average strip */ PetscReal half = cm->nstrips ? 0.5 * (PetscReal)nnz / cm->nstrips : 1;
+    for (cm->lanes = 4; cm->lanes < 32 && 2 * cm->lanes <= half; cm->lanes *= 2)
+      ;
   }
   while (cm->lanes < h) cm->lanes *= 2; /* lane r of a group writes row r of the strip */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatBuild_CMRS(const void *params, const MatSpmvCSR *csr, MatSpmvLayout L)
+static PetscErrorCode MatSpmvFormatBuild_CMRS(const void *params, const MatSpmvCSR *csr, MatSpmvLayout L)
 {
   const MatCMRSParams *p = (const MatCMRSParams *)params;
   MatCMRSLayout       *cm;
@@ -134,7 +135,7 @@ static inline void MatCMRSEntry(const MatCMRSLayout *cm, PetscInt k, PetscInt *c
   }
 }
 
-static PetscErrorCode MatSlotRowCol_CMRS(MatSpmvLayout L, PetscInt *row, PetscInt *col)
+static PetscErrorCode MatSpmvFormatSlotRowCol_CMRS(MatSpmvLayout L, PetscInt *row, PetscInt *col)
 {
   MatCMRSLayout *cm = (MatCMRSLayout *)L->fmt;
 
@@ -150,7 +151,7 @@ static PetscErrorCode MatSlotRowCol_CMRS(MatSpmvLayout L, PetscInt *row, PetscIn
 }
 
 /* Host reference kernel: per strip, one partial sum per row, as a warp does */
-static PetscErrorCode MatMultHost_CMRS(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
+static PetscErrorCode MatSpmvFormatMultHost_CMRS(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
 {
   MatCMRSLayout *cm = (MatCMRSLayout *)L->fmt;
 
@@ -172,7 +173,7 @@ static PetscErrorCode MatMultHost_CMRS(MatSpmvLayout L, const PetscScalar *x, co
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatLayoutDestroy_CMRS(MatSpmvLayout L)
+static PetscErrorCode MatSpmvFormatDestroy_CMRS(MatSpmvLayout L)
 {
   MatCMRSLayout *cm = (MatCMRSLayout *)L->fmt;
 
@@ -190,7 +191,7 @@ static PetscErrorCode MatLayoutDestroy_CMRS(MatSpmvLayout L)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatLayoutView_CMRS(MatSpmvLayout L, PetscViewer viewer)
+static PetscErrorCode MatSpmvFormatView_CMRS(MatSpmvLayout L, PetscViewer viewer)
 {
   MatCMRSLayout *cm = (MatCMRSLayout *)L->fmt;
   char           how[128];
@@ -211,20 +212,20 @@ MatSpmvFormat MatSpmvFormat_CMRS = {
   .title          = "Compressed Multi-Row Storage (CMRS)",
   .paramsize      = sizeof(MatCMRSParams),
   .paramsdefault  = &MatCMRSParamsDefault,
-  .setfromoptions = MatSetFromOptions_CMRS,
-  .build          = MatBuild_CMRS,
-  .slotrowcol     = MatSlotRowCol_CMRS,
-  .multhost       = MatMultHost_CMRS,
+  .setfromoptions = MatSpmvFormatSetFromOptions_CMRS,
+  .build          = MatSpmvFormatBuild_CMRS,
+  .slotrowcol     = MatSpmvFormatSlotRowCol_CMRS,
+  .multhost       = MatSpmvFormatMultHost_CMRS,
 #if defined(PETSC_HAVE_CUDA)
-  .upload      = MatUpload_CMRS,
-  .multdevice  = MatMultDevice_CMRS,
-  .builddevice = MatBuildDevice_CMRS,
-  .download    = MatDownload_CMRS,
+  .upload      = MatSpmvFormatUpload_CMRS,
+  .multdevice  = MatSpmvFormatMultDevice_CMRS,
+  .builddevice = MatSpmvFormatBuildDevice_CMRS,
+  .download    = MatSpmvFormatDownload_CMRS,
 #endif
-  .destroy    = MatLayoutDestroy_CMRS,
-  .view       = MatLayoutView_CMRS,
-  .createseq  = MatCreate_SeqAIJCMRS,
-  .creatempi  = MatCreate_MPIAIJCMRS,
+  .destroy   = MatSpmvFormatDestroy_CMRS,
+  .view      = MatSpmvFormatView_CMRS,
+  .createseq = MatCreate_SeqAIJCMRS,
+  .creatempi = MatCreate_MPIAIJCMRS,
 };
 
 MATSPMV_DEFINE_CREATE(CMRS, MatSpmvFormat_CMRS)

@@ -11,19 +11,19 @@
   round; __syncwarp() orders the rounds (the paper relied on implicit warp synchrony).
 */
 #include "cmrsimpl.h"
-#include "../aijspmv/aijspmvcuda.h"
+#include "../spmvlayer/spmvkernels.h"
 
 template <typename V, int H, int LANES, bool PACKED>
 __global__ void __launch_bounds__(256) MatCMRSMultKernel(int nstrips, int m, const int *__restrict__ stripptr, const int *__restrict__ colind, const int *__restrict__ rowinstrip, const V *__restrict__ val, const V alpha, const V *__restrict__ x, const V *z, V *y)
 {
   /* a group of `lanes` threads (a power of two, at most 32) per strip, 32 / lanes strips per warp;
      the whole warp runs the same number of rounds so the full-mask shuffles are always legal */
-  constexpr int lanes = LANES;
-  const int     lane   = threadIdx.x & (lanes - 1);
-  const int     groups = 32 / lanes;
-  const int warp    = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-  const int nwarps  = (gridDim.x * blockDim.x) >> 5;
-  const int ingroup = (threadIdx.x & 31) / lanes;
+  constexpr int lanes   = LANES;
+  const int     lane    = threadIdx.x & (lanes - 1);
+  const int     groups  = 32 / lanes;
+  const int     warp    = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  const int     nwarps  = (gridDim.x * blockDim.x) >> 5;
+  const int     ingroup = (threadIdx.x & 31) / lanes;
 
   for (int s0 = warp * groups; s0 < nstrips; s0 += nwarps * groups) {
     const int s = s0 + ingroup;
@@ -65,11 +65,11 @@ template <typename V, int M, bool PACKED>
 __global__ void __launch_bounds__(128) MatCMRSMultModifiedKernel(int nstrips, int h, int m, const int *__restrict__ stripptr, const int *__restrict__ colind, const int *__restrict__ rowinstrip, const V *__restrict__ val, const V alpha, const V *__restrict__ x, const V *z, V *y)
 {
   extern __shared__ __align__(16) unsigned char smem[];
-  const int stride = h + 1; /* one spare partial sum per lane class keeps the classes on different banks */
-  V        *buf    = reinterpret_cast<V *>(smem) + (threadIdx.x >> 5) * M * stride;
-  const int lane   = threadIdx.x & 31;
-  const int nwarps = (gridDim.x * blockDim.x) >> 5;
-  V        *mine   = buf + (lane % M) * stride;
+  const int                                     stride = h + 1; /* one spare partial sum per lane class keeps the classes on different banks */
+  V                                            *buf    = reinterpret_cast<V *>(smem) + (threadIdx.x >> 5) * M * stride;
+  const int                                     lane   = threadIdx.x & 31;
+  const int                                     nwarps = (gridDim.x * blockDim.x) >> 5;
+  V                                            *mine   = buf + (lane % M) * stride;
 
   for (int s = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; s < nstrips; s += nwarps) {
     for (int k = lane; k < M * stride; k += 32) buf[k] = V(0);
@@ -97,7 +97,7 @@ __global__ void __launch_bounds__(128) MatCMRSMultModifiedKernel(int nstrips, in
   }
 }
 
-PetscErrorCode MatUpload_CMRS(MatSpmvLayout L)
+PetscErrorCode MatSpmvFormatUpload_CMRS(MatSpmvLayout L)
 {
   MatCMRSLayout *cm = (MatCMRSLayout *)L->fmt;
 
@@ -123,8 +123,8 @@ template <int M>
 static void MatCMRSLaunchModified(const MatCMRSLayout *cm, const MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, cudaStream_t s)
 {
   const int    threads = 128, warps = threads / 32; /* the paper's block size */
-  const int    blocks  = (int)PetscMin((cm->nstrips + warps - 1) / warps, 65536 * 8);
-  const size_t shared  = sizeof(PetscScalar) * warps * M * (cm->height + 1);
+  const int    blocks = (int)PetscMin((cm->nstrips + warps - 1) / warps, 65536 * 8);
+  const size_t shared = sizeof(PetscScalar) * warps * M * (cm->height + 1);
 
   if (cm->packed) MatCMRSMultModifiedKernel<PetscScalar, M, true><<<blocks, threads, shared, s>>>((int)cm->nstrips, (int)cm->height, (int)L->m, cm->d_stripptr, cm->d_colind, NULL, L->d_val, L->scale, x, z, y);
   else MatCMRSMultModifiedKernel<PetscScalar, M, false><<<blocks, threads, shared, s>>>((int)cm->nstrips, (int)cm->height, (int)L->m, cm->d_stripptr, cm->d_colind, cm->d_rowinstrip, L->d_val, L->scale, x, z, y);
@@ -140,7 +140,7 @@ static void MatCMRSLaunch(const MatCMRSLayout *cm, const MatSpmvLayout L, const 
   else MatCMRSLaunchLanes<H, 32>(cm, L, x, z, y, s);
 }
 
-PetscErrorCode MatMultDevice_CMRS(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, void *stream)
+PetscErrorCode MatSpmvFormatMultDevice_CMRS(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, void *stream)
 {
   MatCMRSLayout *cm = (MatCMRSLayout *)L->fmt;
   cudaStream_t   s  = (cudaStream_t)stream;
@@ -153,7 +153,11 @@ PetscErrorCode MatMultDevice_CMRS(MatSpmvLayout L, const PetscScalar *x, const P
   case M: \
     MatCMRSLaunchModified<M>(cm, L, x, z, y, s); \
     break;
-      MATCMRS_CASE(2) MATCMRS_CASE(4) MATCMRS_CASE(8) MATCMRS_CASE(16) MATCMRS_CASE(32)
+      MATCMRS_CASE(2)
+      MATCMRS_CASE(4)
+      MATCMRS_CASE(8)
+      MATCMRS_CASE(16)
+      MATCMRS_CASE(32)
 #undef MATCMRS_CASE
     default:
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "CMRS modulo %" PetscInt_FMT " must be 2, 4, 8, 16 or 32", cm->modulo);
@@ -166,8 +170,22 @@ PetscErrorCode MatMultDevice_CMRS(MatSpmvLayout L, const PetscScalar *x, const P
   case H: \
     MatCMRSLaunch<H>(cm, L, x, z, y, s); \
     break;
-    MATCMRS_CASE(1) MATCMRS_CASE(2) MATCMRS_CASE(3) MATCMRS_CASE(4) MATCMRS_CASE(5) MATCMRS_CASE(6) MATCMRS_CASE(7) MATCMRS_CASE(8)
-    MATCMRS_CASE(9) MATCMRS_CASE(10) MATCMRS_CASE(11) MATCMRS_CASE(12) MATCMRS_CASE(13) MATCMRS_CASE(14) MATCMRS_CASE(15) MATCMRS_CASE(16)
+    MATCMRS_CASE(1)
+    MATCMRS_CASE(2)
+    MATCMRS_CASE(3)
+    MATCMRS_CASE(4)
+    MATCMRS_CASE(5)
+    MATCMRS_CASE(6)
+    MATCMRS_CASE(7)
+    MATCMRS_CASE(8)
+    MATCMRS_CASE(9)
+    MATCMRS_CASE(10)
+    MATCMRS_CASE(11)
+    MATCMRS_CASE(12)
+    MATCMRS_CASE(13)
+    MATCMRS_CASE(14)
+    MATCMRS_CASE(15)
+    MATCMRS_CASE(16)
 #undef MATCMRS_CASE
   default:
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "CMRS strip height %" PetscInt_FMT " must be from 1 to %d", cm->height, MATCMRS_MAX_HEIGHT);
@@ -191,8 +209,8 @@ PetscErrorCode MatMultDevice_CMRS(MatSpmvLayout L, const PetscScalar *x, const P
 #include "cmrsstrip.h"
 
 struct MatCMRSRowDev2 { /* (row length - mean)^2 */
-  const int *ai;
-  double     mu;
+  const int                 *ai;
+  double                     mu;
   __host__ __device__ double operator()(int r) const
   {
     double d = (ai[r + 1] - ai[r]) - mu;
@@ -212,7 +230,7 @@ __global__ void MatCMRSStripsKernel(MatCMRSStripArgs a, int nstrips, int *__rest
   }
 }
 
-PetscErrorCode MatBuildDevice_CMRS(const void *params, const MatSpmvCSR *pattern, const int *ai, const int *aj, MatSpmvLayout L, void *stream)
+PetscErrorCode MatSpmvFormatBuildDevice_CMRS(const void *params, const MatSpmvCSR *pattern, const int *ai, const int *aj, MatSpmvLayout L, void *stream)
 {
   const PetscInt       m = pattern->m, n = pattern->n, nnz = pattern->nnz;
   const MatCMRSParams *p = (const MatCMRSParams *)params;
@@ -227,7 +245,7 @@ PetscErrorCode MatBuildDevice_CMRS(const void *params, const MatSpmvCSR *pattern
   cm->mu    = m ? (PetscReal)nnz / m : 0;
   cm->sigma = m ? PetscSqrtReal(thrust::transform_reduce(thrust::cuda::par.on(s), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)m), MatCMRSRowDev2{ai, (double)cm->mu}, 0.0, thrust::plus<double>()) / m) : 0;
   PetscCall(MatCMRSChoose(p, m, n, nnz, cm));
-  a = {(int)cm->kernel, (int)cm->sorted, (int)cm->packed, (int)cm->height, (int)cm->modulo, (int)m, ai, aj, NULL, NULL, NULL};
+  a    = {(int)cm->kernel, (int)cm->sorted, (int)cm->packed, (int)cm->height, (int)cm->modulo, (int)m, ai, aj, NULL, NULL, NULL};
   grid = (int)PetscMax(1, PetscMin((cm->nstrips + 1 + 127) / 128, 65536));
 
   PetscCall(MatSpmvCUDAMalloc((void **)&cm->d_stripptr, (cm->nstrips + 1) * sizeof(int)));
@@ -251,7 +269,7 @@ PetscErrorCode MatBuildDevice_CMRS(const void *params, const MatSpmvCSR *pattern
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatDownload_CMRS(MatSpmvLayout L)
+PetscErrorCode MatSpmvFormatDownload_CMRS(MatSpmvLayout L)
 {
   MatCMRSLayout *cm = (MatCMRSLayout *)L->fmt;
 

@@ -1,5 +1,5 @@
 #pragma once
-#include "../aijspmv/aijspmvimpl.h"
+#include "../spmvlayer/spmvimpl.h"
 
 #define MATCMRS_BITS       4  /* row-in-strip bits packed under the column index */
 #define MATCMRS_MAX_HEIGHT 16 /* 2^MATCMRS_BITS */
@@ -28,8 +28,8 @@ typedef struct {
 
 PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJCMRS(Mat);
 PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJCMRS(Mat);
-PETSC_INTERN PetscErrorCode MatUpload_CMRS(MatSpmvLayout);
+PETSC_INTERN PetscErrorCode MatSpmvFormatUpload_CMRS(MatSpmvLayout);
 PETSC_INTERN PetscErrorCode MatCMRSChoose(const MatCMRSParams *, PetscInt, PetscInt, PetscInt, MatCMRSLayout *);
-PETSC_INTERN PetscErrorCode MatBuildDevice_CMRS(const void *, const MatSpmvCSR *, const int *, const int *, MatSpmvLayout, void *);
-PETSC_INTERN PetscErrorCode MatDownload_CMRS(MatSpmvLayout);
-PETSC_INTERN PetscErrorCode MatMultDevice_CMRS(MatSpmvLayout, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);
+PETSC_INTERN PetscErrorCode MatSpmvFormatBuildDevice_CMRS(const void *, const MatSpmvCSR *, const int *, const int *, MatSpmvLayout, void *);
+PETSC_INTERN PetscErrorCode MatSpmvFormatDownload_CMRS(MatSpmvLayout);
+PETSC_INTERN PetscErrorCode MatSpmvFormatMultDevice_CMRS(MatSpmvLayout, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);

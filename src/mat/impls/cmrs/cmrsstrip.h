@@ -69,8 +69,7 @@ MATCMRS_QUAL MATCMRS_IDX MatCMRSStrip(const MatCMRSStripArgs *a, MATCMRS_IDX s, 
       MATCMRS_IDX t, most = 0;
 
       if (a->sorted) r = MatCMRSLowestColumn(a, next, end, h, taken, M, &below);
-      else { /* the row with the most entries left, so that rows run out together and few rounds need padding */
-        r = -1;
+      else { /* the row with the most entries left, so that rows run out together and few rounds need padding */ r = -1;
         for (MATCMRS_IDX q = 0; q < h; q++)
           if (taken[q] < M && end[q] - next[q] > most) {
             most = end[q] - next[q];

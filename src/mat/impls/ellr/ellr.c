@@ -17,7 +17,7 @@
 /* T automatic, 128 threads per block (the paper's best), at most 3 slots per nonzero */
 static const MatELLRParams MatELLRParamsDefault = {0, 128, 3.0};
 
-static PetscErrorCode MatSetFromOptions_ELLR(PetscOptionItems PetscOptionsObject, void *params)
+static PetscErrorCode MatSpmvFormatSetFromOptions_ELLR(PetscOptionItems PetscOptionsObject, void *params)
 {
   MatELLRParams *p = (MatELLRParams *)params;
   PetscBool      set;
@@ -36,9 +36,8 @@ static PetscErrorCode MatSetFromOptions_ELLR(PetscOptionItems PetscOptionsObject
    (mean below 128: 1 thread, 128: 2, 2048 and more: 32). More threads shorten the chain of
    dependent loads per thread, fewer waste less of each warp on short rows. Under the padding limit
    (default 3) the longest row is at most that many times the mean, so the mean speaks for all rows.
-   Measured on the H200 (examples/sweep.sh ellr): T = 1 is the fastest on every generated matrix,
-   rows of 5 to 79 entries (at 27 entries T = 2 is 8% slower, at 79 entries T = 2, 4, 8 are 6%,
-   5%, 8% slower); the first rule, 8 entries per thread, picked 2 and 8 there. */
+   T = 1 was the fastest on every generated matrix, rows of 5 to 79 entries, where the first rule,
+   8 entries per thread, picked 2 and 8 (docs/results.md, "ellr"). */
 static PetscInt MatELLRThreadsAuto(PetscReal mean)
 {
   PetscInt T = 1;
@@ -59,9 +58,8 @@ PetscErrorCode MatELLRPlan(const MatELLRParams *p, PetscInt m, PetscInt mr, Pets
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(plan, sizeof(*plan)));
-  PetscCheck(padded <= (double)p->maxpadding * (double)nnz, PETSC_COMM_SELF, PETSC_ERR_SUP,
-             "ELLR pads every row to the longest: %" PetscInt_FMT " nonempty rows x %" PetscInt_FMT " (longest row) = %.0f slots for %" PetscInt_FMT " nonzeros, padding ratio %.2f, more than -mat_ellr_max_padding %.2f: use -mat_type brc or -mat_type argcsr, which do not pad rows to the longest one, or raise -mat_ellr_max_padding (MatELLRSetMaxPadding()) if the memory allows",
-             mr, K, padded, nnz, nnz ? padded / (double)nnz : 0.0, (double)p->maxpadding);
+  PetscCheck(padded <= (double)p->maxpadding * (double)nnz, PETSC_COMM_SELF, PETSC_ERR_SUP, "ELLR pads every row to the longest: %" PetscInt_FMT " nonempty rows x %" PetscInt_FMT " (longest row) = %.0f slots for %" PetscInt_FMT " nonzeros, padding ratio %.2f, more than -mat_ellr_max_padding %.2f: use -mat_type brc or -mat_type argcsr, which do not pad rows to the longest one, or raise -mat_ellr_max_padding (MatELLRSetMaxPadding()) if the memory allows", mr, K, padded, nnz, nnz ? padded / (double)nnz : 0.0,
+             (double)p->maxpadding);
   plan->mr         = mr;
   plan->nempty     = m - mr;
   plan->K          = K;
@@ -84,7 +82,7 @@ PetscErrorCode MatELLRPlan(const MatELLRParams *p, PetscInt m, PetscInt mr, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatBuild_ELLR(const void *params, const MatSpmvCSR *csr, MatSpmvLayout L)
+static PetscErrorCode MatSpmvFormatBuild_ELLR(const void *params, const MatSpmvCSR *csr, MatSpmvLayout L)
 {
   MatELLRLayout  plan, *el;
   PetscInt       K = 0, mr = 0, nslots;
@@ -132,7 +130,7 @@ static PetscErrorCode MatBuild_ELLR(const void *params, const MatSpmvCSR *csr, M
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatSlotRowCol_ELLR(MatSpmvLayout L, PetscInt *row, PetscInt *col)
+static PetscErrorCode MatSpmvFormatSlotRowCol_ELLR(MatSpmvLayout L, PetscInt *row, PetscInt *col)
 {
   MatELLRLayout *el  = (MatELLRLayout *)L->fmt;
   const PetscInt ldT = el->ld * el->T;
@@ -151,7 +149,7 @@ static PetscErrorCode MatSlotRowCol_ELLR(MatSpmvLayout L, PetscInt *row, PetscIn
    t + T, ... below rl[i]; the T partial sums are combined as the shuffle butterfly leaves them in
    thread 0 (step o adds partial t + o into t, o = T/2, ..., 1), scaled, and z added; empty rows
    get z (or 0) */
-static PetscErrorCode MatMultHost_ELLR(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
+static PetscErrorCode MatSpmvFormatMultHost_ELLR(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
 {
   MatELLRLayout *el = (MatELLRLayout *)L->fmt;
   const PetscInt T = el->T, ldT = el->ld * el->T;
@@ -174,7 +172,7 @@ static PetscErrorCode MatMultHost_ELLR(MatSpmvLayout L, const PetscScalar *x, co
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatLayoutDestroy_ELLR(MatSpmvLayout L)
+static PetscErrorCode MatSpmvFormatDestroy_ELLR(MatSpmvLayout L)
 {
   MatELLRLayout *el = (MatELLRLayout *)L->fmt;
 
@@ -194,7 +192,7 @@ static PetscErrorCode MatLayoutDestroy_ELLR(MatSpmvLayout L)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatLayoutView_ELLR(MatSpmvLayout L, PetscViewer viewer)
+static PetscErrorCode MatSpmvFormatView_ELLR(MatSpmvLayout L, PetscViewer viewer)
 {
   MatELLRLayout *el     = (MatELLRLayout *)L->fmt;
   const double   padded = (double)el->mr * el->K;
@@ -203,7 +201,8 @@ static PetscErrorCode MatLayoutView_ELLR(MatSpmvLayout L, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "row lengths: %" PetscInt_FMT " nonempty rows of mean length %.2f, longest %" PetscInt_FMT "; %" PetscInt_FMT " empty rows (no slots)\n", el->mr, (double)el->mean, el->K, el->nempty));
   if (el->T == el->Tasked) PetscCall(PetscViewerASCIIPrintf(viewer, "T = %" PetscInt_FMT " threads per row (%s), %" PetscInt_FMT " threads per block\n", el->T, el->Tauto ? "automatic" : "set", el->block));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "T = %" PetscInt_FMT " threads per row (%" PetscInt_FMT " %s, more than the longest row needs), %" PetscInt_FMT " threads per block\n", el->T, el->Tasked, el->Tauto ? "automatic" : "set", el->block));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "rows padded to the longest: %" PetscInt_FMT " x %" PetscInt_FMT " = %.0f slots, padding ratio %.3f (limit -mat_ellr_max_padding %.2f)\n", el->mr, el->K, padded, L->nnz ? padded / (double)L->nnz : 1.0, (double)el->maxpadding));
+  PetscCall(
+    PetscViewerASCIIPrintf(viewer, "rows padded to the longest: %" PetscInt_FMT " x %" PetscInt_FMT " = %.0f slots, padding ratio %.3f (limit -mat_ellr_max_padding %.2f)\n", el->mr, el->K, padded, L->nnz ? padded / (double)L->nnz : 1.0, (double)el->maxpadding));
   PetscCall(PetscViewerASCIIPrintf(viewer, "stored as %" PetscInt_FMT " slabs of %" PetscInt_FMT " rows (rounded up for alignment) x %" PetscInt_FMT " threads\n", el->steps, el->ld, el->T));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -216,20 +215,20 @@ MatSpmvFormat MatSpmvFormat_ELLR = {
   .title          = "ELLPACK-R / ELLR-T (ELLR)",
   .paramsize      = sizeof(MatELLRParams),
   .paramsdefault  = &MatELLRParamsDefault,
-  .setfromoptions = MatSetFromOptions_ELLR,
-  .build          = MatBuild_ELLR,
-  .slotrowcol     = MatSlotRowCol_ELLR,
-  .multhost       = MatMultHost_ELLR,
+  .setfromoptions = MatSpmvFormatSetFromOptions_ELLR,
+  .build          = MatSpmvFormatBuild_ELLR,
+  .slotrowcol     = MatSpmvFormatSlotRowCol_ELLR,
+  .multhost       = MatSpmvFormatMultHost_ELLR,
 #if defined(PETSC_HAVE_CUDA)
-  .upload      = MatUpload_ELLR,
-  .multdevice  = MatMultDevice_ELLR,
-  .builddevice = MatBuildDevice_ELLR,
-  .download    = MatDownload_ELLR,
+  .upload      = MatSpmvFormatUpload_ELLR,
+  .multdevice  = MatSpmvFormatMultDevice_ELLR,
+  .builddevice = MatSpmvFormatBuildDevice_ELLR,
+  .download    = MatSpmvFormatDownload_ELLR,
 #endif
-  .destroy    = MatLayoutDestroy_ELLR,
-  .view       = MatLayoutView_ELLR,
-  .createseq  = MatCreate_SeqAIJELLR,
-  .creatempi  = MatCreate_MPIAIJELLR,
+  .destroy   = MatSpmvFormatDestroy_ELLR,
+  .view      = MatSpmvFormatView_ELLR,
+  .createseq = MatCreate_SeqAIJELLR,
+  .creatempi = MatCreate_MPIAIJELLR,
 };
 
 MATSPMV_DEFINE_CREATE(ELLR, MatSpmvFormat_ELLR)

@@ -10,7 +10,7 @@
   and y written by that one thread.
 */
 #include "ellrimpl.h"
-#include "../aijspmv/aijspmvcuda.h"
+#include "../spmvlayer/spmvkernels.h"
 
 /* V: value type; I: index type of the arrays (int: 32-bit device indices), U its unsigned twin for
    thread and slot offsets; T: threads per row */
@@ -70,7 +70,7 @@ static PetscErrorCode MatELLRLaunch(MatSpmvLayout L, const PetscScalar *x, const
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatMultDevice_ELLR(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, void *stream)
+PetscErrorCode MatSpmvFormatMultDevice_ELLR(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, void *stream)
 {
   MatELLRLayout *el = (MatELLRLayout *)L->fmt;
   cudaStream_t   s  = (cudaStream_t)stream;
@@ -108,7 +108,7 @@ PetscErrorCode MatMultDevice_ELLR(MatSpmvLayout L, const PetscScalar *x, const P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatUpload_ELLR(MatSpmvLayout L)
+PetscErrorCode MatSpmvFormatUpload_ELLR(MatSpmvLayout L)
 {
   MatELLRLayout *el = (MatELLRLayout *)L->fmt;
 
@@ -120,7 +120,7 @@ PetscErrorCode MatUpload_ELLR(MatSpmvLayout L)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ---- The layout built on the device from aijcusparse's CSR (the same layout as MatBuild_ELLR) ---- */
+/* ---- The layout built on the device from aijcusparse's CSR (the same layout as MatSpmvFormatBuild_ELLR) ---- */
 
 #include <thrust/copy.h>
 #include <thrust/count.h>
@@ -131,15 +131,15 @@ PetscErrorCode MatUpload_ELLR(MatSpmvLayout L)
 #include <thrust/iterator/counting_iterator.h>
 
 struct MatELLRRowLen {
-  const int *ai;
+  const int              *ai;
   __host__ __device__ int operator()(int r) const { return ai[r + 1] - ai[r]; }
 };
 struct MatELLRRowEmpty {
-  const int *ai;
+  const int               *ai;
   __host__ __device__ bool operator()(int r) const { return ai[r + 1] == ai[r]; }
 };
 struct MatELLRRowNonempty {
-  const int *ai;
+  const int               *ai;
   __host__ __device__ bool operator()(int r) const { return ai[r + 1] > ai[r]; }
 };
 
@@ -170,15 +170,15 @@ static inline unsigned MatELLRGrid(PetscInt n)
   return (unsigned)PetscMax(1, PetscMin((n + 255) / 256, 65536));
 }
 
-PetscErrorCode MatBuildDevice_ELLR(const void *params, const MatSpmvCSR *pattern, const int *ai, const int *aj, MatSpmvLayout L, void *stream)
+PetscErrorCode MatSpmvFormatBuildDevice_ELLR(const void *params, const MatSpmvCSR *pattern, const int *ai, const int *aj, MatSpmvLayout L, void *stream)
 {
-  cudaStream_t                    s   = (cudaStream_t)stream;
-  auto                            pol = thrust::cuda::par.on(s);
-  const int                       m   = (int)pattern->m;
+  cudaStream_t                   s   = (cudaStream_t)stream;
+  auto                           pol = thrust::cuda::par.on(s);
+  const int                      m   = (int)pattern->m;
   thrust::counting_iterator<int> first(0), last(m);
-  MatELLRLayout                   plan, *el;
-  PetscInt                        nslots, mr = 0;
-  int                             K = 0;
+  MatELLRLayout                  plan, *el;
+  PetscInt                       nslots, mr = 0;
+  int                            K = 0;
 
   PetscFunctionBegin;
   /* the longest row and the nonempty rows by reductions on the device (a number each back to the
@@ -210,7 +210,7 @@ PetscErrorCode MatBuildDevice_ELLR(const void *params, const MatSpmvCSR *pattern
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatDownload_ELLR(MatSpmvLayout L)
+PetscErrorCode MatSpmvFormatDownload_ELLR(MatSpmvLayout L)
 {
   MatELLRLayout *el = (MatELLRLayout *)L->fmt;
 

@@ -1,5 +1,5 @@
 #pragma once
-#include "../aijspmv/aijspmvimpl.h"
+#include "../spmvlayer/spmvimpl.h"
 
 #define MATELLR_MAX_T     32   /* threads per row: a power of two up to a warp (their sums are combined by warp shuffles) */
 #define MATELLR_MAX_BLOCK 1024 /* threads per CUDA block: a multiple of 32 up to the CUDA limit */
@@ -27,24 +27,24 @@ typedef struct {
   PetscInt  T, Tasked; /* threads per row used (at most the longest row rounded up to a power of two) and asked for */
   PetscBool Tauto;
   PetscInt  block;
-  PetscInt  mr;        /* layout rows: the nonempty rows */
-  PetscInt  K;         /* longest row */
-  PetscInt  steps;     /* ceil(K / T): slabs */
-  PetscInt  ld;        /* rows of a slab: mr rounded up */
-  PetscReal mean;      /* mean length of the nonempty rows */
+  PetscInt  mr;    /* layout rows: the nonempty rows */
+  PetscInt  K;     /* longest row */
+  PetscInt  steps; /* ceil(K / T): slabs */
+  PetscInt  ld;    /* rows of a slab: mr rounded up */
+  PetscReal mean;  /* mean length of the nonempty rows */
   PetscReal maxpadding;
-  PetscInt *rl;        /* mr row lengths (host) */
-  PetscInt *rowidx;    /* mr matrix rows of the layout rows; NULL when no row is empty (layout row i is row i) */
+  PetscInt *rl;     /* mr row lengths (host) */
+  PetscInt *rowidx; /* mr matrix rows of the layout rows; NULL when no row is empty (layout row i is row i) */
   PetscInt  nempty;
-  PetscInt *empty;     /* the nempty empty rows */
-  PetscInt *col;       /* nslots columns (host), 0 in padding */
+  PetscInt *empty; /* the nempty empty rows */
+  PetscInt *col;   /* nslots columns (host), 0 in padding */
   int      *d_rl, *d_rowidx, *d_empty, *d_col;
 } MatELLRLayout;
 
 PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJELLR(Mat);
 PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJELLR(Mat);
 PETSC_INTERN PetscErrorCode MatELLRPlan(const MatELLRParams *, PetscInt, PetscInt, PetscInt, PetscInt, MatELLRLayout *, PetscInt *);
-PETSC_INTERN PetscErrorCode MatUpload_ELLR(MatSpmvLayout);
-PETSC_INTERN PetscErrorCode MatBuildDevice_ELLR(const void *, const MatSpmvCSR *, const int *, const int *, MatSpmvLayout, void *);
-PETSC_INTERN PetscErrorCode MatDownload_ELLR(MatSpmvLayout);
-PETSC_INTERN PetscErrorCode MatMultDevice_ELLR(MatSpmvLayout, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);
+PETSC_INTERN PetscErrorCode MatSpmvFormatUpload_ELLR(MatSpmvLayout);
+PETSC_INTERN PetscErrorCode MatSpmvFormatBuildDevice_ELLR(const void *, const MatSpmvCSR *, const int *, const int *, MatSpmvLayout, void *);
+PETSC_INTERN PetscErrorCode MatSpmvFormatDownload_ELLR(MatSpmvLayout);
+PETSC_INTERN PetscErrorCode MatSpmvFormatMultDevice_ELLR(MatSpmvLayout, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);

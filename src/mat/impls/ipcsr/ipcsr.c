@@ -16,10 +16,10 @@
 
 const char *const MatIPCSRKernels[] = {"ipcsr", "csrm", "auto", "MatIPCSRKernel", "MAT_IPCSR_KERNEL_", NULL};
 
-/* the automatic kernel, 16 KB per block (measured), CSR-M's 1024 */
+/* the automatic kernel, 16 KB per block (docs/results.md, "ipcsr"), CSR-M's 1024 */
 static const MatIPCSRParams MatIPCSRParamsDefault = {MAT_IPCSR_KERNEL_AUTO, MATIPCSR_SHARED_DEFAULT, MATIPCSR_FRAGMENT_DEFAULT};
 
-static PetscErrorCode MatSetFromOptions_IPCSR(PetscOptionItems PetscOptionsObject, void *params)
+static PetscErrorCode MatSpmvFormatSetFromOptions_IPCSR(PetscOptionItems PetscOptionsObject, void *params)
 {
   MatIPCSRParams *p      = (MatIPCSRParams *)params;
   MatIPCSRKernel  kernel = (MatIPCSRKernel)p->kernel;
@@ -41,8 +41,8 @@ PetscErrorCode MatIPCSRSetup(const MatIPCSRParams *p, MatIPCSRLayout *ip)
   PetscFunctionBegin;
   ip->kernelauto = (PetscBool)(p->kernel == MAT_IPCSR_KERNEL_AUTO);
   /* auto: ipcsr. On the H200 csrm's equal fragments were slower than ipcsr's row blocks on every
-     generated matrix, the irregular ones included (0.6x on powerlaw and circuit, examples/sweep.sh
-     ipcsr), so no row statistic selects it; it stays available as the paper's comparison kernel */
+     generated matrix, the irregular ones included (docs/results.md, "ipcsr"), so no row statistic
+     selects it; it stays available as the paper's comparison kernel */
   if (ip->kernelauto) ip->kernel = MAT_IPCSR_KERNEL_IPCSR;
   else ip->kernel = (MatIPCSRKernel)p->kernel;
   if (ip->kernel == MAT_IPCSR_KERNEL_IPCSR) {
@@ -59,7 +59,7 @@ PetscErrorCode MatIPCSRSetup(const MatIPCSRParams *p, MatIPCSRLayout *ip)
       if (!gpu) ip->shared = (PetscInt)MatIPCSRSharedFormula(MATIPCSR_C2050_SHARED_SM, MATIPCSR_C2050_THREADS_SM, MATIPCSR_C2050_BLOCKS_SM, 0);
       ip->sharedhow = gpu ? 1 : 2;
     }
-    ip->S      = PetscMax(1, ip->shared / (PetscInt)sizeof(PetscScalar));
+    ip->S = PetscMax(1, ip->shared / (PetscInt)sizeof(PetscScalar));
     /* a block spans at most window - 1 + own = S entries (MatIPCSRNewRun()): own no larger than
        needed, the longest row when all rows are short, makes the windows nearly the budget */
     ip->own    = PetscMax(1, PetscMin(ip->S / MATIPCSR_OWN_DIV, ip->maxlen));
@@ -76,7 +76,10 @@ PetscErrorCode MatIPCSRSetup(const MatIPCSRParams *p, MatIPCSRLayout *ip)
 static void MatIPCSRBlockStatsHost(MatIPCSRLayout *ip)
 {
   MatIPCSRBlockStats *bs   = &ip->bs;
-  MatIPCSRBlockStats  zero = {{0, 0, 0, 0, 0, 0}, 0, 0, PETSC_INT_MAX, 0};
+  MatIPCSRBlockStats  zero = {
+     {0, 0, 0, 0, 0, 0},
+     0, 0, PETSC_INT_MAX, 0
+  };
 
   *bs = zero;
   for (PetscInt b = 0; b < ip->nblocks; b++) {
@@ -132,8 +135,7 @@ static PetscErrorCode MatIPCSRPlanHost(MatIPCSRLayout *ip)
       const PetscInt r = ip->blocks[4 * k], nr = ip->blocks[4 * k + 1], begin = ip->blocks[4 * k + 2], end = ip->blocks[4 * k + 3];
       const PetscInt rend = r + (nr == MATIPCSR_PIECE ? 1 : nr);
 
-      PetscCheck(begin == pos && end - begin <= ip->S && (r == next || (nr == MATIPCSR_PIECE && r == next - 1 && begin > ai[r])) && (nr == MATIPCSR_PIECE ? begin >= ai[r] && end <= ai[r + 1] : begin == ai[r] && end == ai[rend]), PETSC_COMM_SELF, PETSC_ERR_PLIB,
-                 "IPCSR block %" PetscInt_FMT " {%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT "} does not follow row %" PetscInt_FMT ", entry %" PetscInt_FMT " or exceeds the budget of %" PetscInt_FMT " entries", k, r, nr, begin, end, next, pos, ip->S);
+      PetscCheck(begin == pos && end - begin <= ip->S && (r == next || (nr == MATIPCSR_PIECE && r == next - 1 && begin > ai[r])) && (nr == MATIPCSR_PIECE ? begin >= ai[r] && end <= ai[r + 1] : begin == ai[r] && end == ai[rend]), PETSC_COMM_SELF, PETSC_ERR_PLIB, "IPCSR block %" PetscInt_FMT " {%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT "} does not follow row %" PetscInt_FMT ", entry %" PetscInt_FMT " or exceeds the budget of %" PetscInt_FMT " entries", k, r, nr, begin, end, next, pos, ip->S);
       next = rend;
       pos  = end;
     }
@@ -165,7 +167,7 @@ static PetscErrorCode MatIPCSRPlanHostCSRM(MatIPCSRLayout *ip)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatBuild_IPCSR(const void *params, const MatSpmvCSR *csr, MatSpmvLayout L)
+static PetscErrorCode MatSpmvFormatBuild_IPCSR(const void *params, const MatSpmvCSR *csr, MatSpmvLayout L)
 {
   MatIPCSRLayout *ip;
   PetscReal       sum2 = 0;
@@ -175,7 +177,8 @@ static PetscErrorCode MatBuild_IPCSR(const void *params, const MatSpmvCSR *csr, 
   L->fmt  = ip;
   ip->m   = csr->m;
   ip->nnz = csr->nnz;
-  PetscCheck(csr->nnz <= PETSC_INT32_MAX && csr->m < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "IPCSR indexes the CSR with 32-bit integers on the device: this %" PetscInt_FMT " x %" PetscInt_FMT " matrix has %" PetscInt_FMT " nonzeros; split it over more MPI processes or use MATAIJ", csr->m, csr->n, csr->nnz);
+  PetscCheck(csr->nnz <= PETSC_INT32_MAX && csr->m < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "IPCSR indexes the CSR with 32-bit integers on the device: this %" PetscInt_FMT " x %" PetscInt_FMT " matrix has %" PetscInt_FMT " nonzeros; split it over more MPI processes or use MATAIJ",
+             csr->m, csr->n, csr->nnz);
   for (PetscInt r = 0; r < csr->m; r++) {
     const PetscInt len = csr->i[r + 1] - csr->i[r];
 
@@ -200,7 +203,7 @@ static PetscErrorCode MatBuild_IPCSR(const void *params, const MatSpmvCSR *csr, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatSlotRowCol_IPCSR(MatSpmvLayout L, PetscInt *row, PetscInt *col)
+static PetscErrorCode MatSpmvFormatSlotRowCol_IPCSR(MatSpmvLayout L, PetscInt *row, PetscInt *col)
 {
   MatIPCSRLayout *ip = (MatIPCSRLayout *)L->fmt;
 
@@ -323,7 +326,7 @@ static PetscErrorCode MatMultHostCSRM(MatIPCSRLayout *ip, const PetscScalar *val
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatMultHost_IPCSR(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
+static PetscErrorCode MatSpmvFormatMultHost_IPCSR(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y)
 {
   MatIPCSRLayout *ip = (MatIPCSRLayout *)L->fmt;
 
@@ -333,7 +336,7 @@ static PetscErrorCode MatMultHost_IPCSR(MatSpmvLayout L, const PetscScalar *x, c
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatLayoutDestroy_IPCSR(MatSpmvLayout L)
+static PetscErrorCode MatSpmvFormatDestroy_IPCSR(MatSpmvLayout L)
 {
   MatIPCSRLayout *ip = (MatIPCSRLayout *)L->fmt;
 
@@ -359,7 +362,7 @@ static PetscErrorCode MatLayoutDestroy_IPCSR(MatSpmvLayout L)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatLayoutView_IPCSR(MatSpmvLayout L, PetscViewer viewer)
+static PetscErrorCode MatSpmvFormatView_IPCSR(MatSpmvLayout L, PetscViewer viewer)
 {
   MatIPCSRLayout *ip = (MatIPCSRLayout *)L->fmt;
 
@@ -375,7 +378,8 @@ static PetscErrorCode MatLayoutView_IPCSR(MatSpmvLayout L, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "shared memory per thread block %" PetscInt_FMT " bytes = %" PetscInt_FMT " entries (%s), %d threads per block\n", ip->shared, ip->S, how[ip->sharedhow], MATIPCSR_THREADS));
     PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " row blocks: %" PetscInt_FMT " of several rows (rows per block min %" PetscInt_FMT ", mean %.1f, max %" PetscInt_FMT "), %" PetscInt_FMT " of one row (reduced by the whole block)\n", ip->nblocks, multi, bs->minrows, multi ? (double)(ip->m - bs->single - ip->nsplit) / (double)multi : 0.0, bs->maxrows, bs->single));
     PetscCall(PetscViewerASCIIPrintf(viewer, "rows longer than %" PetscInt_FMT " entries take a block of their own; %" PetscInt_FMT " rows longer than %" PetscInt_FMT " split into %" PetscInt_FMT " blocks (atomic sums)\n", ip->own, ip->nsplit, ip->S, bs->pieces));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "blocks of several rows reduced with 1/2/4/8/16/32 threads per row: %" PetscInt_FMT "/%" PetscInt_FMT "/%" PetscInt_FMT "/%" PetscInt_FMT "/%" PetscInt_FMT "/%" PetscInt_FMT "; mean %.1f nonzeros per block\n", bs->tpr[0], bs->tpr[1], bs->tpr[2], bs->tpr[3], bs->tpr[4], bs->tpr[5], ip->nblocks ? (double)ip->nnz / (double)ip->nblocks : 0.0));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "blocks of several rows reduced with 1/2/4/8/16/32 threads per row: %" PetscInt_FMT "/%" PetscInt_FMT "/%" PetscInt_FMT "/%" PetscInt_FMT "/%" PetscInt_FMT "/%" PetscInt_FMT "; mean %.1f nonzeros per block\n", bs->tpr[0], bs->tpr[1], bs->tpr[2], bs->tpr[3], bs->tpr[4], bs->tpr[5],
+                                     ip->nblocks ? (double)ip->nnz / (double)ip->nblocks : 0.0));
   } else {
     PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " fragments of %" PetscInt_FMT " nonzeros (a thread block of %d threads each, rows summed by half-warps), up to %" PetscInt_FMT " rows per fragment\n", ip->nfrag, ip->fragment, MATIPCSR_THREADS, ip->maxfrows));
     PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " rows shared by several fragments, combined by a second kernel\n", ip->nshared));
@@ -392,23 +396,23 @@ MatSpmvFormat MatSpmvFormat_IPCSR = {
   .title          = "Improved Perfect CSR (IPCSR) and CSR-M",
   .paramsize      = sizeof(MatIPCSRParams),
   .paramsdefault  = &MatIPCSRParamsDefault,
-  .setfromoptions = MatSetFromOptions_IPCSR,
-  .build          = MatBuild_IPCSR,
-  .slotrowcol     = MatSlotRowCol_IPCSR,
-  .multhost       = MatMultHost_IPCSR,
+  .setfromoptions = MatSpmvFormatSetFromOptions_IPCSR,
+  .build          = MatSpmvFormatBuild_IPCSR,
+  .slotrowcol     = MatSpmvFormatSlotRowCol_IPCSR,
+  .multhost       = MatSpmvFormatMultHost_IPCSR,
 #if defined(PETSC_HAVE_CUDA)
-  .upload      = MatUpload_IPCSR,
-  .multdevice  = MatMultDevice_IPCSR,
-  .builddevice = MatBuildDevice_IPCSR,
-  .download    = MatDownload_IPCSR,
+  .upload      = MatSpmvFormatUpload_IPCSR,
+  .multdevice  = MatSpmvFormatMultDevice_IPCSR,
+  .builddevice = MatSpmvFormatBuildDevice_IPCSR,
+  .download    = MatSpmvFormatDownload_IPCSR,
 #endif
-  .destroy    = MatLayoutDestroy_IPCSR,
-  .view       = MatLayoutView_IPCSR,
-  /* measured on the H200: on Graph500 R-MAT renumbered columns made ipcsr 5% slower (525 vs 502 us)
-     where brc and argcsr gained 16-19% (examples/results/irregular-h200/) */
+  .destroy = MatSpmvFormatDestroy_IPCSR,
+  .view    = MatSpmvFormatView_IPCSR,
+  /* on Graph500 R-MAT renumbered columns made ipcsr slower where brc and argcsr gained
+     (docs/results.md, "Irregular matrices: what was tried") */
   .naturalcolumns = PETSC_TRUE,
-  .createseq  = MatCreate_SeqAIJIPCSR,
-  .creatempi  = MatCreate_MPIAIJIPCSR,
+  .createseq      = MatCreate_SeqAIJIPCSR,
+  .creatempi      = MatCreate_MPIAIJIPCSR,
 };
 
 MATSPMV_DEFINE_CREATE(IPCSR, MatSpmvFormat_IPCSR)

@@ -6,7 +6,7 @@
   shuffles are the _sync ones over full warps, reached by every lane of the warp.
 */
 #include "ipcsrimpl.h"
-#include "../aijspmv/aijspmvcuda.h"
+#include "../spmvlayer/spmvkernels.h"
 
 #define MATIPCSR_QUAL __device__ static inline
 #define MATIPCSR_IDX  int
@@ -50,9 +50,9 @@ template <typename V>
 __global__ void __launch_bounds__(MATIPCSR_THREADS) MatIPCSRMultKernel(const int4 *__restrict__ blocks, const int *__restrict__ ai, const int *__restrict__ aj, const V *__restrict__ val, const V alpha, const V *__restrict__ x, const V *z, V *y)
 {
   extern __shared__ __align__(16) unsigned char MatIPCSRShared[]; /* raw bytes: complex V has constructors */
-  V             *sh  = reinterpret_cast<V *>(MatIPCSRShared);
-  const int4     blk = blocks[blockIdx.x];
-  const int      row0 = blk.x, nrows = blk.y, tid = threadIdx.x;
+  V                                            *sh   = reinterpret_cast<V *>(MatIPCSRShared);
+  const int4                                    blk  = blocks[blockIdx.x];
+  const int                                     row0 = blk.x, nrows = blk.y, tid = threadIdx.x;
   /* unsigned: the strided indices stay below 2^31 + MATIPCSR_THREADS */
   const unsigned begin = (unsigned)blk.z, end = (unsigned)blk.w;
 
@@ -125,12 +125,12 @@ template <typename V>
 __global__ void __launch_bounds__(MATIPCSR_THREADS) MatIPCSRCSRMKernel(int nnz, int F, const int2 *__restrict__ bound, const int *__restrict__ ai, const int *__restrict__ aj, const V *__restrict__ val, const V alpha, const V *__restrict__ x, const V *z, V *y, V *__restrict__ part)
 {
   extern __shared__ __align__(16) unsigned char MatIPCSRShared[];
-  V              *sh  = reinterpret_cast<V *>(MatIPCSRShared);
-  const int       f   = blockIdx.x, tid = threadIdx.x;
-  const long long lo  = (long long)f * F, hi = min(lo + F, (long long)nnz);
-  const int2      b   = bound[f];
-  const int       hw  = tid / MATIPCSR_CSRM_LANES, lane = tid & (MATIPCSR_CSRM_LANES - 1), nhw = MATIPCSR_THREADS / MATIPCSR_CSRM_LANES;
-  const unsigned  len = (unsigned)(hi - lo);
+  V                                            *sh = reinterpret_cast<V *>(MatIPCSRShared);
+  const int                                     f = blockIdx.x, tid = threadIdx.x;
+  const long long                               lo = (long long)f * F, hi = min(lo + F, (long long)nnz);
+  const int2                                    b  = bound[f];
+  const int                                     hw = tid / MATIPCSR_CSRM_LANES, lane = tid & (MATIPCSR_CSRM_LANES - 1), nhw = MATIPCSR_THREADS / MATIPCSR_CSRM_LANES;
+  const unsigned                                len = (unsigned)(hi - lo);
 
 #pragma unroll 4
   for (unsigned k = tid; k < len; k += MATIPCSR_THREADS) sh[k] = MatSpmvLoadStream(&val[lo + k]) * x[MatSpmvLoadStream(&aj[lo + k])];
@@ -141,8 +141,8 @@ __global__ void __launch_bounds__(MATIPCSR_THREADS) MatIPCSRCSRMKernel(int nnz, 
     long long rs = 0, re = 0;
 
     if (r <= b.y) {
-      rs = ai[r];
-      re = ai[r + 1];
+      rs               = ai[r];
+      re               = ai[r + 1];
       const unsigned s = (unsigned)(max(rs, lo) - lo), e = (unsigned)(min(re, hi) - lo);
 
       for (unsigned k = s + lane; k < e; k += MATIPCSR_CSRM_LANES) sum += sh[k];
@@ -227,7 +227,7 @@ static PetscErrorCode MatIPCSRPrepareLaunch(const MatIPCSRLayout *ip)
 }
 
 /* A host-built layout (A^T, a host base, 64-bit PetscInt): our copies of the pattern go up too */
-PetscErrorCode MatUpload_IPCSR(MatSpmvLayout L)
+PetscErrorCode MatSpmvFormatUpload_IPCSR(MatSpmvLayout L)
 {
   MatIPCSRLayout *ip = (MatIPCSRLayout *)L->fmt;
   int            *d_ai, *d_aj;
@@ -246,10 +246,10 @@ PetscErrorCode MatUpload_IPCSR(MatSpmvLayout L)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatMultDevice_IPCSR(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, void *stream)
+PetscErrorCode MatSpmvFormatMultDevice_IPCSR(MatSpmvLayout L, const PetscScalar *x, const PetscScalar *z, PetscScalar *y, void *stream)
 {
-  MatIPCSRLayout *ip = (MatIPCSRLayout *)L->fmt;
-  cudaStream_t    s  = (cudaStream_t)stream;
+  MatIPCSRLayout *ip    = (MatIPCSRLayout *)L->fmt;
+  cudaStream_t    s     = (cudaStream_t)stream;
   const size_t    shmem = MatIPCSRShmem(ip);
 
   PetscFunctionBegin;
@@ -293,7 +293,7 @@ struct MatIPCSRRowStats {
   int    max;
 };
 struct MatIPCSRRowStatsOf {
-  const int *ai;
+  const int                           *ai;
   __host__ __device__ MatIPCSRRowStats operator()(int r) const
   {
     const int l = ai[r + 1] - ai[r];
@@ -307,18 +307,21 @@ struct MatIPCSRRowStatsAdd {
 
 /* rows split over several blocks */
 struct MatIPCSRRowSplit {
-  const int *ai;
-  int        S;
+  const int               *ai;
+  int                      S;
   __host__ __device__ bool operator()(int r) const { return ai[r + 1] - ai[r] > S; }
 };
 
 /* the statistics of MatIPCSRBlockStatsHost() */
 struct MatIPCSRBlockStatsOf {
-  const int4 *blocks;
+  const int4                            *blocks;
   __host__ __device__ MatIPCSRBlockStats operator()(int b) const
   {
-    MatIPCSRBlockStats s = {{0, 0, 0, 0, 0, 0}, 0, 0, PETSC_INT_MAX, 0};
-    const int          nr = blocks[b].y;
+    MatIPCSRBlockStats s = {
+      {0, 0, 0, 0, 0, 0},
+      0, 0, PETSC_INT_MAX, 0
+    };
+    const int nr = blocks[b].y;
 
     if (nr == MATIPCSR_PIECE) s.pieces = 1;
     else if (nr == 1) s.single = 1;
@@ -351,8 +354,8 @@ struct MatIPCSRFragStats {
   int maxrows, nshared;
 };
 struct MatIPCSRFragStatsOf {
-  const int *bound, *ai;
-  int        nnz, F;
+  const int                   *bound, *ai;
+  int                          nnz, F;
   __device__ MatIPCSRFragStats operator()(int f) const { return MatIPCSRFragStats{bound[2 * f + 1] - bound[2 * f] + 1, MatIPCSROwnsShared(f, nnz, ai, F, bound)}; }
 };
 struct MatIPCSRFragStatsAdd {
@@ -392,7 +395,7 @@ __global__ void MatIPCSRBoundLastKernel(int m, int nfrag, const int *__restrict_
   for (int f = blockIdx.x * blockDim.x + threadIdx.x; f < nfrag; f += gridDim.x * blockDim.x) MatIPCSRBoundLast(f, m, nfrag, ai, F, bound);
 }
 
-PetscErrorCode MatBuildDevice_IPCSR(const void *params, const MatSpmvCSR *pattern, const int *ai, const int *aj, MatSpmvLayout L, void *stream)
+PetscErrorCode MatSpmvFormatBuildDevice_IPCSR(const void *params, const MatSpmvCSR *pattern, const int *ai, const int *aj, MatSpmvLayout L, void *stream)
 {
   cudaStream_t    s   = (cudaStream_t)stream;
   auto            pol = thrust::cuda::par.on(s);
@@ -422,7 +425,7 @@ PetscErrorCode MatBuildDevice_IPCSR(const void *params, const MatSpmvCSR *patter
 
   if (ip->kernel == MAT_IPCSR_KERNEL_IPCSR) {
     int       *head = NULL;
-    long long *nb   = NULL, nblocks = 0;
+    long long *nb = NULL, nblocks = 0;
 
     if (m) {
       PetscCall(MatSpmvCUDAMalloc((void **)&head, m * sizeof(int)));
@@ -442,7 +445,11 @@ PetscErrorCode MatBuildDevice_IPCSR(const void *params, const MatSpmvCSR *patter
     if (nblocks) {
       MatIPCSRFillBlocks<<<MatIPCSRGrid(m), 256, 0, s>>>(m, ai, head, nb, (int)ip->own, (int)ip->S, ip->d_blocks);
       PetscCallCUDA(cudaGetLastError());
-      ip->bs = thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)nblocks), MatIPCSRBlockStatsOf{reinterpret_cast<const int4 *>(ip->d_blocks)}, MatIPCSRBlockStats{{0, 0, 0, 0, 0, 0}, 0, 0, PETSC_INT_MAX, 0}, MatIPCSRBlockStatsAdd{});
+      ip->bs = thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)nblocks),
+                                        MatIPCSRBlockStatsOf{
+                                          reinterpret_cast<const int4 *>(ip->d_blocks)
+      },
+                                        MatIPCSRBlockStats{{0, 0, 0, 0, 0, 0}, 0, 0, PETSC_INT_MAX, 0}, MatIPCSRBlockStatsAdd{});
       if (ip->bs.minrows == PETSC_INT_MAX) ip->bs.minrows = 0;
     }
     if (m) {
@@ -480,7 +487,7 @@ PetscErrorCode MatBuildDevice_IPCSR(const void *params, const MatSpmvCSR *patter
 }
 
 /* Host copies of the pattern and of our arrays, for the layout checks */
-PetscErrorCode MatDownload_IPCSR(MatSpmvLayout L)
+PetscErrorCode MatSpmvFormatDownload_IPCSR(MatSpmvLayout L)
 {
   MatIPCSRLayout *ip = (MatIPCSRLayout *)L->fmt;
 

@@ -1,5 +1,5 @@
 #pragma once
-#include "../aijspmv/aijspmvimpl.h"
+#include "../spmvlayer/spmvimpl.h"
 
 /* Threads per thread block of both kernels: IPCSR (Algorithm 3's T, rows per block at most this)
    and CSR-M (the paper's section 5.1 (5): 256 threads per block) */
@@ -7,13 +7,13 @@
 #define MATIPCSR_WARPS   (MATIPCSR_THREADS / 32)
 
 /* Defaults and limits of the options */
-#define MATIPCSR_FRAGMENT_DEFAULT 1024   /* CSR-M: nonzeros per thread block (the paper's section 5.2) */
-/* ipcsr: bytes of shared memory per thread block. Measured on the H200 (examples/sweep.sh ipcsr,
-   budgets of 4 KB to 96 KB): 16 KB is the fastest or within 5% of it on every generated matrix;
-   the paper's formula (28 KB on the H200) is 2x slower on the irregular ones */
-#define MATIPCSR_SHARED_DEFAULT   16384
-#define MATIPCSR_MAX_FRAGMENT     8192   /* its products sit in shared memory: 128 KB in complex double */
-#define MATIPCSR_MAX_SHARED       232448 /* bytes: the largest opt-in shared memory of a block on sm_90 (227 KB) */
+#define MATIPCSR_FRAGMENT_DEFAULT 1024 /* CSR-M: nonzeros per thread block (the paper's section 5.2) */
+/* ipcsr: bytes of shared memory per thread block. 16 KB is the fastest or near it on every
+   generated matrix; the paper's formula (28 KB on the H200) is slower on the irregular ones
+   (docs/results.md, "ipcsr") */
+#define MATIPCSR_SHARED_DEFAULT 16384
+#define MATIPCSR_MAX_FRAGMENT   8192   /* its products sit in shared memory: 128 KB in complex double */
+#define MATIPCSR_MAX_SHARED     232448 /* bytes: the largest opt-in shared memory of a block on sm_90 (227 KB) */
 
 /* The automatic shared-memory budget when no GPU is visible: the paper's formula (see
    MatIPCSRSharedFormula()) with the figures of its Tesla C2050, 1536 threads, 48 KB and 8 blocks
@@ -77,11 +77,11 @@ typedef struct {
   PetscInt       m, nnz;
   PetscInt      *ai, *aj; /* host copies of the CSR pattern (host kernel, upload, layout checks) */
   /* ipcsr */
-  PetscInt           shared;     /* bytes of shared memory per block */
-  PetscInt           sharedhow;  /* 0 set, 1 the formula on this GPU, 2 the formula with the C2050's figures */
-  PetscInt           S;          /* entries per block: shared / sizeof(PetscScalar) */
-  PetscInt           own;        /* rows longer than this take a block of their own */
-  PetscInt           window;     /* shorter rows are grouped by windows of this many entries of the row offsets */
+  PetscInt           shared;    /* bytes of shared memory per block */
+  PetscInt           sharedhow; /* 0 set, 1 the formula on this GPU, 2 the formula with the C2050's figures */
+  PetscInt           S;         /* entries per block: shared / sizeof(PetscScalar) */
+  PetscInt           own;       /* rows longer than this take a block of their own */
+  PetscInt           window;    /* shorter rows are grouped by windows of this many entries of the row offsets */
   PetscInt           nblocks;
   PetscInt          *blocks; /* 4 * nblocks */
   PetscInt           nsplit;
@@ -89,9 +89,9 @@ typedef struct {
   MatIPCSRBlockStats bs;
   /* csrm */
   PetscInt     fragment, nfrag;
-  PetscInt    *bound;            /* 2 * nfrag */
+  PetscInt    *bound;             /* 2 * nfrag */
   PetscInt     nshared, maxfrows; /* rows in several fragments; most rows of one fragment */
-  PetscScalar *part;             /* host kernel: 2 * nfrag partial sums */
+  PetscScalar *part;              /* host kernel: 2 * nfrag partial sums */
   /* device */
   const int   *d_ai, *d_aj;
   PetscBool    borrowedij; /* d_ai, d_aj are aijcusparse's: not ours to free */
@@ -102,10 +102,10 @@ typedef struct {
 PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJIPCSR(Mat);
 PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJIPCSR(Mat);
 PETSC_INTERN PetscErrorCode MatIPCSRSetup(const MatIPCSRParams *, MatIPCSRLayout *);
-PETSC_INTERN PetscErrorCode MatUpload_IPCSR(MatSpmvLayout);
-PETSC_INTERN PetscErrorCode MatBuildDevice_IPCSR(const void *, const MatSpmvCSR *, const int *, const int *, MatSpmvLayout, void *);
-PETSC_INTERN PetscErrorCode MatDownload_IPCSR(MatSpmvLayout);
-PETSC_INTERN PetscErrorCode MatMultDevice_IPCSR(MatSpmvLayout, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);
+PETSC_INTERN PetscErrorCode MatSpmvFormatUpload_IPCSR(MatSpmvLayout);
+PETSC_INTERN PetscErrorCode MatSpmvFormatBuildDevice_IPCSR(const void *, const MatSpmvCSR *, const int *, const int *, MatSpmvLayout, void *);
+PETSC_INTERN PetscErrorCode MatSpmvFormatDownload_IPCSR(MatSpmvLayout);
+PETSC_INTERN PetscErrorCode MatSpmvFormatMultDevice_IPCSR(MatSpmvLayout, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);
 PETSC_INTERN PetscErrorCode MatIPCSRDeviceShared(PetscInt *);
 
 /* ---- The rules, shared by the host build, the device build and the kernels ---- */

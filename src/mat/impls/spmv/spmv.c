@@ -3,24 +3,24 @@
   each process's diagonal and off-diagonal blocks of an MPI matrix on their own) is built and run
   by the candidate format that the rules below pick from that operator's row lengths. The choice
   is made when the layer builds the layout, that is again only when the nonzero pattern changes;
-  a value change keeps it. The rules come from the measurements of examples/bench-all.sh on the
-  H200 (README, "Which type for which matrix"):
+  a value change keeps it. The rules come from the measurements of bench/bench-all.sh on the
+  H200 (docs/results.md, "The five formats and spmv (bench-all)"):
   - regular rows (standard deviation of the nonempty rows' lengths at most their mean: stencils,
-    FEM, multi-field PDEs): brc, at the bandwidth limit (1.3-1.56x aijcusparse); ELLR ties it
-    (within 3%) but pads, argcsr, cmrs and ipcsr are 10-45% slower;
-  - irregular rows (power-law, circuit): ipcsr with its row blocks (1.0x aijcusparse on both;
-    brc 0.8-0.9x, cmrs 0.05-0.25x; argcsr is 7% faster on the circuit matrix once built, but
-    its host plan makes its first product 2x slower, so it wins only after thousands of products);
+    FEM, multi-field PDEs): brc, at the bandwidth limit; ELLR ties it but pads, argcsr, cmrs and
+    ipcsr are slower;
+  - irregular rows (power-law, circuit): ipcsr with its row blocks (level with aijcusparse, brc and
+    cmrs behind; argcsr is faster on the circuit matrix once built, but its host plan makes its
+    first product slower, so it wins only after thousands of products);
   - irregular rows whose columns the layer renumbers by frequency (Graph500 R-MAT: the 1% most
-    frequent columns hold half the nonzeros): brc, 423 us per product there against ipcsr's 489
-    (argcsr 396, but its host plan again).
+    frequent columns hold half the nonzeros): brc, faster there than ipcsr (argcsr faster still,
+    but its host plan again; docs/results.md, "Irregular matrices: what was tried").
   Candidates missing from -mat_spmv_formats are skipped; a format not in a rule's list comes last.
   A candidate that refuses the pattern passes to the next; -mat_spmv_tune times them instead.
 */
-#include "../aijspmv/aijspmvimpl.h"
+#include "../spmvlayer/spmvimpl.h"
 
-#define MATSPMV_MAX_FORMATS 16 /* registered formats this type can hold parameters for */
-#define MATSPMV_PARAM_BYTES 64 /* the largest parameter struct of a format */
+#define MATSPMV_MAX_FORMATS 16  /* registered formats this type can hold parameters for */
+#define MATSPMV_PARAM_BYTES 64  /* the largest parameter struct of a format */
 #define MATSPMV_IRREGULAR   1.0 /* irregular: standard deviation of the row lengths > this times their mean */
 
 /* Candidate formats and, for each, its parameters; plain bytes so that the layer may copy and
@@ -30,15 +30,16 @@ typedef struct {
   PetscInt  tunereps;                 /* timed products per candidate */
   PetscReal tunemaxtime;              /* milliseconds per operator, after which no further candidate is tried */
   PetscInt  formats;                  /* bit f: registered format f is a candidate; 0: every one */
-  PetscInt set[MATSPMV_MAX_FORMATS]; /* sub[f] holds format f's parameters */
-  union {
+  PetscInt  set[MATSPMV_MAX_FORMATS]; /* sub[f] holds format f's parameters */
+  union
+  {
     PetscReal     r; /* alignment of the formats' structs */
     PetscInt64    i;
     unsigned char bytes[MATSPMV_PARAM_BYTES];
   } sub[MATSPMV_MAX_FORMATS];
 } MatSpmvAutoParams;
 
-#define MATSPMV_TUNE_REPS    10   /* products timed per candidate: 10 keep the spread under 2% on the H200 */
+#define MATSPMV_TUNE_REPS    10   /* products timed per candidate: 10 keep the spread small (docs/results.md, "The five formats and spmv (bench-all)") */
 #define MATSPMV_TUNE_MAXTIME 1000 /* ms: a bound on the first product's extra time, whatever the matrix */
 
 /* every format, each with its defaults; no tuning */
@@ -55,7 +56,8 @@ static PetscErrorCode MatSpmvAutoFormats(PetscInt *n, MatSpmvFormat *const **for
   PetscFunctionBegin;
   PetscCall(MatSpmvGetFormats(n, formats));
   PetscCheck(*n <= MATSPMV_MAX_FORMATS, PETSC_COMM_SELF, PETSC_ERR_PLIB, "spmv holds parameters for %d formats, %" PetscInt_FMT " are registered: raise MATSPMV_MAX_FORMATS", MATSPMV_MAX_FORMATS, *n);
-  for (PetscInt f = 0; f < *n; f++) PetscCheck((*formats)[f]->select || (*formats)[f]->paramsize <= MATSPMV_PARAM_BYTES, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The parameters of %s take %zu bytes, spmv holds %d: raise MATSPMV_PARAM_BYTES", (*formats)[f]->name, (*formats)[f]->paramsize, MATSPMV_PARAM_BYTES);
+  for (PetscInt f = 0; f < *n; f++)
+    PetscCheck((*formats)[f]->select || (*formats)[f]->paramsize <= MATSPMV_PARAM_BYTES, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The parameters of %s take %zu bytes, spmv holds %d: raise MATSPMV_PARAM_BYTES", (*formats)[f]->name, (*formats)[f]->paramsize, MATSPMV_PARAM_BYTES);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -74,9 +76,9 @@ static void *MatSpmvAutoSub(MatSpmvAutoParams *p, MatSpmvFormat *fmt, PetscInt f
   return p->sub[f].bytes;
 }
 
-static PetscErrorCode MatSetFromOptions_SPMV(PetscOptionItems PetscOptionsObject, void *params)
+static PetscErrorCode MatSpmvFormatSetFromOptions_SPMV(PetscOptionItems PetscOptionsObject, void *params)
 {
-  MatSpmvAutoParams   *p = (MatSpmvAutoParams *)params;
+  MatSpmvAutoParams    *p = (MatSpmvAutoParams *)params;
   MatSpmvFormat *const *formats;
   PetscInt              n, nnames = MATSPMV_MAX_FORMATS, unknown = -1;
   char                 *names[MATSPMV_MAX_FORMATS];
@@ -132,12 +134,12 @@ static PetscErrorCode MatSetFromOptions_SPMV(PetscOptionItems PetscOptionsObject
 }
 
 /* The candidates in the order of the rule's list for these row lengths, then those no rule names */
-static PetscErrorCode MatSelect_SPMV(const void *params, const MatSpmvCSR *pattern, PetscInt *ncand, MatSpmvFormat **cand, const void **candparams, MatSpmvTune *tune, char *why, size_t whylen)
+static PetscErrorCode MatSpmvFormatSelect_SPMV(const void *params, const MatSpmvCSR *pattern, PetscInt *ncand, MatSpmvFormat **cand, const void **candparams, MatSpmvTune *tune, char *why, size_t whylen)
 {
   const MatSpmvAutoParams *p = (const MatSpmvAutoParams *)params;
   MatSpmvFormat *const    *formats;
   PetscInt                 n, nonempty = 0, longest = 0;
-  PetscReal                mean = 0, var = 0;
+  PetscReal                mean = 0, var                         = 0;
   PetscBool                irregular, taken[MATSPMV_MAX_FORMATS] = {PETSC_FALSE};
   const char *const       *rule;
   size_t                   nrule;
@@ -179,18 +181,19 @@ static PetscErrorCode MatSelect_SPMV(const void *params, const MatSpmvCSR *patte
       if (k < nrule) PetscCall(PetscStrcmp(rule[k], formats[f]->name, &match));
       if (!match || taken[f] || !MatSpmvAutoIsCandidate(p, formats, f)) continue;
       PetscCheck(*ncand < MATSPMV_MAX_CANDIDATES, PETSC_COMM_SELF, PETSC_ERR_PLIB, "spmv offers more than %d candidates: raise MATSPMV_MAX_CANDIDATES", MATSPMV_MAX_CANDIDATES);
-      taken[f]             = PETSC_TRUE;
-      cand[*ncand]         = formats[f];
+      taken[f]               = PETSC_TRUE;
+      cand[*ncand]           = formats[f];
       candparams[(*ncand)++] = p->set[f] ? (const void *)p->sub[f].bytes : formats[f]->paramsdefault;
     }
   PetscCheck(*ncand, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "spmv has no candidate format: -mat_spmv_formats must name at least one");
   tune->reps    = p->tune ? p->tunereps : 0;
   tune->maxtime = p->tunemaxtime;
-  PetscCall(PetscSNPrintf(why, whylen, "%s rows (nonempty rows' lengths: mean %.1f, std. dev. %.1f %s %.1f x mean, longest %" PetscInt_FMT ")%s", irregular ? "irregular" : "regular", (double)mean, (double)PetscSqrtReal(var), irregular ? ">" : "<=", (double)MATSPMV_IRREGULAR, longest, pattern->colorder == MAT_SPMV_COLUMN_ORDER_FREQUENCY ? ", columns renumbered by frequency" : ""));
+  PetscCall(PetscSNPrintf(why, whylen, "%s rows (nonempty rows' lengths: mean %.1f, std. dev. %.1f %s %.1f x mean, longest %" PetscInt_FMT ")%s", irregular ? "irregular" : "regular", (double)mean, (double)PetscSqrtReal(var), irregular ? ">" : "<=", (double)MATSPMV_IRREGULAR, longest,
+                          pattern->colorder == MAT_SPMV_COLUMN_ORDER_FREQUENCY ? ", columns renumbered by frequency" : ""));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatSubParams_SPMV(void *params, MatSpmvFormat *format, void **fparams)
+static PetscErrorCode MatSpmvFormatSubParams_SPMV(void *params, MatSpmvFormat *format, void **fparams)
 {
   MatSpmvFormat *const *formats;
   PetscInt              n;
@@ -209,18 +212,18 @@ PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJSpmvAuto(Mat);
 PETSC_INTERN MatSpmvFormat  MatSpmvFormat_SPMV;
 
 MatSpmvFormat MatSpmvFormat_SPMV = {
-               .name           = "spmv",
-               .aijname        = MATAIJSPMV,
-               .seqtype        = MATSEQAIJSPMV,
-               .mpitype        = MATMPIAIJSPMV,
-               .title          = "format chosen per operator",
-               .paramsize      = sizeof(MatSpmvAutoParams),
-               .paramsdefault  = &MatSpmvAutoParamsDefault,
-               .setfromoptions = MatSetFromOptions_SPMV,
-               .select         = MatSelect_SPMV,
-               .subparams      = MatSubParams_SPMV,
-               .createseq      = MatCreate_SeqAIJSpmvAuto,
-               .creatempi      = MatCreate_MPIAIJSpmvAuto,
+  .name           = "spmv",
+  .aijname        = MATAIJSPMV,
+  .seqtype        = MATSEQAIJSPMV,
+  .mpitype        = MATMPIAIJSPMV,
+  .title          = "format chosen per operator",
+  .paramsize      = sizeof(MatSpmvAutoParams),
+  .paramsdefault  = &MatSpmvAutoParamsDefault,
+  .setfromoptions = MatSpmvFormatSetFromOptions_SPMV,
+  .select         = MatSpmvFormatSelect_SPMV,
+  .subparams      = MatSpmvFormatSubParams_SPMV,
+  .createseq      = MatCreate_SeqAIJSpmvAuto,
+  .creatempi      = MatCreate_MPIAIJSpmvAuto,
 };
 
 MATSPMV_DEFINE_CREATE(SpmvAuto, MatSpmvFormat_SPMV)

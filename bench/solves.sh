@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Whole solves with each matrix type next to aijcusparse, in one run, from -log_view: the
+# acceptance cases of the GPU-resident types. Needs a GPU (and the stock programs: make).
+#
+#   bench/solves.sh [-t "aijcusparse brc cmrs argcsr ipcsr ellr"] [-c "ex19ilu ex56gamg ex19poly"] [-n 1]
+#                      [-o DIR] [--timeout S]
+#
+#   ex19ilu    SNES ex19 256 x 256, PETSc's default PC (ILU(0); block Jacobi + ILU(0) on 2 ranks)
+#   ex19ilu512 the same on 512 x 512
+#   ex56gamg   KSP ex56 -ne 48, CG + GAMG (Chebyshev/Jacobi smoothers, near-null space)
+#   ex56gamgdef  the same with PETSc's default GAMG options (no near-null space)
+#   ex56gamg0  the same, unsmoothed aggregation (-pc_gamg_agg_nsmooths 0)
+#   ex19mg     SNES ex19 65 x 65 refined twice, PCMG with Galerkin coarse operators (MAIJ interpolation)
+#   ex19poly   SNES ex19 1024 x 1024, a polynomial PC of products only (10 Chebyshev/Jacobi steps)
+#   ex19spmv   SNES ex19 256 x 256, ILU(0) (block Jacobi + ILU(0) on 2 ranks) factored and solved by
+#              MATSOLVERSPMV (-pc_factor_mat_solver_type spmv); aijcusparse by cuSPARSE
+#   ex19spmv512  the same on 512 x 512
+#   lapicc     KSP ex2, 2D Laplacian 1000 x 1000, CG + ICC(0) by MATSOLVERSPMV; aijcusparse by cuSPARSE
+#   ex56icc    KSP ex56 -ne 47 elasticity, CG + ICC(0) by MATSOLVERSPMV; aijcusparse by cuSPARSE
+#   ex19jac<k> ex19spmv with the triangular solves approximated by k block-Jacobi sweeps
+#              (-mat_spmvfactor_trsv jacobi -mat_spmvfactor_trsv_sweeps k); aijcusparse: cuSPARSE's exact solves
+#   lapjac<k>, ex56jac<k>  lapicc, ex56icc the same way
+#   ex19lev<k>, laplev<k>  ex19spmv, lapicc with k levels of fill (-pc_factor_levels k), both solver types
+#   ex19isai   ex19spmv with the triangular solves approximated by incomplete sparse approximate
+#              inverses of L and U (-mat_spmvfactor_trsv isai); aijcusparse: cuSPARSE's exact solves
+#
+# Prints, per case and type: iterations, SNESSolve, KSPSolve, PCSetUp, PCApply, MatSolve, MatMult
+# seconds, the format's build + refresh seconds, and KSPSolve's host<->device copy counts.
+# Logs: DIR/<case>-<type>-np<n>.log (default: $OUT/solves when OUT is set, as on the lent GPU
+# machine, otherwise results/solves, git-ignored).
+set -u
+cd "$(dirname "$0")/.."
+root=$PWD
+types="aijcusparse brc cmrs argcsr ipcsr ellr" cases="ex19ilu ex56gamg ex19poly" np=1 out=${OUT:+$OUT/solves} limit=400
+out=${out:-results/solves}
+while [ $# -gt 0 ]; do
+  case $1 in
+  -t) types=$2; shift 2 ;;
+  -c) cases=$2; shift 2 ;;
+  -n) np=$2; shift 2 ;;
+  -o) out=$2; shift 2 ;;
+  --timeout) limit=$2; shift 2 ;;
+  -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+  *) echo "unknown argument $1"; exit 2 ;;
+  esac
+done
+. scripts/petsc-env.sh >/dev/null
+bin=$root/build/bin lib=$root/lib/libpetscspmv.so
+mkdir -p "$out"
+mpi="${MPIEXEC:-mpiexec} --oversubscribe -n $np"
+gpu="-log_view -log_view_gpu_time -use_gpu_aware_mpi 0"
+poly="-pc_type ksp -ksp_ksp_type chebyshev -ksp_ksp_max_it 10 -ksp_ksp_norm_type none -ksp_pc_type jacobi -ksp_ksp_chebyshev_esteig 0,0.005,0,1.1"
+
+jac() { # case<k> type -> the options of k block-Jacobi sweeps (none for aijcusparse: cuSPARSE's exact solves)
+  local sub=
+  [ "$np" -gt 1 ] && sub=sub_
+  [ "$2" = aijcusparse ] || echo "-${sub}mat_spmvfactor_trsv jacobi -${sub}mat_spmvfactor_trsv_sweeps ${1##*[a-z]}"
+}
+args() { # case type -> the program and its options
+  local c=$1 t=$2 load=() fs=spmv sub= ilu="-pc_type ilu" icc="-pc_type icc"
+  [ "$t" = aijcusparse ] || load=(-dll_append "$lib")
+  [ "$t" = aijcusparse ] && fs=cusparse
+  [ "$np" -gt 1 ] && sub=sub_ ilu="-pc_type bjacobi -sub_pc_type ilu" icc="-pc_type bjacobi -sub_pc_type icc"
+  case $c in
+  ex19ilu) echo "$bin/ex19 -da_grid_x 256 -da_grid_y 256 -snes_converged_reason -ksp_converged_reason -dm_vec_type cuda -dm_mat_type $t ${load[*]}" ;;
+  ex19ilu512) echo "$bin/ex19 -da_grid_x 512 -da_grid_y 512 -snes_converged_reason -ksp_converged_reason -dm_vec_type cuda -dm_mat_type $t ${load[*]}" ;;
+  ex19poly) echo "$bin/ex19 -da_grid_x 1024 -da_grid_y 1024 -snes_converged_reason -ksp_converged_reason -ksp_max_it 4096 -dm_vec_type cuda -dm_mat_type $t $poly ${load[*]}" ;;
+  ex56gamgdef) echo "$bin/ksp_ex56 -ne 48 -ksp_type cg -pc_type gamg -ksp_converged_reason -mat_type $t -vec_type cuda ${load[*]}" ;;
+  ex56gamg0) echo "$bin/ksp_ex56 -ne 48 -ksp_type cg -pc_type gamg -pc_gamg_agg_nsmooths 0 -ksp_converged_reason -mat_type $t -vec_type cuda ${load[*]}" ;;
+  ex19mg) echo "$bin/ex19 -da_grid_x 65 -da_grid_y 65 -da_refine 2 -pc_type mg -pc_mg_galerkin pmat -snes_converged_reason -ksp_converged_reason -dm_vec_type cuda -dm_mat_type $t ${load[*]}" ;;
+  ex56gamg) echo "$bin/ksp_ex56 -ne 48 -alpha 1.e-3 -ksp_type cg -pc_type gamg -pc_gamg_agg_nsmooths 1 -mg_levels_ksp_type chebyshev -mg_levels_pc_type jacobi -ksp_rtol 1e-8 -ksp_converged_reason -use_mat_nearnullspace -mat_type $t -vec_type cuda ${load[*]}" ;;
+  ex19spmv) echo "$bin/ex19 -da_grid_x 256 -da_grid_y 256 -snes_converged_reason -ksp_converged_reason -dm_vec_type cuda -dm_mat_type $t $ilu -${sub}pc_factor_mat_solver_type $fs ${load[*]}" ;;
+  ex19spmv512) echo "$bin/ex19 -da_grid_x 512 -da_grid_y 512 -snes_converged_reason -ksp_converged_reason -dm_vec_type cuda -dm_mat_type $t $ilu -${sub}pc_factor_mat_solver_type $fs ${load[*]}" ;;
+  lapicc) echo "$bin/ksp_ex2 -m 1000 -n 1000 -ksp_type cg $icc -${sub}pc_factor_mat_solver_type $fs -ksp_converged_reason -mat_type $t -vec_type cuda ${load[*]}" ;;
+  ex56icc) echo "$bin/ksp_ex56 -ne 47 -ksp_type cg $icc -${sub}pc_factor_mat_solver_type $fs -ksp_converged_reason -mat_type $t -vec_type cuda ${load[*]}" ;;
+  ex19jac[0-9]*) echo "$(args ex19spmv "$t") $(jac "$c" "$t")" ;;
+  lapjac[0-9]*) echo "$(args lapicc "$t") $(jac "$c" "$t")" ;;
+  ex56jac[0-9]*) echo "$(args ex56icc "$t") $(jac "$c" "$t")" ;;
+  ex19isai) echo "$(args ex19spmv "$t") $([ "$t" = aijcusparse ] || echo "-${sub}mat_spmvfactor_trsv isai")" ;;
+  ex19lev[0-9]*) echo "$(args ex19spmv "$t") -${sub}pc_factor_levels ${c##*[a-z]}" ;;
+  laplev[0-9]*) echo "$(args lapicc "$t") -${sub}pc_factor_levels ${c##*[a-z]}" ;;
+  *) echo "unknown case $c" >&2; return 1 ;;
+  esac
+}
+ev() { # log event -> max time (s), or -
+  awk -v e="$2" '$1 == e && NF > 10 { t = $4 } END { print t == "" ? "-" : t }' "$1"
+}
+evsum() { # log regex -> summed max time of the events matching
+  awk -v e="$2" '$1 ~ e && NF > 10 { t += $4; n++ } END { print n ? sprintf("%.4g", t) : "-" }' "$1"
+}
+printf "%-10s %-12s %9s %9s %9s %9s %9s %9s %9s %9s %12s\n" case type iters SNESSolve KSPSolve PCSetUp PCApply MatSolve MatMult convert "KSP H2D/D2H"
+for c in $cases; do
+  for t in $types; do
+    log=$out/$c-$t-np$np.log
+    cmd=$(args "$c" "$t") || exit 2
+    echo "$mpi $cmd $gpu" >"$log.cmd"
+    timeout "$limit" $mpi $cmd $gpu >"$log" 2>&1 || echo "  ($c $t: exit $?, see $log)"
+    its=$(grep -Eo "iterations [0-9]+" "$log" | awk '{ s += $2 } END { print s + 0 }')
+    fmt=$(echo "$t" | tr a-z A-Z)
+    cp=$(awk '$1 == "KSPSolve" { print $(NF-4) "/" $(NF-2) }' "$log")
+    printf "%-10s %-12s %9s %9s %9s %9s %9s %9s %9s %9s %12s\n" "$c" "$t" "$its" "$(ev "$log" SNESSolve)" "$(ev "$log" KSPSolve)" "$(ev "$log" PCSetUp)" "$(ev "$log" PCApply)" "$(ev "$log" MatSolve)" \
+      "$(ev "$log" MatMult)" "$(evsum "$log" "^Mat${fmt}(Build|Refresh)$")" "${cp:--}"
+  done
+done

@@ -1,0 +1,254 @@
+/*
+  The solver package MATSOLVERSPMV ("spmv"): ILU(k) and ICC(k) whose numeric factorization and
+  triangular solves run on the GPU without level synchronization (spmvfactorimpl.h, trsv.cu), for
+  our sequential types and aijcusparse. cuSPARSE's solves (aijcusparse's factor) synchronize once per
+  dependency level: about two thousand levels per triangle on SNES ex19's Jacobian. Without a GPU
+  (a matrix on the AIJ base, or SeqAIJ) the same algorithm runs on the host, sequentially.
+
+  Selected with -pc_factor_mat_solver_type spmv (-sub_pc_factor_mat_solver_type spmv under block
+  Jacobi or ASM).
+
+  This file: the Mat plumbing (MatGetFactor(), the numeric phase's and MatSolve()'s dispatch between
+  the GPU and the host reference, options, viewing, registration); symbolic.c: the symbolic phase;
+  host.c: the host reference; trsv.cu: the kernels.
+*/
+#include "spmvfactorimpl.h"
+
+const char *const MatSpmvTrsvTypes[] = {"exact", "jacobi", "isai", "MatSpmvTrsvType", "MATSPMV_TRSV_", NULL};
+
+static PetscErrorCode MatFactorGetSolverType_Spmv(Mat F, MatSolverType *type)
+{
+  PetscFunctionBegin;
+  *type = MATSOLVERSPMV;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvFactorReset(Mat_SpmvFactor *f)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(f->i));
+  PetscCall(PetscFree(f->j));
+  PetscCall(PetscFree3(f->diag, f->lin, f->uout));
+  PetscCall(PetscFree(f->vmap));
+  PetscCall(PetscFree2(f->order[0], f->order[1]));
+  PetscCall(PetscFree4(f->a, f->idiag, f->work, f->m));
+#if defined(PETSC_HAVE_CUDA)
+  if (f->device) PetscCall(MatSpmvCUDATriDestroy(&f->d));
+#endif
+  f->device = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDestroy_SpmvFactor(Mat F)
+{
+  Mat_SpmvFactor *f = (Mat_SpmvFactor *)F->data;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvFactorReset(f));
+  PetscCall(PetscFree(F->data));
+  PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatFactorGetSolverType_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatSpmvFactorSolveDevice_C", NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the options of the triangular solves, read at the symbolic phase with F's prefix (the PC's); the
+   -mat_spmv_trsv* spellings of release 1.0, whose prefix is the matrix type spmv's, still work */
+PetscErrorCode MatSpmvFactorSetFromOptions(Mat F, PetscInt *unit)
+{
+  Mat_SpmvFactor *f = (Mat_SpmvFactor *)F->data;
+
+  PetscFunctionBegin;
+  PetscOptionsBegin(PetscObjectComm((PetscObject)F), ((PetscObject)F)->prefix, "MATSOLVERSPMV triangular solves", "Mat");
+  PetscCall(PetscOptionsDeprecated("-mat_spmv_trsv_unit", "-mat_spmvfactor_trsv_unit", "1.1", NULL));
+  PetscCall(PetscOptionsDeprecated("-mat_spmv_trsv", "-mat_spmvfactor_trsv", "1.1", NULL));
+  PetscCall(PetscOptionsDeprecated("-mat_spmv_trsv_sweeps", "-mat_spmvfactor_trsv_sweeps", "1.1", NULL));
+  PetscCall(PetscOptionsRangeInt("-mat_spmvfactor_trsv_unit", "Consecutive rows solved together by one warp (0: the candidate with the fewest levels)", "MATSOLVERSPMV", *unit, unit, NULL, 0, MATSPMV_TRI_MAX_UNIT));
+  PetscCall(PetscOptionsEnum("-mat_spmvfactor_trsv", "Triangular solves: exact, or approximated by block-Jacobi sweeps over units or by incomplete sparse approximate inverses", "MATSOLVERSPMV", MatSpmvTrsvTypes, (PetscEnum)f->trsv, (PetscEnum *)&f->trsv, NULL));
+  PetscCall(PetscOptionsBoundedInt("-mat_spmvfactor_trsv_sweeps", "Block-Jacobi sweeps per triangle after the block-diagonal solve (-mat_spmvfactor_trsv jacobi)", "MATSOLVERSPMV", f->sweeps, &f->sweeps, NULL, 0));
+  PetscOptionsEnd();
+  PetscCheck(!(F->factortype == MAT_FACTOR_ICC && f->trsv == MATSPMV_TRSV_ISAI), PETSC_COMM_SELF, PETSC_ERR_SUP, "-mat_spmvfactor_trsv isai is for ILU: the approximate inverses of L and of U = D L^T are not each other's transposes, and CG needs a symmetric preconditioner; use -mat_spmvfactor_trsv jacobi with ICC");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatLUFactorNumeric_SpmvFactor(Mat F, Mat A, const MatFactorInfo *info)
+{
+  Mat_SpmvFactor *f        = (Mat_SpmvFactor *)F->data;
+  const PetscBool positive = (PetscBool)(info->shifttype == (PetscReal)MAT_SHIFT_POSITIVE_DEFINITE);
+  PetscInt        zerorow, nnz = 0;
+  MatInfo         ainfo;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetInfo(A, MAT_LOCAL, &ainfo));
+  nnz = (PetscInt)ainfo.nz_used;
+  PetscCheck(A->rmap->n == f->n && nnz == f->annz, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The matrix has %" PetscInt_FMT " rows and %" PetscInt_FMT " nonzeros, its symbolic factorization %" PetscInt_FMT " and %" PetscInt_FMT ": call the symbolic factorization again after a change of nonzero pattern",
+             A->rmap->n, nnz, f->n, f->annz);
+  if (f->device) {
+#if defined(PETSC_HAVE_CUDA)
+    const PetscScalar *v;
+
+    PetscCall(MatSpmvCUSPARSEGetValues(A, &v));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(MatSpmvCUDAILU(&f->d, v, info->zeropivot, positive, &zerorow));
+    if (f->trsv == MATSPMV_TRSV_ISAI) PetscCall(MatSpmvCUDAISAISetUp(&f->d));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(MatSpmvCUSPARSERestoreValues(A, &v));
+#endif
+  } else {
+    const PetscScalar *v;
+
+    PetscCall(MatSeqAIJGetArrayRead(A, &v));
+    PetscCall(MatSpmvILUHost(f, v, info->zeropivot, positive, &zerorow));
+    PetscCall(MatSeqAIJRestoreArrayRead(A, &v));
+    if (f->trsv == MATSPMV_TRSV_ISAI) PetscCall(MatSpmvISAIHost(f));
+  }
+  F->factorerrortype = MAT_FACTOR_NOERROR;
+  if (zerorow >= 0) {
+    if (positive) PetscCall(PetscInfo(F, "Pivot in row %" PetscInt_FMT " not positive: ICC with a positive-definite shift needs the shift, which -pc_factor_mat_solver_type spmv does not apply (use -pc_factor_mat_solver_type petsc)\n", zerorow));
+    else PetscCall(PetscInfo(F, "Zero pivot in row %" PetscInt_FMT " (magnitude at most %g)\n", zerorow, (double)info->zeropivot));
+    F->factorerrortype             = MAT_FACTOR_NUMERIC_ZEROPIVOT;
+    F->factorerror_zeropivot_value = 0.0;
+    F->factorerror_zeropivot_row   = zerorow;
+  }
+  F->assembled    = PETSC_TRUE;
+  F->preallocated = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* flops of one MatSolve(): both triangles once, or once per sweep */
+static PetscLogDouble MatSpmvFactorSolveFlops(const Mat_SpmvFactor *f)
+{
+  return (f->trsv == MATSPMV_TRSV_JACOBI ? f->sweeps + 1 : 1) * (2.0 * f->nnz - f->n);
+}
+
+/* on device vectors (MatSpmvSolveStaged() brings host ones) */
+static PetscErrorCode MatSolveDevice_SpmvFactor(Mat F, Vec b, Vec x)
+{
+#if defined(PETSC_HAVE_CUDA)
+  Mat_SpmvFactor    *f = (Mat_SpmvFactor *)F->data;
+  const PetscScalar *bv;
+  PetscScalar       *xv;
+#endif
+
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(VecCUDAGetArrayRead(b, &bv));
+  PetscCall(VecCUDAGetArrayWrite(x, &xv));
+  PetscCall(PetscLogGpuTimeBegin());
+  if (f->trsv == MATSPMV_TRSV_EXACT) PetscCall(MatSpmvCUDATriSolve(&f->d, bv, xv));
+  else if (f->trsv == MATSPMV_TRSV_JACOBI) PetscCall(MatSpmvCUDATriSweeps(&f->d, f->sweeps, bv, xv));
+  else PetscCall(MatSpmvCUDAISAISolve(&f->d, bv, xv));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(VecCUDARestoreArrayRead(b, &bv));
+  PetscCall(VecCUDARestoreArrayWrite(x, &xv));
+  PetscCall(PetscLogGpuFlops(MatSpmvFactorSolveFlops(f)));
+#else
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "Built without CUDA");
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSolve_SpmvFactor(Mat F, Vec b, Vec x)
+{
+  Mat_SpmvFactor    *f = (Mat_SpmvFactor *)F->data;
+  const PetscScalar *bv;
+  PetscScalar       *xv;
+
+  PetscFunctionBegin;
+  if (f->device) {
+    PetscCall(MatSpmvSolveStaged(F, b, x, "MatSpmvFactorSolveDevice_C"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(VecGetArrayRead(b, &bv));
+  PetscCall(VecGetArrayWrite(x, &xv));
+  switch (f->trsv) {
+  case MATSPMV_TRSV_EXACT:
+    MatSpmvTriSolveHost(f, bv, xv);
+    break;
+  case MATSPMV_TRSV_JACOBI:
+    MatSpmvTriSweepsHost(f, bv, xv);
+    break;
+  case MATSPMV_TRSV_ISAI:
+    MatSpmvISAISolveHost(f, bv, xv);
+    break;
+  }
+  PetscCall(VecRestoreArrayRead(b, &bv));
+  PetscCall(VecRestoreArrayWrite(x, &xv));
+  PetscCall(PetscLogFlops(MatSpmvFactorSolveFlops(f)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGetInfo_SpmvFactor(Mat F, MatInfoType flag, MatInfo *info)
+{
+  Mat_SpmvFactor *f = (Mat_SpmvFactor *)F->data;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(info, sizeof(*info)));
+  info->block_size        = (PetscLogDouble)f->unit;
+  info->nz_allocated      = (PetscLogDouble)f->nnz;
+  info->nz_used           = (PetscLogDouble)f->nnz;
+  info->fill_ratio_given  = 1.0;
+  info->fill_ratio_needed = f->annz ? (PetscLogDouble)f->nnz / f->annz : 1.0; /* ILU(k)'s fill */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatView_SpmvFactor(Mat F, PetscViewer viewer)
+{
+  Mat_SpmvFactor *f = (Mat_SpmvFactor *)F->data;
+  PetscBool       ascii;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
+  if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscViewerASCIIPrintf(viewer, "spmv %s(%" PetscInt_FMT "): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, solved in units of %" PetscInt_FMT " rows without level synchronization, %s\n", F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU", f->fill, f->n, f->nnz, f->unit, f->device ? "on the GPU" : "host reference"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  dependency levels of units (taken in level order): %" PetscInt_FMT " in L, %" PetscInt_FMT " in U (%" PetscInt_FMT " units)\n", f->levels[0], f->levels[1], f->nunits));
+  if (f->trsv == MATSPMV_TRSV_JACOBI) PetscCall(PetscViewerASCIIPrintf(viewer, "  triangular solves approximated: the units' block-diagonal solve and %" PetscInt_FMT " block-Jacobi sweep(s) per triangle\n", f->sweeps));
+  if (f->trsv == MATSPMV_TRSV_ISAI) PetscCall(PetscViewerASCIIPrintf(viewer, "  triangular solves approximated: incomplete sparse approximate inverses of L and U on their patterns (a product each)\n"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatGetFactor() for MATSOLVERSPMV: a factor matrix of its own (the umfpack pattern) */
+static PetscErrorCode MatGetFactor_SeqAIJ_Spmv(Mat A, MatFactorType ftype, Mat *F)
+{
+  Mat             B;
+  Mat_SpmvFactor *f;
+
+  PetscFunctionBegin;
+  PetscCheck(ftype == MAT_FACTOR_ILU || ftype == MAT_FACTOR_ICC, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv gives ILU(k) and ICC(k) factors only: use -pc_type ilu or icc");
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &B));
+  PetscCall(MatSetSizes(B, A->rmap->n, A->cmap->n, A->rmap->n, A->cmap->n));
+  PetscCall(PetscStrallocpy("spmvfactor", &((PetscObject)B)->type_name));
+  PetscCall(MatSetUp(B));
+  PetscCall(PetscNew(&f));
+  f->sweeps                     = 2;
+  B->data                       = f;
+  B->ops->getinfo               = MatGetInfo_SpmvFactor;
+  B->ops->ilufactorsymbolic     = MatILUFactorSymbolic_SpmvFactor;
+  B->ops->lufactornumeric       = MatLUFactorNumeric_SpmvFactor;
+  B->ops->iccfactorsymbolic     = MatICCFactorSymbolic_SpmvFactor;
+  B->ops->choleskyfactornumeric = MatLUFactorNumeric_SpmvFactor;
+  B->ops->solve                 = MatSolve_SpmvFactor;
+  B->ops->destroy               = MatDestroy_SpmvFactor;
+  B->ops->view                  = MatView_SpmvFactor;
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatFactorGetSolverType_C", MatFactorGetSolverType_Spmv));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvFactorSolveDevice_C", MatSolveDevice_SpmvFactor));
+  B->factortype   = ftype;
+  B->assembled    = PETSC_TRUE; /* -ksp_view */
+  B->preallocated = PETSC_TRUE;
+  PetscCall(PetscFree(B->solvertype));
+  PetscCall(PetscStrallocpy(MATSOLVERSPMV, &B->solvertype));
+  B->canuseordering = PETSC_FALSE; /* natural ordering: PCFactor passes none */
+  PetscCall(PetscStrallocpy(MATORDERINGNATURAL, (char **)&B->preferredordering[ftype]));
+  *F = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* For -pc_factor_mat_solver_type spmv, MatGetFactor() takes the handler of the longest registered
+   type its matrix type begins with: SeqAIJ's covers ours, aijcusparse and SeqAIJ. PCFactor's
+   default (no solver type) looks for exact type names first, so this changes no default. */
+PETSC_INTERN PetscErrorCode MatSolverTypeRegister_Spmv(void)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSolverTypeRegister(MATSOLVERSPMV, MATSEQAIJ, MAT_FACTOR_ILU, MatGetFactor_SeqAIJ_Spmv));
+  PetscCall(MatSolverTypeRegister(MATSOLVERSPMV, MATSEQAIJ, MAT_FACTOR_ICC, MatGetFactor_SeqAIJ_Spmv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

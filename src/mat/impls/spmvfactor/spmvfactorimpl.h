@@ -1,0 +1,109 @@
+#pragma once
+/*
+  The solver package "spmv" (MATSOLVERSPMV): ILU(k) and ICC(k) factors whose numeric
+  factorization and triangular solves run without level synchronization.
+
+  The factor M = L + U - I has A's CSR pattern (ICC: A's upper triangle and its mirror image;
+  L unit lower, U upper), with ILU(k)/ICC(k) the fill of levels up to k added. Rows are taken in units
+  of `unit` consecutive rows, one warp per unit: the size among 1, 2, 4, 8 and A's block size with
+  the fewest dependency levels (ex19: 4, a grid point's unknowns; a five-point Laplacian: 8 rows of
+  a grid line, whose chain then costs one level instead of eight), or -mat_spmvfactor_trsv_unit. A unit
+  waits only on the units its entries outside the unit point to, through one completion flag per
+  unit; inside a unit the warp applies the inverse of the unit's diagonal block. Warps take units
+  from an atomic counter in order of dependency level (1 + the highest level of the units a unit
+  waits on; U's levels counted from the last row), so a warp only ever waits on units already
+  taken by running warps: no deadlock at any occupancy. In level order the warps resident at a
+  time work on a few consecutive levels; in the natural order they would hold a band of rows with
+  few units ready, and the solves were slower than cuSPARSE's (docs/results.md,
+  "ILU(0) and ICC(0) by MATSOLVERSPMV next to cuSPARSE's"). Flags hold the number of the launch
+  that completed them, so nothing is reset between solves.
+
+  The package's files: factor.c (Mat plumbing, options, registration), symbolic.c (pattern, fill,
+  levels, units, orders), host.c (the host reference), trsv.cu (the kernels). From the shared layer it
+  uses only spmvbase.h (device services, aijcusparse access) and, in trsv.cu, spmvkernels.h.
+*/
+#include <petsc/private/matimpl.h>
+#include <petscspmv.h> /* MATSOLVERSPMV */
+#include "../spmvlayer/spmvbase.h"
+
+#define MATSPMV_TRI_MAX_UNIT 8 /* rows per unit: each lane of a warp holds at most 2 coefficients of a block inverse */
+
+/* row ranges of the factor's pattern, per row r of unit [r0, r0 + unit):
+     L outside the unit [i[r], lin[r]), L inside [lin[r], diag[r]), the diagonal diag[r],
+     U inside (diag[r], uout[r]), U outside [uout[r], i[r + 1]) */
+typedef struct {
+  PetscInt n, nnz, unit, nunits;
+  /* device arrays (int indices: sizes checked at the symbolic phase) */
+  int                *i, *j, *diag, *lin, *uout;
+  int                *order[2];  /* units in the order warps take them: by level in L, in U */
+  int                *vmap;      /* entry of A's values behind each factor entry (ICC, fill: -1), or NULL: A's pattern */
+  PetscScalar        *a, *idiag; /* factor values, inverse pivots */
+  PetscScalar        *binv[2];   /* per unit, row by row: inverse of its diagonal block of L, of U */
+  int                *flags;     /* per unit: the launch number that completed it */
+  unsigned long long *counter;   /* units handed out, over all launches */
+  int                *status;    /* first zero pivot's row + 1 (0: none) */
+  PetscScalar        *y;         /* L's solution, U's right-hand side */
+  PetscScalar        *t;         /* the sweeps' other iterate */
+  PetscScalar        *m;         /* ISAI: the approximate inverses of L (below the diagonal; its diagonal is 1) and of U, on the factor's pattern, or NULL */
+  int                 launch;    /* number of the last launch */
+  unsigned long long  taken;     /* counter value before the next launch */
+} MatSpmvTriDevice;
+
+/* how MatSolve() applies the factors: exactly, by block-Jacobi sweeps over units, or by incomplete
+   sparse approximate inverses of L and U (approximations: they change the preconditioner, not the
+   factors) */
+typedef enum {
+  MATSPMV_TRSV_EXACT,
+  MATSPMV_TRSV_JACOBI,
+  MATSPMV_TRSV_ISAI
+} MatSpmvTrsvType;
+PETSC_INTERN const char *const MatSpmvTrsvTypes[]; /* factor.c */
+
+typedef struct {
+  PetscInt         n, nnz, unit, nunits;
+  PetscInt         fill;                      /* k of ILU(k)/ICC(k) */
+  PetscInt         annz;                      /* A's nonzeros (ICC: the factor mirrors A's upper triangle) */
+  PetscInt        *vmap;                      /* ICC: the entry of A's values behind each factor entry; NULL: A's own pattern */
+  PetscInt        *i, *j, *diag, *lin, *uout; /* see MatSpmvTriDevice */
+  PetscInt         levels[2];                 /* levels of units in L and in U */
+  PetscInt        *order[2];                  /* units by level in L, in U */
+  MatSpmvTrsvType  trsv;
+  PetscInt         sweeps;               /* jacobi: sweeps per triangle after the first block-diagonal solve */
+  PetscScalar     *a, *idiag, *work, *m; /* the factor on the host (host matrices only), 2 n of room for the sweeps, ISAI's inverses */
+  PetscBool        device;
+  MatSpmvTriDevice d;
+} Mat_SpmvFactor;
+
+/* ---- the Mat plumbing (factor.c) ---- */
+/* the package's registration (MatGetFactor() handlers), called once by the package initialisation */
+PETSC_INTERN PetscErrorCode MatSolverTypeRegister_Spmv(void);
+PETSC_INTERN PetscErrorCode MatSpmvFactorReset(Mat_SpmvFactor *);
+/* the solver's options (F's prefix): *unit from -mat_spmvfactor_trsv_unit, f->trsv, f->sweeps */
+PETSC_INTERN PetscErrorCode MatSpmvFactorSetFromOptions(Mat, PetscInt *);
+
+/* ---- the symbolic phase (symbolic.c) ---- */
+PETSC_INTERN PetscErrorCode MatILUFactorSymbolic_SpmvFactor(Mat, Mat, IS, IS, const MatFactorInfo *);
+PETSC_INTERN PetscErrorCode MatICCFactorSymbolic_SpmvFactor(Mat, Mat, IS, const MatFactorInfo *);
+
+/* ---- the host reference (host.c) ---- */
+PETSC_INTERN PetscErrorCode MatSpmvILUHost(Mat_SpmvFactor *, const PetscScalar *, PetscReal, PetscBool, PetscInt *);
+PETSC_INTERN PetscErrorCode MatSpmvISAIHost(Mat_SpmvFactor *);
+PETSC_INTERN void           MatSpmvTriSolveHost(const Mat_SpmvFactor *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN void           MatSpmvTriSweepsHost(const Mat_SpmvFactor *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN void           MatSpmvISAISolveHost(const Mat_SpmvFactor *, const PetscScalar *, PetscScalar *);
+
+/* ---- the device side (trsv.cu) ---- */
+PETSC_INTERN PetscErrorCode MatSpmvCUDATriCreate(MatSpmvTriDevice *, PetscInt, PetscInt, PetscInt, const PetscInt *, const PetscInt *, const PetscInt *, const PetscInt *, const PetscInt *, PetscInt *const[2], const PetscInt *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDATriDestroy(MatSpmvTriDevice *);
+/* ILU on the factor's pattern of A's device CSR values (gathered through vmap where set, fill zero): M's values and inverse pivots;
+   *zeropivotrow is the first row whose pivot has magnitude (positive: real part) <= zeropivot, or -1 */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAILU(MatSpmvTriDevice *, const PetscScalar *, PetscReal, PetscBool, PetscInt *);
+/* x = U^{-1} L^{-1} b, device arrays */
+PETSC_INTERN PetscErrorCode MatSpmvCUDATriSolve(MatSpmvTriDevice *, const PetscScalar *, PetscScalar *);
+/* x = U^{-1} L^{-1} b approximated: per triangle, x = (block inverse of the units) b, then `sweeps`
+   block-Jacobi sweeps (-mat_spmvfactor_trsv jacobi) */
+PETSC_INTERN PetscErrorCode MatSpmvCUDATriSweeps(MatSpmvTriDevice *, PetscInt, const PetscScalar *, PetscScalar *);
+/* the incomplete sparse approximate inverses of L and U on their own patterns (-mat_spmvfactor_trsv isai),
+   from the factor's values; then x = M_U M_L b, two products */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAISAISetUp(MatSpmvTriDevice *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDAISAISolve(MatSpmvTriDevice *, const PetscScalar *, PetscScalar *);

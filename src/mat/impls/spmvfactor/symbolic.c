@@ -1,0 +1,314 @@
+/*
+  MATSOLVERSPMV's symbolic phase (see spmvfactorimpl.h): the factor's pattern (A's, ICC's mirrored upper
+  triangle, ILU(k)/ICC(k)'s fill), its diagonal, the unit size, the dependency levels of the units and
+  the orders in which warps take them, and the upload of all of it when the factor lives on the GPU.
+*/
+#include "spmvfactorimpl.h"
+
+/* the level of each unit of `unit` consecutive rows in L (upper: in U): 1 + the highest level of the
+   units its entries outside the unit point to; returns the number of levels. The levels are also
+   kept per row, so an entry's is one load, not a division by the unit and a load. */
+static PetscErrorCode MatSpmvFactorLevels(PetscInt n, const PetscInt *ai, const PetscInt *aj, const PetscInt *diag, PetscInt unit, PetscBool upper, PetscInt *level, PetscInt *nlevels)
+{
+  const PetscInt nunits = (n + unit - 1) / unit;
+  PetscInt      *rowlevel;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(n, &rowlevel));
+  *nlevels = 0;
+  for (PetscInt v = 0; v < nunits; v++) { /* in a dependency order: L forward, U backward */
+    const PetscInt u = upper ? nunits - 1 - v : v, r0 = u * unit, r1 = PetscMin(r0 + unit, n);
+    PetscInt       l = 0;
+
+    for (PetscInt r = r0; r < r1; r++) {
+      if (upper)
+        for (PetscInt p = ai[r + 1] - 1; p > diag[r] && aj[p] >= r1; p--) l = PetscMax(l, rowlevel[aj[p]]);
+      else
+        for (PetscInt p = ai[r]; p < diag[r] && aj[p] < r0; p++) l = PetscMax(l, rowlevel[aj[p]]);
+    }
+    level[u] = l + 1;
+    for (PetscInt r = r0; r < r1; r++) rowlevel[r] = l + 1;
+    *nlevels = PetscMax(*nlevels, l + 1);
+  }
+  PetscCall(PetscFree(rowlevel));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the units of L (upper: of U) sorted by their levels (stable counting sort) */
+static PetscErrorCode MatSpmvFactorOrder(const Mat_SpmvFactor *f, PetscBool upper, const PetscInt *level, PetscInt nlevels, PetscInt *order)
+{
+  PetscInt *start;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(nlevels + 1, &start));
+  for (PetscInt u = 0; u < f->nunits; u++) start[level[u]]++;
+  for (PetscInt l = 1; l <= nlevels; l++) start[l] += start[l - 1];
+  for (PetscInt v = f->nunits - 1; v >= 0; v--) {
+    const PetscInt u         = upper ? f->nunits - 1 - v : v;
+    order[--start[level[u]]] = u;
+  }
+  PetscCall(PetscFree(start));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Rows per unit: the candidate (1, 2, 4, 8 and the block size) with the fewest levels in L, the
+   smaller on a tie; *level (room for n) returns that candidate's levels in L. Each level costs a
+   dependency's latency; a larger unit only adds work inside the warp. Grouping consecutive rows
+   folds chains (a grid line's rows) into one level even without a block size: MPIAIJCUSPARSE's
+   diagonal blocks carry none. */
+static PetscErrorCode MatSpmvFactorChooseUnit(Mat_SpmvFactor *f, PetscInt bs, PetscInt *unit, PetscInt **level, PetscInt *nlevels)
+{
+  PetscInt candidates[5] = {1, 2, 4, 8, bs}, *trial;
+
+  PetscFunctionBegin;
+  *nlevels = PETSC_INT_MAX;
+  PetscCall(PetscMalloc1(f->n, &trial));
+  for (int k = 0; k < 5; k++) {
+    const PetscInt c = candidates[k];
+    PetscInt       n;
+
+    if (c < 1 || c > MATSPMV_TRI_MAX_UNIT || (k == 4 && (c == 1 || c == 2 || c == 4 || c == 8))) continue;
+    PetscCall(MatSpmvFactorLevels(f->n, f->i, f->j, f->diag, c, PETSC_FALSE, trial, &n));
+    if (n < *nlevels || (n == *nlevels && c < *unit)) {
+      PetscInt *keep = *level;
+
+      *nlevels = n;
+      *unit    = c;
+      *level   = trial;
+      trial    = keep;
+    }
+  }
+  PetscCall(PetscFree(trial));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* what both factorizations refuse: fill, drop tolerances, orderings; ILU shifts nothing, ICC accepts
+   PCICC's default positive-definite shift as long as no pivot needs it (the numeric phase reports
+   one that would as a zero pivot) */
+static PetscErrorCode MatSpmvFactorCheckInfo(Mat F, IS row, IS col, const MatFactorInfo *info)
+{
+  const char *name = F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU";
+  PetscBool   identity;
+
+  PetscFunctionBegin;
+  PetscCheck(info->levels >= 0 && info->levels == (PetscInt)info->levels, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s(k) needs a whole number of levels k >= 0, not %g", name, (double)info->levels);
+  PetscCheck(!info->usedt, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv has no drop-tolerance ILU: use -pc_factor_mat_solver_type petsc");
+  PetscCheck(info->shifttype == (PetscReal)MAT_SHIFT_NONE || (F->factortype == MAT_FACTOR_ICC && info->shifttype == (PetscReal)MAT_SHIFT_POSITIVE_DEFINITE), PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv does not shift pivots: use -pc_factor_shift_type none, or -pc_factor_mat_solver_type petsc for %s",
+             MatFactorShiftTypes[(int)info->shifttype]);
+  for (int k = 0; k < 2; k++) {
+    IS is = k ? col : row;
+
+    if (!is) continue;
+    PetscCall(ISIdentity(is, &identity));
+    PetscCheck(identity, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv factors in the natural ordering: use -pc_factor_mat_ordering_type natural");
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the factor's pattern in f->i, f->j (rows sorted) is set: diagonal, unit, ranges, level orders, device */
+static PetscErrorCode MatSpmvFactorSetUp(Mat F, Mat A)
+{
+  Mat_SpmvFactor *f = (Mat_SpmvFactor *)F->data;
+  const PetscInt  n = f->n;
+  PetscInt        bs, unit = 0, *level;
+
+  PetscFunctionBegin;
+  for (PetscInt r = 0; r < n; r++) {
+    PetscInt p = f->i[r];
+
+    while (p < f->i[r + 1] && f->j[p] < r) p++;
+    PetscCheck(p < f->i[r + 1] && f->j[p] == r, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Row %" PetscInt_FMT " has no diagonal entry: %s(%" PetscInt_FMT ") needs one in every row (insert explicit zeros, or MatShift())", r, F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU", f->fill);
+    f->diag[r] = p;
+  }
+  PetscCall(MatSpmvFactorSetFromOptions(F, &unit));
+  PetscCall(MatGetBlockSize(A, &bs));
+  PetscCall(PetscMalloc1(n, &level));
+  if (!unit) PetscCall(MatSpmvFactorChooseUnit(f, bs, &unit, &level, &f->levels[0]));
+  else PetscCall(MatSpmvFactorLevels(n, f->i, f->j, f->diag, unit, PETSC_FALSE, level, &f->levels[0]));
+  f->unit   = unit;
+  f->nunits = (n + unit - 1) / unit;
+  for (PetscInt r = 0; r < n; r++) { /* the unit's own rows: [lin, diag) in L, (diag, uout) in U */
+    const PetscInt r0 = r - r % unit, r1 = PetscMin(r0 + unit, n);
+    PetscInt       p = f->diag[r];
+
+    while (p > f->i[r] && f->j[p - 1] >= r0) p--;
+    f->lin[r] = p;
+    p         = f->diag[r] + 1;
+    while (p < f->i[r + 1] && f->j[p] < r1) p++;
+    f->uout[r] = p;
+  }
+  PetscCall(PetscMalloc2(f->nunits, &f->order[0], f->nunits, &f->order[1]));
+  PetscCall(MatSpmvFactorOrder(f, PETSC_FALSE, level, f->levels[0], f->order[0])); /* L's levels from above */
+  PetscCall(MatSpmvFactorLevels(n, f->i, f->j, f->diag, unit, PETSC_TRUE, level, &f->levels[1]));
+  PetscCall(MatSpmvFactorOrder(f, PETSC_TRUE, level, f->levels[1], f->order[1]));
+  PetscCall(PetscFree(level));
+  PetscCall(MatSpmvValuesOnDevice(A, &f->device)); /* the factor is then built and solved on the GPU */
+#if defined(PETSC_HAVE_CUDA)
+  if (f->device) PetscCall(MatSpmvCUDATriCreate(&f->d, n, f->nnz, f->unit, f->i, f->j, f->diag, f->lin, f->uout, f->order, f->vmap));
+#endif
+  if (!f->device) PetscCall(PetscMalloc4(f->nnz, &f->a, n, &f->idiag, 2 * n, &f->work, f->nnz, &f->m));
+  PetscCall(PetscInfo(F, "%s(%" PetscInt_FMT ") of %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros (%" PetscInt_FMT " in the matrix), units of %" PetscInt_FMT " rows: %" PetscInt_FMT " (L) and %" PetscInt_FMT " (U) levels of units, on the %s, %s solves\n", F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU", f->fill, n, f->nnz, f->annz, f->unit, f->levels[0], f->levels[1], f->device ? "GPU" : "host", MatSpmvTrsvTypes[f->trsv]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvFactorGetRows(Mat A, PetscInt *n, const PetscInt **ai, const PetscInt **aj)
+{
+  PetscBool done;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, n, ai, aj, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot get the rows of %s", ((PetscObject)A)->type_name);
+  PetscCheck(*n == A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Incomplete factorization needs a square matrix, not %" PetscInt_FMT " x %" PetscInt_FMT, *n, A->cmap->n);
+  PetscCheck((*ai)[*n] < PETSC_INT32_MAX && *n < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv takes fewer than 2^31 rows and nonzeros per process (here %" PetscInt_FMT " and %" PetscInt_FMT "): use more processes", *n, (*ai)[*n]);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ILU(k)'s pattern from the factor's (ICC(k): from the mirrored pattern, whose fill is symmetric
+   again): an entry of the pattern has level 0, one that elimination creates through row k < r
+   level lev(r, k) + lev(k, c) + 1 (the least over such k), as PETSc's ILU(k) and ICC(k) count;
+   entries up to level f->fill are kept. Row by row, each a sorted linked list of its columns
+   merged with the U part of every row k it meets in increasing k. vmap becomes the source of
+   each entry's value (-1: fill, zero). */
+static PetscErrorCode MatSpmvFactorFill(Mat_SpmvFactor *f)
+{
+  const PetscInt n = f->n;
+  PetscInt      *ni, *nj, *nlev, *nmap, *udiag, *next, *lev, *src, cap = 2 * f->i[n] + n, nnz = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(n + 1, &ni));
+  PetscCall(PetscMalloc1(cap, &nj)); /* each grows on its own */
+  PetscCall(PetscMalloc1(cap, &nlev));
+  PetscCall(PetscMalloc1(cap, &nmap));
+  PetscCall(PetscMalloc4(n, &udiag, n, &next, n, &lev, n, &src)); /* per column of the row: next column (n: none), level (-1: absent), source */
+  for (PetscInt c = 0; c < n; c++) lev[c] = -1;
+  ni[0] = 0;
+  for (PetscInt r = 0; r < n; r++) {
+    PetscInt head = n, cnt = f->i[r + 1] - f->i[r];
+
+    for (PetscInt p = f->i[r + 1] - 1; p >= f->i[r]; p--) { /* the row's own entries, level 0 */
+      const PetscInt c = f->j[p];
+
+      next[c] = head;
+      head    = c;
+      lev[c]  = 0;
+      src[c]  = f->vmap ? f->vmap[p] : p;
+    }
+    for (PetscInt k = head; k < r; k = next[k]) { /* fill entries inserted after k are met later */
+      PetscInt at = k;
+
+      for (PetscInt q = udiag[k] + 1; q < ni[k + 1]; q++) { /* row k's U part, increasing columns */
+        const PetscInt c = nj[q], l = lev[k] + nlev[q] + 1;
+
+        if (l > f->fill) continue;
+        if (lev[c] < 0) {
+          while (next[at] < c) at = next[at];
+          next[c]  = next[at];
+          next[at] = c;
+          lev[c]   = l;
+          src[c]   = -1;
+          cnt++;
+        } else lev[c] = PetscMin(lev[c], l);
+        at = c;
+      }
+    }
+    if ((PetscInt64)nnz + cnt > cap) {
+      PetscCheck((PetscInt64)nnz + cnt < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv takes fewer than 2^31 nonzeros per process: ILU(%" PetscInt_FMT ") fills beyond that by row %" PetscInt_FMT "; use fewer levels or more processes", f->fill, r);
+      cap = (PetscInt)PetscMin(2 * ((PetscInt64)nnz + cnt), (PetscInt64)PETSC_INT32_MAX - 1);
+      PetscCall(PetscRealloc(cap * sizeof(PetscInt), &nj));
+      PetscCall(PetscRealloc(cap * sizeof(PetscInt), &nlev));
+      PetscCall(PetscRealloc(cap * sizeof(PetscInt), &nmap));
+    }
+    udiag[r] = nnz - 1; /* the last entry with column <= r (the diagonal, checked at the set-up) */
+    for (PetscInt c = head; c < n; c = next[c]) {
+      if (c <= r) udiag[r] = nnz;
+      nj[nnz]     = c;
+      nlev[nnz]   = lev[c];
+      nmap[nnz++] = src[c];
+      lev[c]      = -1;
+    }
+    ni[r + 1] = nnz;
+  }
+  PetscCall(PetscFree4(udiag, next, lev, src));
+  PetscCall(PetscFree(f->i));
+  PetscCall(PetscFree(f->j));
+  PetscCall(PetscFree(f->vmap));
+  f->i    = ni;
+  f->j    = nj;
+  f->vmap = nmap;
+  f->nnz  = nnz;
+  PetscCall(PetscFree(nlev));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The factor's pattern: A's (ILU), or A's upper triangle and its mirror image (ICC reads the upper
+   triangle only, as PETSc's: the ILU(k) of a symmetric matrix is its incomplete L D L^T, U = D L^T),
+   vmap then naming the entry of A's values behind each factor entry */
+static PetscErrorCode MatSpmvFactorSymbolic(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info)
+{
+  Mat_SpmvFactor *f   = (Mat_SpmvFactor *)F->data;
+  const PetscBool icc = (PetscBool)(F->factortype == MAT_FACTOR_ICC);
+  const PetscInt *ai, *aj;
+  PetscInt        n, nr, *next = NULL;
+  PetscBool       done;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvFactorCheckInfo(F, row, col, info));
+  PetscCall(MatSpmvFactorReset(f));
+  PetscCall(MatSpmvFactorGetRows(A, &n, &ai, &aj));
+  f->n    = n;
+  f->annz = ai[n];
+  f->nnz  = ai[n];
+  if (icc) {
+    PetscCall(PetscCalloc1(n + 1, &next));
+    for (PetscInt r = 0; r < n; r++) /* row r: column r's upper entries mirrored, then row r's own */
+      for (PetscInt p = ai[r]; p < ai[r + 1]; p++) {
+        if (aj[p] > r) next[aj[p] + 1]++;
+        if (aj[p] >= r) next[r + 1]++;
+      }
+    for (PetscInt r = 0; r < n; r++) next[r + 1] += next[r];
+    f->nnz = next[n];
+    PetscCheck(f->nnz < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv takes fewer than 2^31 nonzeros per process (here %" PetscInt_FMT " in the symmetric pattern): use more processes", f->nnz);
+  }
+  PetscCall(PetscMalloc1(n + 1, &f->i));
+  PetscCall(PetscMalloc1(f->nnz, &f->j));
+  if (icc) {
+    PetscCall(PetscMalloc1(f->nnz, &f->vmap));
+    PetscCall(PetscArraycpy(f->i, next, n + 1));
+    for (PetscInt r = 0; r < n; r++) /* mirrored entries land in increasing r: rows stay sorted */
+      for (PetscInt p = ai[r]; p < ai[r + 1]; p++)
+        if (aj[p] > r) {
+          f->j[next[aj[p]]]      = r;
+          f->vmap[next[aj[p]]++] = p;
+        }
+    for (PetscInt r = 0; r < n; r++)
+      for (PetscInt p = ai[r]; p < ai[r + 1]; p++)
+        if (aj[p] >= r) {
+          f->j[next[r]]      = aj[p];
+          f->vmap[next[r]++] = p;
+        }
+    PetscCall(PetscFree(next));
+  } else {
+    PetscCall(PetscArraycpy(f->i, ai, n + 1));
+    PetscCall(PetscArraycpy(f->j, aj, f->nnz));
+  }
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ai, &aj, &done)); /* sets nr to 0 */
+  f->fill = (PetscInt)info->levels;
+  if (f->fill) PetscCall(MatSpmvFactorFill(f));
+  PetscCall(PetscMalloc3(n, &f->diag, n, &f->lin, n, &f->uout));
+  PetscCall(MatSpmvFactorSetUp(F, A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatILUFactorSymbolic_SpmvFactor(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvFactorSymbolic(F, A, row, col, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatICCFactorSymbolic_SpmvFactor(Mat F, Mat A, IS perm, const MatFactorInfo *info)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvFactorSymbolic(F, A, perm, perm, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,186 @@
+/*
+  aijcusparse access for our matrices. aijcusparse's product and factor kernels and its getters check
+  that their operands are named MATSEQAIJCUSPARSE (some always, some in debug builds only). Our
+  matrices are aijcusparse matrices in every respect but the four matrix-vector products, so around
+  each call into that code our operands carry the name MATSEQAIJCUSPARSE and get their names back
+  after (an "alias"), also when the call fails. Also: host values brought up to date before AIJ code
+  reads them in place, and solves on device vectors for host ones.
+*/
+#include "spmvimpl.h"
+
+/* the name our matrix carries under an alias: its base's */
+static MatType MatSpmvBaseName(Mat_SeqAIJSpmv *sp)
+{
+  return sp->base->cusparse ? MATSEQAIJCUSPARSE : MATSEQAIJ;
+}
+
+PetscErrorCode MatSpmvAliasName(Mat X, MatType *name)
+{
+  Mat_SeqAIJSpmv *sp;
+  Mat_MPIAIJSpmv *mp;
+
+  PetscFunctionBegin;
+  *name = NULL;
+  PetscCall(MatSpmvSeqGetData(X, &sp));
+  if (sp) *name = MatSpmvBaseName(sp);
+  else {
+    PetscCall(MatSpmvMPIGetData(X, &mp));
+    if (mp) *name = mp->base->cusparse ? MATMPIAIJCUSPARSE : MATMPIAIJ;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Name our matrices among mats after their base (MATSEQAIJCUSPARSE, or MATSEQAIJ on a machine
+   without a GPU) until MatSpmvAliasEnd(). On the host base this keeps AIJ's code from meeting two of
+   our types at once: it makes B^T of B's type, then MatSetType()s it to A's, which for two sibling
+   types is not a conversion but a new empty matrix */
+PetscErrorCode MatSpmvAliasBegin(MatSpmvAlias *alias, Mat A, Mat B, Mat C, Mat D)
+{
+  Mat mats[4] = {A, B, C, D};
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(alias, sizeof(*alias)));
+  for (int k = 0; k < 4; k++) {
+    MatType   base = NULL;
+    PetscBool dup  = PETSC_FALSE, named;
+
+    if (!mats[k]) continue;
+    for (int l = 0; l < k; l++) dup = (PetscBool)(dup || mats[l] == mats[k]);
+    if (dup) continue;
+    PetscCall(MatSpmvAliasName(mats[k], &base));
+    if (!base) continue;
+    PetscCall(PetscObjectTypeCompare((PetscObject)mats[k], base, &named));
+    if (named) continue; /* inside an outer alias */
+    alias->mat[k] = mats[k];
+    PetscCall(PetscStrallocpy(((PetscObject)mats[k])->type_name, &alias->name[k]));
+    PetscCall(PetscObjectChangeTypeName((PetscObject)mats[k], base));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Give the names back, then return ierr, the wrapped call's error (the names come back either way) */
+PetscErrorCode MatSpmvAliasEnd(MatSpmvAlias *alias, PetscErrorCode ierr)
+{
+  PetscFunctionBegin;
+  for (int k = 0; k < 4; k++) {
+    if (!alias->mat[k]) continue;
+    PetscCall(PetscObjectChangeTypeName((PetscObject)alias->mat[k], alias->name[k]));
+    PetscCall(PetscFree(alias->name[k]));
+  }
+  PetscCall(ierr);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* aijcusparse's device CSR values of A (ours or aijcusparse), in the host CSR's order */
+PetscErrorCode MatSpmvCUSPARSEGetValues(Mat A, const PetscScalar **v)
+{
+  MatSpmvAlias   alias;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL, NULL));
+#if defined(PETSC_HAVE_CUDA)
+  ierr = MatSeqAIJCUSPARSEGetArrayRead(A, v);
+#else
+  ierr = PETSC_ERR_SUP;
+#endif
+  PetscCall(MatSpmvAliasEnd(&alias, ierr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUSPARSERestoreValues(Mat A, const PetscScalar **v)
+{
+  MatSpmvAlias   alias;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL, NULL));
+#if defined(PETSC_HAVE_CUDA)
+  ierr = MatSeqAIJCUSPARSERestoreArrayRead(A, v);
+#else
+  ierr = PETSC_ERR_SUP;
+#endif
+  PetscCall(MatSpmvAliasEnd(&alias, ierr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUSPARSEGetIJ(Mat A, const int **i, const int **j)
+{
+  MatSpmvAlias   alias;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL, NULL));
+#if defined(PETSC_HAVE_CUDA)
+  ierr = MatSeqAIJCUSPARSEGetIJ(A, PETSC_FALSE, i, j);
+#else
+  ierr = PETSC_ERR_SUP;
+#endif
+  PetscCall(MatSpmvAliasEnd(&alias, ierr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* whether A's values live with aijcusparse (a factor of A is then built and solved on the GPU) */
+PetscErrorCode MatSpmvValuesOnDevice(Mat A, PetscBool *device)
+{
+  Mat_SeqAIJSpmv *sp;
+  PetscBool       avail = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  *device = PETSC_FALSE;
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(MatSpmvCUDAAvailable(&avail));
+#endif
+  if (!avail) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvSeqGetData(A, &sp));
+  if (sp) *device = sp->base->cusparse;
+  else PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJCUSPARSE, device));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatStoreValues() reads the host values: on aijcusparse they may live only on the device */
+PetscErrorCode MatSpmvSyncHostValues(Mat A)
+{
+  const PetscScalar *a;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqAIJGetArrayRead(A, &a));
+  PetscCall(MatSeqAIJRestoreArrayRead(A, &a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* aijcusparse's (and MATSOLVERSPMV's) triangular solves read and write device arrays only (a host
+   vector gives a wrong result): host vectors go through device work vectors kept with the factor */
+PetscErrorCode MatSpmvSolveStaged(Mat F, Vec b, Vec x, const char *key)
+{
+  PetscErrorCode (*solve)(Mat, Vec, Vec);
+  PetscBool bdev, xdev;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQueryFunction((PetscObject)F, key, &solve));
+  PetscCheck(solve, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Lost the factor's solve");
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)b, &bdev, VECSEQCUDA, VECMPICUDA, ""));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &xdev, VECSEQCUDA, VECMPICUDA, ""));
+  if (bdev && xdev) PetscCall((*solve)(F, b, x));
+  else {
+    Vec w[2];
+
+    for (int k = 0; k < 2; k++) {
+      const char *name = k ? "MatSpmvSolveWorkX" : "MatSpmvSolveWorkB";
+
+      PetscCall(PetscObjectQuery((PetscObject)F, name, (PetscObject *)&w[k]));
+      if (!w[k]) {
+        PetscCall(VecCreate(PETSC_COMM_SELF, &w[k]));
+        PetscCall(VecSetSizes(w[k], F->rmap->n, F->rmap->n));
+        PetscCall(VecSetType(w[k], VECSEQCUDA));
+        PetscCall(PetscObjectCompose((PetscObject)F, name, (PetscObject)w[k]));
+        PetscCall(VecDestroy(&w[k]));
+        PetscCall(PetscObjectQuery((PetscObject)F, name, (PetscObject *)&w[k]));
+      }
+    }
+    PetscCall(VecCopy(b, w[0]));
+    PetscCall((*solve)(F, w[0], w[1]));
+    PetscCall(VecCopy(w[1], x));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,159 @@
+/*
+  MATSOLVERCUSPARSE for our sequential types: aijcusparse's factorizations (its device ILU(0)/ICC(0)
+  when it takes them, else PETSc's host factorization copied to the device) and cuSPARSE's triangular
+  solves, for matrices whose type name is ours: each phase runs with our operand aliased to
+  seqaijcusparse and wraps the next phase it chose; host vectors are staged through device ones.
+*/
+#include "spmvimpl.h"
+
+static PetscErrorCode MatSolve_SeqAIJSpmv(Mat F, Vec b, Vec x)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvSolveStaged(F, b, x, "MatSpmvSolve_C"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSolveTranspose_SeqAIJSpmv(Mat F, Vec b, Vec x)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvSolveStaged(F, b, x, "MatSpmvSolveTranspose_C"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* after a numeric phase: wrap the solves it chose */
+static PetscErrorCode MatSpmvWrapSolves(Mat F)
+{
+  PetscFunctionBegin;
+  if (F->ops->solve && F->ops->solve != MatSolve_SeqAIJSpmv) {
+    PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatSpmvSolve_C", F->ops->solve));
+    F->ops->solve = MatSolve_SeqAIJSpmv;
+  }
+  if (F->ops->solvetranspose && F->ops->solvetranspose != MatSolveTranspose_SeqAIJSpmv) {
+    PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatSpmvSolveTranspose_C", F->ops->solvetranspose));
+    F->ops->solvetranspose = MatSolveTranspose_SeqAIJSpmv;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatLUFactorNumeric_SeqAIJSpmv(Mat F, Mat A, const MatFactorInfo *info)
+{
+  PetscErrorCode (*numeric)(Mat, Mat, const MatFactorInfo *);
+  MatSpmvAlias alias;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQueryFunction((PetscObject)F, "MatSpmvLUFactorNumeric_C", &numeric));
+  PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL, NULL));
+  PetscCall(MatSpmvAliasEnd(&alias, (*numeric)(F, A, info)));
+  PetscCall(MatSpmvWrapSolves(F));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCholeskyFactorNumeric_SeqAIJSpmv(Mat F, Mat A, const MatFactorInfo *info)
+{
+  PetscErrorCode (*numeric)(Mat, Mat, const MatFactorInfo *);
+  MatSpmvAlias alias;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQueryFunction((PetscObject)F, "MatSpmvCholeskyFactorNumeric_C", &numeric));
+  PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL, NULL));
+  PetscCall(MatSpmvAliasEnd(&alias, (*numeric)(F, A, info)));
+  PetscCall(MatSpmvWrapSolves(F));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* after a symbolic phase: wrap the numeric phase it chose */
+static PetscErrorCode MatSpmvWrapFactorNumeric(Mat F)
+{
+  PetscFunctionBegin;
+  if (F->ops->lufactornumeric && F->ops->lufactornumeric != MatLUFactorNumeric_SeqAIJSpmv) {
+    PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatSpmvLUFactorNumeric_C", F->ops->lufactornumeric));
+    F->ops->lufactornumeric = MatLUFactorNumeric_SeqAIJSpmv;
+  }
+  if (F->ops->choleskyfactornumeric && F->ops->choleskyfactornumeric != MatCholeskyFactorNumeric_SeqAIJSpmv) {
+    PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatSpmvCholeskyFactorNumeric_C", F->ops->choleskyfactornumeric));
+    F->ops->choleskyfactornumeric = MatCholeskyFactorNumeric_SeqAIJSpmv;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#define MATSPMV_LU_SYMBOLIC(NAME, KEY) \
+  static PetscErrorCode NAME(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info) \
+  { \
+    PetscErrorCode (*symbolic)(Mat, Mat, IS, IS, const MatFactorInfo *); \
+    MatSpmvAlias alias; \
+\
+    PetscFunctionBegin; \
+    PetscCall(PetscObjectQueryFunction((PetscObject)F, KEY, &symbolic)); \
+    PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL, NULL)); \
+    PetscCall(MatSpmvAliasEnd(&alias, (*symbolic)(F, A, row, col, info))); \
+    PetscCall(MatSpmvWrapFactorNumeric(F)); \
+    PetscFunctionReturn(PETSC_SUCCESS); \
+  }
+#define MATSPMV_CHOLESKY_SYMBOLIC(NAME, KEY) \
+  static PetscErrorCode NAME(Mat F, Mat A, IS perm, const MatFactorInfo *info) \
+  { \
+    PetscErrorCode (*symbolic)(Mat, Mat, IS, const MatFactorInfo *); \
+    MatSpmvAlias alias; \
+\
+    PetscFunctionBegin; \
+    PetscCall(PetscObjectQueryFunction((PetscObject)F, KEY, &symbolic)); \
+    PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL, NULL)); \
+    PetscCall(MatSpmvAliasEnd(&alias, (*symbolic)(F, A, perm, info))); \
+    PetscCall(MatSpmvWrapFactorNumeric(F)); \
+    PetscFunctionReturn(PETSC_SUCCESS); \
+  }
+MATSPMV_LU_SYMBOLIC(MatLUFactorSymbolic_SeqAIJSpmv, "MatSpmvLUFactorSymbolic_C")
+MATSPMV_LU_SYMBOLIC(MatILUFactorSymbolic_SeqAIJSpmv, "MatSpmvILUFactorSymbolic_C")
+MATSPMV_CHOLESKY_SYMBOLIC(MatCholeskyFactorSymbolic_SeqAIJSpmv, "MatSpmvCholeskyFactorSymbolic_C")
+MATSPMV_CHOLESKY_SYMBOLIC(MatICCFactorSymbolic_SeqAIJSpmv, "MatSpmvICCFactorSymbolic_C")
+
+/* MATSOLVERCUSPARSE for our types: aijcusparse's factor of A (its device ILU(0)/ICC(0) when it
+   takes them, else PETSc's host factorization copied to the device), solved by cuSPARSE
+   (host vectors staged through device ones).
+   A matrix on the SeqAIJ base (no GPU) gets PETSc's own host factor. */
+static PetscErrorCode MatGetFactor_SeqAIJSpmv_CUSPARSE(Mat A, MatFactorType ftype, Mat *F)
+{
+  Mat_SeqAIJSpmv *sp;
+  MatSolverFn    *create = NULL;
+  MatSpmvAlias    alias;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvSeqGetData(A, &sp));
+  if (!sp || !sp->base->cusparse) {
+    PetscCall(MatSolverTypeGet(MATSOLVERPETSC, MATSEQAIJ, ftype, NULL, NULL, &create));
+    PetscCheck(create, PETSC_COMM_SELF, PETSC_ERR_SUP, "No PETSc factor of type %s for %s", MatFactorTypes[ftype], ((PetscObject)A)->type_name);
+    PetscCall((*create)(A, ftype, F));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatSolverTypeGet(MATSOLVERCUSPARSE, MATSEQAIJCUSPARSE, ftype, NULL, NULL, &create));
+  PetscCheck(create, PETSC_COMM_SELF, PETSC_ERR_SUP, "aijcusparse has no %s factor", MatFactorTypes[ftype]);
+  PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL, NULL));
+  PetscCall(MatSpmvAliasEnd(&alias, (*create)(A, ftype, F)));
+#define MATSPMV_WRAP(op, key, fn) \
+  if ((*F)->ops->op) { \
+    PetscCall(PetscObjectComposeFunction((PetscObject)*F, key, (*F)->ops->op)); \
+    (*F)->ops->op = fn; \
+  }
+  MATSPMV_WRAP(lufactorsymbolic, "MatSpmvLUFactorSymbolic_C", MatLUFactorSymbolic_SeqAIJSpmv)
+  MATSPMV_WRAP(ilufactorsymbolic, "MatSpmvILUFactorSymbolic_C", MatILUFactorSymbolic_SeqAIJSpmv)
+  MATSPMV_WRAP(choleskyfactorsymbolic, "MatSpmvCholeskyFactorSymbolic_C", MatCholeskyFactorSymbolic_SeqAIJSpmv)
+  MATSPMV_WRAP(iccfactorsymbolic, "MatSpmvICCFactorSymbolic_C", MatICCFactorSymbolic_SeqAIJSpmv)
+#undef MATSPMV_WRAP
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* With a GPU, PCFactor's default (MatGetFactor() without a solver type) finds this exact
+   registration before the prefix match that would give SeqAIJ's host factor */
+PetscErrorCode MatSpmvRegisterFactors(MatSpmvFormat *fmt)
+{
+  PetscBool usecusparse;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvUseCUSPARSEBase(&usecusparse));
+  if (!usecusparse) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSolverTypeRegister(MATSOLVERCUSPARSE, fmt->seqtype, MAT_FACTOR_LU, MatGetFactor_SeqAIJSpmv_CUSPARSE));
+  PetscCall(MatSolverTypeRegister(MATSOLVERCUSPARSE, fmt->seqtype, MAT_FACTOR_CHOLESKY, MatGetFactor_SeqAIJSpmv_CUSPARSE));
+  PetscCall(MatSolverTypeRegister(MATSOLVERCUSPARSE, fmt->seqtype, MAT_FACTOR_ILU, MatGetFactor_SeqAIJSpmv_CUSPARSE));
+  PetscCall(MatSolverTypeRegister(MATSOLVERCUSPARSE, fmt->seqtype, MAT_FACTOR_ICC, MatGetFactor_SeqAIJSpmv_CUSPARSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,276 @@
+/*
+  Device services of the shared layer: memory, copies on PETSc's current stream, and the value
+  refresh (a gather from the CSR values into the format's slots).
+*/
+#include "spmvimpl.h"
+#include <petscdevice_cuda.h>
+#include <thrust/equal.h>
+#include <thrust/execution_policy.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/sequence.h>
+#include <thrust/sort.h>
+#include <thrust/reduce.h>
+#include <thrust/functional.h>
+#include <thrust/device_ptr.h>
+#include <cub/device/device_segmented_sort.cuh>
+
+PetscErrorCode MatSpmvCUDAAvailable(PetscBool *avail)
+{
+  static int ndevices = -1; /* the answer does not change during a run */
+
+  PetscFunctionBegin;
+  if (ndevices < 0) {
+    /* no driver, a stub driver or no device all mean: no GPU, not an error */
+    if (cudaGetDeviceCount(&ndevices) != cudaSuccess) ndevices = 0;
+    (void)cudaGetLastError();
+  }
+  *avail = ndevices > 0 ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDAGetStream(void **stream)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  PetscCall(PetscGetCurrentCUDAStream(&s));
+  *stream = (void *)s;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDAMalloc(void **ptr, size_t bytes)
+{
+  PetscFunctionBegin;
+  *ptr = NULL;
+  if (bytes) PetscCallCUDA(cudaMalloc(ptr, bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDAFree(void *ptr)
+{
+  PetscFunctionBegin;
+  if (ptr) PetscCallCUDA(cudaFree(ptr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDACopyToDevice(void *dst, const void *src, size_t bytes, void *stream)
+{
+  PetscFunctionBegin;
+  if (bytes) PetscCallCUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, (cudaStream_t)stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDACopyToHost(void *dst, const void *src, size_t bytes, void *stream)
+{
+  PetscFunctionBegin;
+  if (bytes) {
+    PetscCallCUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, (cudaStream_t)stream));
+    PetscCallCUDA(cudaStreamSynchronize((cudaStream_t)stream));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDAUpload(void **dst, const void *src, size_t bytes)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvCUDAMalloc(dst, bytes));
+  if (bytes) PetscCallCUDA(cudaMemcpy(*dst, src, bytes, cudaMemcpyHostToDevice));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <typename V, typename I>
+__global__ void MatSpmvGatherKernel(I nslots, const I *__restrict__ slot2csr, const V *__restrict__ csrval, V *__restrict__ val)
+{
+  for (I s = blockIdx.x * blockDim.x + threadIdx.x; s < nslots; s += gridDim.x * blockDim.x) {
+    I k    = slot2csr[s];
+    val[s] = k >= 0 ? csrval[k] : V(0);
+  }
+}
+
+#define MATSPMV_THREADS 256 /* threads per block of the layer's element-wise kernels */
+
+/* blocks for n items, at most 65536 (the grid-stride loops take the rest) */
+static inline unsigned MatSpmvGrid(PetscInt n)
+{
+  return (unsigned)PetscMax(1, PetscMin((n + MATSPMV_THREADS - 1) / MATSPMV_THREADS, 65536));
+}
+
+PetscErrorCode MatSpmvCUDAGather(PetscInt nslots, const int *slot2csr, const PetscScalar *csrval, PetscScalar *val, void *stream)
+{
+  PetscFunctionBegin;
+  if (nslots) {
+    MatSpmvGatherKernel<PetscScalar, int><<<MatSpmvGrid(nslots), MATSPMV_THREADS, 0, (cudaStream_t)stream>>>((int)nslots, slot2csr, csrval, val);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <typename V, typename I>
+__global__ void MatSpmvAddRowsKernel(I n, const I *__restrict__ crow, const V *__restrict__ t, V *__restrict__ y)
+{
+  for (I k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) y[crow[k]] += t[k];
+}
+
+PetscErrorCode MatSpmvCUDAAddRows(PetscInt n, const int *crow, const PetscScalar *t, PetscScalar *y, void *stream)
+{
+  PetscFunctionBegin;
+  if (n) {
+    MatSpmvAddRowsKernel<PetscScalar, int><<<MatSpmvGrid(n), MATSPMV_THREADS, 0, (cudaStream_t)stream>>>((int)n, crow, t, y);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDAZero(PetscScalar *y, PetscInt n, void *stream)
+{
+  PetscFunctionBegin;
+  if (n) PetscCallCUDA(cudaMemsetAsync(y, 0, n * sizeof(PetscScalar), (cudaStream_t)stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDASynchronize(void *stream)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaStreamSynchronize((cudaStream_t)stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDACopyOnDevice(void *dst, const void *src, size_t bytes, void *stream)
+{
+  PetscFunctionBegin;
+  if (bytes && dst != src) PetscCallCUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, (cudaStream_t)stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDAIsIdentity(PetscInt n, const int *slot2csr, PetscBool *identity, void *stream)
+{
+  PetscFunctionBegin;
+  *identity = n ? (PetscBool)thrust::equal(thrust::cuda::par.on((cudaStream_t)stream), slot2csr, slot2csr + n, thrust::counting_iterator<int>(0)) : PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDADownloadInt(PetscInt **h, const int *d, PetscInt n)
+{
+  int *tmp;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(n, h));
+  PetscCall(PetscMalloc1(n, &tmp));
+  if (n) PetscCallCUDA(cudaMemcpy(tmp, d, n * sizeof(int), cudaMemcpyDeviceToHost));
+  for (PetscInt k = 0; k < n; k++) (*h)[k] = tmp[k];
+  PetscCall(PetscFree(tmp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <typename I>
+__global__ void MatSpmvColumnCountKernel(I nnz, const I *__restrict__ j, I *__restrict__ count)
+{
+  for (I k = blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += gridDim.x * blockDim.x) atomicAdd(count + j[k], 1);
+}
+
+template <typename I>
+__global__ void MatSpmvInvertKernel(I n, const I *__restrict__ perm, I *__restrict__ inv)
+{
+  for (I k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) inv[perm[k]] = k;
+}
+
+PetscErrorCode MatSpmvCUDAColumnFrequency(PetscInt n, PetscInt nnz, const int *d_j, int **d_perm, PetscInt *hot, void *stream)
+{
+  cudaStream_t s = (cudaStream_t)stream;
+  int         *count;
+
+  PetscFunctionBegin;
+  *d_perm = NULL;
+  *hot    = 0;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvCUDAMalloc((void **)&count, n * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)d_perm, n * sizeof(int)));
+  PetscCallCUDA(cudaMemsetAsync(count, 0, n * sizeof(int), s));
+  if (nnz) {
+    MatSpmvColumnCountKernel<int><<<MatSpmvGrid(nnz), MATSPMV_THREADS, 0, s>>>((int)nnz, d_j, count);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  {
+    thrust::device_ptr<int> c(count), p(*d_perm);
+
+    thrust::sequence(thrust::cuda::par.on(s), p, p + n);
+    /* most frequent first; ties keep the natural order */
+    thrust::stable_sort_by_key(thrust::cuda::par.on(s), c, c + n, p, thrust::greater<int>());
+    *hot = (PetscInt)thrust::reduce(thrust::cuda::par.on(s), c, c + PetscMax(1, n / 100), (long long)0);
+  }
+  PetscCall(MatSpmvCUDAFree(count));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Row r of the permuted CSR (offsets inew) is row rows[r] of the CSR (i, j): its renumbered columns
+   jr[k] = inv[j[.]] and their positions in (i, j), one warp per row */
+template <typename I>
+__global__ void MatSpmvPermuteRowsKernel(I m, const I *__restrict__ i, const I *__restrict__ rows, const I *__restrict__ inew, const I *__restrict__ j, const I *__restrict__ inv, I *__restrict__ jr, I *__restrict__ pos)
+{
+  const I lane = threadIdx.x % 32;
+
+  for (I r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < m; r += gridDim.x * blockDim.x / 32) {
+    const I start = i[rows[r]], len = i[rows[r] + 1] - start, to = inew[r];
+
+    for (I q = lane; q < len; q += 32) {
+      jr[to + q]  = inv[j[start + q]];
+      pos[to + q] = start + q;
+    }
+  }
+}
+
+/* The columns of the m-row CSR (d_i, d_j) renumbered, column c becoming k where d_perm[k] = c, each
+   row sorted by its new columns: *d_jnew, and *d_pos the position in (d_i, d_j) of each entry. With
+   d_rows, row r of the result is row d_rows[r] of the CSR, at offsets d_inew (rows permuted too) */
+PetscErrorCode MatSpmvCUDARenumberColumns(PetscInt n, PetscInt m, PetscInt nnz, const int *d_i, const int *d_rows, const int *d_inew, const int *d_perm, const int *d_j, int **d_jnew, int **d_pos, void *stream)
+{
+  cudaStream_t s = (cudaStream_t)stream;
+  int         *inv, *jr, *seq;
+  void        *tmp   = NULL;
+  size_t       bytes = 0;
+
+  PetscFunctionBegin;
+  *d_jnew = *d_pos = NULL;
+  if (!nnz) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvCUDAMalloc((void **)&inv, n * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&jr, nnz * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&seq, nnz * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)d_jnew, nnz * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)d_pos, nnz * sizeof(int)));
+  MatSpmvInvertKernel<int><<<MatSpmvGrid(n), MATSPMV_THREADS, 0, s>>>((int)n, d_perm, inv);
+  PetscCallCUDA(cudaGetLastError());
+  if (d_rows) {
+    MatSpmvPermuteRowsKernel<int><<<MatSpmvGrid(32 * PetscMin(m, PETSC_INT_MAX / 32)), MATSPMV_THREADS, 0, s>>>((int)m, d_i, d_rows, d_inew, d_j, inv, jr, seq);
+    d_i = d_inew;
+  } else {
+    MatSpmvGatherKernel<int, int><<<MatSpmvGrid(nnz), MATSPMV_THREADS, 0, s>>>((int)nnz, d_j, inv, jr); /* jr[k] = inv[j[k]] */
+    PetscCallCUDA(cudaGetLastError());
+    thrust::sequence(thrust::cuda::par.on(s), thrust::device_ptr<int>(seq), thrust::device_ptr<int>(seq + nnz));
+  }
+  PetscCallCUDA(cudaGetLastError());
+  /* each row's entries by their new column, with the CSR position they came from */
+  PetscCallCUDA(cub::DeviceSegmentedSort::SortPairs(tmp, bytes, jr, *d_jnew, seq, *d_pos, (int)nnz, (int)m, d_i, d_i + 1, s));
+  PetscCall(MatSpmvCUDAMalloc(&tmp, PetscMax(bytes, 1)));
+  PetscCallCUDA(cub::DeviceSegmentedSort::SortPairs(tmp, bytes, jr, *d_jnew, seq, *d_pos, (int)nnz, (int)m, d_i, d_i + 1, s));
+  PetscCall(MatSpmvCUDAFree(tmp)); /* cudaFree waits for the sort */
+  PetscCall(MatSpmvCUDAFree(seq));
+  PetscCall(MatSpmvCUDAFree(jr));
+  PetscCall(MatSpmvCUDAFree(inv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <typename I>
+__global__ void MatSpmvComposeKernel(I n, I *__restrict__ map, const I *__restrict__ pos)
+{
+  for (I k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) map[k] = map[k] < 0 ? map[k] : pos[map[k]];
+}
+
+PetscErrorCode MatSpmvCUDAComposeMap(PetscInt n, int *d_map, const int *d_pos, void *stream)
+{
+  PetscFunctionBegin;
+  if (n) {
+    MatSpmvComposeKernel<int><<<MatSpmvGrid(n), MATSPMV_THREADS, 0, (cudaStream_t)stream>>>((int)n, d_map, d_pos);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,84 @@
+/*
+  The package: registration of the formats' types, log events and factor packages, and the entry
+  points PETSc calls (-dll_append) or applications call (PetscSpmvInitializePackage()).
+*/
+#include "spmvimpl.h"
+
+PetscInt         MatSpmvProductMinRows       = PETSC_INT_MAX;
+static PetscBool PetscSpmvPackageInitialized = PETSC_FALSE;
+
+static PetscErrorCode MatSpmvRegisterFormat(MatSpmvFormat *fmt)
+{
+  char NAME[16], ev[32];
+
+  PetscFunctionBegin;
+  PetscCall(MatRegisterRootName(fmt->name, fmt->seqtype, fmt->mpitype));
+  PetscCall(MatRegisterRootName(fmt->aijname, fmt->seqtype, fmt->mpitype));
+  PetscCall(MatRegister(fmt->seqtype, fmt->createseq));
+  PetscCall(MatRegister(fmt->mpitype, fmt->creatempi));
+  PetscCall(PetscStrncpy(NAME, fmt->name, sizeof(NAME)));
+  PetscCall(PetscStrtoupper(NAME));
+  PetscCall(PetscSNPrintf(ev, sizeof(ev), "Mat%sBuild", NAME));
+  PetscCall(PetscLogEventRegister(ev, MAT_CLASSID, &fmt->event_build));
+  PetscCall(PetscSNPrintf(ev, sizeof(ev), "Mat%sRefresh", NAME));
+  PetscCall(PetscLogEventRegister(ev, MAT_CLASSID, &fmt->event_refresh));
+  PetscCall(PetscSNPrintf(ev, sizeof(ev), "Mat%sMult", NAME));
+  PetscCall(PetscLogEventRegister(ev, MAT_CLASSID, &fmt->event_mult));
+  PetscCall(PetscSNPrintf(ev, sizeof(ev), "Mat%sMultT", NAME));
+  PetscCall(PetscLogEventRegister(ev, MAT_CLASSID, &fmt->event_multT));
+  PetscCall(MatSpmvRegisterFactors(fmt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PetscSpmvFinalizePackage - called by `PetscFinalize()`; resets the package so it may be initialized again
+
+  Level: developer
+
+.seealso: `PetscSpmvInitializePackage()`
+@*/
+PetscErrorCode PetscSpmvFinalizePackage(void)
+{
+  PetscFunctionBegin;
+  PetscSpmvPackageInitialized = PETSC_FALSE;
+  PetscCall(MatSpmvForgetBaseOps());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PetscSpmvInitializePackage - registers the petscspmv matrix types (`MATBRC`, ...), their log events
+  and options. Programs that link libpetscspmv call it after `PetscInitialize()`; stock programs load
+  the library with `-dll_append /path/to/libpetscspmv.so`, which calls it for them.
+
+  Level: beginner
+
+.seealso: `MATBRC`, `PetscSpmvFinalizePackage()`
+@*/
+PetscErrorCode PetscSpmvInitializePackage(void)
+{
+  MatSpmvFormat *const *formats;
+  PetscInt              nformats;
+
+  PetscFunctionBegin;
+  if (PetscSpmvPackageInitialized) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscSpmvPackageInitialized = PETSC_TRUE;
+  PetscCall(MatInitializePackage());
+  PetscCall(MatSpmvGetFormats(&nformats, &formats));
+  for (PetscInt f = 0; f < nformats; f++) PetscCall(MatSpmvRegisterFormat(formats[f]));
+  PetscCall(MatSolverTypeRegister_Spmv());
+  MatSpmvProductMinRows = PETSC_INT_MAX;
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "petscspmv matrix-matrix products", "Mat");
+  PetscCall(PetscOptionsDeprecated("-mat_spmv_product_min_rows", "-petscspmv_product_min_rows", "1.1", NULL));
+  PetscCall(PetscOptionsInt("-petscspmv_product_min_rows", "Results of sparse products with one of our matrices as A take its type from this many rows (default: never, but for PCMG's MAIJ chains)", "MatMatMult", MatSpmvProductMinRows, &MatSpmvProductMinRows, NULL));
+  PetscOptionsEnd();
+  PetscCall(PetscRegisterFinalize(PetscSpmvFinalizePackage));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Called by PETSc for -dll_append .../libpetscspmv.so: the name follows the library's basename */
+PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_petscspmv(void)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscSpmvInitializePackage());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,476 @@
+/*
+  Matrix-matrix products with our operands (GAMG's Galerkin products, PCMG, MatMatMult, ...), for the
+  sequential and MPI types: aijcusparse's device products, or AIJ's host ones, run with our operands
+  aliased to the base's name; the result's type; the explicit transposes aijcusparse leaves stale.
+*/
+#include "spmvimpl.h"
+
+/* Whether a new result (still the base's type) of a product whose A is ours takes A's type, for
+   sequential and MPI results alike. Never after a host product into an aijcusparse matrix: it
+   wrote host values aijcusparse is not told of. Measured with GAMG's defaults (docs/design.md,
+   "How it works: our types on the aijcusparse base"): its smoothed prolongator and coarse
+   operators in our formats made the solve slower than left to aijcusparse. So results stay the
+   base's type, unless -petscspmv_product_min_rows asks for ours from that many rows, or an operand
+   was a MAIJ interpolation we converted (PCMG): the next level's MAIJ then meets one of ours,
+   which converts it */
+static PetscBool MatSpmvProductResultTakesType(PetscBool cusparsebase, PetscBool dev, PetscInt rows, PetscBool frommaij)
+{
+  if (cusparsebase && !dev) return PETSC_FALSE;
+  return (PetscBool)(rows >= MatSpmvProductMinRows || frommaij);
+}
+
+/* C, of a base type, becomes our type in place through the converter that the types compose with
+   every matrix of theirs (A, an operand of ours), as MatConvert() would find it */
+static PetscErrorCode MatSpmvProductResultConvert(Mat A, Mat C, MatType type)
+{
+  PetscErrorCode (*convert)(Mat, MatType, MatReuse, Mat *) = NULL;
+  char name[128];
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", ((PetscObject)C)->type_name, type));
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, name, &convert));
+  PetscCheck(convert, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No converter %s on the product's operand", name);
+  PetscCall((*convert)(C, type, MAT_INPLACE_MATRIX, &C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  Where PETSc hands our matrices to a product (src/mat/interface/matproduct.c):
+  1. MatProductSetFromOptions(C) picks the implementation: A's productsetfromoptions when the
+     sparse operands share it (all our types do), else a composed MatProductSetFromOptions_<A>_<B>_C
+     found on A or B, else MatProductSetFromOptions_anytype_C. Ours is installed as all three, so
+     every mix of operands reaches it: our types among themselves, aijcusparse, host AIJ, dense, MAIJ.
+  2. The phases it chose, C->ops->productsymbolic and productnumeric. PETSc's generic compositions
+     move them between matrices: MatProductSymbolic/Numeric_ABC_Basic (PtAP, RARt, ABC) run an inner
+     product's phases on the outer C with the inner C->product swapped in, and the Unsafe ones set
+     C up again for another product type. A wrapper can therefore keep nothing on C: the phase it
+     wraps is encoded in the wrapper's own pointer (one trampoline per distinct phase function),
+     and the operands it aliases are those of whichever C->product is current when it runs.
+  3. The result: see MatSpmvRunPhase() (measured: the base's type, but for PCMG's chains of MAIJ).
+*/
+
+/* AIJ's host product code reads the operands' CSR values in place: bring device values to the host
+   first (ours, aijcusparse's; the blocks of MPI ones) */
+static PetscErrorCode MatSpmvSyncHostOperand(Mat X)
+{
+  Mat_SeqAIJSpmv *sp;
+  PetscBool       mpi, cusparse;
+
+  PetscFunctionBegin;
+  if (!X) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)X, MATMPIAIJ, &mpi));
+  if (mpi) {
+    Mat             blk[2];
+    const PetscInt *garray;
+
+    PetscCall(MatMPIAIJGetSeqAIJ(X, &blk[0], &blk[1], &garray));
+    for (int b = 0; b < 2; b++) PetscCall(MatSpmvSyncHostOperand(blk[b]));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatSpmvSeqGetData(X, &sp));
+  PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQAIJCUSPARSE, &cusparse));
+  if (sp && sp->base->cusparse) PetscCall(MatSpmvSyncHostValues(X));
+  else if (cusparse) {
+    const PetscScalar *v;
+
+    PetscCall(MatSeqAIJGetArrayRead(X, &v)); /* aijcusparse's copies to the host */
+    PetscCall(MatSeqAIJRestoreArrayRead(X, &v));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A product on the host wrote C's host values: not all of AIJ's tell an aijcusparse C (A B^T does not) */
+static PetscErrorCode MatSpmvMarkHostWritten(Mat C)
+{
+  PetscBool mpi;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)C, MATMPIAIJ, &mpi));
+  if (mpi && C->preallocated) {
+    Mat             blk[2];
+    const PetscInt *garray;
+
+    PetscCall(MatMPIAIJGetSeqAIJ(C, &blk[0], &blk[1], &garray));
+    for (int b = 0; b < 2; b++)
+      if (blk[b] && blk[b]->offloadmask != PETSC_OFFLOAD_UNALLOCATED) blk[b]->offloadmask = PETSC_OFFLOAD_CPU;
+  } else if (C->offloadmask != PETSC_OFFLOAD_UNALLOCATED) C->offloadmask = PETSC_OFFLOAD_CPU;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* whether the sparse operands all live on the device (aijcusparse then runs the product there) */
+static PetscErrorCode MatSpmvProductOnDevice(Mat_Product *p, PetscBool *dev)
+{
+  Mat mats[3] = {p->A, p->B, p->type == MATPRODUCT_ABC ? p->C : NULL};
+
+  PetscFunctionBegin;
+  *dev = PETSC_TRUE;
+  for (int k = 0; k < 3 && *dev; k++) {
+    MatType   base = NULL;
+    PetscBool dense, cusparse;
+
+    if (!mats[k]) continue;
+    PetscCall(PetscObjectBaseTypeCompareAny((PetscObject)mats[k], &dense, MATSEQDENSE, MATMPIDENSE, ""));
+    if (dense) continue;
+    PetscCall(MatSpmvAliasName(mats[k], &base));
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)mats[k], &cusparse, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE, ""));
+    if (base) PetscCall(PetscStrcmpAny(base, &cusparse, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE, ""));
+    *dev = (PetscBool)(cusparse && !mats[k]->boundtocpu);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* aijcusparse's A^T B and A B^T form the explicit transpose of the transposed operand in their
+   symbolic phase and read it in every numeric phase without refreshing it (PETSc 3.25): after a
+   change of values they multiply with the old ones (aijcusparse's own matrices alike; the 2-rank
+   PtAP multiplies by P_loc^T so). A stale transpose (transupdated off) is formed again by the
+   symbolic phase of a throwaway T^T E, E one column with one entry: the public way to aijcusparse's
+   csr2csc. Not MatMultTranspose: aijcusparse leaves the cuSPARSE handle of a merged P_loc in host
+   pointer mode, where its products crash */
+PetscErrorCode MatSpmvRefreshTranspose(Mat T)
+{
+  Mat         E, D;
+  PetscInt    m = T->rmap->n, zero = 0;
+  PetscScalar one = 1.0;
+
+  PetscFunctionBegin;
+  if (T->transupdated || !m) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscInfo(T, "Refreshing aijcusparse's explicit transpose, stale after a change of values\n"));
+  PetscCall(MatCreate(PETSC_COMM_SELF, &E));
+  PetscCall(MatSetSizes(E, m, 1, m, 1));
+  PetscCall(MatSetType(E, MATSEQAIJCUSPARSE));
+  PetscCall(MatSeqAIJSetPreallocation(E, 1, NULL));
+  PetscCall(MatSetValues(E, 1, &zero, 1, &zero, &one, INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(E, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(E, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatProductCreate(T, E, NULL, &D));
+  PetscCall(MatProductSetType(D, MATPRODUCT_AtB));
+  PetscCall(MatProductSetFromOptions(D));
+  PetscCall(MatProductSymbolic(D));
+  PetscCall(MatDestroy(&D));
+  PetscCall(MatDestroy(&E));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* f(C), for a product on the device; a numeric phase (the symbolic ones form their transposes, and
+   have no product data yet) after the explicit transpose aijcusparse multiplies with is refreshed:
+   A's for A^T B, B's for A B^T and for the products composed of them (P^T (A P) for PtAP,
+   (R A) R^T for RARt, whose inner products may be aijcusparse's own, out of our reach) */
+static PetscErrorCode MatSpmvRunDevicePhase(Mat C, PetscErrorCode (*f)(Mat))
+{
+  Mat_Product *p = C->product;
+  Mat          T = NULL, other = NULL;
+  PetscBool    sparse[2] = {PETSC_FALSE, PETSC_FALSE};
+
+  PetscFunctionBegin;
+  switch (p->type) {
+  case MATPRODUCT_AtB:
+    T     = p->A;
+    other = p->B;
+    break;
+  case MATPRODUCT_ABt:
+  case MATPRODUCT_PtAP:
+  case MATPRODUCT_RARt:
+    T     = p->B;
+    other = p->A;
+    break;
+  default:
+    break;
+  }
+  if (T && other && p->data) {
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)T, MATSEQAIJ, &sparse[0]));
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)other, MATSEQAIJ, &sparse[1]));
+  }
+  if (sparse[0] && sparse[1]) PetscCall(MatSpmvRefreshTranspose(T));
+  PetscCall((*f)(C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvWrapPhase(PetscErrorCode (**)(Mat));
+
+/* A new result (named after the base under the alias) of a product whose A is ours takes A's type
+   where MatSpmvProductResultTakesType() says so */
+static PetscErrorCode MatSpmvMPIProductResult(Mat C, Mat A, Mat B, PetscBool dev)
+{
+  Mat_MPIAIJSpmv *asp, *bsp;
+  PetscBool       base;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvMPIGetData(A, &asp));
+  if (!asp) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvMPIGetData(B, &bsp));
+  PetscCall(PetscObjectTypeCompare((PetscObject)C, asp->base->cusparse ? MATMPIAIJCUSPARSE : MATMPIAIJ, &base));
+  if (base && MatSpmvProductResultTakesType(asp->base->cusparse, dev, C->rmap->n, (PetscBool)(asp->frommaij || (bsp && bsp->frommaij)))) PetscCall(MatSpmvProductResultConvert(A, C, asp->format->mpitype));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one phase of a product, f, with our operands aliased; after it, the numeric phase it chose is
+   wrapped too, and a new result of a product whose A is ours may get A's type (below) */
+static PetscErrorCode MatSpmvRunPhase(Mat C, PetscErrorCode (*f)(Mat))
+{
+  Mat_Product    *p = C->product;
+  Mat_SeqAIJSpmv *asp, *bsp;
+  MatSpmvAlias    alias;
+  PetscBool       dev, base;
+
+  PetscFunctionBegin;
+  PetscCheck(p, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A product phase without a product");
+  PetscCall(MatSpmvProductOnDevice(p, &dev));
+  if (!dev)
+    for (int k = 0; k < 3; k++) PetscCall(MatSpmvSyncHostOperand(k == 0 ? p->A : (k == 1 ? p->B : p->C)));
+  PetscCall(MatSpmvAliasBegin(&alias, p->A, p->B, p->C, C));
+  PetscCall(MatSpmvAliasEnd(&alias, dev ? MatSpmvRunDevicePhase(C, f) : (*f)(C)));
+  if (!dev) PetscCall(MatSpmvMarkHostWritten(C));
+  PetscCall(MatSpmvWrapPhase(&C->ops->productnumeric));
+  PetscCall(MatSpmvSeqGetData(p->A, &asp));
+  if (!asp) { /* an MPI product: its own rule */
+    PetscCall(MatSpmvMPIProductResult(C, p->A, p->B, dev));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscObjectTypeCompare((PetscObject)C, asp->base->cusparse ? MATSEQAIJCUSPARSE : MATSEQAIJ, &base));
+  PetscCall(MatSpmvSeqGetData(p->B, &bsp));
+  if (base && MatSpmvProductResultTakesType(asp->base->cusparse, dev, C->rmap->n, (PetscBool)(asp->frommaij || (bsp && bsp->frommaij)))) {
+    Mat_SeqAIJSpmv *csp;
+
+    PetscCall(MatSpmvProductResultConvert(p->A, C, asp->format->seqtype));
+    PetscCall(MatSpmvSeqGetData(C, &csp));
+    PetscCheck(csp, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The product's result did not become %s", asp->format->seqtype);
+    csp->derived = PETSC_TRUE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The trampolines: MatSpmvPhase<k> runs the k-th distinct phase function seen */
+#define MATSPMV_MAX_PHASES 32
+static PetscErrorCode (*MatSpmvPhaseInner[MATSPMV_MAX_PHASES])(Mat);
+#define MATSPMV_PHASE(k) \
+  static PetscErrorCode MatSpmvPhase##k(Mat C) \
+  { \
+    PetscFunctionBegin; \
+    PetscCall(MatSpmvRunPhase(C, MatSpmvPhaseInner[k])); \
+    PetscFunctionReturn(PETSC_SUCCESS); \
+  }
+MATSPMV_PHASE(0)
+MATSPMV_PHASE(1)
+MATSPMV_PHASE(2)
+MATSPMV_PHASE(3)
+MATSPMV_PHASE(4)
+MATSPMV_PHASE(5)
+MATSPMV_PHASE(6)
+MATSPMV_PHASE(7)
+MATSPMV_PHASE(8)
+MATSPMV_PHASE(9)
+MATSPMV_PHASE(10)
+MATSPMV_PHASE(11)
+MATSPMV_PHASE(12)
+MATSPMV_PHASE(13)
+MATSPMV_PHASE(14)
+MATSPMV_PHASE(15)
+MATSPMV_PHASE(16)
+MATSPMV_PHASE(17)
+MATSPMV_PHASE(18)
+MATSPMV_PHASE(19)
+MATSPMV_PHASE(20)
+MATSPMV_PHASE(21)
+MATSPMV_PHASE(22)
+MATSPMV_PHASE(23)
+MATSPMV_PHASE(24)
+MATSPMV_PHASE(25)
+MATSPMV_PHASE(26)
+MATSPMV_PHASE(27)
+MATSPMV_PHASE(28)
+MATSPMV_PHASE(29)
+MATSPMV_PHASE(30)
+MATSPMV_PHASE(31)
+static PetscErrorCode (*const MatSpmvPhaseWrapper[MATSPMV_MAX_PHASES])(Mat) = {MatSpmvPhase0,  MatSpmvPhase1,  MatSpmvPhase2,  MatSpmvPhase3,  MatSpmvPhase4,  MatSpmvPhase5,  MatSpmvPhase6,  MatSpmvPhase7,
+                                                                               MatSpmvPhase8,  MatSpmvPhase9,  MatSpmvPhase10, MatSpmvPhase11, MatSpmvPhase12, MatSpmvPhase13, MatSpmvPhase14, MatSpmvPhase15,
+                                                                               MatSpmvPhase16, MatSpmvPhase17, MatSpmvPhase18, MatSpmvPhase19, MatSpmvPhase20, MatSpmvPhase21, MatSpmvPhase22, MatSpmvPhase23,
+                                                                               MatSpmvPhase24, MatSpmvPhase25, MatSpmvPhase26, MatSpmvPhase27, MatSpmvPhase28, MatSpmvPhase29, MatSpmvPhase30, MatSpmvPhase31};
+
+/* *f becomes the trampoline of *f (nothing for NULL or a trampoline) */
+static PetscErrorCode MatSpmvWrapPhase(PetscErrorCode (**f)(Mat))
+{
+  int k;
+
+  PetscFunctionBegin;
+  if (!*f) PetscFunctionReturn(PETSC_SUCCESS);
+  for (k = 0; k < MATSPMV_MAX_PHASES; k++)
+    if (*f == MatSpmvPhaseWrapper[k]) PetscFunctionReturn(PETSC_SUCCESS);
+  for (k = 0; k < MATSPMV_MAX_PHASES && MatSpmvPhaseInner[k] && MatSpmvPhaseInner[k] != *f; k++)
+    ;
+  PetscCheck(k < MATSPMV_MAX_PHASES, PETSC_COMM_SELF, PETSC_ERR_PLIB, "More than %d distinct product phases met: raise MATSPMV_MAX_PHASES", MATSPMV_MAX_PHASES);
+  MatSpmvPhaseInner[k] = *f;
+  *f                   = MatSpmvPhaseWrapper[k];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* setfromoptions (the base's choice of implementation) with our operands aliased, then its symbolic
+   phase wrapped: for our sequential and MPI types alike */
+PetscErrorCode MatSpmvProductSetFromOptionsAliased(Mat C, PetscErrorCode (*setfromoptions)(Mat))
+{
+  Mat_Product *p = C->product;
+  MatSpmvAlias alias;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvAliasBegin(&alias, p->A, p->B, p->C, NULL));
+  PetscCall(MatSpmvAliasEnd(&alias, (*setfromoptions)(C)));
+  PetscCall(MatSpmvWrapPhase(&C->ops->productsymbolic));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A MAIJ operand (PCMG's interpolation on a DMDA with several fields) becomes a matrix of A's type in
+   place, as PETSc's own MPIAIJ x MPIMAIJ product makes it MPIAIJ and MatCreateMAIJ() makes it
+   aijcusparse for aijcusparse operators; the product is then set up again */
+static PetscErrorCode MatSpmvProductConvertMAIJ(Mat C, PetscBool *converted)
+{
+  Mat_Product *p      = C->product;
+  Mat          ops[2] = {p->A, p->B}, other;
+  PetscBool    maij;
+
+  PetscFunctionBegin;
+  *converted = PETSC_FALSE;
+  for (int k = 0; k < 2; k++) {
+    Mat_SeqAIJSpmv *sp;
+
+    PetscCall(PetscObjectTypeCompare((PetscObject)ops[k], MATSEQMAIJ, &maij));
+    if (!maij) continue;
+    other = ops[1 - k];
+    PetscCall(MatSpmvSeqGetData(other, &sp));
+    if (!sp) continue;
+    PetscCall(PetscInfo(C, "Converting the %s operand from MAIJ to %s for the product\n", k ? "second" : "first", sp->format->seqtype));
+    PetscCall(MatConvert(ops[k], sp->base->cusparse ? MATSEQAIJCUSPARSE : MATSEQAIJ, MAT_INPLACE_MATRIX, &ops[k]));
+    PetscCall(MatConvert(ops[k], sp->format->seqtype, MAT_INPLACE_MATRIX, &ops[k]));
+    PetscCall(MatSpmvSeqGetData(ops[k], &sp));
+    sp->frommaij = PETSC_TRUE;
+    *converted   = PETSC_TRUE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* aijcusparse chooses the product's implementation when A is on the device (device when every
+   sparse operand is, its CPU fallback otherwise), SeqAIJ when A is on the host; we wrap its phases */
+static PetscErrorCode MatProductSetFromOptions_SeqAIJSpmv(Mat C)
+{
+  Mat_Product    *p = C->product;
+  PetscBool       converted, acusparse;
+  Mat_SeqAIJSpmv *asp;
+  PetscErrorCode (*setfromoptions)(Mat) = MatSpmvBaseSeqCUSPARSE.productsetfromoptions;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvProductConvertMAIJ(C, &converted));
+  if (converted) {
+    PetscCall(MatProductSetFromOptions(C));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatSpmvSeqGetData(p->A, &asp));
+  PetscCall(PetscObjectTypeCompare((PetscObject)p->A, MATSEQAIJCUSPARSE, &acusparse));
+  acusparse = (PetscBool)((acusparse || (asp && asp->base->cusparse)) && !p->A->boundtocpu);
+  if (!acusparse) { /* AIJ's: its sparse x dense products are composed with the dense B, the others are its productsetfromoptions */
+    PetscBool dense;
+
+    setfromoptions = NULL;
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)p->B, MATSEQDENSE, &dense));
+    if (dense && p->type != MATPRODUCT_ABC) PetscCall(PetscObjectQueryFunction((PetscObject)p->B, "MatProductSetFromOptions_seqaij_seqdense_C", &setfromoptions));
+    if (!setfromoptions) {
+      MatSpmvBaseOps *host;
+
+      PetscCall(MatSpmvGetBaseSeq(&host));
+      setfromoptions = host->productsetfromoptions;
+    }
+  }
+  PetscCall(MatSpmvProductSetFromOptionsAliased(C, setfromoptions));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatProductSetFromOptions() looks these up when the operands' productsetfromoptions differ */
+static PetscErrorCode MatSpmvComposeProductHooks(Mat A, PetscErrorCode (*f)(Mat))
+{
+  /* under an alias our operand is named seqaijcusparse: aijcusparse's own hooks must be ours too */
+  const char *names[] = {"MatProductSetFromOptions_anytype_C", "MatProductSetFromOptions_seqaijcusparse_seqaijcusparse_C", "MatProductSetFromOptions_seqaijcusparse_seqdense_C", "MatProductSetFromOptions_seqaijcusparse_seqdensecuda_C"};
+
+  PetscFunctionBegin;
+  for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(names); k++) PetscCall(PetscObjectComposeFunction((PetscObject)A, names[k], f));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Our product hooks (either base); while bound to the CPU, SeqAIJ's products stay */
+PetscErrorCode MatSpmvSetProductHooks_SeqAIJSpmv(Mat A)
+{
+  Mat_SeqAIJSpmv *sp;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvSeqGetData(A, &sp));
+  if (sp->base->cusparse && A->boundtocpu) PetscFunctionReturn(PETSC_SUCCESS); /* SeqAIJ's host functions stay */
+  A->ops->productsetfromoptions = MatProductSetFromOptions_SeqAIJSpmv;
+  PetscCall(MatSpmvComposeProductHooks(A, MatProductSetFromOptions_SeqAIJSpmv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A stops being ours: remove the hooks (the caller gives back the base's productsetfromoptions) */
+PetscErrorCode MatSpmvClearProductHooks_SeqAIJSpmv(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvComposeProductHooks(A, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------- MPI products ---------------- */
+
+/* A's productsetfromoptions (aijcusparse base), and MatProductSetFromOptions_anytype_C for operands that
+   do not share one. A MAIJ operand (PCMG's interpolation on a DMDA with several fields) becomes a
+   matrix of our type in place, as MPIAIJ's own MPIAIJ x MPIMAIJ product makes it MPIAIJ, and the
+   product is set up again. Sparse operands go to the base's choice with ours named after the base:
+   MPIAIJBACKEND's device product needs the operands' names equal (ours with aijcusparse, or two of
+   our types), else MPIAIJ's host product, whose operands are brought to the host in each phase */
+PetscErrorCode MatProductSetFromOptions_MPIAIJSpmv(Mat C)
+{
+  Mat_Product    *p      = C->product;
+  Mat             ops[3] = {p->A, p->B, p->type == MATPRODUCT_ABC ? p->C : NULL};
+  Mat_MPIAIJSpmv *sp[2], *ours    = NULL;
+  PetscBool       maij[2], sparse = PETSC_TRUE;
+
+  PetscFunctionBegin;
+  for (int k = 0; k < 2; k++) {
+    PetscCall(MatSpmvMPIGetData(ops[k], &sp[k]));
+    PetscCall(PetscObjectTypeCompare((PetscObject)ops[k], MATMPIMAIJ, &maij[k]));
+  }
+  for (int k = 0; k < 2; k++) {
+    if (!maij[k] || !sp[1 - k]) continue;
+    PetscCall(PetscInfo(C, "Converting the %s operand from MAIJ to %s for the product\n", k ? "second" : "first", sp[1 - k]->format->mpitype));
+    PetscCall(MatConvert(ops[k], sp[1 - k]->base->cusparse ? MATMPIAIJCUSPARSE : MATMPIAIJ, MAT_INPLACE_MATRIX, &ops[k]));
+    PetscCall(MatConvert(ops[k], sp[1 - k]->format->mpitype, MAT_INPLACE_MATRIX, &ops[k]));
+    PetscCall(MatSpmvMPIGetData(ops[k], &sp[k]));
+    sp[k]->frommaij = PETSC_TRUE;
+    PetscCall(MatProductSetFromOptions(C));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (int k = 0; k < 3; k++) {
+    PetscBool aij;
+
+    if (!ops[k]) continue;
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)ops[k], MATMPIAIJ, &aij));
+    sparse = (PetscBool)(sparse && aij);
+  }
+  ours = sp[0] ? sp[0] : sp[1];
+  if (!sparse || !ours) PetscFunctionReturn(PETSC_SUCCESS); /* not ours to choose: PETSc goes on to its own fallbacks (sparse x dense by columns, ...) */
+  PetscCall(MatSpmvProductSetFromOptionsAliased(C, ours->base->productsetfromoptions));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* aijcusparse's merge of the diagonal and off-diagonal blocks into one local matrix (P_loc of the
+   2-rank PtAP and A^T B, on the device), whose explicit transpose aijcusparse's A^T B multiplies
+   with: reused, the merge leaves that transpose stale (PETSc 3.25). One that was current before is
+   formed again (A^T A of a merged A is aijcusparse's own product, out of our hooks' reach) */
+PetscErrorCode MatMPIAIJGetLocalMatMerge_MPIAIJSpmv(Mat A, MatReuse scall, IS *glob, Mat *A_loc)
+{
+  PetscBool       current = (PetscBool)(scall == MAT_REUSE_MATRIX && (*A_loc)->transupdated);
+  Mat             blk[2];
+  const PetscInt *garray;
+  MatSpmvAlias    alias;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &blk[0], &blk[1], &garray));
+  PetscCall(MatSpmvAliasBegin(&alias, blk[0], blk[1], NULL, NULL));
+  PetscCall(MatSpmvAliasEnd(&alias, ((Mat_MPIAIJSpmv *)A->spptr)->base->getlocalmatmerge(A, scall, glob, A_loc)));
+  if (current) PetscCall(MatSpmvRefreshTranspose(*A_loc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,81 @@
+#pragma once
+/*
+  The layer's two lowest floors, all a package that never touches a format needs (the solver
+  package MATSOLVERSPMV includes only this):
+  - device services (device.cu): memory, copies, element-wise kernels, on a cudaStream_t passed as void *;
+  - aijcusparse access (cusparse.c): aijcusparse's device CSR of our matrices (whose type name is
+    not aijcusparse's), solves staged through device vectors, host values brought up to date.
+*/
+#include <petscmat.h>
+
+/* ---- floor 0: device services (device.cu); all take a cudaStream_t as void * ---- */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAAvailable(PetscBool *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDAGetStream(void **);
+PETSC_INTERN PetscErrorCode MatSpmvCUDAMalloc(void **, size_t);
+PETSC_INTERN PetscErrorCode MatSpmvCUDAFree(void *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDACopyToDevice(void *, const void *, size_t, void *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDACopyToHost(void *, const void *, size_t, void *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDACopyOnDevice(void *, const void *, size_t, void *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDASynchronize(void *);
+/* dst[k] = src[map[k]], or 0 where map[k] < 0, for k < n */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAGather(PetscInt, const int *, const PetscScalar *, PetscScalar *, void *);
+/* y[crow[k]] += t[k] for k < n */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAAddRows(PetscInt, const int *, const PetscScalar *, PetscScalar *, void *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDAZero(PetscScalar *, PetscInt, void *);
+/* the n columns ordered by how many of the nnz column indices d_j name them, most first (stable):
+   a new device array *d_perm; *hot: the nonzeros in the first max(1, n / 100) */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAColumnFrequency(PetscInt, PetscInt, const int *, int **, PetscInt *, void *);
+/* the m rows (offsets d_i) of columns d_j renumbered: column c becomes its position in d_perm (of n),
+   each row sorted by the new columns: new device arrays *d_jnew of the columns and *d_pos of the
+   CSR position each came from; with d_rows (not NULL) row r of the result is row d_rows[r], at the
+   offsets d_inew */
+PETSC_INTERN PetscErrorCode MatSpmvCUDARenumberColumns(PetscInt, PetscInt, PetscInt, const int *, const int *, const int *, const int *, const int *, int **, int **, void *);
+/* map[k] = pos[map[k]] where map[k] >= 0 (n entries, on the device) */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAComposeMap(PetscInt, int *, const int *, void *);
+/* whether the device map slot2csr of n slots is the identity */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAIsIdentity(PetscInt, const int *, PetscBool *, void *);
+/* host PetscInt copy of a device int array (PetscFree it) */
+PETSC_INTERN PetscErrorCode MatSpmvCUDADownloadInt(PetscInt **, const int *, PetscInt);
+/* upload host array n*size bytes to a new device array (NULL when n is 0) */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAUpload(void **, const void *, size_t);
+
+/* host array of PetscInt -> new device array of int (the caller checked the sizes) */
+static inline PetscErrorCode MatSpmvCUDAUploadInt(int **d, const PetscInt *h, PetscInt n)
+{
+  int *tmp;
+
+  PetscFunctionBegin;
+  if (sizeof(PetscInt) == sizeof(int)) { /* same representation: no conversion */
+    PetscCall(MatSpmvCUDAUpload((void **)d, h, n * sizeof(int)));
+  } else {
+    PetscCall(PetscMalloc1(n, &tmp));
+    for (PetscInt k = 0; k < n; k++) tmp[k] = (int)h[k];
+    PetscCall(MatSpmvCUDAUpload((void **)d, tmp, n * sizeof(int)));
+    PetscCall(PetscFree(tmp));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- floor 1: aijcusparse access (cusparse.c) ---- */
+
+/* Our matrices among four (NULL allowed) carry their base's name (seqaijcusparse, seqaij) from
+   MatSpmvAliasBegin() to MatSpmvAliasEnd(alias, ierr), which gives them back and returns ierr, the
+   error of the call in between: aijcusparse's kernels check their operands' names */
+typedef struct {
+  Mat   mat[4];
+  char *name[4];
+} MatSpmvAlias;
+PETSC_INTERN PetscErrorCode MatSpmvAliasBegin(MatSpmvAlias *, Mat, Mat, Mat, Mat);
+PETSC_INTERN PetscErrorCode MatSpmvAliasEnd(MatSpmvAlias *, PetscErrorCode);
+/* whether A's CSR values are kept on the device by aijcusparse: one of our sequential matrices on the
+   aijcusparse base, or a MATSEQAIJCUSPARSE, with a GPU visible */
+PETSC_INTERN PetscErrorCode MatSpmvValuesOnDevice(Mat, PetscBool *);
+/* aijcusparse's device row offsets (uncompressed) and column indices of A, and its device values */
+PETSC_INTERN PetscErrorCode MatSpmvCUSPARSEGetIJ(Mat, const int **, const int **);
+PETSC_INTERN PetscErrorCode MatSpmvCUSPARSEGetValues(Mat, const PetscScalar **);
+PETSC_INTERN PetscErrorCode MatSpmvCUSPARSERestoreValues(Mat, const PetscScalar **);
+/* bring the host CSR values of A up to date (aijcusparse copies them back from the device if needed):
+   before AIJ code that reads them in place */
+PETSC_INTERN PetscErrorCode MatSpmvSyncHostValues(Mat);
+/* F's solve composed under key, on device vectors: host ones staged through work vectors kept with F */
+PETSC_INTERN PetscErrorCode MatSpmvSolveStaged(Mat, Vec, Vec, const char *);

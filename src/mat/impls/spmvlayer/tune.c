@@ -1,0 +1,165 @@
+/*
+  The layout of one operator in the matrix's format, or in one of the candidates a selecting format
+  (spmv) offers for it: the first that builds, or the fastest of those timed when the selecting format
+  asks for tuning; derived operators fall back to a format that pads nothing. Above build.c (one
+  layout) and apply.c (its values and products, for the timing).
+*/
+#include "spmvimpl.h"
+
+/* Microseconds per product of the filled layout L, from reps products after an untimed one; on the
+   device, with its kernels on scratch vectors (the stored rows only, as the format writes them) */
+static PetscErrorCode MatSpmvTimeLayout(Mat A, MatSpmvLayout L, PetscInt reps, PetscLogDouble *us)
+{
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
+  PetscLogDouble  t0 = 0, t1 = 0;
+
+  PetscFunctionBegin;
+  if (sp->ondevice) {
+#if defined(PETSC_HAVE_CUDA)
+    PetscScalar *dx, *dy;
+    void        *stream;
+
+    PetscCall(MatSpmvCUDAGetStream(&stream));
+    PetscCall(MatSpmvCUDAMalloc((void **)&dx, L->n * sizeof(PetscScalar)));
+    PetscCall(MatSpmvCUDAMalloc((void **)&dy, L->m * sizeof(PetscScalar)));
+    PetscCall(MatSpmvCUDAZero(dx, L->n, stream)); /* the memory traffic of a product does not depend on x */
+    for (PetscInt k = -1; k < reps; k++) {        /* an untimed product first */
+      PetscScalar *dxl = dx;
+
+      if (k == 0) {
+        PetscCall(MatSpmvCUDASynchronize(stream));
+        PetscCall(PetscTime(&t0));
+      }
+      PetscCall(MatSpmvGatherColumnsDevice(sp, L, &dxl, stream));
+      PetscCall(L->format->multdevice(L, dxl, NULL, dy, stream));
+    }
+    PetscCall(MatSpmvCUDASynchronize(stream));
+    PetscCall(PetscTime(&t1));
+    PetscCall(MatSpmvCUDAFree(dx));
+    PetscCall(MatSpmvCUDAFree(dy));
+#endif
+  } else {
+    PetscScalar *x, *y;
+
+    PetscCall(PetscCalloc1(L->n, &x));
+    PetscCall(PetscMalloc1(L->m, &y));
+    for (PetscInt k = -1; k < reps; k++) { /* an untimed product first */
+      const PetscScalar *xl = x;
+
+      if (k == 0) PetscCall(PetscTime(&t0));
+      PetscCall(MatSpmvGatherColumnsHost(sp, L, &xl));
+      PetscCall(L->format->multhost(L, xl, NULL, y));
+    }
+    PetscCall(PetscTime(&t1));
+    PetscCall(PetscFree(x));
+    PetscCall(PetscFree(y));
+  }
+  *us = (t1 - t0) * 1e6 / (PetscLogDouble)PetscMax(reps, 1);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Build the layout of A (t = 0) or A^T (t = 1) in A's format, or in one of the candidates its
+   selecting format offers for this operator: the first that accepts the structure, or, when the
+   selecting format asks for tuning, the fastest of those timed. A structure no candidate accepts
+   leaves A without a layout, so the next product tries again (after, say, a parameter change) */
+PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
+{
+  Mat_SeqAIJSpmv   *sp                                 = MatSpmvSeq(A);
+  MatSpmvFormat    *cand[MATSPMV_MAX_CANDIDATES]       = {sp->format};
+  const void       *candparams[MATSPMV_MAX_CANDIDATES] = {sp->params};
+  PetscInt          ncand = 1, timed = 0;
+  MatSpmvTune       tune  = {0, 0};
+  MatSpmvLayout     L     = NULL, Lc;
+  PetscObjectState  state = MATSPMV_NOSTATE, cstate;
+  PetscLogDouble    start, now, us = 0, best = PETSC_MAX_REAL;
+  PetscErrorCode    ierr = PETSC_SUCCESS;
+  MatSpmvColumnPlan plan;
+  char              why[sizeof(((MatSpmvLayout)NULL)->why)] = "", times[sizeof(why)] = "";
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(sp->format->event_build, A, 0, 0, 0));
+  PetscCall(MatSpmvColumnPlanMake(A, t, csr, &plan));
+  if (sp->format->select) {
+    MatSpmvCSR op;
+    PetscInt  *ti;
+
+    PetscCall(MatSpmvOperatorRows(csr, t, &op, &ti));
+    op.colorder = plan.order;
+    ierr        = sp->format->select(sp->params, &op, &ncand, cand, candparams, &tune, why, sizeof(why));
+    PetscCall(PetscFree(ti));
+    PetscCall(ierr);
+    PetscCheck(ncand >= 1 && ncand <= MATSPMV_MAX_CANDIDATES, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s offered %" PetscInt_FMT " candidate formats, not 1 to %d", sp->format->name, ncand, MATSPMV_MAX_CANDIDATES);
+    if (ncand == 1) tune.reps = 0; /* nothing to compare */
+  }
+  PetscCall(MatSpmvColumnPlanBand(A, t, csr, cand[0], &plan));
+  if (sp->format->select && plan.order == MAT_SPMV_COLUMN_ORDER_RCM) PetscCall(PetscStrlcat(why, ", columns in RCM order", sizeof(why)));
+  /* an operator the user did not choose the format for (A^T's layout, an operator PETSc derived):
+     one that pads nothing is the last candidate. The user's own A may still be refused */
+  if (sp->derived || t == 1) {
+    MatSpmvFormat *fallback;
+    PetscBool      offered = PETSC_FALSE;
+
+    PetscCall(MatSpmvFormatFind(MATSPMV_FALLBACK_FORMAT, &fallback));
+    for (PetscInt c = 0; c < ncand; c++) offered = (PetscBool)(offered || cand[c] == fallback);
+    if (fallback && !offered && ncand < MATSPMV_MAX_CANDIDATES) {
+      cand[ncand]       = fallback;
+      candparams[ncand] = fallback->paramsdefault;
+      ncand++;
+      if (!why[0]) PetscCall(PetscSNPrintf(why, sizeof(why), "%s refused this %s, which PETSc derived from the user's matrix; %s pads nothing", sp->format->name, t ? "transpose" : "operator", fallback->name));
+    }
+  }
+  PetscCall(PetscTime(&start));
+  for (PetscInt c = 0; c < ncand; c++) {
+    if (L && !tune.reps) break; /* the first candidate that builds */
+    PetscCall(PetscTime(&now));
+    if (L && (now - start) * 1e3 > tune.maxtime) { /* tuning: out of time, the rest untried */
+      PetscCall(PetscInfo(A, "Tuning %s out of its %g ms: %" PetscInt_FMT " of %" PetscInt_FMT " candidates timed\n", t ? "A^T" : "A", (double)tune.maxtime, timed, ncand));
+      break;
+    }
+    PetscCall(MatSpmvTryBuild(A, t, csr, cand[c], candparams[c], &plan, (PetscBool)(c < ncand - 1 || L), &Lc, &ierr));
+    if (!Lc) {
+      if (c == ncand - 1 && !L) break; /* the last candidate's error is the user's */
+      ierr = PETSC_SUCCESS;
+      PetscCall(PetscStrlcat(times, times[0] ? ", " : "", sizeof(times)));
+      PetscCall(PetscStrlcat(times, cand[c]->name, sizeof(times)));
+      PetscCall(PetscStrlcat(times, " refused", sizeof(times)));
+      continue;
+    }
+    if (!tune.reps) {
+      L = Lc;
+      break;
+    }
+    /* tuning: the values filled as for a product, then timed; only the fastest layout is kept */
+    cstate = MATSPMV_NOSTATE;
+    PetscCall(MatSpmvRefresh(A, Lc, &cstate));
+    PetscCall(MatSpmvTimeLayout(A, Lc, tune.reps, &us));
+    timed++;
+    PetscCall(PetscInfo(A, "Tuning %s: %s %.1f us per product\n", t ? "A^T" : "A", cand[c]->name, (double)us));
+    {
+      char one[64];
+
+      PetscCall(PetscSNPrintf(one, sizeof(one), "%s%s %.0f us", times[0] ? ", " : "", cand[c]->name, (double)us));
+      PetscCall(PetscStrlcat(times, one, sizeof(times)));
+    }
+    if (us < best) {
+      PetscCall(MatSpmvLayoutDestroy(&L));
+      L     = Lc;
+      state = cstate;
+      best  = us;
+    } else PetscCall(MatSpmvLayoutDestroy(&Lc));
+  }
+  PetscCall(MatSpmvColumnPlanDestroy(&plan));
+  if (!L) {
+    PetscCall(PetscLogEventEnd(sp->format->event_build, A, 0, 0, 0));
+    PetscCheck(ierr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No candidate format built a layout and none gave an error");
+    PetscCall(ierr);
+  }
+  if (sp->format->select || L->format != sp->format) {
+    if (times[0]) PetscCall(PetscSNPrintf(L->why, sizeof(L->why), "%s; %s%s", why, tune.reps ? "timed: " : "", times));
+    else PetscCall(PetscStrncpy(L->why, why, sizeof(L->why)));
+  }
+  sp->L[t]     = L;
+  sp->state[t] = state;
+  PetscCall(PetscLogEventEnd(sp->format->event_build, A, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# scripts/check-layers.py catches a circle and an upward call: src/a.c (floor 0) calls b.c's
+# function (upward), b.c and c.c (floor 1) call each other (a circle).   tests/layers-fixture.sh DIR
+set -u
+dir=$1
+rm -rf "$dir" && mkdir -p "$dir/src" "$dir/docs"
+printf '%s\n' '# fixture' '## Files' '| file | floor | role |' '| --- | --- | --- |' \
+  '| `src/a.c` | 0 | bottom |' '| `src/b.c` | 1 | b |' '| `src/c.c` | 1 | c |' >"$dir/docs/design.md"
+printf '%s\n' 'int B(int);' 'int A(int x) { return B(x); }' >"$dir/src/a.c"
+printf '%s\n' 'int C(int);' 'int B(int x) { return x ? C(x - 1) : 0; }' >"$dir/src/b.c"
+printf '%s\n' 'int B(int);' 'static int helper(int x) { return x; }' 'int C(int x) { return B(helper(x)); }' >"$dir/src/c.c"
+out=$(python3 "$(dirname "$0")/../scripts/check-layers.py" --root "$dir"); rc=$?
+echo "$out"; echo "exit $rc"
+[ $rc = 1 ] && grep -q 'circle:' <<<"$out" && grep -q 'upward call:' <<<"$out"
