@@ -17,10 +17,16 @@ ifeq ($(strip $(PETSC_DIR)),)
 endif
 export PETSC_DIR PETSC_ARCH
 
+# PETSc's variables define MPIEXEC, which make would then hand to the scripts in place of the
+# user's (MPIEXEC=srun make check): the user's is put back; without one scripts/petsc-env.sh picks
+PETSCSPMV_USER_MPIEXEC := $(if $(filter environment,$(origin MPIEXEC)),$(MPIEXEC))
 PETSC_READY := $(wildcard $(PETSC_DIR)/lib/petsc/conf/variables)
 ifneq ($(PETSC_READY),)
   include $(PETSC_DIR)/lib/petsc/conf/variables
   include $(PETSC_DIR)/lib/petsc/conf/rules
+endif
+ifneq ($(PETSCSPMV_USER_MPIEXEC),)
+  MPIEXEC := $(PETSCSPMV_USER_MPIEXEC)
 endif
 
 .DEFAULT_GOAL := all
@@ -58,8 +64,26 @@ STOCK    = $(BINDIR)/ex19 $(BINDIR)/ksp_ex2 $(BINDIR)/ksp_ex56 $(BINDIR)/snes_ex
 
 all: check-petsc $(LIB) $(TESTS) $(EXAMPLES) $(BENCH) $(STOCK)
 
+# PETSc's version, from petscversion.h (in PETSC_ARCH for a build in PETSc's source tree, in include/
+# for a prefix install): "MAJOR MINOR SUBMINOR RELEASE" (RELEASE 0: a development snapshot)
+PETSC_VERSION_H     := $(firstword $(wildcard $(PETSC_DIR)/$(PETSC_ARCH)/include/petscversion.h $(PETSC_DIR)/include/petscversion.h))
+PETSC_VERSION_WORDS := $(shell awk '$$2 ~ /^PETSC_VERSION_(MAJOR|MINOR|SUBMINOR|RELEASE)$$/ { v[$$2] = $$3 } END { print v["PETSC_VERSION_MAJOR"], v["PETSC_VERSION_MINOR"], v["PETSC_VERSION_SUBMINOR"], v["PETSC_VERSION_RELEASE"] }' $(PETSC_VERSION_H) /dev/null)
+# the oldest PETSc minor release petscspmv builds against, and the newest it was tested with (newer: a warning)
+PETSCSPMV_PETSC_MIN    = 3.25
+PETSCSPMV_PETSC_TESTED = 3.25
+
 check-petsc:
 	@test -n "$(PETSC_READY)" || { echo "No PETSc at PETSC_DIR=$(PETSC_DIR): run 'make setup' (or scripts/setup-petsc.sh), or set PETSC_DIR/PETSC_ARCH to your own PETSc build"; exit 1; }
+	@set -- $(PETSC_VERSION_WORDS); min=$(PETSCSPMV_PETSC_MIN); tested=$(PETSCSPMV_PETSC_TESTED); \
+	where="PETSC_DIR=$(PETSC_DIR)$(if $(PETSC_ARCH), PETSC_ARCH=$(PETSC_ARCH))"; \
+	if [ $$# != 4 ]; then echo "Cannot read PETSc's version (include/petscversion.h) at $$where"; exit 1; fi; \
+	if [ $$(($$1 * 1000 + $$2)) -lt $$(($${min%.*} * 1000 + $${min#*.})) ]; then \
+	  echo "PETSc $$1.$$2.$$3 found at $$where, but petscspmv needs PETSc $$min or newer: set PETSC_DIR (and PETSC_ARCH) to another PETSc, or unset both for the PETSc that 'make setup' builds (scripts/setup-petsc.sh)"; exit 1; \
+	elif [ "$$4" = 0 ]; then echo "Warning: PETSc $$1.$$2.$$3 at $$where is a development snapshot (PETSC_VERSION_RELEASE 0), not a release: untested with petscspmv, building anyway"; \
+	elif [ $$(($$1 * 1000 + $$2)) -gt $$(($${tested%.*} * 1000 + $${tested#*.})) ]; then \
+	  echo "Warning: PETSc $$1.$$2.$$3 at $$where is newer than the newest tested with petscspmv ($$tested.x): untested, building anyway"; fi
+# a wrong PETSc stops the build before anything is compiled, with make -j too
+$(OBJ) $(STOCK): | check-petsc
 
 setup:
 	@scripts/setup-petsc.sh
@@ -127,15 +151,16 @@ study: all
 .PHONY: study
 
 # petscspmv.pc requires PETSc's own PETSc.pc (in $(PETSC_DIR)/$(PETSC_ARCH)/lib/pkgconfig): a user's
-# build says PKG_CONFIG_PATH=PREFIX/lib/pkgconfig:that pkg-config --cflags --libs petscspmv
-PETSC_VERSION_NUMBER = $(shell awk '/define PETSC_VERSION_(MAJOR|MINOR|SUBMINOR) /{ v = v (v == "" ? "" : ".") $$3 } END { print v }' $(PETSC_DIR)/$(PETSC_ARCH)/include/petscversion.h 2>/dev/null || awk '/define PETSC_VERSION_(MAJOR|MINOR|SUBMINOR) /{ v = v (v == "" ? "" : ".") $$3 } END { print v }' $(PETSC_DIR)/include/petscversion.h)
+# build says PKG_CONFIG_PATH=PREFIX/lib/pkgconfig:that pkg-config --cflags --libs petscspmv; its
+# Version: is include/petscspmv.h's PETSCSPMV_VERSION_MAJOR.MINOR.SUBMINOR
+PETSCSPMV_VERSION_NUMBER = $(shell awk '$$2 ~ /^PETSCSPMV_VERSION_(MAJOR|MINOR|SUBMINOR)$$/ { v[$$2] = $$3 } END { print v["PETSCSPMV_VERSION_MAJOR"] "." v["PETSCSPMV_VERSION_MINOR"] "." v["PETSCSPMV_VERSION_SUBMINOR"] }' include/petscspmv.h)
 install: all
 	install -d $(PREFIX)/lib/pkgconfig $(PREFIX)/include
 	install -m 755 $(LIB) $(PREFIX)/lib/
 	install -m 644 include/petscspmv.h $(PREFIX)/include/
 	printf '%s\n' 'prefix=$(abspath $(PREFIX))' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
 	  'Name: petscspmv' 'Description: GPU sparse-matrix formats as PETSc matrix types (brc, cmrs, argcsr, ipcsr, ellr, spmv)' \
-	  'Version: 1.0' 'Requires: PETSc = $(PETSC_VERSION_NUMBER)' \
+	  'Version: $(PETSCSPMV_VERSION_NUMBER)' 'Requires: PETSc >= $(PETSCSPMV_PETSC_MIN)' \
 	  'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lpetscspmv' \
 	  >$(PREFIX)/lib/pkgconfig/petscspmv.pc
 

@@ -68,7 +68,6 @@ bin=$root/build/bin
 lib=$root/lib/libpetscspmv.so
 if [ "${PETSCSPMV_VARIANT:-real}" != real ]; then bin=$root/build/$PETSCSPMV_VARIANT/bin lib=$root/build/$PETSCSPMV_VARIANT/lib/libpetscspmv.so; fi
 [ -x "$bin/ex19" ] && [ -f "$lib" ] || { echo "missing $bin/ex19 or $lib: run make first"; exit 1; }
-MPIEXEC=${MPIEXEC:-mpiexec}
 gpu=0 ngpu=0
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; then
   gpu=1 ngpu=$(nvidia-smi -L | grep -c GPU)
@@ -92,7 +91,7 @@ mkdir -p "$out/runs"
   fi
   command -v nvcc >/dev/null 2>&1 && echo "nvcc: $(nvcc --version | grep -o 'release [0-9.]*')"
   echo "CPU: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores"
-  echo "MPI: $($MPIEXEC --version 2>&1 | head -1)"
+  echo "MPI: $($PETSCSPMV_MPIEXEC --version 2>&1 | head -1)"
   echo "PETSC_OPTIONS:$PETSC_OPTIONS"
 } >"$out/env.txt"
 cat "$out/env.txt"
@@ -137,7 +136,7 @@ echo "# ex19 study, $(date -u '+%Y-%m-%d %H:%M UTC'); PETSC_OPTIONS='$PETSC_OPTI
 status=0
 for np in $nps; do
   launch=()
-  [ "$np" = 1 ] || launch=($MPIEXEC --oversubscribe -n "$np")
+  [ "$np" = 1 ] || launch=($PETSCSPMV_MPIEXEC_N "$np")
   if [ $gpu = 1 ] && [ "$np" -gt "$ngpu" ]; then echo "note: $np ranks share $ngpu GPU(s)"; fi
   for n in $grids; do
     for pc in $pcs; do

@@ -47,7 +47,7 @@ done
 . scripts/petsc-env.sh >/dev/null
 bin=$root/build/bin lib=$root/lib/libpetscspmv.so
 mkdir -p "$out"
-mpi="${MPIEXEC:-mpiexec} --oversubscribe -n $np"
+mpi="$PETSCSPMV_MPIEXEC_N $np"
 gpu="-log_view -log_view_gpu_time -use_gpu_aware_mpi 0"
 poly="-pc_type ksp -ksp_ksp_type chebyshev -ksp_ksp_max_it 10 -ksp_ksp_norm_type none -ksp_pc_type jacobi -ksp_ksp_chebyshev_esteig 0,0.005,0,1.1"
 

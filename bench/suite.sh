@@ -35,7 +35,7 @@ tmo=${SUITE_TIMEOUT:-300}
 reps=${SUITE_REPS:-100}
 EX56_NE=${EX56_NE:-63} EX12_N=${EX12_N:-40} EX62_N=${EX62_N:-20} RMAT_SCALE=${RMAT_SCALE:-21}
 np=${SUITE_NP:-8}
-gen="${MPIEXEC:-mpiexec} --oversubscribe -n $np"
+gen="$PETSCSPMV_MPIEXEC_N $np"
 generated="laplace2d ex19 laplace3d27 elastic3d powerlaw circuit rmat"
 tutorials="ex56 ex12 ex62"
 

@@ -4,6 +4,42 @@
 
 /* SUBMANSEC = Mat */
 
+/* the version of petscspmv this header belongs to (petscspmv.pc's Version: is read from here) */
+#define PETSCSPMV_VERSION_MAJOR    1
+#define PETSCSPMV_VERSION_MINOR    1
+#define PETSCSPMV_VERSION_SUBMINOR 0
+
+/*MC
+   PETSCSPMV_VERSION_GE - whether the petscspmv a program is compiled against is version MAJOR.MINOR.SUBMINOR or newer
+
+   Synopsis:
+   #include <petscspmv.h>
+   PetscBool PETSCSPMV_VERSION_GE(int MAJOR, int MINOR, int SUBMINOR)
+
+   Input Parameters:
++  MAJOR    - the major version
+.  MINOR    - the minor version
+-  SUBMINOR - the subminor (patch) version
+
+   Level: beginner
+
+   Notes:
+   A constant expression for the preprocessor, as `PETSC_VERSION_GE()` is for PETSc's version; the
+   version itself is `PETSCSPMV_VERSION_MAJOR`, `PETSCSPMV_VERSION_MINOR` and
+   `PETSCSPMV_VERSION_SUBMINOR`. For example, 1.1 renamed the options of `MATSOLVERSPMV`:
+.vb
+   #if PETSCSPMV_VERSION_GE(1, 1, 0)
+     PetscCall(PetscOptionsSetValue(NULL, "-mat_spmvfactor_trsv", "jacobi"));
+   #else
+     PetscCall(PetscOptionsSetValue(NULL, "-mat_spmv_trsv", "jacobi"));
+   #endif
+.ve
+
+.seealso: `PETSC_VERSION_GE()`, `PetscSpmvInitializePackage()`, `MATSOLVERSPMV`
+M*/
+#define PETSCSPMV_VERSION_GE(MAJOR, MINOR, SUBMINOR) \
+  (PETSCSPMV_VERSION_MAJOR > (MAJOR) || (PETSCSPMV_VERSION_MAJOR == (MAJOR) && (PETSCSPMV_VERSION_MINOR > (MINOR) || (PETSCSPMV_VERSION_MINOR == (MINOR) && PETSCSPMV_VERSION_SUBMINOR >= (SUBMINOR)))))
+
 /*MC
    MATBRC - "brc" - Blocked Row-Column storage (Ashari et al., ICS'14) for GPU SpMV.
 
@@ -23,7 +59,7 @@
 .  -mat_brc_coarsen <1>       - blocks per thread; 0 picks the paper's rule, 4 when sigma > mu, else 1
 .  -mat_brc_compress <true>   - GPU: 16-bit column offsets from each block's first column in blocks spanning fewer than 65536 columns
 .  -mat_brc_column_runs <true> - GPU: one offset per run of 2 to 4 consecutive columns where a block's rows allow
-.  -mat_brc_column_order <auto> - auto, natural or frequency: the layout's columns renumbered by frequency where a few hold many nonzeros (`MatSpmvSetColumnOrder()`)
+.  -mat_brc_column_order <auto> - auto, natural, frequency or rcm; auto renumbers by frequency where a few columns hold many nonzeros, in RCM order where groups of rows span 65536 columns or more (`MatSpmvSetColumnOrder()`)
 -  -mat_brc_backend <auto>    - auto, cuda or host (host reference kernel)
 
    Level: beginner
@@ -111,7 +147,7 @@ PETSC_EXTERN PetscErrorCode MatBRCSetSortWindow(Mat, PetscInt);
 .  -mat_cmrs_lanes <0>       - basic kernel: threads per strip, 4, 8, 16 or 32; 0 chooses from the row lengths
 .  -mat_cmrs_modulo <0>      - modified kernel: partial sums per row and warp, 2 to 32; 0: 8 (the paper's)
 .  -mat_cmrs_pack <bool>     - pack the row-in-strip into the column indices (default: when the columns allow)
-.  -mat_cmrs_column_order <auto> - auto, natural or frequency: the layout's columns renumbered by frequency where a few hold many nonzeros (`MatSpmvSetColumnOrder()`)
+.  -mat_cmrs_column_order <auto> - auto, natural, frequency or rcm; auto renumbers by frequency where a few columns hold many nonzeros (`MatSpmvSetColumnOrder()`)
 -  -mat_cmrs_backend <auto>  - auto, cuda or host (host reference kernel)
 
    Level: beginner
@@ -159,7 +195,7 @@ PETSC_EXTERN PetscErrorCode MatCMRSSetSort(Mat, PetscBool);
 +  -mat_type argcsr            - selects the type
 .  -mat_argcsr_chunk <0>       - desired chunk size (nonzeros per thread); 0: the largest of 32, 16, 8, 4, 2 whose layout pads at most 15%, else 1
 .  -mat_argcsr_block <256>     - threads per group, a multiple of 32 from 32 to 1024
-.  -mat_argcsr_column_order <auto> - auto, natural or frequency: the layout's columns renumbered by frequency where a few hold many nonzeros (`MatSpmvSetColumnOrder()`)
+.  -mat_argcsr_column_order <auto> - auto, natural, frequency or rcm; auto renumbers by frequency where a few columns hold many nonzeros (`MatSpmvSetColumnOrder()`)
 -  -mat_argcsr_backend <auto>  - auto, cuda or host (host reference kernel)
 
    Level: beginner
@@ -195,7 +231,7 @@ PETSC_EXTERN PetscErrorCode MatARGCSRSetBlockSize(Mat, PetscInt);
 .  -mat_ipcsr_kernel <auto>      - ipcsr, csrm or auto (ipcsr: measured faster than csrm on every benchmark matrix)
 .  -mat_ipcsr_shared <16384>     - ipcsr: bytes of shared memory per thread block for its products (measured on the H200); 0: the paper's formula for the GPU (8192 without one)
 .  -mat_ipcsr_fragment <1024>    - csrm: nonzeros per thread block (the paper's 1024)
-.  -mat_ipcsr_column_order <auto> - auto (natural for ipcsr), natural or frequency: the layout's columns renumbered by frequency (`MatSpmvSetColumnOrder()`)
+.  -mat_ipcsr_column_order <auto> - auto (natural for ipcsr), natural, frequency or rcm (`MatSpmvSetColumnOrder()`)
 -  -mat_ipcsr_backend <auto>     - auto, cuda or host (host reference kernel)
 
    Level: beginner
@@ -247,7 +283,7 @@ PETSC_EXTERN PetscErrorCode MatIPCSRSetFragmentSize(Mat, PetscInt);
 .  -mat_ellr_t <0>              - threads per row, 1, 2, 4, 8, 16 or 32; 0 picks the largest leaving each thread at least 64 entries of a mean row (1 below 128)
 .  -mat_ellr_block <128>        - threads per CUDA block, a multiple of 32 from 32 to 1024
 .  -mat_ellr_max_padding <3>    - largest allowed (nonempty rows x longest row) / nonzeros
-.  -mat_ellr_column_order <auto> - auto, natural or frequency: the layout's columns renumbered by frequency where a few hold many nonzeros (`MatSpmvSetColumnOrder()`)
+.  -mat_ellr_column_order <auto> - auto, natural, frequency or rcm; auto renumbers by frequency where a few columns hold many nonzeros (`MatSpmvSetColumnOrder()`)
 -  -mat_ellr_backend <auto>     - auto, cuda or host (host reference kernel)
 
    Level: beginner
@@ -283,7 +319,7 @@ PETSC_EXTERN PetscErrorCode MatELLRSetMaxPadding(Mat, PetscReal);
 .  -mat_spmv_tune <false>         - time the candidates on each operator when its layout is built and keep the fastest
 .  -mat_spmv_tune_reps <10>       - products timed per candidate
 .  -mat_spmv_tune_max_time <1000> - milliseconds of tuning per operator after which no further candidate is tried
-.  -mat_spmv_column_order <auto>  - auto, natural or frequency: the layout's columns renumbered by frequency where a few hold many nonzeros (`MatSpmvSetColumnOrder()`)
+.  -mat_spmv_column_order <auto>  - auto, natural, frequency or rcm; auto renumbers by frequency where a few columns hold many nonzeros, in RCM order where it takes brc and groups of rows span 65536 columns or more (`MatSpmvSetColumnOrder()`)
 -  -mat_spmv_backend <auto>       - auto, cuda or host (host reference kernels)
 
    Level: beginner

@@ -14,9 +14,46 @@ export PETSC_DIR PETSC_ARCH
 # Machines without an NVIDIA driver (CI) still have to load a CUDA-enabled libpetsc:
 # the toolkit's stub libcuda and our NVML stub satisfy the loader, every CUDA call then
 # reports "no device" and the formats fall back to their host reference kernels.
-if ! ldconfig -p 2>/dev/null | grep -q 'libcuda.so.1 '; then
-  if [ -d "$PETSCSPMV_CACHE/nodriver" ]; then
-    export LD_LIBRARY_PATH=$PETSCSPMV_CACHE/nodriver${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  fi
+# The driver counts as present when the loader's cache lists libcuda.so.1 (ldconfig is in /sbin,
+# off a non-root user's PATH), /dev/nvidiactl exists or nvidia-smi -L lists a GPU. Only without
+# one are the stubs added, last: the loader searches LD_LIBRARY_PATH before its cache, so a stub
+# there would shadow the driver (every CUDA call failing on a GPU machine); appended, a driver in
+# an earlier LD_LIBRARY_PATH directory (containers) still wins. (Plain greps, not grep -q: with
+# pipefail an early exit makes the pipe fail.)
+petscspmv_driver=0
+for petscspmv_ldc in "$(command -v ldconfig 2>/dev/null)" /sbin/ldconfig /usr/sbin/ldconfig; do
+  if [ -x "$petscspmv_ldc" ] && "$petscspmv_ldc" -p 2>/dev/null | grep 'libcuda\.so\.1 ' >/dev/null; then petscspmv_driver=1; break; fi
+done
+if [ -e /dev/nvidiactl ] || { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep GPU >/dev/null; }; then petscspmv_driver=1; fi
+if [ $petscspmv_driver = 0 ] && [ -d "$PETSCSPMV_CACHE/nodriver" ]; then
+  case ":${LD_LIBRARY_PATH:-}:" in
+  *":$PETSCSPMV_CACHE/nodriver:"*) ;;
+  *) export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$PETSCSPMV_CACHE/nodriver ;;
+  esac
 fi
+unset petscspmv_driver petscspmv_ldc
+# The MPI launcher: $MPIEXEC when set, else the one PETSc was configured with (MPIEXEC in
+# petscvariables, used only if it runs here: a bundle's may name the build machine's), else
+# mpiexec. Scripts run N ranks with $PETSCSPMV_MPIEXEC_N N prog ..., which is the launcher with
+# -n, and with --oversubscribe (more ranks than cores) only where the launcher is Open MPI's:
+# MPICH's and srun reject it.
+if [ -n "${MPIEXEC:-}" ]; then
+  PETSCSPMV_MPIEXEC=$MPIEXEC
+else
+  PETSCSPMV_MPIEXEC=
+  petscspmv_vars=$PETSC_DIR/${PETSC_ARCH:-}/lib/petsc/conf/petscvariables
+  if [ -f "$petscspmv_vars" ]; then
+    PETSCSPMV_MPIEXEC=$(sed -n 's/^MPIEXEC *= *//p' "$petscspmv_vars" | head -1 | sed 's/ *$//; s|[$][{(]PETSC_DIR[})]|'"$PETSC_DIR"'|g')
+  fi
+  if [ -z "$PETSCSPMV_MPIEXEC" ] || ! command -v "${PETSCSPMV_MPIEXEC%% *}" >/dev/null 2>&1; then PETSCSPMV_MPIEXEC=mpiexec; fi
+  unset petscspmv_vars
+fi
+PETSCSPMV_MPIEXEC_N="$PETSCSPMV_MPIEXEC -n"
+case " $PETSCSPMV_MPIEXEC " in
+*" --oversubscribe "*) ;;
+*) if timeout 20 $PETSCSPMV_MPIEXEC --version </dev/null 2>&1 | grep -E 'Open MPI|OpenRTE' >/dev/null; then
+     PETSCSPMV_MPIEXEC_N="$PETSCSPMV_MPIEXEC --oversubscribe -n"
+   fi ;;
+esac
+export PETSCSPMV_MPIEXEC PETSCSPMV_MPIEXEC_N
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

@@ -15,8 +15,7 @@ mats=$root/tests/matrices
 logs=$root/$builddir/test-logs
 mkdir -p "$logs"
 export logs # the helpers below run in child shells (run: bash -c): their files go here, not to /
-MPIEXEC=${MPIEXEC:-mpiexec}
-np2="$MPIEXEC --oversubscribe -n 2"
+np2="$PETSCSPMV_MPIEXEC_N 2" # the launcher (scripts/petsc-env.sh: $MPIEXEC, else PETSc's), --oversubscribe where Open MPI's
 types=${PETSCSPMV_TEST_TYPES:-brc cmrs argcsr ipcsr ellr spmv}
 export PETSC_OPTIONS="${PETSC_OPTIONS:-} -use_gpu_aware_mpi 0"
 
@@ -155,7 +154,7 @@ for t in $types; do
   base=aij vbase=(); [ $gpu = 1 ] && base=aijcusparse vbase=(-vec_type cuda)
   ex56="$bin/ksp_ex56 -ne 8 -ksp_type cg -pc_type gamg -ksp_converged_reason"
   for np in 1 2; do
-    mpi="$MPIEXEC --oversubscribe -n $np"
+    mpi="$PETSCSPMV_MPIEXEC_N $np"
     for gamg in "" "-pc_gamg_agg_nsmooths 0" "-use_mat_nearnullspace"; do
       run "$t: KSP ex56 CG + GAMG ${gamg:-(defaults)}, $np rank(s), iterations as $base" env ITER_TOL=2 bash -c 'same_iterations "$@"' _ ksp_ex56 \
         $mpi $ex56 $gamg -mat_type $base "${vbase[@]}" -- $mpi $ex56 $gamg -dll_append $lib -mat_type $t "${vbase[@]}" "${gpuopt[@]}"
@@ -171,12 +170,12 @@ for t in $types; do
     $np2 $ex19 -pc_type asm -sub_pc_type ilu -dm_mat_type $base ${vbase[@]/-vec_type/-dm_vec_type} -- $np2 $ex19 -pc_type asm -sub_pc_type ilu -dll_append $lib -dm_mat_type $t ${vbase[@]/-vec_type/-dm_vec_type} "${gpuopt[@]}"
   for np in 1 2; do # DMCreateMatrix() never calls MatSetFromOptions(): the options are read at the first product
     run "$t: -help lists -mat_${t}_backend, SNES ex19 -dm_mat_type $t, $np rank(s)" bash -c 'lists_option "$@"' _ -mat_${t}_backend -- \
-      $MPIEXEC --oversubscribe -n $np $bin/ex19 -da_grid_x 8 -da_grid_y 8 -dll_append $lib -dm_mat_type $t "${gpuopt[@]}"
+      $PETSCSPMV_MPIEXEC_N $np $bin/ex19 -da_grid_x 8 -da_grid_y 8 -dll_append $lib -dm_mat_type $t "${gpuopt[@]}"
   done
   run "$t: -help lists -mat_${t}_backend, KSP ex2 -mat_type $t (MatSetFromOptions)" bash -c 'lists_option "$@"' _ -mat_${t}_backend -- \
     $bin/ksp_ex2 -m 8 -n 8 -dll_append $lib -mat_type $t "${gpuopt[@]}"
   for np in 1 2; do
-    mpi="$MPIEXEC --oversubscribe -n $np"
+    mpi="$PETSCSPMV_MPIEXEC_N $np"
     for pc in ilu jacobi; do
       pcopt="-pc_type $pc"
       [ $pc = ilu ] && [ $np = 2 ] && pcopt="-pc_type bjacobi -sub_pc_type ilu"
@@ -222,23 +221,23 @@ for t in $types; do
       spmvilu="-pc_type ilu -pc_factor_mat_solver_type"
       [ $np = 2 ] && spmvilu="-pc_type bjacobi -sub_pc_type ilu -sub_pc_factor_mat_solver_type"
       run "$t: SNES ex19 ILU(0) by MATSOLVERSPMV on the GPU, $np rank(s), same iterations as aijcusparse's cuSPARSE ILU(0)" same_iterations ex19 \
-        $MPIEXEC -n $np $ex19 $spmvilu cusparse -dm_mat_type aijcusparse -dm_vec_type cuda -- $MPIEXEC -n $np $ex19 $spmvilu spmv -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
+        $PETSCSPMV_MPIEXEC_N $np $ex19 $spmvilu cusparse -dm_mat_type aijcusparse -dm_vec_type cuda -- $PETSCSPMV_MPIEXEC_N $np $ex19 $spmvilu spmv -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
       lev="-pc_factor_levels 2"
       [ $np = 2 ] && lev="-sub_pc_factor_levels 2"
       run "$t: SNES ex19 ILU(2) by MATSOLVERSPMV on the GPU, $np rank(s), same iterations as aijcusparse's cuSPARSE ILU(2)" same_iterations ex19 \
-        $MPIEXEC -n $np $ex19 $spmvilu cusparse $lev -dm_mat_type aijcusparse -dm_vec_type cuda -- $MPIEXEC -n $np $ex19 $spmvilu spmv $lev -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
+        $PETSCSPMV_MPIEXEC_N $np $ex19 $spmvilu cusparse $lev -dm_mat_type aijcusparse -dm_vec_type cuda -- $PETSCSPMV_MPIEXEC_N $np $ex19 $spmvilu spmv $lev -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
       for trsv in jacobi isai; do
         jac="-mat_spmvfactor_trsv $trsv -mat_spmvfactor_trsv_sweeps 2"
         [ $np = 2 ] && jac="-sub_mat_spmvfactor_trsv $trsv -sub_mat_spmvfactor_trsv_sweeps 2"
         run "$t: SNES ex19 ILU(0) by MATSOLVERSPMV with approximate solves ($trsv) on the GPU, $np rank(s), same iterations as the host reference on aij" same_iterations ex19 \
-          $MPIEXEC -n $np $ex19 $spmvilu spmv $jac -dll_append $lib -dm_mat_type aij -- $MPIEXEC -n $np $ex19 $spmvilu spmv $jac -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
+          $PETSCSPMV_MPIEXEC_N $np $ex19 $spmvilu spmv $jac -dll_append $lib -dm_mat_type aij -- $PETSCSPMV_MPIEXEC_N $np $ex19 $spmvilu spmv $jac -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
       done
     done
     for np in 1 2; do
       spmvicc="-ksp_type cg -pc_type icc -pc_factor_mat_solver_type"
       [ $np = 2 ] && spmvicc="-ksp_type cg -pc_type bjacobi -sub_pc_type icc -sub_pc_factor_mat_solver_type"
       run "$t: KSP ex2 CG + ICC(0) by MATSOLVERSPMV on the GPU, $np rank(s), same iterations as aijcusparse's cuSPARSE ICC(0)" same_iterations ksp_ex2 \
-        $MPIEXEC -n $np $bin/ksp_ex2 -m 64 -n 64 -ksp_converged_reason $spmvicc cusparse -mat_type aijcusparse -vec_type cuda -- $MPIEXEC -n $np $bin/ksp_ex2 -m 64 -n 64 -ksp_converged_reason $spmvicc spmv -dll_append $lib -mat_type $t -vec_type cuda "${gpuopt[@]}"
+        $PETSCSPMV_MPIEXEC_N $np $bin/ksp_ex2 -m 64 -n 64 -ksp_converged_reason $spmvicc cusparse -mat_type aijcusparse -vec_type cuda -- $PETSCSPMV_MPIEXEC_N $np $bin/ksp_ex2 -m 64 -n 64 -ksp_converged_reason $spmvicc spmv -dll_append $lib -mat_type $t -vec_type cuda "${gpuopt[@]}"
     done
     run "$t: SNES ex19 ILU(0), same iterations as aijcusparse (device factor)" same_iterations ex19 \
       $ex19 -pc_type ilu -dm_mat_type aijcusparse -dm_vec_type cuda -- $ex19 -pc_type ilu -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
@@ -266,9 +265,9 @@ ex1_case() { # np matrix-type-shown solver-type-shown ex1-options...
   shift 3
   [ $np -gt 1 ] && sub=sub_ # block Jacobi
   dir=$(mktemp -d "$logs/ex1.XXXXXX")
-  $MPIEXEC --oversubscribe -n $np $bin/ex1 -n 40 -mat_type aij -${sub}pc_factor_mat_solver_type petsc >"$dir/ref.log" 2>&1 ||
+  $PETSCSPMV_MPIEXEC_N $np $bin/ex1 -n 40 -mat_type aij -${sub}pc_factor_mat_solver_type petsc >"$dir/ref.log" 2>&1 ||
     { echo "reference run failed"; cat "$dir/ref.log"; return 1; }
-  $MPIEXEC --oversubscribe -n $np $bin/ex1 -n 40 "$@" >"$dir/test.log" 2>&1 || { echo "ex1 $* failed"; cat "$dir/test.log"; return 1; }
+  $PETSCSPMV_MPIEXEC_N $np $bin/ex1 -n 40 "$@" >"$dir/test.log" 2>&1 || { echo "ex1 $* failed"; cat "$dir/test.log"; return 1; }
   cat "$dir/test.log"
   grep -q "^Matrix: $mtype," "$dir/test.log" || { echo "not a $mtype matrix"; return 1; }
   grep -q "factor solver type: $stype\$" "$dir/test.log" || { echo "the factor is not $stype's"; return 1; }
@@ -281,7 +280,7 @@ ex1_case() { # np matrix-type-shown solver-type-shown ex1-options...
   echo "iterations $tst, as aij with PETSc's ICC(0)"
 }
 export -f ex1_case
-export bin MPIEXEC
+export bin
 run "examples: ex1 with brc (-mat_type brc), CG + ICC(0) by MATSOLVERSPMV, same iterations as aij with PETSc's ICC(0)" ex1_case 1 seqaijbrc spmv -mat_type brc
 run "examples: ex1 with brc (-convert: MatConvert in place), same iterations as aij with PETSc's ICC(0)" ex1_case 1 seqaijbrc spmv -convert
 run "examples: ex1 with aij, ICC(0) by MATSOLVERSPMV, same iterations as PETSc's ICC(0)" ex1_case 1 seqaij spmv -mat_type aij

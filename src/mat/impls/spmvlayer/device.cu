@@ -4,6 +4,7 @@
 */
 #include "spmvimpl.h"
 #include <petscdevice_cuda.h>
+#include <unistd.h>
 #include <thrust/equal.h>
 #include <thrust/execution_policy.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -21,8 +22,17 @@ PetscErrorCode MatSpmvCUDAAvailable(PetscBool *avail)
   PetscFunctionBegin;
   if (ndevices < 0) {
     /* no driver, a stub driver or no device all mean: no GPU, not an error */
-    if (cudaGetDeviceCount(&ndevices) != cudaSuccess) ndevices = 0;
+    cudaError_t err = cudaGetDeviceCount(&ndevices);
+
+    if (err != cudaSuccess) ndevices = 0;
     (void)cudaGetLastError();
+    /* but a machine with an NVIDIA driver's device node and no CUDA device is a set-up error,
+       said once whatever -info says: most often the stub libcuda shadowing the driver's */
+    if (!ndevices && access("/dev/nvidiactl", F_OK) == 0) {
+      const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "petscspmv WARNING: /dev/nvidiactl exists but CUDA reports %s%s: the matrices' products run on the CPU (AIJ's, or the formats' host reference kernels). Check LD_LIBRARY_PATH for a stub libcuda.so.1 (the CUDA toolkit's lib64/stubs, petscspmv's nodriver directory) ahead of the driver's, and CUDA_VISIBLE_DEVICES (%s%s%s).\n", err == cudaSuccess ? "no device" : "the error ", err == cudaSuccess ? "" : cudaGetErrorName(err), visible ? "\"" : "", visible ? visible : "not set", visible ? "\"" : ""));
+    }
   }
   *avail = ndevices > 0 ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
