@@ -142,7 +142,16 @@ check test: setup
 
 demo: setup
 	@$(MAKE) --no-print-directory all
+	@scripts/setup-python.sh --slepc >/dev/null || echo "demo: petsc4py/SLEPc not set up (scripts/setup-python.sh --slepc says why); the solve runs anyway"
 	@examples/demo.sh
+
+# petsc4py (python) and SLEPc with slepc4py (slepc) built against the PETSc in use, in a virtual
+# environment of their own; make check then runs tests/test_petsc4py.py and tests/test_slepc4py.py
+python:
+	@scripts/setup-python.sh
+slepc:
+	@scripts/setup-python.sh --slepc
+.PHONY: python slepc
 
 # the BRC paper's Table 5 study (SNES ex19, every type, ILU(0) and a polynomial preconditioner):
 # make study STUDY_ARGS='-n 2 -g 256' (options: bench/ex19-study.sh --help)

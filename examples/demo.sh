@@ -38,4 +38,27 @@ else
   run "brc (no GPU: AIJ's product)" -dll_append $lib -dm_mat_type brc
   for t in brc cmrs argcsr ipcsr ellr spmv; do run "$t (host reference)" -dll_append $lib -dm_mat_type $t -mat_${t}_backend host; done
 fi
+# What a user gains per preconditioner, at a size where the GPU is not launch-bound: KSPSolve of
+# brc next to aijcusparse's on SNES ex19 256 x 256 (PETSc's defaults first)
+if [ $gpu = 1 ] && [ "${PETSCSPMV_DEMO_SPEEDUPS:-1}" = 1 ]; then
+  solve() { # label args... -> KSPSolve seconds
+    local f=$logs/speedup-$(echo "$1" | tr -c 'A-Za-z0-9' _).log; shift
+    timeout 600 build/bin/ex19 -da_grid_x 256 -da_grid_y 256 -snes_converged_reason -log_view -dm_vec_type cuda "$@" >"$f" 2>&1 && ev KSPSolve "$f"
+  }
+  line() { # preconditioner ex19-options...
+    local pc=$1; shift
+    local ref ours
+    ref=$(solve "aijcusparse $pc" -dm_mat_type aijcusparse "$@")
+    ours=$(solve "brc $pc" -dll_append $lib -dm_mat_type brc "$@" ${SPMV_OPTS:-})
+    if [ -n "$ref" ] && [ -n "$ours" ]; then
+      printf "%-58s brc %8.3f s, aijcusparse %8.3f s: %.2fx the time\n" "$pc" "$ours" "$ref" "$(echo "$ours $ref" | awk '{ print $1 / $2 }')"
+    else printf "%-58s failed, see %s/speedup-*.log\n" "$pc" "$logs"; fi
+  }
+  echo
+  echo "KSPSolve, SNES ex19 256x256, brc next to aijcusparse (less than 1.00x: brc is faster):"
+  line "PETSc's defaults (GMRES + ILU(0), cuSPARSE's solves)"
+  SPMV_OPTS="-pc_factor_mat_solver_type spmv" line "ILU(0) by our solver package (-pc_type ilu -pc_factor_mat_solver_type spmv)" -pc_type ilu
+  line "Chebyshev + Jacobi polynomial (products only)" -pc_type ksp -ksp_ksp_type chebyshev -ksp_ksp_max_it 10 -ksp_ksp_norm_type none -ksp_pc_type jacobi -ksp_ksp_chebyshev_esteig 0,0.005,0,1.1
+  line "Jacobi" -pc_type jacobi
+fi
 echo "logs: $logs/"

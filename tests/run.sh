@@ -285,6 +285,18 @@ run "examples: ex1 with brc (-mat_type brc), CG + ICC(0) by MATSOLVERSPMV, same 
 run "examples: ex1 with brc (-convert: MatConvert in place), same iterations as aij with PETSc's ICC(0)" ex1_case 1 seqaijbrc spmv -convert
 run "examples: ex1 with aij, ICC(0) by MATSOLVERSPMV, same iterations as PETSc's ICC(0)" ex1_case 1 seqaij spmv -mat_type aij
 run "examples: ex1 with brc, 2 ranks (block Jacobi + ICC(0) by MATSOLVERSPMV), same iterations as aij with PETSc's" ex1_case 2 mpiaijbrc spmv -mat_type brc
+# petsc4py and SLEPc built against this PETSc (scripts/setup-python.sh: make python, make slepc, make demo)
+pyenv=$(petscspmv_python_venv)
+pybackend=host; [ $gpu = 1 ] && pybackend=cuda # the formats' kernels, not AIJ's products (no GPU)
+pyopts=(-mat_brc_backend $pybackend -mat_spmv_backend $pybackend -mat_ellr_backend $pybackend)
+if "$pyenv/bin/python" -c 'import petsc4py' >/dev/null 2>&1; then
+  run "python: petsc4py drives brc, spmv, ellr: products as AIJ's, CG + ICC(0) by MATSOLVERSPMV as AIJ with PETSc's, 1 rank" "$pyenv/bin/python" tests/test_petsc4py.py "$lib" "${pyopts[@]}"
+  run "python: petsc4py drives brc, spmv, ellr: products, block Jacobi + ICC(0) by MATSOLVERSPMV, 2 ranks" $np2 "$pyenv/bin/python" tests/test_petsc4py.py "$lib" "${pyopts[@]}"
+else skip "python: petsc4py not set up for this PETSc (make python)"; fi
+if "$pyenv/bin/python" -c 'import slepc4py' >/dev/null 2>&1; then
+  run "python: SLEPc Krylov-Schur on brc, spmv, ellr gives AIJ's eigenvalues (largest; smallest by shift-and-invert with ICC(0) by MATSOLVERSPMV), 1 rank" "$pyenv/bin/python" tests/test_slepc4py.py "$lib" "${pyopts[@]}"
+  run "python: SLEPc Krylov-Schur on brc, spmv, ellr gives AIJ's eigenvalues, 2 ranks" $np2 "$pyenv/bin/python" tests/test_slepc4py.py "$lib" "${pyopts[@]}"
+else skip "python: SLEPc not set up for this PETSc (make slepc)"; fi
 # make install's pkg-config file builds a program against the installed copy alone (a tree without
 # make, PETSc's compiler or its PETSc.pc, such as the GPU bundle, cannot install: there the same
 # program as built in the tree by make)

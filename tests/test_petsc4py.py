@@ -1,0 +1,98 @@
+"""petscspmv from petsc4py: our matrix types and the solver package MATSOLVERSPMV driven from Python,
+against PETSc's AIJ on the same problem.
+
+    python tests/test_petsc4py.py LIBPETSCSPMV [PETSc options]   (also under mpiexec -n 2)
+
+Checks, for each of our types: the product equals AIJ's; CG with ICC(0) (block Jacobi + ICC(0) on
+several processes) by MATSOLVERSPMV takes AIJ's iterations with PETSc's own ICC(0) and gives its
+solution. Exits 1 on a failed check."""
+import sys
+
+import petsc4py
+
+petsc4py.init([sys.argv[0], "-dll_append", sys.argv[1]] + sys.argv[2:])
+from petsc4py import PETSc  # noqa: E402  (after init, which loads our library)
+
+
+def laplacian(n, mtype):
+    """The 2D 5-point Laplacian on an n x n grid, rows distributed as PETSc chooses."""
+    A = PETSc.Mat().create(comm=PETSc.COMM_WORLD)
+    A.setSizes([n * n, n * n])
+    A.setType(mtype)
+    A.setPreallocationNNZ((5, 4))
+    lo, hi = A.getOwnershipRange()
+    for r in range(lo, hi):
+        i, j = divmod(r, n)
+        A.setValue(r, r, 4.0)
+        for ii, jj in ((i - 1, j), (i + 1, j), (i, j - 1), (i, j + 1)):
+            if 0 <= ii < n and 0 <= jj < n:
+                A.setValue(r, ii * n + jj, -1.0)
+    A.assemble()
+    return A
+
+
+def solve(A, package):
+    """CG + ICC(0) (block Jacobi + ICC(0) in parallel) with the given factor package."""
+    ksp = PETSc.KSP().create(comm=A.getComm())
+    ksp.setOperators(A)
+    ksp.setType("cg")
+    ksp.setTolerances(rtol=1e-10)
+    pc = ksp.getPC()
+    parallel = A.getComm().getSize() > 1
+    pc.setType("bjacobi" if parallel else "icc")
+    if not parallel:
+        pc.setFactorSolverType(package)
+    ksp.setFromOptions()
+    x, b = A.createVecs()
+    b.set(1.0)
+    if parallel:
+        ksp.setUp()
+        for sub in pc.getBJacobiSubKSP():
+            sub.getPC().setType("icc")
+            sub.getPC().setFactorSolverType(package)
+    ksp.solve(b, x)
+    used = package
+    if not parallel:
+        used = pc.getFactorSolverType()
+    return x, ksp.getIterationNumber(), ksp.getConvergedReason(), used
+
+
+def relative_difference(a, ref):
+    """||a - ref|| / ||ref||, for vectors of the same layout whatever their types (host or CUDA)"""
+    d = ref.copy()
+    d.array = ref.array - a.array
+    return d.norm() / ref.norm()
+
+
+def main():
+    n = 40
+    failed = []
+    A = laplacian(n, PETSc.Mat.Type.AIJ)
+    xref, itref, reason, _ = solve(A, "petsc")
+    assert reason > 0, "AIJ reference did not converge"
+    v = A.createVecRight()
+    v.setRandom()
+    yref = A.createVecLeft()
+    A.mult(v, yref)
+    for t in ("brc", "spmv", "ellr"):
+        B = laplacian(n, t)
+        kind = B.getType()
+        y = B.createVecLeft()
+        vb = B.createVecRight()
+        vb.array = v.array
+        B.mult(vb, y)
+        err = relative_difference(y, yref)
+        x, its, reason, used = solve(B, "spmv")
+        xerr = relative_difference(x, xref)
+        ok = err < 1e-14 and its == itref and reason > 0 and xerr < 1e-8 and used == "spmv"
+        PETSc.Sys.Print(f"{'ok' if ok else 'FAILED'} {t} ({kind}): product error {err:.1e}, "
+                        f"CG + ICC(0) by {used}: {its} iterations (AIJ with PETSc's: {itref}), "
+                        f"solution error {xerr:.1e}")
+        if not ok:
+            failed.append(t)
+    if failed:
+        PETSc.Sys.Print("failed: " + " ".join(failed))
+        sys.exit(1)
+
+
+main()

@@ -1,0 +1,86 @@
+"""SLEPc (slepc4py) with petscspmv: an eigenproblem on our matrix types gives AIJ's eigenvalues.
+
+    python tests/test_slepc4py.py LIBPETSCSPMV [options]   (also under mpiexec -n 2)
+
+Krylov-Schur for the largest eigenvalues of the 2D Laplacian, and shift-and-invert for the
+smallest, whose inner solves are CG + ICC(0) by MATSOLVERSPMV (block Jacobi in parallel), on brc,
+spmv and ellr against AIJ with PETSc's factors. Exits 1 on a failed check."""
+import sys
+
+import slepc4py
+
+slepc4py.init([sys.argv[0], "-dll_append", sys.argv[1]] + sys.argv[2:])
+from petsc4py import PETSc  # noqa: E402
+from slepc4py import SLEPc  # noqa: E402
+
+
+def laplacian(n, mtype):
+    A = PETSc.Mat().create(comm=PETSc.COMM_WORLD)
+    A.setSizes([n * n, n * n])
+    A.setType(mtype)
+    A.setPreallocationNNZ((5, 4))
+    lo, hi = A.getOwnershipRange()
+    for r in range(lo, hi):
+        i, j = divmod(r, n)
+        A.setValue(r, r, 4.0)
+        for ii, jj in ((i - 1, j), (i + 1, j), (i, j - 1), (i, j + 1)):
+            if 0 <= ii < n and 0 <= jj < n:
+                A.setValue(r, ii * n + jj, -1.0)
+    A.assemble()
+    return A
+
+
+def eigenvalues(A, smallest, package):
+    eps = SLEPc.EPS().create(comm=A.getComm())
+    eps.setOperators(A)
+    eps.setProblemType(SLEPc.EPS.ProblemType.HEP)
+    eps.setType(SLEPc.EPS.Type.KRYLOVSCHUR)
+    eps.setDimensions(nev=4)
+    eps.setTolerances(tol=1e-10)
+    if smallest:  # shift-and-invert at 0: each step a solve with A, CG + ICC(0)
+        eps.setTarget(0.0)
+        eps.setWhichEigenpairs(SLEPc.EPS.Which.TARGET_MAGNITUDE)
+        st = eps.getST()
+        st.setType(SLEPc.ST.Type.SINVERT)
+        ksp = st.getKSP()
+        ksp.setType("cg")
+        ksp.setTolerances(rtol=1e-12)
+        pc = ksp.getPC()
+        if A.getComm().getSize() > 1:
+            pc.setType("bjacobi")
+            eps.setUp()
+            for sub in pc.getBJacobiSubKSP():
+                sub.getPC().setType("icc")
+                sub.getPC().setFactorSolverType(package)
+        else:
+            pc.setType("icc")
+            pc.setFactorSolverType(package)
+    else:
+        eps.setWhichEigenpairs(SLEPc.EPS.Which.LARGEST_MAGNITUDE)
+    eps.setFromOptions()
+    eps.solve()
+    nconv = eps.getConverged()
+    return sorted(eps.getEigenvalue(k).real for k in range(min(nconv, 4)))
+
+
+def main():
+    n = 30
+    failed = []
+    for smallest in (False, True):
+        ref = eigenvalues(laplacian(n, PETSc.Mat.Type.AIJ), smallest, "petsc")
+        assert len(ref) == 4, "AIJ reference did not converge"
+        for t in ("brc", "spmv", "ellr"):
+            got = eigenvalues(laplacian(n, t), smallest, "spmv")
+            err = max(abs(a - b) / abs(b) for a, b in zip(got, ref)) if len(got) == 4 else 1.0
+            ok = err < 1e-8
+            what = "smallest (shift-and-invert, CG + ICC(0) by spmv)" if smallest else "largest"
+            PETSc.Sys.Print(f"{'ok' if ok else 'FAILED'} {t}: 4 {what} eigenvalues "
+                            f"{' '.join(f'{v:.10f}' for v in got)}, relative difference to AIJ's {err:.1e}")
+            if not ok:
+                failed.append(f"{t} ({what})")
+    if failed:
+        PETSc.Sys.Print("failed: " + ", ".join(failed))
+        sys.exit(1)
+
+
+main()
