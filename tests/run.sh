@@ -108,7 +108,17 @@ lists_option() {
   "$@" -help >"$logs/help.$$.log" 2>&1 || { echo "the program failed"; tail -20 "$logs/help.$$.log"; return 1; }
   grep -q -- "$opt" "$logs/help.$$.log" || { echo "$opt not listed by: $*"; return 1; }
 }
-export -f iters same_iterations copies no_more_copies lists_option
+# the factor package -ksp_view reports (PCFactor's "package used to perform factorization"), and a
+# line -info must print (none: "")
+factor_package() { # expected-package info-pattern program args...
+  local want=$1 info=$2; shift 2
+  local log="$logs/factor.$$.log"
+  "$@" -ksp_view -info :mat >"$log" 2>&1 || { echo "the program failed"; tail -20 "$log"; return 1; }
+  grep "package used to perform factorization" "$log" | sort -u
+  grep -q "package used to perform factorization: $want\$" "$log" || { echo "expected the $want package"; return 1; }
+  [ -z "$info" ] || grep -m1 -- "$info" "$log" || { echo "no -info line matching: $info"; return 1; }
+}
+export -f iters same_iterations copies no_more_copies lists_option factor_package
 
 # the call graph keeps to the floors of docs/design.md (no PETSc, no GPU, no build needed)
 run "layers: no circle and no upward call among src/'s units" python3 scripts/check-layers.py
@@ -217,6 +227,21 @@ for t in $types; do
     done
     run "$t: SNES ex19 -pc_type gamg with CUDA vectors, KSPSolve copies per iteration at most aijcusparse's" no_more_copies 1 \
       $ex19 -pc_type gamg -dm_mat_type aijcusparse -dm_vec_type cuda -- $ex19 -pc_type gamg -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
+    # PCFactor's default package of our types: MATSOLVERSPMV, cuSPARSE's where it declines
+    run "$t: SNES ex19 with PETSc's defaults (ILU(0)): MATSOLVERSPMV's factor" factor_package spmv "takes the ILU factorization" \
+      $ex19 -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
+    run "$t: SNES ex19 with PETSc's defaults, same iterations as aijcusparse with its defaults (cuSPARSE's ILU(0))" same_iterations ex19 \
+      $ex19 -dm_mat_type aijcusparse -dm_vec_type cuda -- $ex19 -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
+    run "$t: default ILU with -pc_factor_shift_type nonzero: handed to cuSPARSE's, -info says why" factor_package cusparse "hands the ILU factorization to cusparse: pivot shift" \
+      $ex19 -pc_type ilu -pc_factor_shift_type nonzero -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
+    run "$t: default ILU with -pc_factor_mat_ordering_type rcm: handed to cuSPARSE's" factor_package cusparse "an ordering other than natural" \
+      $ex19 -pc_type ilu -pc_factor_mat_ordering_type rcm -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
+    run "$t: -pc_factor_mat_solver_type cusparse still gives cuSPARSE's ILU" factor_package cusparse "" \
+      $ex19 -pc_type ilu -pc_factor_mat_solver_type cusparse -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
+    run "$t: default ICC(0) on KSP ex56 (81 nonzeros per row): cuSPARSE's, as measured faster" factor_package cusparse "nonzeros per row on average" \
+      $bin/ksp_ex56 -ne 8 -ksp_type cg -pc_type icc -dll_append $lib -mat_type $t -vec_type cuda "${gpuopt[@]}"
+    run "$t: default ICC(0) on KSP ex2 (5 nonzeros per row): MATSOLVERSPMV's, same iterations as aijcusparse's" same_iterations ksp_ex2 \
+      $bin/ksp_ex2 -m 64 -n 64 -ksp_converged_reason -ksp_type cg -pc_type icc -mat_type aijcusparse -vec_type cuda -- $bin/ksp_ex2 -m 64 -n 64 -ksp_converged_reason -ksp_type cg -pc_type icc -dll_append $lib -mat_type $t -vec_type cuda "${gpuopt[@]}"
     for np in 1 2; do
       spmvilu="-pc_type ilu -pc_factor_mat_solver_type"
       [ $np = 2 ] && spmvilu="-pc_type bjacobi -sub_pc_type ilu -sub_pc_factor_mat_solver_type"

@@ -240,6 +240,44 @@ static PetscErrorCode MatSpmvFactorFill(Mat_SpmvFactor *f)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* As PCFactor's default package of our types (MatSpmvFactorFallback_C composed by the layer), the
+   reason to hand the factorization to cuSPARSE's, or "" to keep it: settings this package does not
+   take (drop tolerances, pivot shifts, orderings other than natural), and shapes where cuSPARSE's
+   was measured faster (docs/results.md, "ILU(0) and ICC(0) by MATSOLVERSPMV next to cuSPARSE's"):
+   ICC(k) for k >= 1 (a 2D Laplacian's ICC(1)), and rows of more than MATSPMV_DEFAULT_MAX_ROW
+   nonzeros on average (KSP ex56's 81: longer factorization and no faster solves) */
+#define MATSPMV_DEFAULT_MAX_ROW 32
+static PetscErrorCode MatSpmvFactorDefaultDeclines(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info, char *why, size_t len)
+{
+  const char *name = F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU";
+  PetscBool   identity;
+  PetscReal   mean;
+
+  PetscFunctionBegin;
+  why[0] = 0;
+  if (info->levels < 0 || info->levels != (PetscInt)info->levels) PetscCall(PetscSNPrintf(why, len, "%s with %g levels", name, (double)info->levels));
+  else if (info->usedt) PetscCall(PetscSNPrintf(why, len, "drop tolerances"));
+  else if (!(info->shifttype == (PetscReal)MAT_SHIFT_NONE || (F->factortype == MAT_FACTOR_ICC && info->shifttype == (PetscReal)MAT_SHIFT_POSITIVE_DEFINITE)))
+    PetscCall(PetscSNPrintf(why, len, "pivot shift %s", MatFactorShiftTypes[(int)info->shifttype]));
+  for (int k = 0; k < 2 && !why[0]; k++) {
+    IS is = k ? col : row;
+
+    if (!is) continue;
+    PetscCall(ISIdentity(is, &identity));
+    if (!identity) PetscCall(PetscSNPrintf(why, len, "an ordering other than natural"));
+  }
+  if (why[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  if (F->factortype == MAT_FACTOR_ICC && info->levels >= 1) PetscCall(PetscSNPrintf(why, len, "ICC(%d), measured faster with cuSPARSE's", (int)info->levels));
+  {
+    MatInfo minfo;
+
+    PetscCall(MatGetInfo(A, MAT_LOCAL, &minfo));
+    mean = A->rmap->n ? (PetscReal)minfo.nz_used / (PetscReal)A->rmap->n : 0;
+  }
+  if (!why[0] && mean > MATSPMV_DEFAULT_MAX_ROW) PetscCall(PetscSNPrintf(why, len, "%.0f nonzeros per row on average (more than %d), measured faster with cuSPARSE's", (double)mean, MATSPMV_DEFAULT_MAX_ROW));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The factor's pattern: A's (ILU), or A's upper triangle and its mirror image (ICC reads the upper
    triangle only, as PETSc's: the ILU(k) of a symmetric matrix is its incomplete L D L^T, U = D L^T),
    vmap then naming the entry of A's values behind each factor entry */
@@ -252,6 +290,20 @@ static PetscErrorCode MatSpmvFactorSymbolic(Mat F, Mat A, IS row, IS col, const 
   PetscBool       done;
 
   PetscFunctionBegin;
+  { /* PCFactor's default: this package, or cuSPARSE's where it declines (F becomes cuSPARSE's factor) */
+    PetscErrorCode (*fallback)(Mat, Mat, IS, IS, const MatFactorInfo *, const char *) = NULL;
+    char why[160];
+
+    PetscCall(PetscObjectQueryFunction((PetscObject)F, "MatSpmvFactorFallback_C", &fallback));
+    if (fallback) {
+      PetscCall(MatSpmvFactorDefaultDeclines(F, A, row, col, info, why, sizeof(why)));
+      if (why[0]) {
+        PetscCall((*fallback)(F, A, row, col, info, why));
+        PetscFunctionReturn(PETSC_SUCCESS);
+      }
+      PetscCall(PetscInfo(A, "MATSOLVERSPMV, PCFactor's default package for %s, takes the %s factorization\n", ((PetscObject)A)->type_name, MatFactorTypes[F->factortype]));
+    }
+  }
   PetscCall(MatSpmvFactorCheckInfo(F, row, col, info));
   PetscCall(MatSpmvFactorReset(f));
   PetscCall(MatSpmvFactorGetRows(A, &n, &ai, &aj));

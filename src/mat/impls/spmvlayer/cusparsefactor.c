@@ -142,18 +142,60 @@ static PetscErrorCode MatGetFactor_SeqAIJSpmv_CUSPARSE(Mat A, MatFactorType ftyp
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* With a GPU, PCFactor's default (MatGetFactor() without a solver type) finds this exact
-   registration before the prefix match that would give SeqAIJ's host factor */
+/* The default package declined the factorization (MATSOLVERSPMV's symbolic phase says why): F
+   becomes cuSPARSE's factor of A, its symbolic phase done, in place (PCFactor keeps F) */
+static PetscErrorCode MatSpmvFactorToCUSPARSE(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info, const char *why)
+{
+  Mat G;
+
+  PetscFunctionBegin;
+  PetscCall(PetscInfo(A, "PCFactor's default package for %s hands the %s factorization to cusparse: %s (-pc_factor_mat_solver_type spmv insists)\n", ((PetscObject)A)->type_name, MatFactorTypes[F->factortype], why));
+  PetscCall(MatGetFactor_SeqAIJSpmv_CUSPARSE(A, F->factortype, &G));
+  if (F->factortype == MAT_FACTOR_ICC) PetscCall(MatICCFactorSymbolic(G, A, row, info));
+  else PetscCall(MatILUFactorSymbolic(G, A, row, col, info));
+  PetscCall(MatHeaderReplace(F, &G));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* PCFactor's default ILU and ICC for our types (MatGetFactor() with no solver type): MATSOLVERSPMV,
+   which hands the factorization to cuSPARSE's where it does not take the settings or cuSPARSE's
+   was measured faster (its symbolic phase decides; -info says which and why) */
+static PetscErrorCode MatGetFactor_SeqAIJSpmv_Default(Mat A, MatFactorType ftype, Mat *F)
+{
+  MatSolverFn *create = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatSolverTypeGet(MATSOLVERSPMV, ((PetscObject)A)->type_name, ftype, NULL, NULL, &create));
+  if (!create) { /* the package is not registered: cuSPARSE's */
+    PetscCall(MatGetFactor_SeqAIJSpmv_CUSPARSE(A, ftype, F));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall((*create)(A, ftype, F));
+  PetscCall(PetscObjectComposeFunction((PetscObject)*F, "MatSpmvFactorFallback_C", MatSpmvFactorToCUSPARSE));
+  (*F)->canuseordering = PETSC_TRUE; /* an ordering the user asks for reaches the symbolic phase, which then declines */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* With a GPU. PCFactor's default (MatGetFactor() without a solver type) takes the first package
+   registered with our exact type name: cuSPARSE's, registered by PETSc before ours, whose entry
+   gives LU and Cholesky to aijcusparse and ILU and ICC to the default above. An explicit solver type
+   takes the first entry whose name our type begins with: for cusparse the entry under the type name
+   less its last letter, registered first, which gives cuSPARSE's factors of every kind (an entry
+   under the full name would answer first, and send ILU to MATSOLVERSPMV) */
 PetscErrorCode MatSpmvRegisterFactors(MatSpmvFormat *fmt)
 {
   PetscBool usecusparse;
+  char      prefix[64];
 
   PetscFunctionBegin;
   PetscCall(MatSpmvUseCUSPARSEBase(&usecusparse));
   if (!usecusparse) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscStrncpy(prefix, fmt->seqtype, sizeof(prefix)));
+  prefix[strlen(prefix) - 1] = 0;
+  for (MatFactorType t = MAT_FACTOR_LU; t <= MAT_FACTOR_ICC; t = (MatFactorType)(t + 1)) PetscCall(MatSolverTypeRegister(MATSOLVERCUSPARSE, prefix, t, MatGetFactor_SeqAIJSpmv_CUSPARSE));
   PetscCall(MatSolverTypeRegister(MATSOLVERCUSPARSE, fmt->seqtype, MAT_FACTOR_LU, MatGetFactor_SeqAIJSpmv_CUSPARSE));
   PetscCall(MatSolverTypeRegister(MATSOLVERCUSPARSE, fmt->seqtype, MAT_FACTOR_CHOLESKY, MatGetFactor_SeqAIJSpmv_CUSPARSE));
-  PetscCall(MatSolverTypeRegister(MATSOLVERCUSPARSE, fmt->seqtype, MAT_FACTOR_ILU, MatGetFactor_SeqAIJSpmv_CUSPARSE));
-  PetscCall(MatSolverTypeRegister(MATSOLVERCUSPARSE, fmt->seqtype, MAT_FACTOR_ICC, MatGetFactor_SeqAIJSpmv_CUSPARSE));
+  PetscCall(MatSolverTypeRegister(MATSOLVERCUSPARSE, fmt->seqtype, MAT_FACTOR_ILU, MatGetFactor_SeqAIJSpmv_Default));
+  PetscCall(MatSolverTypeRegister(MATSOLVERCUSPARSE, fmt->seqtype, MAT_FACTOR_ICC, MatGetFactor_SeqAIJSpmv_Default));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
