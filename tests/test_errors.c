@@ -173,6 +173,16 @@ static PetscErrorCode TestELLRPadding(PetscRandom rnd)
   PetscCall(MatConvert(Eref, MATELLR, MAT_INITIAL_MATRIX, &E));
   PetscCall(MatSpmvCheckLayout(E));
   PetscCall(CheckProducts(E, Eref, rnd, "a long column: A^T given to ipcsr"));
+  { /* MatTranspose() of it has the long row: a new ELLR matrix PETSc derived, given to ipcsr too */
+    Mat T, Tref;
+
+    PetscCall(MatTranspose(E, MAT_INITIAL_MATRIX, &T));
+    PetscCall(MatTranspose(Eref, MAT_INITIAL_MATRIX, &Tref));
+    PetscCall(MatSpmvCheckLayout(T));
+    PetscCall(CheckProducts(T, Tref, rnd, "MatTranspose of a long column: a derived operator given to ipcsr"));
+    PetscCall(MatDestroy(&T));
+    PetscCall(MatDestroy(&Tref));
+  }
   PetscCall(MatDestroy(&E));
   PetscCall(MatDestroy(&Eref));
 

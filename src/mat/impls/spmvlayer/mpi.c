@@ -42,7 +42,7 @@ static PetscErrorCode MatSpmvMPISyncBlocks(Mat A, PetscBool push)
     PetscCall(PetscObjectTypeCompare((PetscObject)blk[b], sp->format->seqtype, &ours));
     PetscCheck(ours, PetscObjectComm((PetscObject)A), PETSC_ERR_PLIB, "Block of %s has type %s", sp->format->mpitype, ((PetscObject)blk[b])->type_name);
     /* the off-diagonal block, and the blocks of a product's result, are operators the user did not choose a format for */
-    if (b == 1 || A->product) MatSpmvSeq(blk[b])->derived = PETSC_TRUE;
+    if (b == 1 || A->product || sp->derived) MatSpmvSeq(blk[b])->derived = PETSC_TRUE;
     if (b == 1) MatSpmvSeq(blk[b])->offdiag = PETSC_TRUE;
     if (!push) {
       PetscCall(MatSpmvPrepare_SeqAIJSpmv(blk[b]));
@@ -199,6 +199,20 @@ static PetscErrorCode MatEliminateZeros_MPIAIJSpmv(Mat A, PetscBool keep)
     if (after != before[b] && MatSpmvMPIBase(A)->cusparse) blk[b]->offloadmask = PETSC_OFFLOAD_CPU;
   }
   MatSpmvMPIAgreeAgain(A); /* the blocks' patterns changed under the same nonzero state of A */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MPIAIJ's transpose makes a matrix of our type: an operator PETSc derived, whose blocks a format
+   that refuses their patterns gives way on (ELLR's padding, as for the blocks of a product) */
+static PetscErrorCode MatTranspose_MPIAIJSpmv(Mat A, MatReuse reuse, Mat *B)
+{
+  Mat_MPIAIJSpmv *bsp;
+
+  PetscFunctionBegin;
+  PetscCall(((Mat_MPIAIJSpmv *)A->spptr)->base->transpose(A, reuse, B));
+  if (reuse != MAT_INITIAL_MATRIX) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvMPIGetData(*B, &bsp));
+  if (bsp) bsp->derived = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -408,6 +422,7 @@ static PetscErrorCode MatConvert_MPIAIJSpmv_MPIAIJ(Mat A, MatType type, MatReuse
   B->ops->assemblyend           = base->assemblyend;
   B->ops->view                  = base->view;
   B->ops->eliminatezeros        = base->eliminatezeros;
+  B->ops->transpose             = base->transpose;
   B->ops->productsetfromoptions = base->productsetfromoptions;
   if (B->preallocated) {
     PetscCall(MatMPIAIJGetSeqAIJ(B, &blk[0], &blk[1], &garray));
@@ -474,6 +489,7 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJSpmv(Mat A, MatType type, MatReuse reuse,
   B->ops->assemblyend      = MatAssemblyEnd_MPIAIJSpmv;
   B->ops->view             = MatView_MPIAIJSpmv;
   B->ops->eliminatezeros   = MatEliminateZeros_MPIAIJSpmv;
+  B->ops->transpose        = MatTranspose_MPIAIJSpmv;
 
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatMPIAIJSetPreallocation_C", MatMPIAIJSetPreallocation_MPIAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", MatSetPreallocationCOO_MPIAIJSpmv));

@@ -310,9 +310,12 @@ static PetscErrorCode MatTranspose_SeqAIJSpmv(Mat A, MatReuse reuse, Mat *B)
 
   PetscFunctionBegin;
   PetscCall(sp->base->transpose(A, reuse, B));
-  if (reuse != MAT_REUSE_MATRIX) PetscFunctionReturn(PETSC_SUCCESS);
+  if (reuse == MAT_INPLACE_MATRIX) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSpmvSeqGetData(*B, &bsp));
-  if (bsp && bsp->base->cusparse && (*B)->offloadmask != PETSC_OFFLOAD_UNALLOCATED) (*B)->offloadmask = PETSC_OFFLOAD_CPU;
+  if (!bsp) PetscFunctionReturn(PETSC_SUCCESS);
+  /* a new transpose is an operator PETSc derived: a format that refuses its pattern gives way */
+  if (reuse == MAT_INITIAL_MATRIX) bsp->derived = PETSC_TRUE;
+  else if (bsp->base->cusparse && (*B)->offloadmask != PETSC_OFFLOAD_UNALLOCATED) (*B)->offloadmask = PETSC_OFFLOAD_CPU;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

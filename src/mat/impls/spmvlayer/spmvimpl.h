@@ -256,6 +256,7 @@ typedef struct {
   PetscBool        agreed[2];
   PetscObjectState agreedstate[2];
   PetscBool        frommaij; /* a MAIJ operand of a product, converted: products with it keep our type */
+  PetscBool        derived;  /* PETSc made it (a transpose): its blocks are derived operators too */
 } Mat_MPIAIJSpmv;
 #define MATSPMV_MPI_DATA "MatSpmvMPIData"
 /* the data of A, NULL if A is not one of our MPI matrices */
