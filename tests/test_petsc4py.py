@@ -13,22 +13,7 @@ import petsc4py
 petsc4py.init([sys.argv[0], "-dll_append", sys.argv[1]] + sys.argv[2:])
 from petsc4py import PETSc  # noqa: E402  (after init, which loads our library)
 
-
-def laplacian(n, mtype):
-    """The 2D 5-point Laplacian on an n x n grid, rows distributed as PETSc chooses."""
-    A = PETSc.Mat().create(comm=PETSc.COMM_WORLD)
-    A.setSizes([n * n, n * n])
-    A.setType(mtype)
-    A.setPreallocationNNZ((5, 4))
-    lo, hi = A.getOwnershipRange()
-    for r in range(lo, hi):
-        i, j = divmod(r, n)
-        A.setValue(r, r, 4.0)
-        for ii, jj in ((i - 1, j), (i + 1, j), (i, j - 1), (i, j + 1)):
-            if 0 <= ii < n and 0 <= jj < n:
-                A.setValue(r, ii * n + jj, -1.0)
-    A.assemble()
-    return A
+from laplacian import laplacian  # noqa: E402
 
 
 def solve(A, package):
@@ -67,7 +52,7 @@ def relative_difference(a, ref):
 def main():
     n = 40
     failed = []
-    A = laplacian(n, PETSc.Mat.Type.AIJ)
+    A = laplacian(PETSc, n, PETSc.Mat.Type.AIJ)
     xref, itref, reason, _ = solve(A, "petsc")
     assert reason > 0, "AIJ reference did not converge"
     v = A.createVecRight()
@@ -75,7 +60,7 @@ def main():
     yref = A.createVecLeft()
     A.mult(v, yref)
     for t in ("brc", "spmv", "ellr"):
-        B = laplacian(n, t)
+        B = laplacian(PETSc, n, t)
         kind = B.getType()
         y = B.createVecLeft()
         vb = B.createVecRight()

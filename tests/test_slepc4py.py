@@ -13,21 +13,7 @@ slepc4py.init([sys.argv[0], "-dll_append", sys.argv[1]] + sys.argv[2:])
 from petsc4py import PETSc  # noqa: E402
 from slepc4py import SLEPc  # noqa: E402
 
-
-def laplacian(n, mtype):
-    A = PETSc.Mat().create(comm=PETSc.COMM_WORLD)
-    A.setSizes([n * n, n * n])
-    A.setType(mtype)
-    A.setPreallocationNNZ((5, 4))
-    lo, hi = A.getOwnershipRange()
-    for r in range(lo, hi):
-        i, j = divmod(r, n)
-        A.setValue(r, r, 4.0)
-        for ii, jj in ((i - 1, j), (i + 1, j), (i, j - 1), (i, j + 1)):
-            if 0 <= ii < n and 0 <= jj < n:
-                A.setValue(r, ii * n + jj, -1.0)
-    A.assemble()
-    return A
+from laplacian import laplacian  # noqa: E402
 
 
 def eigenvalues(A, smallest, package):
@@ -67,10 +53,10 @@ def main():
     n = 30
     failed = []
     for smallest in (False, True):
-        ref = eigenvalues(laplacian(n, PETSc.Mat.Type.AIJ), smallest, "petsc")
+        ref = eigenvalues(laplacian(PETSc, n, PETSc.Mat.Type.AIJ), smallest, "petsc")
         assert len(ref) == 4, "AIJ reference did not converge"
         for t in ("brc", "spmv", "ellr"):
-            got = eigenvalues(laplacian(n, t), smallest, "spmv")
+            got = eigenvalues(laplacian(PETSc, n, t), smallest, "spmv")
             err = max(abs(a - b) / abs(b) for a, b in zip(got, ref)) if len(got) == 4 else 1.0
             ok = err < 1e-8
             what = "smallest (shift-and-invert, CG + ICC(0) by spmv)" if smallest else "largest"
