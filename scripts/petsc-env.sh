@@ -21,8 +21,13 @@ export PETSC_DIR PETSC_ARCH
 # an earlier LD_LIBRARY_PATH directory (containers) still wins. (Plain greps, not grep -q: with
 # pipefail an early exit makes the pipe fail.)
 petscspmv_driver=0
+petscspmv_seen=
 for petscspmv_ldc in "$(command -v ldconfig 2>/dev/null)" /sbin/ldconfig /usr/sbin/ldconfig; do
-  if [ -x "$petscspmv_ldc" ] && "$petscspmv_ldc" -p 2>/dev/null | grep 'libcuda\.so\.1 ' >/dev/null; then petscspmv_driver=1; break; fi
+  [ -x "$petscspmv_ldc" ] || continue
+  petscspmv_real=$(readlink -f "$petscspmv_ldc")
+  case " $petscspmv_seen " in *" $petscspmv_real "*) continue ;; esac # the same program: asked once
+  petscspmv_seen="$petscspmv_seen $petscspmv_real"
+  if "$petscspmv_ldc" -p 2>/dev/null | grep 'libcuda\.so\.1 ' >/dev/null; then petscspmv_driver=1; break; fi
 done
 if [ -e /dev/nvidiactl ] || { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep GPU >/dev/null; }; then petscspmv_driver=1; fi
 if [ $petscspmv_driver = 0 ] && [ -d "$PETSCSPMV_CACHE/nodriver" ]; then
@@ -31,7 +36,7 @@ if [ $petscspmv_driver = 0 ] && [ -d "$PETSCSPMV_CACHE/nodriver" ]; then
   *) export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$PETSCSPMV_CACHE/nodriver ;;
   esac
 fi
-unset petscspmv_driver petscspmv_ldc
+unset petscspmv_driver petscspmv_ldc petscspmv_seen petscspmv_real
 # The MPI launcher: $MPIEXEC when set, else the one PETSc was configured with (MPIEXEC in
 # petscvariables, used only if it runs here: a bundle's may name the build machine's), else
 # mpiexec. Scripts run N ranks with $PETSCSPMV_MPIEXEC_N N prog ..., which is the launcher with

@@ -82,26 +82,52 @@ static PetscErrorCode MatSpmvFactorChooseUnit(Mat_SpmvFactor *f, PetscInt bs, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* what both factorizations refuse: fill, drop tolerances, orderings; ILU shifts nothing, ICC accepts
-   PCICC's default positive-definite shift as long as no pivot needs it (the numeric phase reports
-   one that would as a zero pivot) */
-static PetscErrorCode MatSpmvFactorCheckInfo(Mat F, IS row, IS col, const MatFactorInfo *info)
+/* The settings this package does not take: drop tolerances, levels that are not a whole number,
+   pivot shifts (ILU shifts nothing; ICC accepts PCICC's default positive-definite shift as long as no
+   pivot needs it: the numeric phase reports one that would as a zero pivot) and orderings other
+   than natural. why: the first one met ("" if none), hint: what the user can do, code: its error */
+static PetscErrorCode MatSpmvFactorRefuses(Mat F, IS row, IS col, const MatFactorInfo *info, char *why, size_t len, const char **hint, PetscErrorCode *code)
 {
-  const char *name = F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU";
-  PetscBool   identity;
+  PetscBool identity;
 
   PetscFunctionBegin;
-  PetscCheck(info->levels >= 0 && info->levels == (PetscInt)info->levels, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s(k) needs a whole number of levels k >= 0, not %g", name, (double)info->levels);
-  PetscCheck(!info->usedt, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv has no drop-tolerance ILU: use -pc_factor_mat_solver_type petsc");
-  PetscCheck(info->shifttype == (PetscReal)MAT_SHIFT_NONE || (F->factortype == MAT_FACTOR_ICC && info->shifttype == (PetscReal)MAT_SHIFT_POSITIVE_DEFINITE), PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv does not shift pivots: use -pc_factor_shift_type none, or -pc_factor_mat_solver_type petsc for %s",
-             MatFactorShiftTypes[(int)info->shifttype]);
-  for (int k = 0; k < 2; k++) {
+  why[0] = 0;
+  *hint  = "";
+  *code  = PETSC_ERR_SUP;
+  if (info->levels < 0 || info->levels != (PetscInt)info->levels) {
+    PetscCall(PetscSNPrintf(why, len, "%s with %g levels", F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU", (double)info->levels));
+    *hint = "give a whole number of levels k >= 0";
+    *code = PETSC_ERR_ARG_OUTOFRANGE;
+  } else if (info->usedt) {
+    PetscCall(PetscSNPrintf(why, len, "drop tolerances"));
+    *hint = "use -pc_factor_mat_solver_type petsc";
+  } else if (!(info->shifttype == (PetscReal)MAT_SHIFT_NONE || (F->factortype == MAT_FACTOR_ICC && info->shifttype == (PetscReal)MAT_SHIFT_POSITIVE_DEFINITE))) {
+    PetscCall(PetscSNPrintf(why, len, "pivot shift %s", MatFactorShiftTypes[(int)info->shifttype]));
+    *hint = "use -pc_factor_shift_type none, or -pc_factor_mat_solver_type petsc";
+  }
+  for (int k = 0; k < 2 && !why[0]; k++) {
     IS is = k ? col : row;
 
     if (!is) continue;
     PetscCall(ISIdentity(is, &identity));
-    PetscCheck(identity, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv factors in the natural ordering: use -pc_factor_mat_ordering_type natural");
+    if (!identity) {
+      PetscCall(PetscSNPrintf(why, len, "an ordering other than natural"));
+      *hint = "use -pc_factor_mat_ordering_type natural";
+    }
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* asked for explicitly, the package stops with an error on a setting it does not take */
+static PetscErrorCode MatSpmvFactorCheckInfo(Mat F, IS row, IS col, const MatFactorInfo *info)
+{
+  char           why[128];
+  const char    *hint;
+  PetscErrorCode code;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvFactorRefuses(F, row, col, info, why, sizeof(why), &hint, &code));
+  PetscCheck(!why[0], PETSC_COMM_SELF, code, "-pc_factor_mat_solver_type spmv does not take %s: %s", why, hint);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -249,32 +275,21 @@ static PetscErrorCode MatSpmvFactorFill(Mat_SpmvFactor *f)
 #define MATSPMV_DEFAULT_MAX_ROW 32
 static PetscErrorCode MatSpmvFactorDefaultDeclines(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info, char *why, size_t len)
 {
-  const char *name = F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU";
-  PetscBool   identity;
-  PetscReal   mean;
+  const char    *hint;
+  PetscErrorCode code;
+  MatInfo        minfo;
+  PetscReal      mean;
 
   PetscFunctionBegin;
-  why[0] = 0;
-  if (info->levels < 0 || info->levels != (PetscInt)info->levels) PetscCall(PetscSNPrintf(why, len, "%s with %g levels", name, (double)info->levels));
-  else if (info->usedt) PetscCall(PetscSNPrintf(why, len, "drop tolerances"));
-  else if (!(info->shifttype == (PetscReal)MAT_SHIFT_NONE || (F->factortype == MAT_FACTOR_ICC && info->shifttype == (PetscReal)MAT_SHIFT_POSITIVE_DEFINITE)))
-    PetscCall(PetscSNPrintf(why, len, "pivot shift %s", MatFactorShiftTypes[(int)info->shifttype]));
-  for (int k = 0; k < 2 && !why[0]; k++) {
-    IS is = k ? col : row;
-
-    if (!is) continue;
-    PetscCall(ISIdentity(is, &identity));
-    if (!identity) PetscCall(PetscSNPrintf(why, len, "an ordering other than natural"));
-  }
+  PetscCall(MatSpmvFactorRefuses(F, row, col, info, why, len, &hint, &code));
   if (why[0]) PetscFunctionReturn(PETSC_SUCCESS);
-  if (F->factortype == MAT_FACTOR_ICC && info->levels >= 1) PetscCall(PetscSNPrintf(why, len, "ICC(%d), measured faster with cuSPARSE's", (int)info->levels));
-  {
-    MatInfo minfo;
-
-    PetscCall(MatGetInfo(A, MAT_LOCAL, &minfo));
-    mean = A->rmap->n ? (PetscReal)minfo.nz_used / (PetscReal)A->rmap->n : 0;
+  if (F->factortype == MAT_FACTOR_ICC && info->levels >= 1) {
+    PetscCall(PetscSNPrintf(why, len, "ICC(%d), measured faster with cuSPARSE's", (int)info->levels));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (!why[0] && mean > MATSPMV_DEFAULT_MAX_ROW) PetscCall(PetscSNPrintf(why, len, "%.0f nonzeros per row on average (more than %d), measured faster with cuSPARSE's", (double)mean, MATSPMV_DEFAULT_MAX_ROW));
+  PetscCall(MatGetInfo(A, MAT_LOCAL, &minfo));
+  mean = A->rmap->n ? (PetscReal)minfo.nz_used / (PetscReal)A->rmap->n : 0;
+  if (mean > MATSPMV_DEFAULT_MAX_ROW) PetscCall(PetscSNPrintf(why, len, "%.0f nonzeros per row on average (more than %d), measured faster with cuSPARSE's", (double)mean, MATSPMV_DEFAULT_MAX_ROW));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
