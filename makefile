@@ -60,7 +60,7 @@ PETSCSPMV_CACHE_SRC := $(shell PETSCSPMV_VARIANT=$(PETSCSPMV_VARIANT) bash -c '.
 TESTS    = $(BINDIR)/test_matrices $(BINDIR)/test_ops $(BINDIR)/test_order $(BINDIR)/test_errors $(BINDIR)/test_spmv $(BINDIR)/test_compose $(BINDIR)/test_factor $(BINDIR)/test_installed
 EXAMPLES = $(BINDIR)/ex1
 BENCH    = $(BINDIR)/spmvbench
-STOCK    = $(BINDIR)/ex19 $(BINDIR)/ksp_ex2 $(BINDIR)/ksp_ex56 $(BINDIR)/snes_ex12 $(BINDIR)/snes_ex62
+STOCK    = $(BINDIR)/ex19 $(BINDIR)/ksp_ex2 $(BINDIR)/ksp_ex45 $(BINDIR)/ksp_ex56 $(BINDIR)/snes_ex12 $(BINDIR)/snes_ex62
 
 all: check-petsc $(LIB) $(TESTS) $(EXAMPLES) $(BENCH) $(STOCK)
 
@@ -120,6 +120,10 @@ $(BINDIR)/ex19: $(PETSC_SRC)/snes/tutorials/ex19.c
 	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< $(PETSC_LIB)
 
 $(BINDIR)/ksp_ex2: $(PETSC_SRC)/ksp/ksp/tutorials/ex2.c
+	@mkdir -p $(@D)
+	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< $(PETSC_LIB)
+
+$(BINDIR)/ksp_ex45: $(PETSC_SRC)/ksp/ksp/tutorials/ex45.c
 	@mkdir -p $(@D)
 	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< $(PETSC_LIB)
 

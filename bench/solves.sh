@@ -7,6 +7,9 @@
 #
 #   ex19ilu    SNES ex19 256 x 256, PETSc's default PC (ILU(0); block Jacobi + ILU(0) on 2 ranks)
 #   ex19ilu512 the same on 512 x 512
+#   ex45jac    KSP ex45 160^3 (3D Laplacian, 7 points), CG + Jacobi: a short solve of products
+#   ex45gamg   the same with CG + GAMG (PETSc's defaults)
+#   ex56iccdef KSP ex56 -ne 47, CG + ICC(0) with PETSc's default factor package (-pc_type icc only)
 #   ex56gamg   KSP ex56 -ne 48, CG + GAMG (Chebyshev/Jacobi smoothers, near-null space)
 #   ex56gamgdef  the same with PETSc's default GAMG options (no near-null space)
 #   ex56gamg0  the same, unsmoothed aggregation (-pc_gamg_agg_nsmooths 0)
@@ -65,6 +68,9 @@ args() { # case type -> the program and its options
   ex19ilu) echo "$bin/ex19 -da_grid_x 256 -da_grid_y 256 -snes_converged_reason -ksp_converged_reason -dm_vec_type cuda -dm_mat_type $t ${load[*]}" ;;
   ex19ilu512) echo "$bin/ex19 -da_grid_x 512 -da_grid_y 512 -snes_converged_reason -ksp_converged_reason -dm_vec_type cuda -dm_mat_type $t ${load[*]}" ;;
   ex19poly) echo "$bin/ex19 -da_grid_x 1024 -da_grid_y 1024 -snes_converged_reason -ksp_converged_reason -ksp_max_it 4096 -dm_vec_type cuda -dm_mat_type $t $poly ${load[*]}" ;;
+  ex45jac) echo "$bin/ksp_ex45 -da_grid_x 160 -da_grid_y 160 -da_grid_z 160 -ksp_type cg -pc_type jacobi -ksp_converged_reason -dm_mat_type $t -dm_vec_type cuda ${load[*]}" ;;
+  ex45gamg) echo "$bin/ksp_ex45 -da_grid_x 160 -da_grid_y 160 -da_grid_z 160 -ksp_type cg -pc_type gamg -ksp_converged_reason -dm_mat_type $t -dm_vec_type cuda ${load[*]}" ;;
+  ex56iccdef) echo "$bin/ksp_ex56 -ne 47 -ksp_type cg $icc -ksp_converged_reason -mat_type $t -vec_type cuda ${load[*]}" ;;
   ex56gamgdef) echo "$bin/ksp_ex56 -ne 48 -ksp_type cg -pc_type gamg -ksp_converged_reason -mat_type $t -vec_type cuda ${load[*]}" ;;
   ex56gamg0) echo "$bin/ksp_ex56 -ne 48 -ksp_type cg -pc_type gamg -pc_gamg_agg_nsmooths 0 -ksp_converged_reason -mat_type $t -vec_type cuda ${load[*]}" ;;
   ex19mg) echo "$bin/ex19 -da_grid_x 65 -da_grid_y 65 -da_refine 2 -pc_type mg -pc_mg_galerkin pmat -snes_converged_reason -ksp_converged_reason -dm_vec_type cuda -dm_mat_type $t ${load[*]}" ;;

@@ -156,8 +156,8 @@ for t in $types; do
   fi
   # what PETSc builds from our matrices: every product type with every kind of second operand
   other=ellr; [ $t = ellr ] && other=brc
-  run "$t: matrix-matrix products (x $other, aijcusparse, aij, MAIJ, dense), 1 rank" $bin/test_compose -type $t -other $other -gpu $gpu "${gpuopt[@]}" -mat_${other}_backend "${gpuopt[1]}"
-  run "$t: matrix-matrix products (x $other, aijcusparse, aij, MAIJ, dense), 2 ranks" $np2 $bin/test_compose -type $t -other $other -gpu $gpu "${gpuopt[@]}" -mat_${other}_backend "${gpuopt[1]}"
+  run "$t: matrix-matrix products (x $other, aijcusparse, aij, MAIJ, dense; after each change of values), 1 rank" $bin/test_compose -type $t -other $other -gpu $gpu "${gpuopt[@]}" -mat_${other}_backend "${gpuopt[1]}"
+  run "$t: matrix-matrix products (x $other, aijcusparse, aij, MAIJ, dense; after each change of values), 2 ranks" $np2 $bin/test_compose -type $t -other $other -gpu $gpu "${gpuopt[@]}" -mat_${other}_backend "${gpuopt[1]}"
   # preconditioners that compose our matrices, with PETSc's default options first, next to the
   # base type (aijcusparse with a GPU): GAMG's Galerkin products and smoothed prolongators, PCMG's
   # Galerkin operators through a MAIJ interpolation, ICC, ASM with ILU sub-solves

@@ -3,7 +3,8 @@ static char help[] = "Matrix-matrix products with a petscspmv matrix, against MA
                      "  -type <brc>    petscspmv type of A\n"
                      "  -other <ellr>  another petscspmv type, for mixed products\n"
                      "  -gpu <0>       1: the GPU is used (aijcusparse and densecuda operands, results of A's type)\n"
-                     "  -n <12>        grid points per direction of A's grid (A has 2 n^2 rows: two fields per point)\n";
+                     "  -n <12>        grid points per direction of A's grid (A has 2 n^2 rows: two fields per point)\n"
+                     "  -operand_products <1>  0: only the products after each change of values (as aijcusparse's own defects are shown)\n";
 
 #include <petscspmv.h>
 #include "check.h"
@@ -206,12 +207,216 @@ static PetscBool Supported(MatProductType ptype, OperandKind kind, PetscBool gpu
   return PETSC_TRUE;
 }
 
+/* The changes of values a user makes between products, each on the device when A is there: A's
+   values become a function of the old ones, the pattern stays */
+typedef enum {
+  CHANGE_SCALE,
+  CHANGE_SHIFT,
+  CHANGE_AXPY,
+  CHANGE_DIAGONALSCALE,
+  CHANGE_COO,
+  CHANGE_KINDS
+} ChangeKind;
+static const char *const ChangeNames[] = {"MatScale", "MatShift", "MatAXPY", "MatDiagonalScale", "MatSetValuesCOO"};
+
+/* A's entries, as COO triples on this process (the rows it owns); PetscFree3 */
+static PetscErrorCode GetCOO(Mat A, PetscCount *ncoo, PetscInt **ci, PetscInt **cj, PetscScalar **cv)
+{
+  PetscInt rstart, rend, k = 0, nz = 0;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  for (PetscInt i = rstart; i < rend; i++) {
+    PetscInt ncols;
+
+    PetscCall(MatGetRow(A, i, &ncols, NULL, NULL));
+    nz += ncols;
+    PetscCall(MatRestoreRow(A, i, &ncols, NULL, NULL));
+  }
+  PetscCall(PetscMalloc3(nz, ci, nz, cj, nz, cv));
+  for (PetscInt i = rstart; i < rend; i++) {
+    const PetscInt    *cols;
+    const PetscScalar *vals;
+    PetscInt           ncols;
+
+    PetscCall(MatGetRow(A, i, &ncols, &cols, &vals));
+    for (PetscInt q = 0; q < ncols; q++, k++) {
+      (*ci)[k] = i;
+      (*cj)[k] = cols[q];
+      (*cv)[k] = vals[q];
+    }
+    PetscCall(MatRestoreRow(A, i, &ncols, &cols, &vals));
+  }
+  *ncoo = nz;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A's values changed by one of the changes; the same call on A and on its MATAIJ reference gives the same matrix */
+static PetscErrorCode ChangeValues(Mat A, ChangeKind change)
+{
+  PetscFunctionBegin;
+  switch (change) {
+  case CHANGE_SCALE:
+    PetscCall(MatScale(A, 1.5));
+    break;
+  case CHANGE_SHIFT:
+    PetscCall(MatShift(A, 0.75));
+    break;
+  case CHANGE_AXPY: {
+    Mat X;
+
+    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &X));
+    PetscCall(MatScale(X, 0.25));
+    PetscCall(MatAXPY(A, 2.0, X, SAME_NONZERO_PATTERN)); /* A = 1.5 A */
+    PetscCall(MatDestroy(&X));
+  } break;
+  case CHANGE_DIAGONALSCALE: {
+    Vec      l, r;
+    PetscInt lo, hi;
+
+    PetscCall(MatCreateVecs(A, &r, &l));
+    PetscCall(VecGetOwnershipRange(l, &lo, &hi));
+    for (PetscInt i = lo; i < hi; i++) {
+      PetscCall(VecSetValue(l, i, 1.0 + 0.01 * (PetscReal)(i % 5), INSERT_VALUES));
+      PetscCall(VecSetValue(r, i, 2.0 - 0.02 * (PetscReal)(i % 3), INSERT_VALUES));
+    }
+    PetscCall(VecAssemblyBegin(l));
+    PetscCall(VecAssemblyEnd(l));
+    PetscCall(VecAssemblyBegin(r));
+    PetscCall(VecAssemblyEnd(r));
+    PetscCall(MatDiagonalScale(A, l, r));
+    PetscCall(VecDestroy(&l));
+    PetscCall(VecDestroy(&r));
+  } break;
+  case CHANGE_COO: { /* the entries doubled through COO (A was preallocated for it: SetUpCOO()): MatSetValuesCOO() writes device values */
+    PetscCount   ncoo = 0;
+    PetscInt    *ci, *cj;
+    PetscScalar *cv;
+
+    PetscCall(GetCOO(A, &ncoo, &ci, &cj, &cv));
+    for (PetscCount k = 0; k < ncoo; k++) cv[k] *= 2.0;
+    PetscCall(MatSetValuesCOO(A, cv, INSERT_VALUES));
+    PetscCall(PetscFree3(ci, cj, cv));
+  } break;
+  default:
+    SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_SUP, "No such change");
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A assembled again through COO with its own entries, once, as a COO user's matrix is: later changes
+   of CHANGE_COO only set values */
+static PetscErrorCode SetUpCOO(Mat A)
+{
+  PetscCount   ncoo = 0;
+  PetscInt    *ci, *cj;
+  PetscScalar *cv;
+
+  PetscFunctionBegin;
+  PetscCall(GetCOO(A, &ncoo, &ci, &cj, &cv));
+  PetscCall(MatSetPreallocationCOO(A, ncoo, ci, cj));
+  PetscCall(MatSetValuesCOO(A, cv, INSERT_VALUES));
+  PetscCall(PetscFree3(ci, cj, cv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A's values on the device, as after the products of a solve (the change then runs there) */
+static PetscErrorCode UseOnDevice(Mat A)
+{
+  Vec x, y;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateVecs(A, &x, &y));
+  PetscCall(VecSet(x, 1.0));
+  PetscCall(MatMult(A, x, y));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* CheckResult(), a failure counted and printed (all cases then run: which changes and products fail is the finding) */
+static PetscErrorCode CheckCounted(Mat D, Mat Dref, PetscRandom rnd, const char *what, PetscInt *failed)
+{
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = CheckResult(D, Dref, rnd, what);
+  PetscCall(PetscPopErrorHandler());
+  if (ierr) {
+    const char *msg = NULL;
+
+    (void)PetscErrorMessage(ierr, NULL, &msg);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAILED %s: %s\n", what, msg ? msg : ""));
+    (*failed)++;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Every change of values, made after A was used on the device, before every product type's first
+   product and again before its reuse: B of A's type, as GAMG's and PCMG's operands */
+static PetscErrorCode CheckChangesBeforeProducts(const char *type, PetscInt n, PetscInt N, PetscInt K, PetscRandom rnd, PetscBool gpu, PetscMPIInt size, PetscInt *tested, PetscInt *failed)
+{
+  PetscFunctionBegin;
+  for (int change = 0; change < CHANGE_KINDS; change++) {
+    for (size_t p = 0; p < PETSC_STATIC_ARRAY_LENGTH(ProductTypes); p++) {
+      const MatProductType ptype = ProductTypes[p];
+      Mat                  A, Aref, B, Bref, C = NULL, Cref = NULL, D = NULL, Dref = NULL;
+      const PetscInt       bm = (ptype == MATPRODUCT_ABt || ptype == MATPRODUCT_RARt) ? K : N;
+      const PetscInt       bn = (ptype == MATPRODUCT_ABt || ptype == MATPRODUCT_RARt || ptype == MATPRODUCT_ABC) ? N : K;
+      char                 what[256];
+
+      if (!Supported(ptype, OPERAND_SAME, gpu, size)) continue;
+      PetscCall(CreateSparse(type, N, N, 0, &A));
+      PetscCall(MatZeroEntries(A));
+      PetscCall(FillOperator(A, n));
+      PetscCall(CreateSparse(MATAIJ, N, N, 0, &Aref));
+      PetscCall(MatZeroEntries(Aref));
+      PetscCall(FillOperator(Aref, n));
+      PetscCall(CreateOperand(OPERAND_SAME, type, type, bm, bn, 1, &B, &Bref));
+      if (ptype == MATPRODUCT_ABC) PetscCall(CreateOperand(OPERAND_SAME, type, type, N, K, 2, &C, &Cref));
+      if (change == CHANGE_COO) {
+        PetscCall(SetUpCOO(A));
+        PetscCall(SetUpCOO(Aref));
+      }
+      PetscCall(UseOnDevice(A));
+      PetscCall(ChangeValues(A, (ChangeKind)change));
+      PetscCall(ChangeValues(Aref, (ChangeKind)change));
+      PetscCall(PetscSNPrintf(what, sizeof(what), "%s with A %s after %s on A", MatProductTypes[ptype], type, ChangeNames[change]));
+      PetscCall(Product(ptype, A, B, C, MAT_INITIAL_MATRIX, &D));
+      PetscCall(Product(ptype, Aref, Bref, Cref, MAT_INITIAL_MATRIX, &Dref));
+      PetscCall(CheckCounted(D, Dref, rnd, what, failed));
+      /* the same change again, then the product reused (aijcusparse's own reused A^T B and A B^T: see the other loop) */
+      if (!(gpu && !IsSpmv(A) && (ptype == MATPRODUCT_AtB || ptype == MATPRODUCT_ABt))) {
+        PetscCall(UseOnDevice(A));
+        PetscCall(ChangeValues(A, (ChangeKind)change));
+        PetscCall(ChangeValues(Aref, (ChangeKind)change));
+        PetscCall(Product(ptype, A, B, C, MAT_REUSE_MATRIX, &D));
+        PetscCall(Product(ptype, Aref, Bref, Cref, MAT_REUSE_MATRIX, &Dref));
+        PetscCall(PetscStrlcat(what, ", and reused after another", sizeof(what)));
+        PetscCall(CheckCounted(D, Dref, rnd, what, failed));
+      }
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "done %s\n", what));
+      (*tested)++;
+      PetscCall(MatDestroy(&D));
+      PetscCall(MatDestroy(&Dref));
+      PetscCall(MatDestroy(&A));
+      PetscCall(MatDestroy(&Aref));
+      PetscCall(MatDestroy(&B));
+      PetscCall(MatDestroy(&Bref));
+      PetscCall(MatDestroy(&C));
+      PetscCall(MatDestroy(&Cref));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   char        type[64] = MATBRC, other[64] = MATELLR;
-  PetscInt    n = 12, N, K, tested = 0;
+  PetscInt    n = 12, N, K, tested = 0, failed = 0;
   PetscRandom rnd;
-  PetscBool   gpu = PETSC_FALSE;
+  PetscBool   gpu = PETSC_FALSE, operands = PETSC_TRUE;
   PetscMPIInt size;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -226,7 +431,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu", &gpu, NULL));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
 
-  for (size_t p = 0; p < PETSC_STATIC_ARRAY_LENGTH(ProductTypes); p++) {
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-operand_products", &operands, NULL));
+  for (size_t p = 0; p < PETSC_STATIC_ARRAY_LENGTH(ProductTypes) && operands; p++) {
     MatProductType ptype = ProductTypes[p];
 
     for (int kind = 0; kind < OPERAND_KINDS; kind++) {
@@ -296,6 +502,8 @@ int main(int argc, char **argv)
       PetscCall(MatDestroy(&Cref));
     }
   }
+  PetscCall(CheckChangesBeforeProducts(type, n, N, K, rnd, gpu, size, &tested, &failed));
+  PetscCheck(!failed, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%" PetscInt_FMT " products after changes of values differ from MATAIJ's (FAILED above)", failed);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT " products passed for %s\n", tested, type));
   PetscCall(PetscRandomDestroy(&rnd));
   PetscCall(PetscFinalize());

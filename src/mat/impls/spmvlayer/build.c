@@ -43,13 +43,14 @@ static PetscErrorCode MatSpmvTransposeCSR(const MatSpmvCSR *csr, PetscInt **ti, 
    CSR (same column and value positions) is *ccsr, and the layer scatters its products. Formats
    that go through all rows (strips, padding to the longest row) would otherwise spend their time
    and memory on empty rows. */
-static PetscErrorCode MatSpmvCompressRows(const MatSpmvCSR *csr, MatSpmvCSR *ccsr, PetscInt **crow, PetscInt **ci)
+static PetscErrorCode MatSpmvCompressRows(const MatSpmvCSR *csr, PetscInt nonempty, MatSpmvCSR *ccsr, PetscInt **crow, PetscInt **ci)
 {
   PetscInt mc = 0;
 
   PetscFunctionBegin;
   *ccsr = *csr;
   *crow = *ci = NULL;
+  if (nonempty > csr->m / 2) PetscFunctionReturn(PETSC_SUCCESS); /* counted on the device: no host pass */
   for (PetscInt r = 0; r < csr->m; r++) mc += csr->i[r + 1] > csr->i[r] ? 1 : 0;
   if (mc == 0 || mc > csr->m / 2) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscMalloc1(mc, crow));
@@ -85,6 +86,23 @@ static PetscBool MatSpmvDeviceCSR(Mat_SeqAIJSpmv *sp, int t)
   return (PetscBool)(t == 0 && sp->ondevice && sp->base->cusparse && sizeof(PetscInt) == sizeof(int));
 }
 
+/* the nonempty rows of A's device CSR (m rows), and their lengths' mean and standard deviation */
+static PetscErrorCode MatSpmvDeviceRowLengths(Mat A, PetscInt m, PetscInt *nonempty, PetscReal *mean, PetscReal *stddev)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  const int *d_i, *d_j;
+  void      *stream;
+
+  PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j));
+  PetscCall(MatSpmvCUDAGetStream(&stream));
+  PetscCall(MatSpmvCUDARowLengthStats(m, d_i, nonempty, mean, stddev, stream));
+#else
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "No device CSR without CUDA");
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Columns by frequency, most first: where the 1% most frequent hold MATSPMV_HOT_SHARE of the nonzeros (auto) */
 static PetscErrorCode MatSpmvColumnPlanFrequency(Mat A, int t, const MatSpmvCSR *csr, MatSpmvColumnPlan *plan)
 {
@@ -100,7 +118,7 @@ static PetscErrorCode MatSpmvColumnPlanFrequency(Mat A, int t, const MatSpmvCSR 
 
     PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j));
     PetscCall(MatSpmvCUDAGetStream(&stream));
-    PetscCall(MatSpmvCUDAColumnFrequency(n, csr->nnz, d_j, &plan->d_perm, &hot, stream));
+    PetscCall(MatSpmvCUDAColumnFrequency(n, csr->nnz, d_j, sp->colorder == MAT_SPMV_COLUMN_ORDER_FREQUENCY ? 0 : MATSPMV_HOT_SHARE, &plan->d_perm, &hot, stream));
 #endif
   } else { /* counting sort of the columns by their counts, most first, stable */
     PetscInt       *ti = NULL, *start, maxc = 0;
@@ -139,7 +157,16 @@ static PetscErrorCode MatSpmvColumnPlanRCM(Mat A, int t, const MatSpmvCSR *csr, 
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
-  PetscCall(MatSpmvWideShare(csr, NULL, NULL, &plan->wideshare[0]));
+  if (MatSpmvDeviceCSR(sp, t)) { /* measured on the device CSR: no host pass over the nonzeros */
+#if defined(PETSC_HAVE_CUDA)
+    const int *d_i, *d_j;
+    void      *stream;
+
+    PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j));
+    PetscCall(MatSpmvCUDAGetStream(&stream));
+    PetscCall(MatSpmvCUDAWideShare(csr->m, d_i, d_j, &plan->wideshare[0], stream));
+#endif
+  } else PetscCall(MatSpmvWideShare(csr, NULL, NULL, &plan->wideshare[0]));
   if (sp->colorder == MAT_SPMV_COLUMN_ORDER_AUTO && plan->wideshare[0] <= MATSPMV_SPAN_SHARE) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscTime(&t1));
   PetscCall(MatSpmvOrderRCM(A, csr, &plan->perm));
@@ -201,17 +228,23 @@ PetscErrorCode MatSpmvColumnPlanBand(Mat A, int t, const MatSpmvCSR *csr, MatSpm
   }
   if (order == MAT_SPMV_COLUMN_ORDER_AUTO) {
     PetscInt  nonempty = 0;
-    PetscReal mean, var = 0;
+    PetscReal mean = 0, stddev = 0;
 
     if (csr->n < MATSPMV_SPAN16 || !format->compactcolumns) PetscFunctionReturn(PETSC_SUCCESS);
-    for (PetscInt r = 0; r < csr->m; r++) nonempty += csr->i[r + 1] > csr->i[r] ? 1 : 0;
-    mean = (PetscReal)csr->nnz / (PetscReal)nonempty;
-    for (PetscInt r = 0; r < csr->m; r++) {
-      const PetscReal len = (PetscReal)(csr->i[r + 1] - csr->i[r]);
+    if (MatSpmvDeviceCSR(sp, t)) PetscCall(MatSpmvDeviceRowLengths(A, csr->m, &nonempty, &mean, &stddev));
+    else {
+      PetscReal var = 0;
 
-      if (len > 0) var += (len - mean) * (len - mean);
+      for (PetscInt r = 0; r < csr->m; r++) nonempty += csr->i[r + 1] > csr->i[r] ? 1 : 0;
+      mean = (PetscReal)csr->nnz / (PetscReal)nonempty;
+      for (PetscInt r = 0; r < csr->m; r++) {
+        const PetscReal len = (PetscReal)(csr->i[r + 1] - csr->i[r]);
+
+        if (len > 0) var += (len - mean) * (len - mean);
+      }
+      stddev = PetscSqrtReal(var / (PetscReal)nonempty);
     }
-    if (PetscSqrtReal(var / (PetscReal)nonempty) > mean) PetscFunctionReturn(PETSC_SUCCESS);
+    if (stddev > mean) PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(MatSpmvColumnPlanRCM(A, t, csr, format, plan));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -268,7 +301,7 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
 {
   Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
   PetscBool       ondevicebuild;
-  PetscInt       *ti = NULL, *tj = NULL, *perm = NULL, *ci = NULL, *jr = NULL, *pos = NULL, *pi = NULL;
+  PetscInt       *ti = NULL, *tj = NULL, *perm = NULL, *ci = NULL, *jr = NULL, *pos = NULL, *pi = NULL, nonempty = -1;
   MatSpmvCSR      tcsr = {csr->n, csr->m, csr->nnz, NULL, NULL, MAT_SPMV_COLUMN_ORDER_NATURAL}, ccsr;
   PetscErrorCode  ierr;
 
@@ -282,7 +315,14 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
     tcsr.i = ti;
     tcsr.j = tj;
   }
-  PetscCall(MatSpmvCompressRows(t ? &tcsr : csr, &ccsr, &L->crow, &ci));
+  /* the format's device build needs aijcusparse's 32-bit device CSR */
+  ondevicebuild = (PetscBool)(MatSpmvDeviceCSR(sp, t) && format->builddevice);
+  if (ondevicebuild) { /* its rows with entries, counted there */
+    PetscReal mean, stddev;
+
+    PetscCall(MatSpmvDeviceRowLengths(A, csr->m, &nonempty, &mean, &stddev));
+  }
+  PetscCall(MatSpmvCompressRows(t ? &tcsr : csr, nonempty, &ccsr, &L->crow, &ci));
   L->m            = ccsr.m;
   L->format       = format;
   L->params       = params;
@@ -290,8 +330,6 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
   L->colorder     = plan->order;
   L->wideshare[0] = plan->wideshare[0];
   L->wideshare[1] = plan->wideshare[1];
-  /* the format's device build needs aijcusparse's 32-bit device CSR */
-  ondevicebuild = (PetscBool)(MatSpmvDeviceCSR(sp, t) && L->format->builddevice);
   /* rows in the RCM order of the columns too, where the format can write them back to y's order:
      neighbouring stored rows then read nearby columns */
   L->rowsrcm = (PetscBool)(plan->order == MAT_SPMV_COLUMN_ORDER_RCM && L->format->maprows && !L->crow);

@@ -13,6 +13,8 @@
 #include <thrust/reduce.h>
 #include <thrust/functional.h>
 #include <thrust/device_ptr.h>
+#include <thrust/transform_reduce.h>
+#include <thrust/transform.h>
 #include <cub/device/device_segmented_sort.cuh>
 
 PetscErrorCode MatSpmvCUDAAvailable(PetscBool *avail)
@@ -184,29 +186,62 @@ __global__ void MatSpmvInvertKernel(I n, const I *__restrict__ perm, I *__restri
   for (I k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) inv[perm[k]] = k;
 }
 
-PetscErrorCode MatSpmvCUDAColumnFrequency(PetscInt n, PetscInt nnz, const int *d_j, int **d_perm, PetscInt *hot, void *stream)
+template <typename I>
+__global__ void MatSpmvCountHistogramKernel(I n, const I *__restrict__ count, I *__restrict__ hist)
 {
-  cudaStream_t s = (cudaStream_t)stream;
-  int         *count;
+  for (I c = blockIdx.x * blockDim.x + threadIdx.x; c < n; c += gridDim.x * blockDim.x) atomicAdd(hist + count[c], 1);
+}
+
+PetscErrorCode MatSpmvCUDAColumnFrequency(PetscInt n, PetscInt nnz, const int *d_j, PetscReal minshare, int **d_perm, PetscInt *hot, void *stream)
+{
+  cudaStream_t s    = (cudaStream_t)stream;
+  auto         pol  = thrust::cuda::par.on(s);
+  const int    top  = (int)PetscMax(1, n / 100);
+  int          maxc = 0, *count;
 
   PetscFunctionBegin;
   *d_perm = NULL;
   *hot    = 0;
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSpmvCUDAMalloc((void **)&count, n * sizeof(int)));
-  PetscCall(MatSpmvCUDAMalloc((void **)d_perm, n * sizeof(int)));
   PetscCallCUDA(cudaMemsetAsync(count, 0, n * sizeof(int), s));
   if (nnz) {
     MatSpmvColumnCountKernel<int><<<MatSpmvGrid(nnz), MATSPMV_THREADS, 0, s>>>((int)nnz, d_j, count);
     PetscCallCUDA(cudaGetLastError());
   }
+  maxc = thrust::reduce(pol, count, count + n, 0, thrust::maximum<int>());
+  if (maxc < (1 << 20)) { /* the top columns' nonzeros from the histogram of the counts: no sort unless the order is made */
+    int *d_hist, *hist;
+
+    PetscCall(MatSpmvCUDAMalloc((void **)&d_hist, (maxc + 1) * sizeof(int)));
+    PetscCallCUDA(cudaMemsetAsync(d_hist, 0, (maxc + 1) * sizeof(int), s));
+    MatSpmvCountHistogramKernel<int><<<MatSpmvGrid(n), MATSPMV_THREADS, 0, s>>>((int)n, count, d_hist);
+    PetscCallCUDA(cudaGetLastError());
+    PetscCall(PetscMalloc1(maxc + 1, &hist));
+    PetscCallCUDA(cudaMemcpyAsync(hist, d_hist, (maxc + 1) * sizeof(int), cudaMemcpyDeviceToHost, s));
+    PetscCallCUDA(cudaStreamSynchronize(s));
+    for (PetscInt c = maxc, left = top; c >= 0 && left > 0; c--) {
+      const PetscInt take = PetscMin(left, (PetscInt)hist[c]);
+
+      *hot += take * c;
+      left -= take;
+    }
+    PetscCall(PetscFree(hist));
+    PetscCall(MatSpmvCUDAFree(d_hist));
+    if ((PetscReal)*hot < minshare * (PetscReal)nnz) {
+      PetscCall(MatSpmvCUDAFree(count));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+  PetscCall(MatSpmvCUDAMalloc((void **)d_perm, n * sizeof(int)));
   {
     thrust::device_ptr<int> c(count), p(*d_perm);
 
-    thrust::sequence(thrust::cuda::par.on(s), p, p + n);
-    /* most frequent first; ties keep the natural order */
-    thrust::stable_sort_by_key(thrust::cuda::par.on(s), c, c + n, p, thrust::greater<int>());
-    *hot = (PetscInt)thrust::reduce(thrust::cuda::par.on(s), c, c + PetscMax(1, n / 100), (long long)0);
+    thrust::sequence(pol, p, p + n);
+    /* most frequent first, ties in the natural order: a stable radix sort of the negated counts */
+    thrust::transform(pol, c, c + n, c, thrust::negate<int>());
+    thrust::stable_sort_by_key(pol, c, c + n, p);
+    *hot = -(PetscInt)thrust::reduce(pol, c, c + top, (long long)0);
   }
   PetscCall(MatSpmvCUDAFree(count));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -282,5 +317,114 @@ PetscErrorCode MatSpmvCUDAComposeMap(PetscInt n, int *d_map, const int *d_pos, v
     MatSpmvComposeKernel<int><<<MatSpmvGrid(n), MATSPMV_THREADS, 0, (cudaStream_t)stream>>>((int)n, d_map, d_pos);
     PetscCallCUDA(cudaGetLastError());
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The row-length statistics of a CSR's nonempty rows, in one pass: their count, sum and sum of squares */
+struct MatSpmvRowStats {
+  long long nonempty;
+  double    sum, sumsq;
+};
+struct MatSpmvRowStatsOf {
+  const int                 *i;
+  __device__ MatSpmvRowStats operator()(int r) const
+  {
+    const double len = (double)(i[r + 1] - i[r]);
+    return {len > 0 ? 1LL : 0LL, len, len * len};
+  }
+};
+struct MatSpmvRowStatsSum {
+  __device__ MatSpmvRowStats operator()(const MatSpmvRowStats &a, const MatSpmvRowStats &b) const { return {a.nonempty + b.nonempty, a.sum + b.sum, a.sumsq + b.sumsq}; }
+};
+
+PetscErrorCode MatSpmvCUDARowLengthStats(PetscInt m, const int *d_i, PetscInt *nonempty, PetscReal *mean, PetscReal *stddev, void *stream)
+{
+  MatSpmvRowStats st = {0, 0, 0};
+
+  PetscFunctionBegin;
+  if (m) st = thrust::transform_reduce(thrust::cuda::par.on((cudaStream_t)stream), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)m), MatSpmvRowStatsOf{d_i}, st, MatSpmvRowStatsSum{});
+  *nonempty = (PetscInt)st.nonempty;
+  *mean     = st.nonempty ? (PetscReal)(st.sum / (double)st.nonempty) : 0;
+  *stddev   = st.nonempty ? (PetscReal)PetscSqrtReal(PetscMax(st.sumsq / (double)st.nonempty - (st.sum / (double)st.nonempty) * (st.sum / (double)st.nonempty), 0.0)) : 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The far share of MatSpmvWideShare() (order.c) for rows in their natural column order, sorted by
+   length as the formats place them: one warp per sampled group of MATSPMV_SPAN_ROWS rows, a lane per row */
+template <typename I>
+__global__ void MatSpmvWideGroupsKernel(I m, I ngroups, const I *__restrict__ i, const I *__restrict__ j, const I *__restrict__ rows, unsigned long long *__restrict__ counts)
+{
+  const I lane = threadIdx.x % 32;
+
+  for (I g = (blockIdx.x * blockDim.x + threadIdx.x) / 32; g < ngroups; g += gridDim.x * blockDim.x / 32) {
+    const I q     = g * MATSPMV_SPAN_ROWS * MATSPMV_SPAN_SAMPLE + lane;
+    I       start = 0, len = 0, lo, hi, nnz, longest;
+
+    if (q < m) {
+      const I r = rows[q];
+
+      start = i[r];
+      len   = i[r + 1] - start;
+    }
+    lo      = len ? j[start] : PETSC_INT32_MAX;
+    hi      = len ? j[start + len - 1] : -1;
+    nnz     = len;
+    longest = len;
+    for (int d = 16; d; d /= 2) {
+      lo = min(lo, __shfl_xor_sync(0xffffffffu, lo, d));
+      hi = max(hi, __shfl_xor_sync(0xffffffffu, hi, d));
+      nnz += __shfl_xor_sync(0xffffffffu, nnz, d);
+      longest = max(longest, __shfl_xor_sync(0xffffffffu, longest, d));
+    }
+    if (!nnz) continue;
+    if (hi - lo + 1 >= MATSPMV_SPAN16) { /* the whole group is wide: are its k-th columns? */
+      bool isfar = false;
+
+      for (I k = 0; k < longest && !isfar; k++) { /* longest and the spans are the warp's: all lanes agree */
+        I klo = k < len ? j[start + k] : PETSC_INT32_MAX, khi = k < len ? j[start + k] : -1;
+
+        for (int d = 16; d; d /= 2) {
+          klo = min(klo, __shfl_xor_sync(0xffffffffu, klo, d));
+          khi = max(khi, __shfl_xor_sync(0xffffffffu, khi, d));
+        }
+        isfar = khi - klo + 1 >= MATSPMV_SPAN16;
+      }
+      if (isfar && lane == 0) atomicAdd(counts + 0, (unsigned long long)nnz);
+    }
+    if (lane == 0) atomicAdd(counts + 1, (unsigned long long)nnz);
+  }
+}
+
+PetscErrorCode MatSpmvCUDAWideShare(PetscInt m, const int *d_i, const int *d_j, PetscReal *share, void *stream)
+{
+  cudaStream_t       s       = (cudaStream_t)stream;
+  const int          ngroups = (int)((m + MATSPMV_SPAN_ROWS * MATSPMV_SPAN_SAMPLE - 1) / (MATSPMV_SPAN_ROWS * MATSPMV_SPAN_SAMPLE));
+  int               *key, *rows;
+  unsigned long long counts[2] = {0, 0}, *d_counts;
+
+  PetscFunctionBegin;
+  static_assert(MATSPMV_SPAN_ROWS == 32, "a warp per group of rows");
+  *share = 0;
+  if (!m) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvCUDAMalloc((void **)&key, m * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&rows, m * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&d_counts, sizeof(counts)));
+  PetscCallCUDA(cudaMemsetAsync(d_counts, 0, sizeof(counts), s));
+  {
+    auto pol = thrust::cuda::par.on(s);
+
+    /* longest rows first, rows in order among equals (the formats' order): a stable radix sort of -length */
+    thrust::transform(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)m), key, [d_i] __device__(int r) { return d_i[r] - d_i[r + 1]; });
+    thrust::sequence(pol, rows, rows + m);
+    thrust::stable_sort_by_key(pol, key, key + m, rows);
+  }
+  MatSpmvWideGroupsKernel<int><<<MatSpmvGrid((PetscInt)ngroups * 32), MATSPMV_THREADS, 0, s>>>((int)m, ngroups, d_i, d_j, rows, d_counts);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCallCUDA(cudaMemcpyAsync(counts, d_counts, sizeof(counts), cudaMemcpyDeviceToHost, s));
+  PetscCallCUDA(cudaStreamSynchronize(s));
+  PetscCall(MatSpmvCUDAFree(key));
+  PetscCall(MatSpmvCUDAFree(rows));
+  PetscCall(MatSpmvCUDAFree(d_counts));
+  *share = counts[1] ? (PetscReal)counts[0] / (PetscReal)counts[1] : 0.0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

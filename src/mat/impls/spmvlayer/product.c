@@ -159,7 +159,7 @@ static PetscErrorCode MatSpmvRunDevicePhase(Mat C, PetscErrorCode (*f)(Mat))
 {
   Mat_Product *p = C->product;
   Mat          T = NULL, other = NULL;
-  PetscBool    sparse[2] = {PETSC_FALSE, PETSC_FALSE};
+  PetscBool    sparse[2] = {PETSC_FALSE, PETSC_FALSE}, symbolic, cusparse;
 
   PetscFunctionBegin;
   switch (p->type) {
@@ -180,8 +180,27 @@ static PetscErrorCode MatSpmvRunDevicePhase(Mat C, PetscErrorCode (*f)(Mat))
     PetscCall(PetscObjectBaseTypeCompare((PetscObject)T, MATSEQAIJ, &sparse[0]));
     PetscCall(PetscObjectBaseTypeCompare((PetscObject)other, MATSEQAIJ, &sparse[1]));
   }
-  if (sparse[0] && sparse[1]) PetscCall(MatSpmvRefreshTranspose(T));
+  if (sparse[0] && sparse[1]) {
+    const PetscScalar *v;
+
+    /* host values newer than the device's (MatShift(), MatDiagonalScale() run on the host) reach the
+       device first: only then does aijcusparse mark the transpose stale */
+    PetscCall(MatSpmvCUSPARSEGetValues(T, &v));
+    PetscCall(MatSpmvCUSPARSERestoreValues(T, &v));
+    PetscCall(MatSpmvRefreshTranspose(T));
+  }
+  symbolic = (PetscBool)!p->data;
   PetscCall((*f)(C));
+  /* aijcusparse's sparse symbolic phase computes C's values on the device but, unless both operands'
+     values were on host and device alike, leaves C marked unallocated, its host values unset: the
+     next phase that reads C (the outer product of PtAP, RARt and ABC in MatProductSymbolic_ABC_Basic())
+     then uploads those host values over the computed ones and multiplies with them (PETSc 3.25;
+     docs/limits.md). The device values are C's */
+  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQAIJCUSPARSE, &cusparse));
+  if (symbolic && cusparse && C->preallocated && C->offloadmask == PETSC_OFFLOAD_UNALLOCATED) {
+    PetscCall(PetscInfo(C, "The symbolic product's values are on the device: marked so\n"));
+    C->offloadmask = PETSC_OFFLOAD_GPU;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -22,9 +22,14 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDAGather(PetscInt, const int *, const Petsc
 /* y[crow[k]] += t[k] for k < n */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAAddRows(PetscInt, const int *, const PetscScalar *, PetscScalar *, void *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDAZero(PetscScalar *, PetscInt, void *);
-/* the n columns ordered by how many of the nnz column indices d_j name them, most first (stable):
-   a new device array *d_perm; *hot: the nonzeros in the first max(1, n / 100) */
-PETSC_INTERN PetscErrorCode MatSpmvCUDAColumnFrequency(PetscInt, PetscInt, const int *, int **, PetscInt *, void *);
+/* of the m rows at device offsets d_i: how many are nonempty, and the mean and standard deviation of their lengths */
+PETSC_INTERN PetscErrorCode MatSpmvCUDARowLengthStats(PetscInt, const int *, PetscInt *, PetscReal *, PetscReal *, void *);
+/* MatSpmvWideShare() of the device CSR (m rows, d_i, d_j) in its natural order, on the device */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAWideShare(PetscInt, const int *, const int *, PetscReal *, void *);
+/* *hot: the nonzeros in the max(1, n / 100) columns the nnz column indices d_j name most often; where
+   they are at least minshare of nnz, the n columns ordered that way, most first (stable), in a new
+   device array *d_perm (else NULL) */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAColumnFrequency(PetscInt, PetscInt, const int *, PetscReal, int **, PetscInt *, void *);
 /* the m rows (offsets d_i) of columns d_j renumbered: column c becomes its position in d_perm (of n),
    each row sorted by the new columns: new device arrays *d_jnew of the columns and *d_pos of the
    CSR position each came from; with d_rows (not NULL) row r of the result is row d_rows[r], at the
