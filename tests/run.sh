@@ -144,7 +144,7 @@ for t in $types; do
   run "$t: value-changing operations, 1 rank" $bin/test_ops -type $t "${gpuopt[@]}"
   run "$t: value-changing operations, 2 ranks" $np2 $bin/test_ops -type $t "${gpuopt[@]}"
   run "$t: value-changing operations, host reference kernel forced" $bin/test_ops -type $t -mat_${t}_backend host
-  run "$t: ILU(k) and ICC(k) by MATSOLVERSPMV, solves match PETSc's (shared and generated matrices, new values, refusals)" $bin/test_factor -type $t -dir "$mats" "${gpuopt[@]}"
+  run "$t: ILU(k) and ICC(k) by MATSOLVERSPMV, solves and transpose solves match PETSc's (shared and generated matrices, new values, refusals)" $bin/test_factor -type $t -dir "$mats" "${gpuopt[@]}"
   [ $gpu = 1 ] && run "$t: ILU(k) and ICC(k) by MATSOLVERSPMV with CUDA vectors" $bin/test_factor -type $t -dir "$mats" -vec_type cuda "${gpuopt[@]}"
   [ $gpu = 1 ] && run "$t: ILU(k) and ICC(k) by MATSOLVERSPMV with CUDA vectors, units of 3 rows (short last units)" $bin/test_factor -type $t -dir "$mats" -vec_type cuda -chain 100001 -mat_spmvfactor_trsv_unit 3 "${gpuopt[@]}"
   # -malloc_debug: the tests check that refused layouts (ellr's padding limit) leak nothing
@@ -242,6 +242,8 @@ for t in $types; do
       $bin/ksp_ex56 -ne 8 -ksp_type cg -pc_type icc -dll_append $lib -mat_type $t -vec_type cuda "${gpuopt[@]}"
     run "$t: default ICC(0) on KSP ex2 (5 nonzeros per row): MATSOLVERSPMV's, same iterations as aijcusparse's" same_iterations ksp_ex2 \
       $bin/ksp_ex2 -m 64 -n 64 -ksp_converged_reason -ksp_type cg -pc_type icc -mat_type aijcusparse -vec_type cuda -- $bin/ksp_ex2 -m 64 -n 64 -ksp_converged_reason -ksp_type cg -pc_type icc -dll_append $lib -mat_type $t -vec_type cuda "${gpuopt[@]}"
+    run "$t: default ILU(0) under BiCG (transpose solves by a second, cuSPARSE, factorization): same iterations as aijcusparse's" same_iterations ksp_ex2 \
+      $bin/ksp_ex2 -m 64 -n 64 -ksp_converged_reason -ksp_type bicg -pc_type ilu -mat_type aijcusparse -vec_type cuda -- $bin/ksp_ex2 -m 64 -n 64 -ksp_converged_reason -ksp_type bicg -pc_type ilu -dll_append $lib -mat_type $t -vec_type cuda "${gpuopt[@]}"
     for np in 1 2; do
       spmvilu="-pc_type ilu -pc_factor_mat_solver_type"
       [ $np = 2 ] && spmvilu="-pc_type bjacobi -sub_pc_type ilu -sub_pc_factor_mat_solver_type"

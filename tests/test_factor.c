@@ -10,7 +10,7 @@ static char help[] = "MATSOLVERSPMV: ILU(k) and ICC(k) solves (k = 0, 1, 2) of a
 #include "matrixmarket.h" /* util/: MatLoadMatrixMarket() */
 
 /* x = F \ b with b (any type) copied into a vector of vtype, x of vtype */
-static PetscErrorCode SolveInType(Mat F, Vec b, VecType vtype, Vec *x)
+static PetscErrorCode SolveInType(Mat F, Vec b, VecType vtype, PetscBool transpose, Vec *x)
 {
   Vec      bt;
   PetscInt n;
@@ -22,31 +22,36 @@ static PetscErrorCode SolveInType(Mat F, Vec b, VecType vtype, Vec *x)
   PetscCall(VecSetType(*x, vtype));
   PetscCall(VecDuplicate(*x, &bt));
   PetscCall(VecCopy(b, bt));
-  PetscCall(MatSolve(F, bt, *x));
+  if (transpose) PetscCall(MatSolveTranspose(F, bt, *x));
+  else PetscCall(MatSolve(F, bt, *x));
   PetscCall(VecDestroy(&bt));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* x = F \ b for PETSc's ILU(0) of Aref and ours of A (types converted from Aref): the same up to
-   rounding, which grows with the length of the dependency chains: sqrt(eps) relative */
+/* x = F \ b and x = F^T \ b (PCApplyTranspose: BiCG, CGNE, KSPLSQR) for PETSc's ILU(0) of Aref and
+   ours of A (types converted from Aref): the same up to rounding, which grows with the length of
+   the dependency chains: sqrt(eps) relative */
 static PetscErrorCode CompareSolves(Mat Aref, Mat A, Mat Fref, Mat F, VecType vtype, const char *name, const char *when)
 {
-  Vec       b, x, xref;
-  PetscReal err, ref;
-
   PetscFunctionBegin;
-  PetscCall(MatCreateVecs(Aref, &xref, &b));
-  PetscCall(VecSetRandom(b, NULL));
-  PetscCall(MatSolve(Fref, b, xref));
-  PetscCall(SolveInType(F, b, vtype, &x));
-  PetscCall(VecAXPY(x, -1.0, xref)); /* VecAXPY copies across types */
-  PetscCall(VecNorm(x, NORM_INFINITY, &err));
-  PetscCall(VecNorm(xref, NORM_INFINITY, &ref));
-  PetscCheck(err <= PetscSqrtReal(PETSC_MACHINE_EPSILON) * ref, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s (%s): |x - x_petsc| = %g, |x_petsc| = %g", name, when, (double)err, (double)ref);
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok %s (%s): |x - x_petsc| / |x_petsc| = %.2e\n", name, when, (double)(err / (ref > 0 ? ref : 1))));
-  PetscCall(VecDestroy(&b));
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&xref));
+  for (int t = 0; t < 2; t++) {
+    Vec       b, x, xref;
+    PetscReal err, ref;
+
+    PetscCall(MatCreateVecs(Aref, &xref, &b));
+    PetscCall(VecSetRandom(b, NULL));
+    if (t) PetscCall(MatSolveTranspose(Fref, b, xref));
+    else PetscCall(MatSolve(Fref, b, xref));
+    PetscCall(SolveInType(F, b, vtype, (PetscBool)t, &x));
+    PetscCall(VecAXPY(x, -1.0, xref)); /* VecAXPY copies across types */
+    PetscCall(VecNorm(x, NORM_INFINITY, &err));
+    PetscCall(VecNorm(xref, NORM_INFINITY, &ref));
+    PetscCheck(err <= PetscSqrtReal(PETSC_MACHINE_EPSILON) * ref, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s (%s%s): |x - x_petsc| = %g, |x_petsc| = %g", name, when, t ? ", transpose solve" : "", (double)err, (double)ref);
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok %s (%s%s): |x - x_petsc| / |x_petsc| = %.2e\n", name, when, t ? ", transpose solve" : "", (double)(err / (ref > 0 ? ref : 1))));
+    PetscCall(VecDestroy(&b));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&xref));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -112,6 +117,45 @@ static PetscErrorCode TestLevels(Mat Aref, MatType type, VecType vtype, MatFacto
     else PetscCall(MatLUFactorNumeric(k ? F : Fref, M, &info));
   }
   PetscCall(CompareSolves(Aref, A, Fref, F, vtype, name, "values changed, factored again"));
+  PetscCall(MatDestroy(&F));
+  PetscCall(MatDestroy(&Fref));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* cuSPARSE's ILU(k) of our types (-pc_factor_mat_solver_type cusparse, or where the default package
+   hands over): solves and transpose solves against PETSc's, also after the values change and the
+   factor is factored again (aijcusparse's own ILU(0) keeps its first transpose analysis there) */
+static PetscErrorCode TestCUSPARSE(Mat Aref, MatType type, VecType vtype, PetscInt levels, const char *matname)
+{
+  Mat           A, F, Fref;
+  MatFactorInfo info;
+  PetscBool     available;
+  char          name[PETSC_MAX_PATH_LEN];
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(name, sizeof(name), "cusparse's ILU(%" PetscInt_FMT ") of %s, %s", levels, type, matname));
+  PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
+  PetscCall(MatGetFactorAvailable(A, MATSOLVERCUSPARSE, MAT_FACTOR_ILU, &available));
+  if (!available) { /* no GPU: cuSPARSE's package is not there */
+    PetscCall(MatDestroy(&A));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(FactorLevels(Aref, MATSOLVERPETSC, MAT_FACTOR_ILU, levels, MAT_SHIFT_NONE, NULL, &Fref));
+  PetscCall(FactorLevels(A, MATSOLVERCUSPARSE, MAT_FACTOR_ILU, levels, MAT_SHIFT_NONE, NULL, &F));
+  PetscCall(CompareSolves(Aref, A, Fref, F, vtype, name, "first factorization"));
+  PetscCall(MatFactorInfoInitialize(&info));
+  info.levels = (PetscReal)levels;
+  for (int round = 0; round < 2; round++) {
+    for (int k = 0; k < 2; k++) {
+      Mat M = k ? A : Aref;
+
+      PetscCall(MatScale(M, 0.5));
+      PetscCall(MatShift(M, 3.0));
+      PetscCall(MatLUFactorNumeric(k ? F : Fref, M, &info));
+    }
+    PetscCall(CompareSolves(Aref, A, Fref, F, vtype, name, round ? "values changed twice" : "values changed, factored again"));
+  }
   PetscCall(MatDestroy(&F));
   PetscCall(MatDestroy(&Fref));
   PetscCall(MatDestroy(&A));
@@ -307,7 +351,7 @@ static PetscErrorCode TestJacobiDepth(MatType type, VecType vtype)
       PetscCall(MatCreateVecs(Aref, &xref, &b));
       PetscCall(VecSetRandom(b, NULL));
       PetscCall(MatSolve(Fref, b, xref));
-      PetscCall(SolveInType(F, b, vtype, &x));
+      PetscCall(SolveInType(F, b, vtype, PETSC_FALSE, &x));
       PetscCall(VecNorm(xref, NORM_INFINITY, &ref));
       PetscCall(VecGetArrayRead(x, &xv));
       PetscCall(VecGetArrayRead(xref, &rv));
@@ -348,7 +392,7 @@ static PetscErrorCode TestISAI(MatType type, VecType vtype)
   PetscCall(Factor(A, MATSOLVERSPMV, MAT_FACTOR_ILU, MAT_SHIFT_NONE, "isai_", &F));
   PetscCall(MatCreateVecs(Aref, NULL, &b));
   PetscCall(VecSetRandom(b, NULL));
-  PetscCall(SolveInType(F, b, vtype, &x));
+  PetscCall(SolveInType(F, b, vtype, PETSC_FALSE, &x));
   PetscCall(VecGetArrayRead(b, &bv));
   PetscCall(VecGetArrayRead(x, &xv));
   for (PetscInt i = 0; i < 1000; i++) {
@@ -539,6 +583,10 @@ int main(int argc, char **argv)
     for (PetscInt k = 1; k <= 2; k++) {
       PetscCall(TestLevels(A, type, vtype, MAT_FACTOR_ILU, k, MAT_SHIFT_NONE, name));
       PetscCall(TestLevels(A, type, vtype, MAT_FACTOR_ICC, k, MAT_SHIFT_NONE, name));
+    }
+    if (strcmp(type, MATSEQAIJCUSPARSE) && strcmp(type, MATAIJCUSPARSE)) { /* ours (aij: PETSc's own factor) */
+      PetscCall(TestCUSPARSE(A, type, vtype, 0, name));
+      PetscCall(TestCUSPARSE(A, type, vtype, 1, name));
     }
     if (bs != 4) { /* a few thousand rows: as many sweeps as rows stay cheap */
       PetscCall(TestJacobi(A, type, vtype, MAT_FACTOR_ILU, name));

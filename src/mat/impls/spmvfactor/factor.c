@@ -111,6 +111,21 @@ static PetscErrorCode MatLUFactorNumeric_SpmvFactor(Mat F, Mat A, const MatFacto
   }
   F->assembled    = PETSC_TRUE;
   F->preallocated = PETSC_TRUE;
+  PetscCall(MatSpmvTransposeFactorNumeric(F, A, info)); /* for ILU's transpose solves */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ILU: x = (LU)^{-T} b. The package's solves run L and U forward only; the transposed triangles
+   have other dependencies. So A is factored again by the package PETSc has for it on the same
+   memory (cuSPARSE's on the GPU, PETSc's on the host), with the same settings, at the first
+   transpose solve after each numeric factorization (BiCG, CGNE and KSPLSQR call it every
+   iteration): the same ILU(k) of the same values, rounding aside */
+static PetscErrorCode MatSolveTranspose_SpmvFactor(Mat F, Vec b, Vec x)
+{
+  Mat_SpmvFactor *f = (Mat_SpmvFactor *)F->data;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvTransposeFactorSolve(F, f->device ? MATSOLVERCUSPARSE : MATSOLVERPETSC, b, x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -227,8 +242,10 @@ static PetscErrorCode MatGetFactor_SeqAIJ_Spmv(Mat A, MatFactorType ftype, Mat *
   B->ops->iccfactorsymbolic     = MatICCFactorSymbolic_SpmvFactor;
   B->ops->choleskyfactornumeric = MatLUFactorNumeric_SpmvFactor;
   B->ops->solve                 = MatSolve_SpmvFactor;
-  B->ops->destroy               = MatDestroy_SpmvFactor;
-  B->ops->view                  = MatView_SpmvFactor;
+  /* ICC's L D L^T is symmetric: its transpose solve is its solve */
+  B->ops->solvetranspose = ftype == MAT_FACTOR_ICC ? MatSolve_SpmvFactor : MatSolveTranspose_SpmvFactor;
+  B->ops->destroy        = MatDestroy_SpmvFactor;
+  B->ops->view           = MatView_SpmvFactor;
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatFactorGetSolverType_C", MatFactorGetSolverType_Spmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvFactorSolveDevice_C", MatSolveDevice_SpmvFactor));
   B->factortype   = ftype;

@@ -363,6 +363,7 @@ static PetscErrorCode MatSpmvFactorSymbolic(Mat F, Mat A, IS row, IS col, const 
   if (f->fill) PetscCall(MatSpmvFactorFill(f));
   PetscCall(PetscMalloc3(n, &f->diag, n, &f->lin, n, &f->uout));
   PetscCall(MatSpmvFactorSetUp(F, A));
+  PetscCall(MatSpmvTransposeFactorSymbolic(F, NULL, NULL, info)); /* ILU's transpose solves: natural ordering */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -184,3 +184,127 @@ PetscErrorCode MatSpmvSolveStaged(Mat F, Vec b, Vec x, const char *key)
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* ---- transpose solves by a second factorization ----
+   aijcusparse's ILU(0) (CUDA >= 12.1.1) updates only its forward solves' analysis after a second
+   numeric factorization: its MatSolveTranspose() then solves with the first factorization's values
+   (PETSc 3.25.4; docs/limits.md). MATSOLVERSPMV's solves run forward only. Both then apply the
+   transpose solve of a second, fresh factorization of A by a package PETSc has, with the factor's
+   orderings and settings, made at the first transpose solve after each numeric factorization */
+typedef struct {
+  Mat              A, Ft;    /* A of the last numeric factorization (a reference), the second factor or NULL */
+  IS               row, col; /* the symbolic phase's orderings (NULL: natural) */
+  MatFactorInfo    sinfo;    /* the symbolic phase's settings (levels, fill) */
+  MatFactorInfo    info;     /* the numeric phase's (shifts, pivot tolerance) */
+  PetscObjectState astate;   /* A's state at the numeric factorization */
+  PetscInt         numerics; /* numeric factorizations since the symbolic phase */
+  PetscBool        current;  /* Ft factors A's values of the last numeric factorization */
+} MatSpmvTransposeFactor;
+
+static PetscErrorCode MatSpmvTransposeFactorDestroy(PetscCtxRt ctx)
+{
+  MatSpmvTransposeFactor *tf = *(MatSpmvTransposeFactor **)ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatDestroy(&tf->A));
+  PetscCall(MatDestroy(&tf->Ft));
+  PetscCall(ISDestroy(&tf->row));
+  PetscCall(ISDestroy(&tf->col));
+  PetscCall(PetscFree(tf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvTransposeFactorGet(Mat F, PetscBool create, MatSpmvTransposeFactor **tf)
+{
+  PetscFunctionBegin;
+  *tf = NULL;
+  PetscCall(PetscObjectContainerQuery((PetscObject)F, "MatSpmvTransposeFactor", (PetscCtxRt)tf));
+  if (!*tf && create) {
+    PetscCall(PetscNew(tf));
+    PetscCall(PetscObjectContainerCompose((PetscObject)F, "MatSpmvTransposeFactor", *tf, MatSpmvTransposeFactorDestroy));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* F's symbolic phase: its orderings (NULL: natural) and settings; the numeric count starts again */
+PetscErrorCode MatSpmvTransposeFactorSymbolic(Mat F, IS row, IS col, const MatFactorInfo *info)
+{
+  MatSpmvTransposeFactor *tf;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvTransposeFactorGet(F, PETSC_TRUE, &tf));
+  if (row) PetscCall(PetscObjectReference((PetscObject)row));
+  if (col) PetscCall(PetscObjectReference((PetscObject)col));
+  PetscCall(ISDestroy(&tf->row));
+  PetscCall(ISDestroy(&tf->col));
+  PetscCall(MatDestroy(&tf->Ft));
+  tf->row      = row;
+  tf->col      = col;
+  tf->sinfo    = *info;
+  tf->numerics = 0;
+  tf->current  = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* F's numeric phase factored A with info */
+PetscErrorCode MatSpmvTransposeFactorNumeric(Mat F, Mat A, const MatFactorInfo *info)
+{
+  MatSpmvTransposeFactor *tf;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvTransposeFactorGet(F, PETSC_TRUE, &tf));
+  PetscCall(PetscObjectReference((PetscObject)A));
+  PetscCall(MatDestroy(&tf->A));
+  tf->A    = A;
+  tf->info = *info;
+  tf->numerics++;
+  tf->current = PETSC_FALSE;
+  PetscCall(PetscObjectStateGet((PetscObject)A, &tf->astate));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* numeric factorizations of F since its symbolic phase (0 when none was recorded) */
+PetscErrorCode MatSpmvTransposeFactorNumerics(Mat F, PetscInt *numerics)
+{
+  MatSpmvTransposeFactor *tf;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvTransposeFactorGet(F, PETSC_FALSE, &tf));
+  *numerics = tf ? tf->numerics : 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* x = F^T \ b by the ILU factor of the same A, orderings and settings by package pkg, made afresh
+   at the first transpose solve after each numeric factorization of F */
+PetscErrorCode MatSpmvTransposeFactorSolve(Mat F, MatSolverType pkg, Vec b, Vec x)
+{
+  MatSpmvTransposeFactor *tf;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvTransposeFactorGet(F, PETSC_FALSE, &tf));
+  PetscCheck(tf && tf->A, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSolveTranspose() before the numeric factorization");
+  PetscCheck(F->factortype == MAT_FACTOR_LU || F->factortype == MAT_FACTOR_ILU, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Transpose solves by a second factorization are for LU and ILU factors");
+  if (!tf->current) {
+    PetscObjectState state;
+    IS               row = tf->row, col = tf->col, nrow = NULL, ncol = NULL;
+
+    PetscCall(PetscObjectStateGet((PetscObject)tf->A, &state));
+    if (state != tf->astate) PetscCall(PetscInfo(F, "The matrix changed after its factorization: the transpose solves factor its current values\n"));
+    PetscCall(PetscInfo(F, "MatSolveTranspose(): A factored again by %s's %s for the transpose solves\n", pkg, MatFactorTypes[F->factortype]));
+    if (!row) {
+      PetscCall(MatGetOrdering(tf->A, MATORDERINGNATURAL, &nrow, &ncol));
+      row = nrow;
+      col = ncol;
+    }
+    PetscCall(MatDestroy(&tf->Ft)); /* a new factor: a refactored one may keep stale transpose data */
+    PetscCall(MatGetFactor(tf->A, pkg, F->factortype, &tf->Ft));
+    if (F->factortype == MAT_FACTOR_LU) PetscCall(MatLUFactorSymbolic(tf->Ft, tf->A, row, col, &tf->sinfo));
+    else PetscCall(MatILUFactorSymbolic(tf->Ft, tf->A, row, col, &tf->sinfo));
+    PetscCall(MatLUFactorNumeric(tf->Ft, tf->A, &tf->info));
+    PetscCall(ISDestroy(&nrow));
+    PetscCall(ISDestroy(&ncol));
+    tf->current = PETSC_TRUE;
+  }
+  PetscCall(MatSolveTranspose(tf->Ft, b, x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -13,10 +13,17 @@ static PetscErrorCode MatSolve_SeqAIJSpmv(Mat F, Vec b, Vec x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* aijcusparse's ILU(0) keeps the first numeric factorization's transpose-solve analysis (PETSc
+   3.25.4 with CUDA >= 12.1.1; docs/limits.md): after a second numeric factorization of an LU or ILU
+   factor, its transpose solves come from a fresh factorization (cusparse.c) */
 static PetscErrorCode MatSolveTranspose_SeqAIJSpmv(Mat F, Vec b, Vec x)
 {
+  PetscInt numerics;
+
   PetscFunctionBegin;
-  PetscCall(MatSpmvSolveStaged(F, b, x, "MatSpmvSolveTranspose_C"));
+  PetscCall(MatSpmvTransposeFactorNumerics(F, &numerics));
+  if (numerics > 1 && (F->factortype == MAT_FACTOR_LU || F->factortype == MAT_FACTOR_ILU)) PetscCall(MatSpmvTransposeFactorSolve(F, MATSOLVERCUSPARSE, b, x));
+  else PetscCall(MatSpmvSolveStaged(F, b, x, "MatSpmvSolveTranspose_C"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -45,6 +52,7 @@ static PetscErrorCode MatLUFactorNumeric_SeqAIJSpmv(Mat F, Mat A, const MatFacto
   PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL, NULL));
   PetscCall(MatSpmvAliasEnd(&alias, (*numeric)(F, A, info)));
   PetscCall(MatSpmvWrapSolves(F));
+  PetscCall(MatSpmvTransposeFactorNumeric(F, A, info));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -58,6 +66,7 @@ static PetscErrorCode MatCholeskyFactorNumeric_SeqAIJSpmv(Mat F, Mat A, const Ma
   PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL, NULL));
   PetscCall(MatSpmvAliasEnd(&alias, (*numeric)(F, A, info)));
   PetscCall(MatSpmvWrapSolves(F));
+  PetscCall(MatSpmvTransposeFactorNumeric(F, A, info));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -87,6 +96,7 @@ static PetscErrorCode MatSpmvWrapFactorNumeric(Mat F)
     PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL, NULL)); \
     PetscCall(MatSpmvAliasEnd(&alias, (*symbolic)(F, A, row, col, info))); \
     PetscCall(MatSpmvWrapFactorNumeric(F)); \
+    PetscCall(MatSpmvTransposeFactorSymbolic(F, row, col, info)); \
     PetscFunctionReturn(PETSC_SUCCESS); \
   }
 #define MATSPMV_CHOLESKY_SYMBOLIC(NAME, KEY) \

@@ -84,3 +84,10 @@ PETSC_INTERN PetscErrorCode MatSpmvCUSPARSERestoreValues(Mat, const PetscScalar 
 PETSC_INTERN PetscErrorCode MatSpmvSyncHostValues(Mat);
 /* F's solve composed under key, on device vectors: host ones staged through work vectors kept with F */
 PETSC_INTERN PetscErrorCode MatSpmvSolveStaged(Mat, Vec, Vec, const char *);
+/* LU and ILU transpose solves by a second, fresh factorization of A (made at the first transpose solve after
+   each numeric factorization): record the symbolic phase's orderings (NULL: natural) and settings, the numeric
+   phase's A and settings; count the numeric phases; solve with package pkg */
+PETSC_INTERN PetscErrorCode MatSpmvTransposeFactorSymbolic(Mat, IS, IS, const MatFactorInfo *);
+PETSC_INTERN PetscErrorCode MatSpmvTransposeFactorNumeric(Mat, Mat, const MatFactorInfo *);
+PETSC_INTERN PetscErrorCode MatSpmvTransposeFactorNumerics(Mat, PetscInt *);
+PETSC_INTERN PetscErrorCode MatSpmvTransposeFactorSolve(Mat, MatSolverType, Vec, Vec);
