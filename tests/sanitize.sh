@@ -24,6 +24,9 @@ for t in ${PETSCSPMV_TEST_TYPES:-brc cmrs argcsr ipcsr ellr}; do
   o=ellr; [ $t = ellr ] && o=brc
   check memcheck $bin/test_compose -type $t -other $o -gpu 1 -mat_${t}_backend cuda -mat_${o}_backend cuda
   check racecheck $bin/test_matrices -type $t -dir tests/matrices -mat_${t}_backend cuda
+  # a 64^3 grid: the layer's column plan on the device (frequency histogram, far-group share, row statistics)
+  check memcheck $bin/test_order -type $t -mat_${t}_backend cuda
+  check racecheck $bin/test_order -type $t -mat_${t}_backend cuda
 done
 echo "sanitizer runs with findings: $bad"
 [ $bad = 0 ]
