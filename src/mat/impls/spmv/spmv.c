@@ -146,21 +146,28 @@ static PetscErrorCode MatSpmvFormatSelect_SPMV(const void *params, const MatSpmv
 
   PetscFunctionBegin;
   PetscCall(MatSpmvAutoFormats(&n, &formats));
-  for (PetscInt r = 0; r < pattern->m; r++) {
-    const PetscInt len = pattern->i[r + 1] - pattern->i[r];
-
-    if (!len) continue;
-    nonempty++;
-    longest = PetscMax(longest, len);
-  }
-  if (nonempty) {
-    mean = (PetscReal)pattern->nnz / (PetscReal)nonempty;
+  if (pattern->stats) { /* counted by the layer (on the device where the CSR is there) */
+    nonempty = pattern->stats->nonempty;
+    longest  = pattern->stats->longest;
+    mean     = pattern->stats->mean;
+    var      = pattern->stats->stddev * pattern->stats->stddev;
+  } else {
     for (PetscInt r = 0; r < pattern->m; r++) {
       const PetscInt len = pattern->i[r + 1] - pattern->i[r];
 
-      if (len) var += ((PetscReal)len - mean) * ((PetscReal)len - mean);
+      if (!len) continue;
+      nonempty++;
+      longest = PetscMax(longest, len);
     }
-    var /= (PetscReal)nonempty;
+    if (nonempty) {
+      mean = (PetscReal)pattern->nnz / (PetscReal)nonempty;
+      for (PetscInt r = 0; r < pattern->m; r++) {
+        const PetscInt len = pattern->i[r + 1] - pattern->i[r];
+
+        if (len) var += ((PetscReal)len - mean) * ((PetscReal)len - mean);
+      }
+      var /= (PetscReal)nonempty;
+    }
   }
   irregular = (PetscBool)(PetscSqrtReal(var) > MATSPMV_IRREGULAR * mean);
   if (!irregular) {

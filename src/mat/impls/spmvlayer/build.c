@@ -43,14 +43,14 @@ static PetscErrorCode MatSpmvTransposeCSR(const MatSpmvCSR *csr, PetscInt **ti, 
    CSR (same column and value positions) is *ccsr, and the layer scatters its products. Formats
    that go through all rows (strips, padding to the longest row) would otherwise spend their time
    and memory on empty rows. */
-static PetscErrorCode MatSpmvCompressRows(const MatSpmvCSR *csr, PetscInt nonempty, MatSpmvCSR *ccsr, PetscInt **crow, PetscInt **ci)
+static PetscErrorCode MatSpmvCompressRows(const MatSpmvCSR *csr, PetscInt nonempty, MatSpmvCSR *ccsr, PetscInt **crow, PetscInt **ci) /* nonempty: the rows with entries, or -1 */
 {
   PetscInt mc = 0;
 
   PetscFunctionBegin;
   *ccsr = *csr;
   *crow = *ci = NULL;
-  if (nonempty > csr->m / 2) PetscFunctionReturn(PETSC_SUCCESS); /* counted on the device: no host pass */
+  if (nonempty > csr->m / 2) PetscFunctionReturn(PETSC_SUCCESS); /* counted already: no host pass */
   for (PetscInt r = 0; r < csr->m; r++) mc += csr->i[r + 1] > csr->i[r] ? 1 : 0;
   if (mc == 0 || mc > csr->m / 2) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscMalloc1(mc, crow));
@@ -86,20 +86,45 @@ static PetscBool MatSpmvDeviceCSR(Mat_SeqAIJSpmv *sp, int t)
   return (PetscBool)(t == 0 && sp->ondevice && sp->base->cusparse && sizeof(PetscInt) == sizeof(int));
 }
 
-/* the nonempty rows of A's device CSR (m rows), and their lengths' mean and standard deviation */
-static PetscErrorCode MatSpmvDeviceRowLengths(Mat A, PetscInt m, PetscInt *nonempty, PetscReal *mean, PetscReal *stddev)
+/* The lengths of op(A)'s rows (t = 0: A's, from its device CSR where it is there; t = 1: A^T's, counted
+   from A's columns), once per build: the RCM decision, the compressed rows and a selecting format read them */
+PetscErrorCode MatSpmvRowLengthStats(Mat A, int t, const MatSpmvCSR *csr, MatSpmvRowStats *stats)
 {
-  PetscFunctionBegin;
-#if defined(PETSC_HAVE_CUDA)
-  const int *d_i, *d_j;
-  void      *stream;
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
+  MatSpmvCSR      op;
+  PetscInt       *ti;
+  PetscReal       var = 0;
 
-  PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j));
-  PetscCall(MatSpmvCUDAGetStream(&stream));
-  PetscCall(MatSpmvCUDARowLengthStats(m, d_i, nonempty, mean, stddev, stream));
-#else
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "No device CSR without CUDA");
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(stats, sizeof(*stats)));
+  if (MatSpmvDeviceCSR(sp, t)) {
+#if defined(PETSC_HAVE_CUDA)
+    const int *d_i, *d_j;
+    void      *stream;
+
+    PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j));
+    PetscCall(MatSpmvCUDAGetStream(&stream));
+    PetscCall(MatSpmvCUDARowLengthStats(csr->m, d_i, stats, stream));
 #endif
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatSpmvOperatorRows(csr, t, &op, &ti));
+  for (PetscInt r = 0; r < op.m; r++) {
+    const PetscInt len = op.i[r + 1] - op.i[r];
+
+    stats->nonempty += len > 0 ? 1 : 0;
+    stats->longest = PetscMax(stats->longest, len);
+  }
+  if (stats->nonempty) {
+    stats->mean = (PetscReal)op.nnz / (PetscReal)stats->nonempty;
+    for (PetscInt r = 0; r < op.m; r++) {
+      const PetscReal len = (PetscReal)(op.i[r + 1] - op.i[r]);
+
+      if (len > 0) var += (len - stats->mean) * (len - stats->mean);
+    }
+    stats->stddev = PetscSqrtReal(var / (PetscReal)stats->nonempty);
+  }
+  PetscCall(PetscFree(ti));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -227,24 +252,12 @@ PetscErrorCode MatSpmvColumnPlanBand(Mat A, int t, const MatSpmvCSR *csr, MatSpm
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (order == MAT_SPMV_COLUMN_ORDER_AUTO) {
-    PetscInt  nonempty = 0;
-    PetscReal mean = 0, stddev = 0;
+    MatSpmvRowStats stats;
 
     if (csr->n < MATSPMV_SPAN16 || !format->compactcolumns) PetscFunctionReturn(PETSC_SUCCESS);
-    if (MatSpmvDeviceCSR(sp, t)) PetscCall(MatSpmvDeviceRowLengths(A, csr->m, &nonempty, &mean, &stddev));
-    else {
-      PetscReal var = 0;
-
-      for (PetscInt r = 0; r < csr->m; r++) nonempty += csr->i[r + 1] > csr->i[r] ? 1 : 0;
-      mean = (PetscReal)csr->nnz / (PetscReal)nonempty;
-      for (PetscInt r = 0; r < csr->m; r++) {
-        const PetscReal len = (PetscReal)(csr->i[r + 1] - csr->i[r]);
-
-        if (len > 0) var += (len - mean) * (len - mean);
-      }
-      stddev = PetscSqrtReal(var / (PetscReal)nonempty);
-    }
-    if (stddev > mean) PetscFunctionReturn(PETSC_SUCCESS);
+    if (csr->stats) stats = *csr->stats;
+    else PetscCall(MatSpmvRowLengthStats(A, 0, csr, &stats)); /* A's rows, also for A^T's layout */
+    if (stats.stddev > stats.mean) PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(MatSpmvColumnPlanRCM(A, t, csr, format, plan));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -301,7 +314,7 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
 {
   Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
   PetscBool       ondevicebuild;
-  PetscInt       *ti = NULL, *tj = NULL, *perm = NULL, *ci = NULL, *jr = NULL, *pos = NULL, *pi = NULL, nonempty = -1;
+  PetscInt       *ti = NULL, *tj = NULL, *perm = NULL, *ci = NULL, *jr = NULL, *pos = NULL, *pi = NULL;
   MatSpmvCSR      tcsr = {csr->n, csr->m, csr->nnz, NULL, NULL, MAT_SPMV_COLUMN_ORDER_NATURAL}, ccsr;
   PetscErrorCode  ierr;
 
@@ -317,12 +330,7 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
   }
   /* the format's device build needs aijcusparse's 32-bit device CSR */
   ondevicebuild = (PetscBool)(MatSpmvDeviceCSR(sp, t) && format->builddevice);
-  if (ondevicebuild) { /* its rows with entries, counted there */
-    PetscReal mean, stddev;
-
-    PetscCall(MatSpmvDeviceRowLengths(A, csr->m, &nonempty, &mean, &stddev));
-  }
-  PetscCall(MatSpmvCompressRows(t ? &tcsr : csr, nonempty, &ccsr, &L->crow, &ci));
+  PetscCall(MatSpmvCompressRows(t ? &tcsr : csr, !t && csr->stats ? csr->stats->nonempty : -1, &ccsr, &L->crow, &ci));
   L->m            = ccsr.m;
   L->format       = format;
   L->params       = params;

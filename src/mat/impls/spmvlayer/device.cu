@@ -320,32 +320,34 @@ PetscErrorCode MatSpmvCUDAComposeMap(PetscInt n, int *d_map, const int *d_pos, v
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The row-length statistics of a CSR's nonempty rows, in one pass: their count, sum and sum of squares */
-struct MatSpmvRowStats {
+/* The row-length statistics of a CSR's nonempty rows, in one pass: their count, longest, sum and sum of squares */
+struct MatSpmvRowSums {
   long long nonempty;
+  int       longest;
   double    sum, sumsq;
 };
-struct MatSpmvRowStatsOf {
-  const int                 *i;
-  __device__ MatSpmvRowStats operator()(int r) const
+struct MatSpmvRowSumsOf {
+  const int                *i;
+  __device__ MatSpmvRowSums operator()(int r) const
   {
-    const double len = (double)(i[r + 1] - i[r]);
-    return {len > 0 ? 1LL : 0LL, len, len * len};
+    const int len = i[r + 1] - i[r];
+    return {len > 0 ? 1LL : 0LL, len, (double)len, (double)len * (double)len};
   }
 };
-struct MatSpmvRowStatsSum {
-  __device__ MatSpmvRowStats operator()(const MatSpmvRowStats &a, const MatSpmvRowStats &b) const { return {a.nonempty + b.nonempty, a.sum + b.sum, a.sumsq + b.sumsq}; }
+struct MatSpmvRowSumsAdd {
+  __device__ MatSpmvRowSums operator()(const MatSpmvRowSums &a, const MatSpmvRowSums &b) const { return {a.nonempty + b.nonempty, max(a.longest, b.longest), a.sum + b.sum, a.sumsq + b.sumsq}; }
 };
 
-PetscErrorCode MatSpmvCUDARowLengthStats(PetscInt m, const int *d_i, PetscInt *nonempty, PetscReal *mean, PetscReal *stddev, void *stream)
+PetscErrorCode MatSpmvCUDARowLengthStats(PetscInt m, const int *d_i, MatSpmvRowStats *stats, void *stream)
 {
-  MatSpmvRowStats st = {0, 0, 0};
+  MatSpmvRowSums st = {0, 0, 0, 0};
 
   PetscFunctionBegin;
-  if (m) st = thrust::transform_reduce(thrust::cuda::par.on((cudaStream_t)stream), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)m), MatSpmvRowStatsOf{d_i}, st, MatSpmvRowStatsSum{});
-  *nonempty = (PetscInt)st.nonempty;
-  *mean     = st.nonempty ? (PetscReal)(st.sum / (double)st.nonempty) : 0;
-  *stddev   = st.nonempty ? (PetscReal)PetscSqrtReal(PetscMax(st.sumsq / (double)st.nonempty - (st.sum / (double)st.nonempty) * (st.sum / (double)st.nonempty), 0.0)) : 0;
+  if (m) st = thrust::transform_reduce(thrust::cuda::par.on((cudaStream_t)stream), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)m), MatSpmvRowSumsOf{d_i}, st, MatSpmvRowSumsAdd{});
+  stats->nonempty = (PetscInt)st.nonempty;
+  stats->longest  = st.longest;
+  stats->mean     = st.nonempty ? (PetscReal)(st.sum / (double)st.nonempty) : 0;
+  stats->stddev   = st.nonempty ? (PetscReal)PetscSqrtReal(PetscMax(st.sumsq / (double)st.nonempty - (st.sum / (double)st.nonempty) * (st.sum / (double)st.nonempty), 0.0)) : 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

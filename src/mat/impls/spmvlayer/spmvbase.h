@@ -22,8 +22,13 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDAGather(PetscInt, const int *, const Petsc
 /* y[crow[k]] += t[k] for k < n */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAAddRows(PetscInt, const int *, const PetscScalar *, PetscScalar *, void *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDAZero(PetscScalar *, PetscInt, void *);
-/* of the m rows at device offsets d_i: how many are nonempty, and the mean and standard deviation of their lengths */
-PETSC_INTERN PetscErrorCode MatSpmvCUDARowLengthStats(PetscInt, const int *, PetscInt *, PetscReal *, PetscReal *, void *);
+/* the lengths of a CSR's nonempty rows: how many, the longest, their mean and standard deviation */
+typedef struct {
+  PetscInt  nonempty, longest;
+  PetscReal mean, stddev;
+} MatSpmvRowStats;
+/* MatSpmvRowStats of the m rows at device offsets d_i */
+PETSC_INTERN PetscErrorCode MatSpmvCUDARowLengthStats(PetscInt, const int *, MatSpmvRowStats *, void *);
 /* MatSpmvWideShare() of the device CSR (m rows, d_i, d_j) in its natural order, on the device */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAWideShare(PetscInt, const int *, const int *, PetscReal *, void *);
 /* *hot: the nonzeros in the max(1, n / 100) columns the nnz column indices d_j name most often; where

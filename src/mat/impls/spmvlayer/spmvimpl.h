@@ -22,9 +22,10 @@
 
 /* The CSR pattern a format builds its layout from */
 typedef struct {
-  PetscInt           m, n, nnz;
-  const PetscInt    *i, *j;
-  MatSpmvColumnOrder colorder; /* the order the layout's columns will have: NATURAL, FREQUENCY or RCM */
+  PetscInt               m, n, nnz;
+  const PetscInt        *i, *j;
+  MatSpmvColumnOrder     colorder; /* the order the layout's columns will have: NATURAL, FREQUENCY or RCM */
+  const MatSpmvRowStats *stats;    /* its rows' lengths (counted once per build, on the device where it can), or NULL */
 } MatSpmvCSR;
 
 typedef struct _n_MatSpmvFormat MatSpmvFormat;
@@ -325,6 +326,7 @@ PETSC_INTERN PetscErrorCode MatSpmvColumnPlanBand(Mat, int, const MatSpmvCSR *, 
 PETSC_INTERN PetscErrorCode MatSpmvColumnPlanDestroy(MatSpmvColumnPlan *);
 /* the row offsets of op(A)'s pattern (t = 1: A^T's, counted from A's columns: PetscFree *ti) */
 PETSC_INTERN PetscErrorCode MatSpmvOperatorRows(const MatSpmvCSR *, int, MatSpmvCSR *, PetscInt **);
+PETSC_INTERN PetscErrorCode MatSpmvRowLengthStats(Mat, int, const MatSpmvCSR *, MatSpmvRowStats *);
 /* a new layout of op(A) in format: NULL in *L, and the format's error in *ierr, when the format
    refuses the structure; quiet: the refusal is handled by the caller (another candidate follows) */
 PETSC_INTERN PetscErrorCode MatSpmvTryBuild(Mat, int, const MatSpmvCSR *, MatSpmvFormat *, const void *, MatSpmvColumnPlan *, PetscBool, MatSpmvLayout *, PetscErrorCode *);

@@ -62,8 +62,11 @@ static PetscErrorCode MatSpmvTimeLayout(Mat A, MatSpmvLayout L, PetscInt reps, P
    selecting format offers for this operator: the first that accepts the structure, or, when the
    selecting format asks for tuning, the fastest of those timed. A structure no candidate accepts
    leaves A without a layout, so the next product tries again (after, say, a parameter change) */
-PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
+PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr0)
 {
+  MatSpmvRowStats   stats;
+  MatSpmvCSR        counted = *csr0; /* A's CSR with its rows' statistics (t = 0) */
+  const MatSpmvCSR *csr;
   Mat_SeqAIJSpmv   *sp                                 = MatSpmvSeq(A);
   MatSpmvFormat    *cand[MATSPMV_MAX_CANDIDATES]       = {sp->format};
   const void       *candparams[MATSPMV_MAX_CANDIDATES] = {sp->params};
@@ -78,6 +81,9 @@ PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(sp->format->event_build, A, 0, 0, 0));
+  PetscCall(MatSpmvRowLengthStats(A, t, csr0, &stats)); /* op(A)'s rows */
+  if (!t) counted.stats = &stats;
+  csr = &counted;
   PetscCall(MatSpmvColumnPlanMake(A, t, csr, &plan));
   if (sp->format->select) {
     MatSpmvCSR op;
@@ -85,6 +91,7 @@ PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr)
 
     PetscCall(MatSpmvOperatorRows(csr, t, &op, &ti));
     op.colorder = plan.order;
+    op.stats    = &stats;
     ierr        = sp->format->select(sp->params, &op, &ncand, cand, candparams, &tune, why, sizeof(why));
     PetscCall(PetscFree(ti));
     PetscCall(ierr);
