@@ -54,6 +54,18 @@ CCPPFLAGS   += -I$(CURDIR)/include
 CUDACPPFLAGS += -I$(CURDIR)/include
 CUDAC_FLAGS += -Xcompiler -Wall --extended-lambda
 
+# CUDA architectures of our kernels: those PETSc was configured for (its -gencode list), or
+# PETSCSPMV_CUDA_ARCH="80 86 89 90 100"; machine code for each and PTX of the newest, which a newer
+# GPU compiles when the library loads (PETSc's own kernels need PETSc configured for that GPU).
+# PETSc configured with -arch=native or all: its flags as they are.
+comma := ,
+PETSC_CUDA_ARCHS    := $(patsubst arch=compute_%,%,$(filter arch=compute_%,$(subst $(comma), ,$(CUDAC_FLAGS))))
+PETSCSPMV_CUDA_ARCH ?= $(PETSC_CUDA_ARCHS)
+CUDA_ARCHS := $(shell echo '$(PETSCSPMV_CUDA_ARCH)' | tr ', ' '\n\n' | sed 's/[^0-9]//g' | grep -E '^[0-9]+$$' | sort -un)
+ifneq ($(strip $(CUDA_ARCHS)),)
+  CUDAC_FLAGS := $(filter-out -gencode arch=%,$(CUDAC_FLAGS)) $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) -gencode arch=compute_$(lastword $(CUDA_ARCHS)),code=compute_$(lastword $(CUDA_ARCHS))
+endif
+
 # the stock PETSc programs the tests and the demo run with -dll_append
 PETSC_SRC ?= $(firstword $(wildcard $(PETSC_DIR)/src $(PETSC_DIR)/share/petsc/examples/src $(PETSCSPMV_CACHE_SRC)))
 PETSCSPMV_CACHE_SRC := $(shell PETSCSPMV_VARIANT=$(PETSCSPMV_VARIANT) bash -c '. scripts/petsc-env.sh >/dev/null; echo $$PETSCSPMV_CACHE/petsc-$$PETSC_VERSION/src')
@@ -140,6 +152,10 @@ $(BINDIR)/snes_ex62: $(PETSC_SRC)/snes/tutorials/ex62.c
 	@mkdir -p $(@D)
 	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< $(PETSC_LIB)
 
+# the CUDA architectures the library is built for (scripts/check-cuda-arch.sh)
+print-cuda-arch:
+	@echo $(CUDA_ARCHS)
+
 check test: setup
 	@$(MAKE) --no-print-directory all
 	@BUILDDIR=$(BUILDDIR) LIBDIR=$(LIBDIR) tests/run.sh
@@ -155,7 +171,7 @@ python:
 	@scripts/setup-python.sh
 slepc:
 	@scripts/setup-python.sh --slepc
-.PHONY: python slepc
+.PHONY: python slepc print-cuda-arch
 
 # the BRC paper's Table 5 study (SNES ex19, every type, ILU(0) and a polynomial preconditioner):
 # make study STUDY_ARGS='-n 2 -g 256' (options: bench/ex19-study.sh --help)

@@ -4,7 +4,16 @@ PETSC_VERSION=${PETSC_VERSION:-3.25.4}
 PETSCSPMV_CACHE=${PETSCSPMV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/petscspmv}
 # PETSCSPMV_VARIANT=complex, single or int64 (64-bit PetscInt) selects another PETSc build (default: real double, 32-bit PetscInt)
 PETSCSPMV_VARIANT=${PETSCSPMV_VARIANT:-real}
-PETSCSPMV_PETSC_PREFIX=$PETSCSPMV_CACHE/petsc-$PETSC_VERSION-cuda-sm90$([ "$PETSCSPMV_VARIANT" = real ] || echo "-$PETSCSPMV_VARIANT")
+# The CUDA architectures of a PETSc we build (and of our kernels, the makefile reading PETSc's):
+# PETSCSPMV_CUDA_ARCH ("80 86 89 90 100" or "80,90": a fat build), else those of the GPUs nvidia-smi
+# lists, else 90 (H100/H200). Each list has its own cached build.
+PETSCSPMV_PETSC_CUDA_ARCH=${PETSCSPMV_CUDA_ARCH:-}
+if [ -z "${PETSCSPMV_PETSC_CUDA_ARCH// /}" ] && command -v nvidia-smi >/dev/null 2>&1; then
+  PETSCSPMV_PETSC_CUDA_ARCH=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d '. ' | grep -E '^[0-9]+$' || true)
+fi
+PETSCSPMV_PETSC_CUDA_ARCH=$(echo "${PETSCSPMV_PETSC_CUDA_ARCH:-90}" | tr ', ' '\n\n' | sed 's/[^0-9]//g' | { grep -E '^[0-9]+$' || true; } | sort -un | paste -sd, -)
+PETSCSPMV_PETSC_CUDA_ARCH=${PETSCSPMV_PETSC_CUDA_ARCH:-90}
+PETSCSPMV_PETSC_PREFIX=$PETSCSPMV_CACHE/petsc-$PETSC_VERSION-cuda-sm$(echo "$PETSCSPMV_PETSC_CUDA_ARCH" | tr , -)$([ "$PETSCSPMV_VARIANT" = real ] || echo "-$PETSCSPMV_VARIANT")
 if [ -z "${PETSC_DIR:-}" ] || [ "$PETSC_DIR" = "$PETSCSPMV_PETSC_PREFIX" ]; then
   PETSC_DIR=$PETSCSPMV_PETSC_PREFIX
   PETSC_ARCH=

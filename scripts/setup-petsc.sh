@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds PETSc (pinned release, from the `petsc` sdist on PyPI) with CUDA for sm_90,
+# Builds PETSc (pinned release, from the `petsc` sdist on PyPI) with CUDA for the GPUs present (sm_90
+# where none is visible; PETSCSPMV_CUDA_ARCH="80 86 89 90 100" for several),
 # Debian's Open MPI and BLAS/LAPACK, shared libraries, no debugging, no Fortran, into a
 # cache outside the repository. Reused when present; does nothing if PETSC_DIR is set.
 set -euo pipefail
@@ -87,7 +88,7 @@ log=$PETSCSPMV_CACHE/petsc-build-$PETSCSPMV_VARIANT.log
 echo "setup-petsc: configure (log: $log)"
 python3 ./configure PETSC_ARCH=$PETSC_ARCH --prefix="$PETSCSPMV_PETSC_PREFIX" \
   --with-cc=mpicc --with-cxx=mpicxx --with-fc=0 \
-  --with-cuda=1 --with-cuda-dir="$ov" --with-cuda-arch=90 \
+  --with-cuda=1 --with-cuda-dir="$ov" --with-cuda-arch="$PETSCSPMV_PETSC_CUDA_ARCH" \
   --with-blaslapack-lib="-llapack -lblas" \
   --with-debugging=0 --with-shared-libraries=1 --with-x=0 "${scalar[@]}" \
   COPTFLAGS=-O2 CXXOPTFLAGS=-O2 CUDAOPTFLAGS=-O2 >"$log" 2>&1 || { tail -30 "$log"; exit 1; }

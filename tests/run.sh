@@ -128,6 +128,12 @@ if command -v clang-format >/dev/null 2>&1 && clang-format --version | grep -q '
   run "style: sources formatted by .clang-format (scripts/format.sh)" scripts/format.sh --check
 else skip "style: clang-format 14 not found (the sources were formatted with it)"; fi
 
+# the library's CUDA code: machine code for each architecture it was built for, PTX of the newest
+cuobjdump=${CUOBJDUMP:-$(command -v cuobjdump || ls /usr/local/cuda/bin/cuobjdump 2>/dev/null || true)}
+if [ -n "$cuobjdump" ] && [ "${PETSCSPMV_VARIANT:-real}" = real ] && [ -n "$(make -s --no-print-directory print-cuda-arch 2>/dev/null)" ]; then
+  run "build: machine code for each CUDA architecture and PTX of the newest (cuobjdump)" env CUOBJDUMP="$cuobjdump" scripts/check-cuda-arch.sh
+else skip "build: no cuobjdump (the CUDA toolkit's, or PyPI's nvidia-cuda-cuobjdump: CUOBJDUMP=...), or a build without CUDA"; fi
+
 for t in $types; do
   seqt=seqaij$t
   # no silent host fallback on a GPU machine; without one, the format's reference kernel (AIJ's product is the default there)
