@@ -8,7 +8,12 @@ cd "$(dirname "$0")/.."
 lib=${1:-lib/libpetscspmv.so}
 cuobjdump=${CUOBJDUMP:-$(command -v cuobjdump || ls /usr/local/cuda/bin/cuobjdump 2>/dev/null || true)}
 [ -n "$cuobjdump" ] || { echo "no cuobjdump (set CUOBJDUMP)"; exit 2; }
-archs=$(make -s --no-print-directory print-cuda-arch)
+. scripts/petsc-env.sh >/dev/null
+archs=$(make -s --no-print-directory print-cuda-arch 2>/dev/null || true)
+if [ -z "$archs" ]; then # the makefile's reading of PETSc's list, for a copied PETSc whose rules do not load
+  archs=$(echo "${PETSCSPMV_CUDA_ARCH:-$(sed -n 's/^CUDAC_FLAGS *=//p' "$PETSC_DIR/lib/petsc/conf/petscvariables" | grep -o 'arch=compute_[0-9]*' | sed 's/arch=compute_//')}" |
+    tr ', ' '\n\n' | sed 's/[^0-9]//g' | { grep -E '^[0-9]+$' || true; } | sort -un | xargs)
+fi
 [ -n "$archs" ] || { echo "PETSc's CUDA flags name no architecture list (-arch=native or all): nothing to check"; exit 0; }
 objects=$(find src -name '*.cu' | wc -l)
 newest=$(printf '%s\n' $archs | sort -n | tail -1)

@@ -130,7 +130,7 @@ else skip "style: clang-format 14 not found (the sources were formatted with it)
 
 # the library's CUDA code: machine code for each architecture it was built for, PTX of the newest
 cuobjdump=${CUOBJDUMP:-$(command -v cuobjdump || ls /usr/local/cuda/bin/cuobjdump 2>/dev/null || true)}
-if [ -n "$cuobjdump" ] && [ "${PETSCSPMV_VARIANT:-real}" = real ] && [ -n "$(make -s --no-print-directory print-cuda-arch 2>/dev/null)" ]; then
+if [ -n "$cuobjdump" ] && [ "${PETSCSPMV_VARIANT:-real}" = real ] && grep -E '^CUDAC *= *[^ ]' "$PETSC_DIR/lib/petsc/conf/petscvariables" >/dev/null 2>&1; then
   run "build: machine code for each CUDA architecture and PTX of the newest (cuobjdump)" env CUOBJDUMP="$cuobjdump" scripts/check-cuda-arch.sh
 else skip "build: no cuobjdump (the CUDA toolkit's, or PyPI's nvidia-cuda-cuobjdump: CUOBJDUMP=...), or a build without CUDA"; fi
 
