@@ -248,6 +248,12 @@ for t in $types; do
       $bin/ksp_ex56 -ne 8 -ksp_type cg -pc_type icc -dll_append $lib -mat_type $t -vec_type cuda "${gpuopt[@]}"
     run "$t: default ICC(0) on KSP ex2 (5 nonzeros per row): MATSOLVERSPMV's, same iterations as aijcusparse's" same_iterations ksp_ex2 \
       $bin/ksp_ex2 -m 64 -n 64 -ksp_converged_reason -ksp_type cg -pc_type icc -mat_type aijcusparse -vec_type cuda -- $bin/ksp_ex2 -m 64 -n 64 -ksp_converged_reason -ksp_type cg -pc_type icc -dll_append $lib -mat_type $t -vec_type cuda "${gpuopt[@]}"
+    run "$t: default ILU with -pc_factor_nonzeros_along_diagonal (no zero on the diagonal: the natural order kept): MATSOLVERSPMV's, same iterations as aijcusparse's" same_iterations ksp_ex2 \
+      $bin/ksp_ex2 -m 64 -n 64 -ksp_converged_reason -pc_type ilu -pc_factor_nonzeros_along_diagonal -mat_type aijcusparse -vec_type cuda -- $bin/ksp_ex2 -m 64 -n 64 -ksp_converged_reason -pc_type ilu -pc_factor_nonzeros_along_diagonal -dll_append $lib -mat_type $t -vec_type cuda "${gpuopt[@]}"
+    run "$t: default ILU(1) (-pc_factor_levels 1, reused fill and ordering): MATSOLVERSPMV's, same iterations as aijcusparse's" same_iterations ksp_ex2 \
+      $bin/ksp_ex2 -m 64 -n 64 -ksp_converged_reason -pc_type ilu -pc_factor_levels 1 -pc_factor_reuse_fill -pc_factor_reuse_ordering -mat_type aijcusparse -vec_type cuda -- $bin/ksp_ex2 -m 64 -n 64 -ksp_converged_reason -pc_type ilu -pc_factor_levels 1 -pc_factor_reuse_fill -pc_factor_reuse_ordering -dll_append $lib -mat_type $t -vec_type cuda "${gpuopt[@]}"
+    run "$t: default block Jacobi + ILU(0) on 2 ranks: MATSOLVERSPMV's sub-factors" factor_package spmv "" \
+      $np2 $bin/ksp_ex2 -m 64 -n 64 -dll_append $lib -mat_type $t -vec_type cuda "${gpuopt[@]}"
     run "$t: default ILU(0) under BiCG (transpose solves by a second, cuSPARSE, factorization): same iterations as aijcusparse's" same_iterations ksp_ex2 \
       $bin/ksp_ex2 -m 64 -n 64 -ksp_converged_reason -ksp_type bicg -pc_type ilu -mat_type aijcusparse -vec_type cuda -- $bin/ksp_ex2 -m 64 -n 64 -ksp_converged_reason -ksp_type bicg -pc_type ilu -dll_append $lib -mat_type $t -vec_type cuda "${gpuopt[@]}"
     for np in 1 2; do
