@@ -117,6 +117,24 @@ int main(int argc, char **argv)
   PetscCall(Check(A, Aref, rnd, "MatShift"));
   for (int k = 0; k < 2; k++) PetscCall(MatDiagonalScale(M[k], l, r));
   PetscCall(Check(A, Aref, rnd, "MatDiagonalScale"));
+  { /* with vectors of A's type (CUDA ones with a GPU: scaled on the device), both sides, then each alone */
+    Vec ld, rd;
+
+    PetscCall(MatCreateVecs(A, &rd, &ld));
+    PetscCall(VecCopy(l, ld));
+    PetscCall(VecCopy(r, rd));
+    PetscCall(MatDiagonalScale(A, ld, rd));
+    PetscCall(MatDiagonalScale(Aref, l, r));
+    PetscCall(Check(A, Aref, rnd, "MatDiagonalScale with A's vectors"));
+    PetscCall(MatDiagonalScale(A, ld, NULL));
+    PetscCall(MatDiagonalScale(Aref, l, NULL));
+    PetscCall(Check(A, Aref, rnd, "MatDiagonalScale with A's vectors, left only"));
+    PetscCall(MatDiagonalScale(A, NULL, rd));
+    PetscCall(MatDiagonalScale(Aref, NULL, r));
+    PetscCall(Check(A, Aref, rnd, "MatDiagonalScale with A's vectors, right only"));
+    PetscCall(VecDestroy(&ld));
+    PetscCall(VecDestroy(&rd));
+  }
   for (int k = 0; k < 2; k++) PetscCall(MatDiagonalSet(M[k], l, INSERT_VALUES));
   PetscCall(Check(A, Aref, rnd, "MatDiagonalSet"));
   {
@@ -191,6 +209,34 @@ int main(int argc, char **argv)
   PetscCall(Check(A, Aref, rnd, "MatZeroEntries"));
   for (int k = 0; k < 2; k++) PetscCall(FillOperator(M[k], n));
   PetscCall(Check(A, Aref, rnd, "refilled after MatZeroEntries"));
+  { /* MatShift where a row has no diagonal entry: the entry is inserted (the host's function) */
+    Mat      S[2];
+    PetscInt lo, hi, N;
+
+    for (int k = 0; k < 2; k++) {
+      PetscCall(MatCreate(PETSC_COMM_WORLD, &S[k]));
+      PetscCall(MatSetSizes(S[k], PETSC_DECIDE, PETSC_DECIDE, 40, 40));
+      PetscCall(MatSetType(S[k], k ? MATAIJ : type));
+      PetscCall(MatSeqAIJSetPreallocation(S[k], 3, NULL));
+      PetscCall(MatMPIAIJSetPreallocation(S[k], 3, NULL, 3, NULL));
+      PetscCall(MatGetOwnershipRange(S[k], &lo, &hi));
+      PetscCall(MatGetSize(S[k], &N, NULL));
+      for (PetscInt row = lo; row < hi; row++) { /* row 7 has no diagonal entry */
+        PetscInt    cols[2] = {row, (row + 1) % N};
+        PetscScalar v[2]    = {4.0, -1.0};
+
+        PetscCall(MatSetValues(S[k], 1, &row, row == 7 ? 1 : 2, row == 7 ? cols + 1 : cols, row == 7 ? v + 1 : v, INSERT_VALUES));
+      }
+      PetscCall(MatAssemblyBegin(S[k], MAT_FINAL_ASSEMBLY));
+      PetscCall(MatAssemblyEnd(S[k], MAT_FINAL_ASSEMBLY));
+    }
+    PetscCall(Check(S[0], S[1], rnd, "a row without its diagonal entry"));
+    for (int k = 0; k < 2; k++) PetscCall(MatShift(S[k], 2.0));
+    PetscCall(Check(S[0], S[1], rnd, "MatShift inserting a diagonal entry"));
+    for (int k = 0; k < 2; k++) PetscCall(MatShift(S[k], -0.5));
+    PetscCall(Check(S[0], S[1], rnd, "MatShift again, every diagonal entry there"));
+    for (int k = 0; k < 2; k++) PetscCall(MatDestroy(&S[k]));
+  }
   {
     Mat     D, C;
     MatType ta, td;

@@ -48,6 +48,8 @@ PetscErrorCode MatSpmvSaveBaseOps(Mat A)
     b->view                  = A->ops->view;
     b->assemblyend           = A->ops->assemblyend;
     b->scale                 = A->ops->scale;
+    b->shift                 = A->ops->shift;
+    b->diagonalscale         = A->ops->diagonalscale;
     b->eliminatezeros        = A->ops->eliminatezeros;
     b->transpose             = A->ops->transpose;
     if (seq) {

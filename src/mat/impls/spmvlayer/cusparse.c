@@ -149,6 +149,40 @@ PetscErrorCode MatSpmvSyncHostValues(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* aijcusparse's device CSR values of A for writing: it uploads newer host values first, and on
+   restore counts the device copy as the current one (its transpose and diagonal stale) */
+PetscErrorCode MatSpmvCUSPARSEGetArray(Mat A, PetscScalar **v)
+{
+  MatSpmvAlias   alias;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL, NULL));
+#if defined(PETSC_HAVE_CUDA)
+  ierr = MatSeqAIJCUSPARSEGetArray(A, v);
+#else
+  ierr = PETSC_ERR_SUP;
+#endif
+  PetscCall(MatSpmvAliasEnd(&alias, ierr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUSPARSERestoreArray(Mat A, PetscScalar **v)
+{
+  MatSpmvAlias   alias;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL, NULL));
+#if defined(PETSC_HAVE_CUDA)
+  ierr = MatSeqAIJCUSPARSERestoreArray(A, v);
+#else
+  ierr = PETSC_ERR_SUP;
+#endif
+  PetscCall(MatSpmvAliasEnd(&alias, ierr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* aijcusparse's (and MATSOLVERSPMV's) triangular solves read and write device arrays only (a host
    vector gives a wrong result): host vectors go through device work vectors kept with the factor */
 PetscErrorCode MatSpmvSolveStaged(Mat F, Vec b, Vec x, const char *key)

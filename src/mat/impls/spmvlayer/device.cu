@@ -430,3 +430,81 @@ PetscErrorCode MatSpmvCUDAWideShare(PetscInt m, const int *d_i, const int *d_j, 
   *share = counts[1] ? (PetscReal)counts[0] / (PetscReal)counts[1] : 0.0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* ---- value changes on aijcusparse's device CSR (values.c) ---- */
+
+/* diag[r]: the position of entry (r, r) in the sorted row r, or -1 (then *missing is set) */
+template <typename I>
+__global__ void MatSpmvFindDiagonalKernel(I m, const I *__restrict__ i, const I *__restrict__ j, I *__restrict__ diag, int *__restrict__ missing)
+{
+  for (I r = blockIdx.x * blockDim.x + threadIdx.x; r < m; r += gridDim.x * blockDim.x) {
+    I lo = i[r], hi = i[r + 1] - 1, at = -1;
+
+    while (lo <= hi) {
+      const I mid = lo + (hi - lo) / 2, c = j[mid];
+
+      if (c == r) {
+        at = mid;
+        break;
+      }
+      if (c < r) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    diag[r] = at;
+    if (at < 0) *missing = 1;
+  }
+}
+
+template <typename V, typename I>
+__global__ void MatSpmvShiftKernel(I m, const I *__restrict__ diag, V alpha, V *__restrict__ a)
+{
+  for (I r = blockIdx.x * blockDim.x + threadIdx.x; r < m; r += gridDim.x * blockDim.x) a[diag[r]] += alpha;
+}
+
+PetscErrorCode MatSpmvCUDAShift(PetscInt m, const int *d_i, const int *d_j, PetscScalar alpha, PetscScalar *d_a, PetscBool *shifted, void *stream)
+{
+  cudaStream_t s = (cudaStream_t)stream;
+  int         *diag, *d_missing, missing = 0;
+
+  PetscFunctionBegin;
+  *shifted = PETSC_TRUE;
+  if (!m) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvCUDAMalloc((void **)&diag, m * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&d_missing, sizeof(int)));
+  PetscCallCUDA(cudaMemsetAsync(d_missing, 0, sizeof(int), s));
+  MatSpmvFindDiagonalKernel<int><<<MatSpmvGrid(m), MATSPMV_THREADS, 0, s>>>((int)m, d_i, d_j, diag, d_missing);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCallCUDA(cudaMemcpyAsync(&missing, d_missing, sizeof(int), cudaMemcpyDeviceToHost, s));
+  PetscCallCUDA(cudaStreamSynchronize(s));
+  if (!missing) {
+    MatSpmvShiftKernel<PetscScalar, int><<<MatSpmvGrid(m), MATSPMV_THREADS, 0, s>>>((int)m, diag, alpha, d_a);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  *shifted = missing ? PETSC_FALSE : PETSC_TRUE;
+  PetscCall(MatSpmvCUDAFree(diag)); /* cudaFree waits for the kernel */
+  PetscCall(MatSpmvCUDAFree(d_missing));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a(r, c) = l[r] a(r, c) r[c], l or r NULL: 1; a warp per row, its lanes over the row's entries */
+template <typename V, typename I>
+__global__ void MatSpmvDiagonalScaleKernel(I m, const I *__restrict__ i, const I *__restrict__ j, const V *__restrict__ l, const V *__restrict__ rs, V *__restrict__ a)
+{
+  const I lane = threadIdx.x % 32;
+
+  for (I r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < m; r += gridDim.x * blockDim.x / 32) {
+    const V lr = l ? l[r] : V(1);
+
+    for (I k = i[r] + lane; k < i[r + 1]; k += 32) a[k] *= rs ? lr * rs[j[k]] : lr;
+  }
+}
+
+PetscErrorCode MatSpmvCUDADiagonalScale(PetscInt m, const int *d_i, const int *d_j, const PetscScalar *l, const PetscScalar *r, PetscScalar *d_a, void *stream)
+{
+  PetscFunctionBegin;
+  if (m && (l || r)) {
+    MatSpmvDiagonalScaleKernel<PetscScalar, int><<<MatSpmvGrid(32 * m), MATSPMV_THREADS, 0, (cudaStream_t)stream>>>((int)m, d_i, d_j, l, r, d_a);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

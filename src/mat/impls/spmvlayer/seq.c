@@ -248,7 +248,7 @@ static PetscErrorCode MatScale_SeqAIJSpmv(Mat A, PetscScalar a)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The four products and MatScale(): ours unless A is bound to the CPU (then SeqAIJ's, as aijcusparse does) */
+/* The four products, MatScale(), MatShift() and MatDiagonalScale(): ours unless A is bound to the CPU (then SeqAIJ's, as aijcusparse does) */
 static PetscErrorCode MatSpmvSetProducts(Mat A)
 {
   PetscFunctionBegin;
@@ -257,6 +257,7 @@ static PetscErrorCode MatSpmvSetProducts(Mat A)
   A->ops->multadd          = MatMultAdd_SeqAIJSpmv;
   A->ops->multtranspose    = MatMultTranspose_SeqAIJSpmv;
   A->ops->multtransposeadd = MatMultTransposeAdd_SeqAIJSpmv;
+  PetscCall(MatSpmvSetValueOps_SeqAIJSpmv(A)); /* MatShift, MatDiagonalScale on the device (values.c) */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -400,6 +401,8 @@ static PetscErrorCode MatSpmvSeqStrip(Mat B)
   B->ops->setfromoptions   = base->setfromoptions;
   B->ops->view             = base->view;
   B->ops->scale            = base->scale;
+  B->ops->shift            = base->shift;
+  B->ops->diagonalscale    = base->diagonalscale;
   B->ops->eliminatezeros   = base->eliminatezeros;
   B->ops->transpose        = base->transpose;
   if (base->cusparse) {

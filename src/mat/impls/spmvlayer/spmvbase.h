@@ -29,6 +29,11 @@ typedef struct {
 } MatSpmvRowStats;
 /* MatSpmvRowStats of the m rows at device offsets d_i */
 PETSC_INTERN PetscErrorCode MatSpmvCUDARowLengthStats(PetscInt, const int *, MatSpmvRowStats *, void *);
+/* A + alpha I on the device CSR (m rows, m at most the columns): *shifted false, nothing changed,
+   where a row has no diagonal entry */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAShift(PetscInt, const int *, const int *, PetscScalar, PetscScalar *, PetscBool *, void *);
+/* diag(l) A diag(r) on the device CSR (m rows; l or r NULL: none) */
+PETSC_INTERN PetscErrorCode MatSpmvCUDADiagonalScale(PetscInt, const int *, const int *, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);
 /* MatSpmvWideShare() of the device CSR (m rows, d_i, d_j) in its natural order, on the device */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAWideShare(PetscInt, const int *, const int *, PetscReal *, void *);
 /* *hot: the nonzeros in the max(1, n / 100) columns the nnz column indices d_j name most often; where
@@ -84,6 +89,9 @@ PETSC_INTERN PetscErrorCode MatSpmvValuesOnDevice(Mat, PetscBool *);
 PETSC_INTERN PetscErrorCode MatSpmvCUSPARSEGetIJ(Mat, const int **, const int **);
 PETSC_INTERN PetscErrorCode MatSpmvCUSPARSEGetValues(Mat, const PetscScalar **);
 PETSC_INTERN PetscErrorCode MatSpmvCUSPARSERestoreValues(Mat, const PetscScalar **);
+/* the same for writing (aijcusparse then counts its device values as the current ones) */
+PETSC_INTERN PetscErrorCode MatSpmvCUSPARSEGetArray(Mat, PetscScalar **);
+PETSC_INTERN PetscErrorCode MatSpmvCUSPARSERestoreArray(Mat, PetscScalar **);
 /* bring the host CSR values of A up to date (aijcusparse copies them back from the device if needed):
    before AIJ code that reads them in place */
 PETSC_INTERN PetscErrorCode MatSpmvSyncHostValues(Mat);

@@ -169,6 +169,8 @@ typedef struct {
   PetscErrorCode (*getlocalmatmerge)(Mat, MatReuse, IS *, Mat *);                               /* mpi: MatMPIAIJGetLocalMatMerge_C (aijcusparse) */
   PetscErrorCode (*bindtocpu)(Mat, PetscBool);
   PetscErrorCode (*scale)(Mat, PetscScalar);
+  PetscErrorCode (*shift)(Mat, PetscScalar);
+  PetscErrorCode (*diagonalscale)(Mat, Vec, Vec);
   PetscErrorCode (*productsetfromoptions)(Mat);
   PetscErrorCode (*eliminatezeros)(Mat, PetscBool);
   PetscErrorCode (*transpose)(Mat, MatReuse, Mat *);
@@ -385,6 +387,9 @@ PETSC_INTERN PetscErrorCode MatProductSetFromOptions_MPIAIJSpmv(Mat);
 PETSC_INTERN PetscErrorCode MatMPIAIJGetLocalMatMerge_MPIAIJSpmv(Mat, MatReuse, IS *, Mat *);
 /* -petscspmv_product_min_rows, read once when the package is initialized */
 PETSC_INTERN PetscInt MatSpmvProductMinRows;
+
+/* values.c: MatShift() and MatDiagonalScale() on aijcusparse's device CSR */
+PETSC_INTERN PetscErrorCode MatSpmvSetValueOps_SeqAIJSpmv(Mat);
 
 /* cusparsefactor.c: aijcusparse's factors and cuSPARSE's solves for our types (MATSOLVERCUSPARSE) */
 PETSC_INTERN PetscErrorCode MatSpmvRegisterFactors(MatSpmvFormat *);
