@@ -207,6 +207,57 @@ static PetscBool Supported(MatProductType ptype, OperandKind kind, PetscBool gpu
   return PETSC_TRUE;
 }
 
+/* A product's operands and their MATAIJ (MATDENSE) references: A, the 2D operator (N x N) of type,
+   B of kind, and C for ABC; D, Dref the results */
+typedef struct {
+  Mat A, Aref, B, Bref, C, Cref, D, Dref;
+} Operands;
+
+static PetscErrorCode OperandsCreate(MatProductType ptype, OperandKind kind, const char *type, const char *other, PetscInt n, PetscInt N, PetscInt K, Operands *o)
+{
+  /* B's shape: N x K for AB, AtB, PtAP; K x N for ABt, RARt; N x N for ABC (then C is N x K) */
+  const PetscInt bm = (ptype == MATPRODUCT_ABt || ptype == MATPRODUCT_RARt) ? K : N;
+  const PetscInt bn = (ptype == MATPRODUCT_ABt || ptype == MATPRODUCT_RARt || ptype == MATPRODUCT_ABC) ? N : K;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(o, sizeof(*o)));
+  PetscCall(CreateSparse(type, N, N, 0, &o->A));
+  PetscCall(MatZeroEntries(o->A));
+  PetscCall(FillOperator(o->A, n));
+  PetscCall(CreateSparse(MATAIJ, N, N, 0, &o->Aref));
+  PetscCall(MatZeroEntries(o->Aref));
+  PetscCall(FillOperator(o->Aref, n));
+  PetscCall(CreateOperand(kind, type, other, bm, bn, 1, &o->B, &o->Bref));
+  if (ptype == MATPRODUCT_ABC) PetscCall(CreateOperand(kind, type, other, N, K, 2, &o->C, &o->Cref));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode OperandsDestroy(Operands *o)
+{
+  Mat *all[] = {&o->A, &o->Aref, &o->B, &o->Bref, &o->C, &o->Cref, &o->D, &o->Dref};
+
+  PetscFunctionBegin;
+  for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(all); k++) PetscCall(MatDestroy(all[k]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the product of kind ptype, first or reused, of A's operands and of the references */
+static PetscErrorCode ProductBoth(MatProductType ptype, MatReuse reuse, Operands *o)
+{
+  PetscFunctionBegin;
+  PetscCall(Product(ptype, o->A, o->B, o->C, reuse, &o->D));
+  PetscCall(Product(ptype, o->Aref, o->Bref, o->Cref, reuse, &o->Dref));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* aijcusparse's reused A^T B and A B^T read the explicit transpose the first product formed, never
+   refreshed (PETSc 3.25): ours refresh it, aijcusparse's own (-type aijcusparse) do not; with a host
+   AIJ or dense operand the product is AIJ's */
+static PetscBool StaleTransposeReused(PetscBool gpu, Mat A, MatProductType ptype, OperandKind kind)
+{
+  return (PetscBool)(gpu && !IsSpmv(A) && (ptype == MATPRODUCT_AtB || ptype == MATPRODUCT_ABt) && kind != OPERAND_AIJ && kind != OPERAND_DENSE && kind != OPERAND_DENSECUDA);
+}
+
 /* The changes of values a user makes between products, each on the device when A is there: A's
    values become a function of the old ones, the pattern stays */
 typedef enum {
@@ -361,51 +412,33 @@ static PetscErrorCode CheckChangesBeforeProducts(const char *type, PetscInt n, P
   for (int change = 0; change < CHANGE_KINDS; change++) {
     for (size_t p = 0; p < PETSC_STATIC_ARRAY_LENGTH(ProductTypes); p++) {
       const MatProductType ptype = ProductTypes[p];
-      Mat                  A, Aref, B, Bref, C = NULL, Cref = NULL, D = NULL, Dref = NULL;
-      const PetscInt       bm = (ptype == MATPRODUCT_ABt || ptype == MATPRODUCT_RARt) ? K : N;
-      const PetscInt       bn = (ptype == MATPRODUCT_ABt || ptype == MATPRODUCT_RARt || ptype == MATPRODUCT_ABC) ? N : K;
+      Operands             o;
       char                 what[256];
 
       if (!Supported(ptype, OPERAND_SAME, gpu, size)) continue;
-      PetscCall(CreateSparse(type, N, N, 0, &A));
-      PetscCall(MatZeroEntries(A));
-      PetscCall(FillOperator(A, n));
-      PetscCall(CreateSparse(MATAIJ, N, N, 0, &Aref));
-      PetscCall(MatZeroEntries(Aref));
-      PetscCall(FillOperator(Aref, n));
-      PetscCall(CreateOperand(OPERAND_SAME, type, type, bm, bn, 1, &B, &Bref));
-      if (ptype == MATPRODUCT_ABC) PetscCall(CreateOperand(OPERAND_SAME, type, type, N, K, 2, &C, &Cref));
+      PetscCall(OperandsCreate(ptype, OPERAND_SAME, type, type, n, N, K, &o));
       if (change == CHANGE_COO) {
-        PetscCall(SetUpCOO(A));
-        PetscCall(SetUpCOO(Aref));
+        PetscCall(SetUpCOO(o.A));
+        PetscCall(SetUpCOO(o.Aref));
       }
-      PetscCall(UseOnDevice(A));
-      PetscCall(ChangeValues(A, (ChangeKind)change));
-      PetscCall(ChangeValues(Aref, (ChangeKind)change));
+      PetscCall(UseOnDevice(o.A));
+      PetscCall(ChangeValues(o.A, (ChangeKind)change));
+      PetscCall(ChangeValues(o.Aref, (ChangeKind)change));
       PetscCall(PetscSNPrintf(what, sizeof(what), "%s with A %s after %s on A", MatProductTypes[ptype], type, ChangeNames[change]));
-      PetscCall(Product(ptype, A, B, C, MAT_INITIAL_MATRIX, &D));
-      PetscCall(Product(ptype, Aref, Bref, Cref, MAT_INITIAL_MATRIX, &Dref));
-      PetscCall(CheckCounted(D, Dref, rnd, what, failed));
-      /* the same change again, then the product reused (aijcusparse's own reused A^T B and A B^T: see the other loop) */
-      if (!(gpu && !IsSpmv(A) && (ptype == MATPRODUCT_AtB || ptype == MATPRODUCT_ABt))) {
-        PetscCall(UseOnDevice(A));
-        PetscCall(ChangeValues(A, (ChangeKind)change));
-        PetscCall(ChangeValues(Aref, (ChangeKind)change));
-        PetscCall(Product(ptype, A, B, C, MAT_REUSE_MATRIX, &D));
-        PetscCall(Product(ptype, Aref, Bref, Cref, MAT_REUSE_MATRIX, &Dref));
+      PetscCall(ProductBoth(ptype, MAT_INITIAL_MATRIX, &o));
+      PetscCall(CheckCounted(o.D, o.Dref, rnd, what, failed));
+      /* the same change again, then the product reused */
+      if (!StaleTransposeReused(gpu, o.A, ptype, OPERAND_SAME)) {
+        PetscCall(UseOnDevice(o.A));
+        PetscCall(ChangeValues(o.A, (ChangeKind)change));
+        PetscCall(ChangeValues(o.Aref, (ChangeKind)change));
+        PetscCall(ProductBoth(ptype, MAT_REUSE_MATRIX, &o));
         PetscCall(PetscStrlcat(what, ", and reused after another", sizeof(what)));
-        PetscCall(CheckCounted(D, Dref, rnd, what, failed));
+        PetscCall(CheckCounted(o.D, o.Dref, rnd, what, failed));
       }
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "done %s\n", what));
       (*tested)++;
-      PetscCall(MatDestroy(&D));
-      PetscCall(MatDestroy(&Dref));
-      PetscCall(MatDestroy(&A));
-      PetscCall(MatDestroy(&Aref));
-      PetscCall(MatDestroy(&B));
-      PetscCall(MatDestroy(&Bref));
-      PetscCall(MatDestroy(&C));
-      PetscCall(MatDestroy(&Cref));
+      PetscCall(OperandsDestroy(&o));
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -436,70 +469,48 @@ int main(int argc, char **argv)
     MatProductType ptype = ProductTypes[p];
 
     for (int kind = 0; kind < OPERAND_KINDS; kind++) {
-      Mat       A, Aref, B, Bref, C = NULL, Cref = NULL, D = NULL, Dref = NULL;
-      PetscInt  bm, bn;
+      Operands  o;
       char      what[256];
       PetscBool ours, sparse;
       MatType   dtype;
       char      atype[64];
 
       if (!Supported(ptype, (OperandKind)kind, gpu, size)) continue;
-      /* B's shape: N x K for AB, AtB, PtAP; K x N for ABt, RARt; N x N for ABC (then C is N x K) */
-      bm = (ptype == MATPRODUCT_ABt || ptype == MATPRODUCT_RARt) ? K : N;
-      bn = (ptype == MATPRODUCT_ABt || ptype == MATPRODUCT_RARt || ptype == MATPRODUCT_ABC) ? N : K;
-      PetscCall(CreateSparse(type, N, N, 0, &A));
-      PetscCall(MatZeroEntries(A));
-      PetscCall(FillOperator(A, n));
-      PetscCall(MatGetType(A, &dtype));
+      PetscCall(OperandsCreate(ptype, (OperandKind)kind, type, other, n, N, K, &o));
+      PetscCall(MatGetType(o.A, &dtype));
       PetscCall(PetscStrncpy(atype, dtype, sizeof(atype))); /* a copy: the name is reallocated while A is in a product */
-      PetscCall(CreateSparse(MATAIJ, N, N, 0, &Aref));
-      PetscCall(MatZeroEntries(Aref));
-      PetscCall(FillOperator(Aref, n));
-      PetscCall(CreateOperand((OperandKind)kind, type, other, bm, bn, 1, &B, &Bref));
-      if (ptype == MATPRODUCT_ABC) PetscCall(CreateOperand((OperandKind)kind, type, other, N, K, 2, &C, &Cref));
       PetscCall(PetscSNPrintf(what, sizeof(what), "%s with A %s, other operands %s", MatProductTypes[ptype], type, OperandNames[kind]));
 
-      PetscCall(Product(ptype, A, B, C, MAT_INITIAL_MATRIX, &D));
-      PetscCall(Product(ptype, Aref, Bref, Cref, MAT_INITIAL_MATRIX, &Dref));
-      PetscCall(CheckResult(D, Dref, rnd, what));
+      PetscCall(ProductBoth(ptype, MAT_INITIAL_MATRIX, &o));
+      PetscCall(CheckResult(o.D, o.Dref, rnd, what));
       /* a product with the MAIJ interpolation converted to A's type gives A's type (PCMG's next level
          needs one of ours to convert its MAIJ); other results stay aijcusparse's, measured faster */
-      PetscCall(PetscObjectBaseTypeCompareAny((PetscObject)D, &sparse, MATSEQAIJ, MATMPIAIJ, ""));
-      PetscCall(PetscObjectTypeCompare((PetscObject)D, atype, &ours));
-      PetscCall(MatGetType(D, &dtype));
+      PetscCall(PetscObjectBaseTypeCompareAny((PetscObject)o.D, &sparse, MATSEQAIJ, MATMPIAIJ, ""));
+      PetscCall(PetscObjectTypeCompare((PetscObject)o.D, atype, &ours));
+      PetscCall(MatGetType(o.D, &dtype));
       if (gpu && sparse && kind == OPERAND_MAIJ) PetscCheck(ours, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: the result has type %s, not A's %s", what, dtype, atype);
-      if (ours && IsSpmv(D)) PetscCall(MatSpmvCheckLayout(D));
+      if (ours && IsSpmv(o.D)) PetscCall(MatSpmvCheckLayout(o.D));
 
       /* the values change, the pattern stays: the product is reused */
-      PetscCall(MatScale(A, 1.5));
-      PetscCall(MatScale(Aref, 1.5));
-      PetscCall(MatShift(A, 0.25));
-      PetscCall(MatShift(Aref, 0.25));
+      PetscCall(MatScale(o.A, 1.5));
+      PetscCall(MatScale(o.Aref, 1.5));
+      PetscCall(MatShift(o.A, 0.25));
+      PetscCall(MatShift(o.Aref, 0.25));
       if (kind != OPERAND_MAIJ) { /* the MAIJ operand became a matrix of A's type: scaled the same */
-        PetscCall(MatScale(B, -0.5));
-        PetscCall(MatScale(Bref, -0.5));
+        PetscCall(MatScale(o.B, -0.5));
+        PetscCall(MatScale(o.Bref, -0.5));
       }
-      /* aijcusparse's reused A^T B and A B^T read the explicit transpose the first product formed,
-         never refreshed (PETSc 3.25): ours refresh it, aijcusparse's own (-type aijcusparse) do not */
-      if (gpu && !IsSpmv(A) && (ptype == MATPRODUCT_AtB || ptype == MATPRODUCT_ABt) && kind != OPERAND_AIJ && kind != OPERAND_DENSE && kind != OPERAND_DENSECUDA) {
+      if (StaleTransposeReused(gpu, o.A, ptype, (OperandKind)kind)) {
         PetscCall(PetscStrlcat(what, " (not reused: aijcusparse's stale transpose)", sizeof(what)));
       } else {
-        PetscCall(Product(ptype, A, B, C, MAT_REUSE_MATRIX, &D));
-        PetscCall(Product(ptype, Aref, Bref, Cref, MAT_REUSE_MATRIX, &Dref));
+        PetscCall(ProductBoth(ptype, MAT_REUSE_MATRIX, &o));
         PetscCall(PetscStrlcat(what, ", reused after a change of values", sizeof(what)));
-        PetscCall(CheckResult(D, Dref, rnd, what));
-        if (ours && IsSpmv(D)) PetscCall(MatSpmvCheckLayout(D));
+        PetscCall(CheckResult(o.D, o.Dref, rnd, what));
+        if (ours && IsSpmv(o.D)) PetscCall(MatSpmvCheckLayout(o.D));
       }
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok %s (result %s)\n", what, dtype));
       tested++;
-      PetscCall(MatDestroy(&D));
-      PetscCall(MatDestroy(&Dref));
-      PetscCall(MatDestroy(&A));
-      PetscCall(MatDestroy(&Aref));
-      PetscCall(MatDestroy(&B));
-      PetscCall(MatDestroy(&Bref));
-      PetscCall(MatDestroy(&C));
-      PetscCall(MatDestroy(&Cref));
+      PetscCall(OperandsDestroy(&o));
     }
   }
   PetscCall(CheckChangesBeforeProducts(type, n, N, K, rnd, gpu, size, &tested, &failed));
