@@ -138,38 +138,16 @@ static PetscErrorCode MatSpmvFormatSelect_SPMV(const void *params, const MatSpmv
 {
   const MatSpmvAutoParams *p = (const MatSpmvAutoParams *)params;
   MatSpmvFormat *const    *formats;
-  PetscInt                 n, nonempty = 0, longest = 0;
-  PetscReal                mean = 0, var                         = 0;
+  const MatSpmvRowStats   *st = pattern->stats;
+  PetscInt                 n;
   PetscBool                irregular, taken[MATSPMV_MAX_FORMATS] = {PETSC_FALSE};
   const char *const       *rule;
   size_t                   nrule;
 
   PetscFunctionBegin;
   PetscCall(MatSpmvAutoFormats(&n, &formats));
-  if (pattern->stats) { /* counted by the layer (on the device where the CSR is there) */
-    nonempty = pattern->stats->nonempty;
-    longest  = pattern->stats->longest;
-    mean     = pattern->stats->mean;
-    var      = pattern->stats->stddev * pattern->stats->stddev;
-  } else {
-    for (PetscInt r = 0; r < pattern->m; r++) {
-      const PetscInt len = pattern->i[r + 1] - pattern->i[r];
-
-      if (!len) continue;
-      nonempty++;
-      longest = PetscMax(longest, len);
-    }
-    if (nonempty) {
-      mean = (PetscReal)pattern->nnz / (PetscReal)nonempty;
-      for (PetscInt r = 0; r < pattern->m; r++) {
-        const PetscInt len = pattern->i[r + 1] - pattern->i[r];
-
-        if (len) var += ((PetscReal)len - mean) * ((PetscReal)len - mean);
-      }
-      var /= (PetscReal)nonempty;
-    }
-  }
-  irregular = (PetscBool)(PetscSqrtReal(var) > MATSPMV_IRREGULAR * mean);
+  PetscCheck(st, PETSC_COMM_SELF, PETSC_ERR_PLIB, "spmv chooses from the rows' statistics the layer counts (MatSpmvRowLengthStats())");
+  irregular = (PetscBool)(st->stddev > MATSPMV_IRREGULAR * st->mean);
   if (!irregular) {
     rule  = MatSpmvAutoRegular;
     nrule = PETSC_STATIC_ARRAY_LENGTH(MatSpmvAutoRegular);
@@ -195,7 +173,7 @@ static PetscErrorCode MatSpmvFormatSelect_SPMV(const void *params, const MatSpmv
   PetscCheck(*ncand, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "spmv has no candidate format: -mat_spmv_formats must name at least one");
   tune->reps    = p->tune ? p->tunereps : 0;
   tune->maxtime = p->tunemaxtime;
-  PetscCall(PetscSNPrintf(why, whylen, "%s rows (nonempty rows' lengths: mean %.1f, std. dev. %.1f %s %.1f x mean, longest %" PetscInt_FMT ")%s", irregular ? "irregular" : "regular", (double)mean, (double)PetscSqrtReal(var), irregular ? ">" : "<=", (double)MATSPMV_IRREGULAR, longest,
+  PetscCall(PetscSNPrintf(why, whylen, "%s rows (nonempty rows' lengths: mean %.1f, std. dev. %.1f %s %.1f x mean, longest %" PetscInt_FMT ")%s", irregular ? "irregular" : "regular", (double)st->mean, (double)st->stddev, irregular ? ">" : "<=", (double)MATSPMV_IRREGULAR, st->longest,
                           pattern->colorder == MAT_SPMV_COLUMN_ORDER_FREQUENCY ? ", columns renumbered by frequency" : ""));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
