@@ -81,7 +81,9 @@ PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr0)
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(sp->format->event_build, A, 0, 0, 0));
-  PetscCall(MatSpmvRowLengthStats(A, t, csr0, &stats)); /* op(A)'s rows */
+  /* op(A)'s rows: A's for the column plan and the compressed rows; A^T's (an O(nonzeros) count)
+     only for a selecting format's choice */
+  if (!t || sp->format->select) PetscCall(MatSpmvRowLengthStats(A, t, csr0, &stats));
   if (!t) counted.stats = &stats;
   csr = &counted;
   PetscCall(MatSpmvColumnPlanMake(A, t, csr, &plan));
