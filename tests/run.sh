@@ -175,6 +175,12 @@ for t in $types; do
       run "$t: KSP ex56 CG + GAMG ${gamg:-(defaults)}, $np rank(s), iterations as $base" env ITER_TOL=2 bash -c 'same_iterations "$@"' _ ksp_ex56 \
         $mpi $ex56 $gamg -mat_type $base "${vbase[@]}" -- $mpi $ex56 $gamg -dll_append $lib -mat_type $t "${vbase[@]}" "${gpuopt[@]}"
     done
+    # a scalar operator: GAMG's graph is ours (made on the device with a GPU); MIS sees the same pattern
+    ex45="$bin/ksp_ex45 -da_grid_x 12 -da_grid_y 12 -da_grid_z 12 -ksp_type cg -pc_type gamg -ksp_converged_reason"
+    for gamg in "" "-pc_gamg_threshold 0.05" "-pc_gamg_aggressive_coarsening 0" "-pc_gamg_agg_nsmooths 0"; do
+      run "$t: KSP ex45 CG + GAMG ${gamg:-(defaults)}, $np rank(s), iterations as $base" bash -c 'same_iterations "$@"' _ ksp_ex45 \
+        $mpi $ex45 $gamg -dm_mat_type $base ${vbase[@]/-vec_type/-dm_vec_type} -- $mpi $ex45 $gamg -dll_append $lib -dm_mat_type $t ${vbase[@]/-vec_type/-dm_vec_type} "${gpuopt[@]}"
+    done
     mg="$bin/ex19 -da_grid_x 17 -da_grid_y 17 -da_refine 2 -pc_type mg -pc_mg_galerkin pmat -snes_converged_reason -ksp_converged_reason"
     run "$t: SNES ex19 PCMG Galerkin on a DMDA (MAIJ interpolation), $np rank(s), iterations as $base" env ITER_TOL=2 bash -c 'same_iterations "$@"' _ ex19 \
       $mpi $mg -dm_mat_type $base ${vbase[@]/-vec_type/-dm_vec_type} -- $mpi $mg -dll_append $lib -dm_mat_type $t ${vbase[@]/-vec_type/-dm_vec_type} "${gpuopt[@]}"

@@ -62,6 +62,70 @@ static PetscErrorCode LocalBlock(Mat A, Mat *B)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* G and Gref have the same pattern in every local row and values equal to rounding */
+static PetscErrorCode CheckGraph(Mat G, Mat Gref, const char *step)
+{
+  PetscInt rstart, rend;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetOwnershipRange(Gref, &rstart, &rend));
+  for (PetscInt row = rstart; row < rend; row++) {
+    const PetscInt    *c, *cref;
+    const PetscScalar *v, *vref;
+    PetscInt           nc, ncref;
+
+    PetscCall(MatGetRow(G, row, &nc, &c, &v));
+    PetscCall(MatGetRow(Gref, row, &ncref, &cref, &vref));
+    PetscCheck(nc == ncref, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: row %" PetscInt_FMT " has %" PetscInt_FMT " entries, MATAIJ's graph %" PetscInt_FMT, step, row, nc, ncref);
+    for (PetscInt k = 0; k < nc; k++) {
+      PetscCheck(c[k] == cref[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: row %" PetscInt_FMT " entry %" PetscInt_FMT " in column %" PetscInt_FMT ", MATAIJ's graph in %" PetscInt_FMT, step, row, k, c[k], cref[k]);
+      PetscCheck(PetscAbsScalar(v[k] - vref[k]) <= 1e-5 * PetscAbsScalar(vref[k]) + PETSC_SMALL, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: G(%" PetscInt_FMT ", %" PetscInt_FMT ") = %g, MATAIJ's graph %g", step, row, c[k], (double)PetscRealPart(v[k]), (double)PetscRealPart(vref[k]));
+    }
+    PetscCall(MatRestoreRow(G, row, &nc, &c, &v));
+    PetscCall(MatRestoreRow(Gref, row, &ncref, &cref, &vref));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatCreateGraph() with every combination GAMG passes (symmetrize, scale, filter), block sizes 1
+   and 3, against MATAIJ's graph; A itself is left as it was */
+static PetscErrorCode CheckGraphs(Mat A, Mat Aref, PetscRandom rnd)
+{
+  const PetscReal filters[] = {-1.0, 0.0, 0.2};
+  char            step[128];
+
+  PetscFunctionBegin;
+  for (PetscInt bs = 1; bs <= 3; bs += 2) {
+    Mat B = A, Bref = Aref;
+
+    if (bs > 1) { /* the same values in a matrix of block size 3 (PETSc collapses each block) */
+      PetscCall(MatConvert(A, MATSAME, MAT_INITIAL_MATRIX, &B));
+      PetscCall(MatConvert(Aref, MATSAME, MAT_INITIAL_MATRIX, &Bref));
+      PetscCall(MatSetBlockSize(B, bs));
+      PetscCall(MatSetBlockSize(Bref, bs));
+    }
+    for (int sym = 0; sym < 2; sym++)
+      for (int scale = 0; scale < 2; scale++)
+        for (size_t f = 0; f < PETSC_STATIC_ARRAY_LENGTH(filters); f++) {
+          Mat G, Gref;
+
+          PetscCall(PetscSNPrintf(step, sizeof(step), "MatCreateGraph(symmetrize %d, scale %d, filter %g), block size %" PetscInt_FMT, sym, scale, (double)filters[f], bs));
+          PetscCall(MatCreateGraph(B, (PetscBool)sym, (PetscBool)scale, filters[f], 0, NULL, &G));
+          PetscCall(MatCreateGraph(Bref, (PetscBool)sym, (PetscBool)scale, filters[f], 0, NULL, &Gref));
+          PetscCall(CheckGraph(G, Gref, step));
+          PetscCall(MatDestroy(&G));
+          PetscCall(MatDestroy(&Gref));
+          PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok %s\n", step));
+        }
+    if (bs > 1) {
+      PetscCall(MatDestroy(&B));
+      PetscCall(MatDestroy(&Bref));
+    }
+  }
+  PetscCall(Check(A, Aref, rnd, "after the graphs"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   char        type[64] = MATBRC;
@@ -117,6 +181,7 @@ int main(int argc, char **argv)
   PetscCall(Check(A, Aref, rnd, "MatShift"));
   for (int k = 0; k < 2; k++) PetscCall(MatDiagonalScale(M[k], l, r));
   PetscCall(Check(A, Aref, rnd, "MatDiagonalScale"));
+  PetscCall(CheckGraphs(A, Aref, rnd));
   { /* with vectors of A's type (CUDA ones with a GPU: scaled on the device), both sides, then each alone */
     Vec ld, rd;
 
@@ -205,6 +270,30 @@ int main(int argc, char **argv)
   PetscCall(Check(A, Aref, rnd, "new nonzero pattern"));
   for (int k = 0; k < 2; k++) PetscCall(MatAXPY(M[k], -1.5, X, DIFFERENT_NONZERO_PATTERN));
   PetscCall(Check(A, Aref, rnd, "MatAXPY with a different pattern"));
+  { /* MatAXPY's new matrix replaced A's insides (MatHeaderMerge): products with A must still work.
+       Compared by MatMult only: aijcusparse's MatMultTransposeAdd() on its A^T A is wrong (docs/limits.md) */
+    Mat       AtA, AtAref;
+    Vec       x, y, yref;
+    PetscReal err, nrm;
+
+    PetscCall(MatTransposeMatMult(A, A, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &AtA));
+    PetscCall(MatTransposeMatMult(Aref, Aref, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &AtAref));
+    PetscCall(MatCreateVecs(AtAref, &x, &yref));
+    PetscCall(VecDuplicate(yref, &y));
+    PetscCall(VecSetRandom(x, rnd));
+    PetscCall(MatMult(AtAref, x, yref));
+    PetscCall(MatMult(AtA, x, y));
+    PetscCall(VecAXPY(y, -1.0, yref));
+    PetscCall(VecNorm(y, NORM_INFINITY, &err));
+    PetscCall(VecNorm(yref, NORM_INFINITY, &nrm));
+    PetscCheck(err <= 1e-10 * nrm, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "A^T A after MatAXPY with a different pattern differs from MATAIJ's by %g (|A^T A x| = %g)", (double)err, (double)nrm);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok A^T A after MatAXPY with a different pattern\n"));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
+    PetscCall(VecDestroy(&yref));
+    PetscCall(MatDestroy(&AtA));
+    PetscCall(MatDestroy(&AtAref));
+  }
   for (int k = 0; k < 2; k++) PetscCall(MatZeroEntries(M[k]));
   PetscCall(Check(A, Aref, rnd, "MatZeroEntries"));
   for (int k = 0; k < 2; k++) PetscCall(FillOperator(M[k], n));

@@ -52,6 +52,7 @@ PetscErrorCode MatSpmvSaveBaseOps(Mat A)
     b->diagonalscale         = A->ops->diagonalscale;
     b->eliminatezeros        = A->ops->eliminatezeros;
     b->transpose             = A->ops->transpose;
+    b->creategraph           = A->ops->creategraph;
     if (seq) {
       PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatRetrieveValues_C", &b->retrievevalues));
       PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatStoreValues_C", &b->storevalues));

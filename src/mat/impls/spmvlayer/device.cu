@@ -3,7 +3,7 @@
   refresh (a gather from the CSR values into the format's slots).
 */
 #include "spmvimpl.h"
-#include <petscdevice_cuda.h>
+#include "spmvkernels.h"
 #include <unistd.h>
 #include <thrust/equal.h>
 #include <thrust/execution_policy.h>
@@ -97,14 +97,6 @@ __global__ void MatSpmvGatherKernel(I nslots, const I *__restrict__ slot2csr, co
     I k    = slot2csr[s];
     val[s] = k >= 0 ? csrval[k] : V(0);
   }
-}
-
-#define MATSPMV_THREADS 256 /* threads per block of the layer's element-wise kernels */
-
-/* blocks for n items, at most 65536 (the grid-stride loops take the rest) */
-static inline unsigned MatSpmvGrid(PetscInt n)
-{
-  return (unsigned)PetscMax(1, PetscMin((n + MATSPMV_THREADS - 1) / MATSPMV_THREADS, 65536));
 }
 
 PetscErrorCode MatSpmvCUDAGather(PetscInt nslots, const int *slot2csr, const PetscScalar *csrval, PetscScalar *val, void *stream)

@@ -423,6 +423,7 @@ static PetscErrorCode MatConvert_MPIAIJSpmv_MPIAIJ(Mat A, MatType type, MatReuse
   B->ops->view                  = base->view;
   B->ops->eliminatezeros        = base->eliminatezeros;
   B->ops->transpose             = base->transpose;
+  B->ops->creategraph           = base->creategraph;
   B->ops->productsetfromoptions = base->productsetfromoptions;
   if (B->preallocated) {
     PetscCall(MatMPIAIJGetSeqAIJ(B, &blk[0], &blk[1], &garray));
@@ -490,6 +491,7 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJSpmv(Mat A, MatType type, MatReuse reuse,
   B->ops->view             = MatView_MPIAIJSpmv;
   B->ops->eliminatezeros   = MatEliminateZeros_MPIAIJSpmv;
   B->ops->transpose        = MatTranspose_MPIAIJSpmv;
+  PetscCall(MatSpmvSetGraphOps_MPIAIJSpmv(B, sp->base));
 
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatMPIAIJSetPreallocation_C", MatMPIAIJSetPreallocation_MPIAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", MatSetPreallocationCOO_MPIAIJSpmv));

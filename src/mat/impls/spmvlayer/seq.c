@@ -248,7 +248,7 @@ static PetscErrorCode MatScale_SeqAIJSpmv(Mat A, PetscScalar a)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The four products, MatScale(), MatShift() and MatDiagonalScale(): ours unless A is bound to the CPU (then SeqAIJ's, as aijcusparse does) */
+/* The four products, MatScale(), MatShift(), MatDiagonalScale() and MatCreateGraph(): ours unless A is bound to the CPU (then SeqAIJ's, as aijcusparse does) */
 static PetscErrorCode MatSpmvSetProducts(Mat A)
 {
   PetscFunctionBegin;
@@ -258,6 +258,7 @@ static PetscErrorCode MatSpmvSetProducts(Mat A)
   A->ops->multtranspose    = MatMultTranspose_SeqAIJSpmv;
   A->ops->multtransposeadd = MatMultTransposeAdd_SeqAIJSpmv;
   PetscCall(MatSpmvSetValueOps_SeqAIJSpmv(A)); /* MatShift, MatDiagonalScale on the device (values.c) */
+  PetscCall(MatSpmvSetGraphOps_SeqAIJSpmv(A)); /* MatCreateGraph on the device (graph.c) */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -405,6 +406,7 @@ static PetscErrorCode MatSpmvSeqStrip(Mat B)
   B->ops->diagonalscale    = base->diagonalscale;
   B->ops->eliminatezeros   = base->eliminatezeros;
   B->ops->transpose        = base->transpose;
+  B->ops->creategraph      = base->creategraph;
   if (base->cusparse) {
     B->ops->bindtocpu = base->bindtocpu;
     /* aijcusparse's own functions for the binding B is in (products, composed product hooks) */

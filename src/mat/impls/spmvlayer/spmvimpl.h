@@ -174,6 +174,7 @@ typedef struct {
   PetscErrorCode (*productsetfromoptions)(Mat);
   PetscErrorCode (*eliminatezeros)(Mat, PetscBool);
   PetscErrorCode (*transpose)(Mat, MatReuse, Mat *);
+  PetscErrorCode (*creategraph)(Mat, PetscBool, PetscBool, PetscReal, PetscInt, PetscInt[], Mat *);
   PetscBool cusparse; /* saved from MATSEQAIJCUSPARSE / MATMPIAIJCUSPARSE */
 } MatSpmvBaseOps;
 /* saved from pristine MATSEQAIJ, MATMPIAIJ, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE matrices */
@@ -262,12 +263,15 @@ typedef struct {
   PetscBool        derived;  /* PETSc made it (a transpose): its blocks are derived operators too */
 } Mat_MPIAIJSpmv;
 #define MATSPMV_MPI_DATA "MatSpmvMPIData"
-/* the data of A, NULL if A is not one of our MPI matrices */
+/* the data of A, NULL if A is not one of our MPI matrices. The container only tells ours: the data is
+   A->spptr. MatHeaderMerge() (MatAXPY() with a different pattern, an in-place MatTranspose()) puts
+   the old matrix's container back over the new one's, and the old data it points to is freed */
 static inline PetscErrorCode MatSpmvMPIGetData(Mat A, Mat_MPIAIJSpmv **sp)
 {
   PetscFunctionBegin;
   *sp = NULL;
   PetscCall(PetscObjectContainerQuery((PetscObject)A, MATSPMV_MPI_DATA, (PetscCtxRt)sp));
+  if (*sp) *sp = (Mat_MPIAIJSpmv *)A->spptr;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -390,6 +394,9 @@ PETSC_INTERN PetscInt MatSpmvProductMinRows;
 
 /* values.c: MatShift() and MatDiagonalScale() on aijcusparse's device CSR */
 PETSC_INTERN PetscErrorCode MatSpmvSetValueOps_SeqAIJSpmv(Mat);
+/* graph.c: MatCreateGraph() from aijcusparse's device CSR; MPI: PETSc's on an aijcusparse copy */
+PETSC_INTERN PetscErrorCode MatSpmvSetGraphOps_SeqAIJSpmv(Mat);
+PETSC_INTERN PetscErrorCode MatSpmvSetGraphOps_MPIAIJSpmv(Mat, MatSpmvBaseOps *);
 
 /* cusparsefactor.c: aijcusparse's factors and cuSPARSE's solves for our types (MATSOLVERCUSPARSE) */
 PETSC_INTERN PetscErrorCode MatSpmvRegisterFactors(MatSpmvFormat *);

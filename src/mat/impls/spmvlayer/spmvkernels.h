@@ -3,6 +3,14 @@
 #include <petscdevice_cuda.h>
 #include <cuda/std/type_traits>
 
+#define MATSPMV_THREADS 256 /* threads per block of the layer's element-wise kernels */
+
+/* blocks for n items, at most 65536 (the grid-stride loops take the rest) */
+static inline unsigned MatSpmvGrid(PetscInt n)
+{
+  return (unsigned)PetscMax(1, PetscMin((n + MATSPMV_THREADS - 1) / MATSPMV_THREADS, 65536));
+}
+
 /* y += v for rows shared by several threads; complex values add their two parts */
 template <typename V>
 __device__ __forceinline__ void MatSpmvAtomicAdd(V *y, V v)

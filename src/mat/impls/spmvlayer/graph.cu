@@ -1,0 +1,185 @@
+/*
+  Device kernels of the scalar graph GAMG coarsens (graph.c): a square CSR's absolute values, its
+  transpose added (the union of the two patterns), scaled by the diagonal. PETSc makes the same graph
+  on the host (MatCreateGraph_Simple_AIJ): a copy, a transpose, a sum of different patterns.
+*/
+#include "spmvimpl.h"
+#include "spmvkernels.h"
+#include <thrust/binary_search.h>
+#include <thrust/execution_policy.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/scan.h>
+#include <thrust/sequence.h>
+#include <cub/device/device_radix_sort.cuh>
+
+#if !defined(PETSC_USE_COMPLEX) /* a graph's weights are real: complex scalars take PETSc's graph */
+
+template <typename V>
+__device__ __forceinline__ V MatSpmvGraphValue(V v, bool absval)
+{
+  return absval ? (v < V(0) ? -v : v) : v;
+}
+
+/* row[k] = the row of entry k; a warp per row */
+template <typename I>
+__global__ void MatSpmvEntryRowsKernel(I m, const I *__restrict__ i, I *__restrict__ row)
+{
+  const I lane = threadIdx.x % 32;
+
+  for (I r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < m; r += gridDim.x * blockDim.x / 32)
+    for (I k = i[r] + lane; k < i[r + 1]; k += 32) row[k] = r;
+}
+
+/* Row r of A + T: the merge of A's row r (columns aj, values av) and T's (columns tj, values av at
+   positions tpos), both sorted. With gj NULL only the length is counted (into gi[r]). A thread per
+   row: a graph's rows are short, and the merge is sequential in each row. */
+template <typename V, typename I>
+__global__ void MatSpmvGraphMergeKernel(I m, const I *__restrict__ ai, const I *__restrict__ aj, const I *__restrict__ ti, const I *__restrict__ tj, const I *__restrict__ tpos, const V *__restrict__ av, bool absval, I *__restrict__ gi, I *__restrict__ gj, V *__restrict__ gv)
+{
+  for (I r = blockIdx.x * blockDim.x + threadIdx.x; r < m; r += gridDim.x * blockDim.x) {
+    I a = ai[r], ae = ai[r + 1], t = ti[r], te = ti[r + 1], g = gj ? gi[r] : 0;
+
+    while (a < ae || t < te) {
+      const I ca = a < ae ? aj[a] : I(-1), ct = t < te ? tj[t] : I(-1);
+      I       c;
+      V       v = V(0);
+
+      if (ct < 0 || (ca >= 0 && ca <= ct)) {
+        c = ca;
+        if (gj) v = MatSpmvGraphValue(av[a], absval);
+        a++;
+        if (ct == ca) {
+          if (gj) v += MatSpmvGraphValue(av[tpos[t]], absval);
+          t++;
+        }
+      } else {
+        c = ct;
+        if (gj) v = MatSpmvGraphValue(av[tpos[t]], absval);
+        t++;
+      }
+      if (gj) {
+        gj[g] = c;
+        gv[g] = v;
+      }
+      g++;
+    }
+    if (!gj) gi[r] = g;
+  }
+}
+
+/* s[r] = |g(r, r)|^(-1/2), 0 where the diagonal entry is zero or missing (VecReciprocal() keeps 0) */
+template <typename V, typename I>
+__global__ void MatSpmvGraphScalesKernel(I m, const I *__restrict__ gi, const I *__restrict__ gj, const V *__restrict__ gv, V *__restrict__ s)
+{
+  for (I r = blockIdx.x * blockDim.x + threadIdx.x; r < m; r += gridDim.x * blockDim.x) {
+    I lo = gi[r], hi = gi[r + 1] - 1;
+    V d = V(0);
+
+    while (lo <= hi) {
+      const I mid = lo + (hi - lo) / 2, c = gj[mid];
+
+      if (c == r) {
+        d = gv[mid];
+        break;
+      }
+      if (c < r) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    if (d < V(0)) d = -d;
+    s[r] = d != V(0) ? V(1) / sqrt(d) : V(0);
+  }
+}
+
+/* tj[p] = row[tpos[p]]: the row each transposed entry came from */
+template <typename I>
+__global__ void MatSpmvGraphRowsOfKernel(I nnz, const I *__restrict__ tpos, const I *__restrict__ row, I *__restrict__ tj)
+{
+  for (I p = blockIdx.x * blockDim.x + threadIdx.x; p < nnz; p += gridDim.x * blockDim.x) tj[p] = row[tpos[p]];
+}
+
+template <typename V, typename I>
+__global__ void MatSpmvGraphCopyKernel(I nnz, const V *__restrict__ av, bool absval, V *__restrict__ gv)
+{
+  for (I k = blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += gridDim.x * blockDim.x) gv[k] = MatSpmvGraphValue(av[k], absval);
+}
+
+/* the transpose of the m x m pattern (d_i, d_j): new device arrays *ti (m + 1 offsets), *tj (its
+   columns: A's rows) and *tpos (the position in A of each entry), each row's columns ascending */
+static PetscErrorCode MatSpmvCUDAGraphTranspose(PetscInt m, PetscInt nnz, const int *d_i, const int *d_j, int **ti, int **tj, int **tpos, cudaStream_t s)
+{
+  int   *row, *seq, *keys, bits = 1;
+  void  *tmp   = NULL;
+  size_t bytes = 0;
+
+  PetscFunctionBegin;
+  while (bits < 31 && (1LL << bits) < m) bits++;
+  PetscCall(MatSpmvCUDAMalloc((void **)ti, (m + 1) * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)tj, nnz * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)tpos, nnz * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&row, nnz * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&seq, nnz * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&keys, nnz * sizeof(int)));
+  MatSpmvEntryRowsKernel<int><<<MatSpmvGrid(32 * PetscMin(m, PETSC_INT_MAX / 32)), MATSPMV_THREADS, 0, s>>>((int)m, d_i, row);
+  PetscCallCUDA(cudaGetLastError());
+  thrust::sequence(thrust::cuda::par.on(s), seq, seq + nnz);
+  /* a stable sort by column of the row-major entries: each column's rows stay ascending */
+  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, d_j, keys, seq, *tpos, (int)nnz, 0, bits, s));
+  PetscCall(MatSpmvCUDAMalloc(&tmp, PetscMax(bytes, 1)));
+  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, d_j, keys, seq, *tpos, (int)nnz, 0, bits, s));
+  MatSpmvGraphRowsOfKernel<int><<<MatSpmvGrid(nnz), MATSPMV_THREADS, 0, s>>>((int)nnz, *tpos, row, *tj);
+  PetscCallCUDA(cudaGetLastError());
+  thrust::lower_bound(thrust::cuda::par.on(s), keys, keys + nnz, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)m + 1), *ti);
+  PetscCall(MatSpmvCUDAFree(tmp)); /* cudaFree waits for the sort */
+  PetscCall(MatSpmvCUDAFree(keys));
+  PetscCall(MatSpmvCUDAFree(seq));
+  PetscCall(MatSpmvCUDAFree(row));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDAGraph(PetscInt m, PetscInt nnz, const int *d_i, const int *d_j, const PetscScalar *d_a, PetscBool absval, PetscBool symmetrize, PetscBool scale, int **d_gi, int **d_gj, PetscScalar **d_ga, PetscInt *gnnz, void *stream)
+{
+  cudaStream_t s = (cudaStream_t)stream;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvCUDAMalloc((void **)d_gi, (m + 1) * sizeof(int)));
+  if (symmetrize) {
+    int *ti, *tj, *tpos, nz = 0;
+
+    PetscCall(MatSpmvCUDAGraphTranspose(m, nnz, d_i, d_j, &ti, &tj, &tpos, s));
+    MatSpmvGraphMergeKernel<PetscScalar, int><<<MatSpmvGrid(m), MATSPMV_THREADS, 0, s>>>((int)m, d_i, d_j, ti, tj, tpos, d_a, absval, *d_gi, NULL, NULL);
+    PetscCallCUDA(cudaGetLastError());
+    PetscCallCUDA(cudaMemsetAsync(*d_gi + m, 0, sizeof(int), s));
+    thrust::exclusive_scan(thrust::cuda::par.on(s), *d_gi, *d_gi + m + 1, *d_gi);
+    PetscCallCUDA(cudaMemcpyAsync(&nz, *d_gi + m, sizeof(int), cudaMemcpyDeviceToHost, s));
+    PetscCallCUDA(cudaStreamSynchronize(s));
+    *gnnz = nz;
+    PetscCall(MatSpmvCUDAMalloc((void **)d_gj, PetscMax(nz, 1) * sizeof(int)));
+    PetscCall(MatSpmvCUDAMalloc((void **)d_ga, PetscMax(nz, 1) * sizeof(PetscScalar)));
+    MatSpmvGraphMergeKernel<PetscScalar, int><<<MatSpmvGrid(m), MATSPMV_THREADS, 0, s>>>((int)m, d_i, d_j, ti, tj, tpos, d_a, absval, *d_gi, *d_gj, *d_ga);
+    PetscCallCUDA(cudaGetLastError());
+    PetscCall(MatSpmvCUDAFree(tpos)); /* cudaFree waits for the merge */
+    PetscCall(MatSpmvCUDAFree(tj));
+    PetscCall(MatSpmvCUDAFree(ti));
+  } else {
+    *gnnz = nnz;
+    PetscCall(MatSpmvCUDAMalloc((void **)d_gj, PetscMax(nnz, 1) * sizeof(int)));
+    PetscCall(MatSpmvCUDAMalloc((void **)d_ga, PetscMax(nnz, 1) * sizeof(PetscScalar)));
+    PetscCall(MatSpmvCUDACopyOnDevice(*d_gi, d_i, (m + 1) * sizeof(int), stream));
+    PetscCall(MatSpmvCUDACopyOnDevice(*d_gj, d_j, nnz * sizeof(int), stream));
+    if (nnz) {
+      MatSpmvGraphCopyKernel<PetscScalar, int><<<MatSpmvGrid(nnz), MATSPMV_THREADS, 0, s>>>((int)nnz, d_a, absval ? true : false, *d_ga);
+      PetscCallCUDA(cudaGetLastError());
+    }
+  }
+  if (scale && m) {
+    PetscScalar *d_s;
+
+    PetscCall(MatSpmvCUDAMalloc((void **)&d_s, m * sizeof(PetscScalar)));
+    MatSpmvGraphScalesKernel<PetscScalar, int><<<MatSpmvGrid(m), MATSPMV_THREADS, 0, s>>>((int)m, *d_gi, *d_gj, *d_ga, d_s);
+    PetscCallCUDA(cudaGetLastError());
+    PetscCall(MatSpmvCUDADiagonalScale(m, *d_gi, *d_gj, d_s, d_s, *d_ga, stream));
+    PetscCall(MatSpmvCUDAFree(d_s)); /* cudaFree waits for the scaling */
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
