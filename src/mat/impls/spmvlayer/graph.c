@@ -5,13 +5,14 @@
   it on the host (a copy of A, its transpose, a sum of two patterns), with copies between host and
   device around each step. The graph is an aijcusparse matrix, as aijcusparse's own graph is: GAMG's
   squared graph is then aijcusparse's device product, and no layout of ours is built for it.
-  Block sizes above 1, complex scalars, a matrix bound to the CPU or without device values take the
-  base's function. MPI matrices take PETSc's function on an aijcusparse copy.
+  Block sizes above 1 are collapsed first (the sum of |a| over each block, as PETSc's). Complex
+  scalars, a strength index with blocks, a matrix bound to the CPU or without device values take
+  the base's function. MPI matrices take PETSc's function on an aijcusparse copy.
 */
 #include "spmvimpl.h"
 
 /* whether the graph of A can be made on the device (else why not, for -info) */
-static PetscErrorCode MatSpmvGraphOnDevice(Mat A, PetscBool *device, const char **why)
+static PetscErrorCode MatSpmvGraphOnDevice(Mat A, PetscInt index_size, PetscBool *device, const char **why)
 {
   PetscInt bs;
   MatInfo  info;
@@ -21,8 +22,9 @@ static PetscErrorCode MatSpmvGraphOnDevice(Mat A, PetscBool *device, const char 
   PetscCall(MatGetBlockSize(A, &bs));
   PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
   if (PetscDefined(USE_COMPLEX)) *why = "complex scalars";
-  else if (bs > 1) *why = "block size above 1";
+  else if (bs > 1 && index_size) *why = "a strength index (-pc_gamg_mat_coarsen_strength_index)";
   else if (A->rmap->n != A->cmap->n) *why = "a rectangular matrix";
+  else if (A->rmap->n % bs) *why = "rows not a multiple of the block size";
   else if (info.nz_used == 0) *why = "an empty matrix";
   else if (A->boundtocpu || !MatSpmvSeq(A)->base->cusparse) *why = "a matrix on the host";
   else if (sizeof(PetscInt) != sizeof(int) || info.nz_used > PETSC_INT32_MAX / 2) *why = "64-bit indices";
@@ -76,10 +78,12 @@ static PetscErrorCode MatCreateGraph_SeqAIJSpmv(Mat A, PetscBool symmetrize, Pet
 {
   PetscBool   device, transpose = symmetrize, isset, issym;
   const char *why = NULL;
+  PetscInt    bs;
 
   PetscFunctionBegin;
-  PetscCall(MatSpmvGraphOnDevice(A, &device, &why));
-  if (!device || (!symmetrize && !scale && filter < 0)) { /* the latter: A itself is the graph */
+  PetscCall(MatGetBlockSize(A, &bs));
+  PetscCall(MatSpmvGraphOnDevice(A, index_size, &device, &why));
+  if (!device || (bs == 1 && !symmetrize && !scale && filter < 0)) { /* the latter: A itself is the graph */
     if (!device) PetscCall(PetscInfo(A, "MatCreateGraph() by the base's function (PETSc's, on the host): %s\n", why));
     PetscCall(MatSpmvSeq(A)->base->creategraph(A, symmetrize, scale, filter, index_size, index, G));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -102,14 +106,14 @@ static PetscErrorCode MatCreateGraph_SeqAIJSpmv(Mat A, PetscBool symmetrize, Pet
     PetscCall(MatSpmvCUDAGetStream(&stream));
     PetscCall(PetscLogGpuTimeBegin());
     /* absolute values wherever PETSc's takes them: to scale or to filter */
-    PetscCall(MatSpmvCUDAGraph(m, (PetscInt)info.nz_used, d_i, d_j, d_a, (PetscBool)(scale || filter >= 0), transpose, scale, &d_gi, &d_gj, &d_ga, &gnnz, stream));
+    PetscCall(MatSpmvCUDAGraph(m, bs, (PetscInt)info.nz_used, d_i, d_j, d_a, (PetscBool)(scale || filter >= 0), transpose, scale, &d_gi, &d_gj, &d_ga, &gnnz, stream));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(MatSpmvCUSPARSERestoreValues(A, &d_a));
-    PetscCall(MatSpmvGraphFromDevice(m, gnnz, d_gi, d_gj, d_ga, G));
+    PetscCall(MatSpmvGraphFromDevice(m / bs, gnnz, d_gi, d_gj, d_ga, G));
     PetscCall(MatSpmvCUDAFree(d_ga));
     PetscCall(MatSpmvCUDAFree(d_gj));
     PetscCall(MatSpmvCUDAFree(d_gi));
-    PetscCall(PetscInfo(A, "MatCreateGraph() on the device: %" PetscInt_FMT " rows, %" PetscInt_FMT " entries (%s)\n", m, gnnz, transpose ? "A + A^T" : "A"));
+    PetscCall(PetscInfo(A, "MatCreateGraph() on the device: %" PetscInt_FMT " rows (block size %" PetscInt_FMT "), %" PetscInt_FMT " entries (%s)\n", m / bs, bs, gnnz, transpose ? "A + A^T" : "A"));
   }
 #endif
   if (symmetrize) PetscCall(MatSetOption(*G, MAT_SYMMETRIC, PETSC_TRUE));

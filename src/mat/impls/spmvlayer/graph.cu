@@ -6,6 +6,8 @@
 #include "spmvimpl.h"
 #include "spmvkernels.h"
 #include <thrust/binary_search.h>
+#include <thrust/reduce.h>
+#include <thrust/iterator/transform_iterator.h>
 #include <thrust/execution_policy.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/scan.h>
@@ -136,11 +138,89 @@ static PetscErrorCode MatSpmvCUDAGraphTranspose(PetscInt m, PetscInt nnz, const 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatSpmvCUDAGraph(PetscInt m, PetscInt nnz, const int *d_i, const int *d_j, const PetscScalar *d_a, PetscBool absval, PetscBool symmetrize, PetscBool scale, int **d_gi, int **d_gj, PetscScalar **d_ga, PetscInt *gnnz, void *stream)
+/* key[k] = (block row, block column) of entry k as one number, val[k] = |a[k]| */
+template <typename V, typename I>
+__global__ void MatSpmvGraphBlockKeysKernel(I nnz, I bs, long long nb, const I *__restrict__ row, const I *__restrict__ j, const V *__restrict__ a, long long *__restrict__ key, V *__restrict__ val)
+{
+  for (I k = blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += gridDim.x * blockDim.x) {
+    key[k] = (long long)(row[k] / bs) * nb + j[k] / bs;
+    val[k] = MatSpmvGraphValue(a[k], true);
+  }
+}
+
+/* cj[k] = the block column of the k-th distinct key */
+template <typename I>
+__global__ void MatSpmvGraphBlockColumnsKernel(I n, long long nb, const long long *__restrict__ key, I *__restrict__ cj)
+{
+  for (I k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) cj[k] = (I)(key[k] % nb);
+}
+
+struct MatSpmvTimes {
+  long long                     nb;
+  __host__ __device__ long long operator()(int r) const { return r * nb; }
+};
+
+/* The m x m CSR collapsed to its m/bs x m/bs blocks: entry (I, J) the sum of |a| over the block's
+   entries, as PETSc's MatCreateGraph_Simple_AIJ sums them (every strength index): new device arrays */
+static PetscErrorCode MatSpmvCUDAGraphCollapse(PetscInt m, PetscInt bs, PetscInt nnz, const int *d_i, const int *d_j, const PetscScalar *d_a, int **ci, int **cj, PetscScalar **ca, PetscInt *cnnz, cudaStream_t s)
+{
+  const long long nb = m / bs;
+  int            *row, bits = 1;
+  long long      *key, *skey;
+  PetscScalar    *val, *sval;
+  void           *tmp   = NULL;
+  size_t          bytes = 0;
+
+  PetscFunctionBegin;
+  while (bits < 63 && (1LL << bits) < nb * nb) bits++;
+  PetscCall(MatSpmvCUDAMalloc((void **)&row, nnz * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&key, nnz * sizeof(long long)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&skey, nnz * sizeof(long long)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&val, nnz * sizeof(PetscScalar)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&sval, nnz * sizeof(PetscScalar)));
+  MatSpmvEntryRowsKernel<int><<<MatSpmvGrid(32 * PetscMin(m, PETSC_INT_MAX / 32)), MATSPMV_THREADS, 0, s>>>((int)m, d_i, row);
+  PetscCallCUDA(cudaGetLastError());
+  MatSpmvGraphBlockKeysKernel<PetscScalar, int><<<MatSpmvGrid(nnz), MATSPMV_THREADS, 0, s>>>((int)nnz, (int)bs, nb, row, d_j, d_a, key, val);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, key, skey, val, sval, (int)nnz, 0, bits, s));
+  PetscCall(MatSpmvCUDAMalloc(&tmp, PetscMax(bytes, 1)));
+  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, key, skey, val, sval, (int)nnz, 0, bits, s));
+  /* the distinct keys and their sums, into the unsorted arrays (no longer needed) */
+  *cnnz = thrust::reduce_by_key(thrust::cuda::par.on(s), skey, skey + nnz, sval, key, val).first - key;
+  PetscCall(MatSpmvCUDAMalloc((void **)ci, (nb + 1) * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)cj, PetscMax(*cnnz, 1) * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)ca, PetscMax(*cnnz, 1) * sizeof(PetscScalar)));
+  MatSpmvGraphBlockColumnsKernel<int><<<MatSpmvGrid(*cnnz), MATSPMV_THREADS, 0, s>>>((int)*cnnz, nb, key, *cj);
+  PetscCallCUDA(cudaGetLastError());
+  /* ci[r] = the first key of block row r or beyond */
+  thrust::lower_bound(thrust::cuda::par.on(s), key, key + *cnnz, thrust::make_transform_iterator(thrust::counting_iterator<int>(0), MatSpmvTimes{nb}), thrust::make_transform_iterator(thrust::counting_iterator<int>((int)nb + 1), MatSpmvTimes{nb}), *ci);
+  PetscCall(MatSpmvCUDACopyOnDevice(*ca, val, *cnnz * sizeof(PetscScalar), s));
+  PetscCall(MatSpmvCUDAFree(tmp)); /* cudaFree waits for the work above */
+  PetscCall(MatSpmvCUDAFree(sval));
+  PetscCall(MatSpmvCUDAFree(val));
+  PetscCall(MatSpmvCUDAFree(skey));
+  PetscCall(MatSpmvCUDAFree(key));
+  PetscCall(MatSpmvCUDAFree(row));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDAGraph(PetscInt m, PetscInt bs, PetscInt nnz, const int *d_i, const int *d_j, const PetscScalar *d_a, PetscBool absval, PetscBool symmetrize, PetscBool scale, int **d_gi, int **d_gj, PetscScalar **d_ga, PetscInt *gnnz, void *stream)
 {
   cudaStream_t s = (cudaStream_t)stream;
 
   PetscFunctionBegin;
+  if (bs > 1) { /* the graph of the collapsed blocks, whose values are absolute already */
+    int         *ci, *cj;
+    PetscScalar *ca;
+    PetscInt     cnnz;
+
+    PetscCall(MatSpmvCUDAGraphCollapse(m, bs, nnz, d_i, d_j, d_a, &ci, &cj, &ca, &cnnz, s));
+    PetscCall(MatSpmvCUDAGraph(m / bs, 1, cnnz, ci, cj, ca, PETSC_FALSE, symmetrize, scale, d_gi, d_gj, d_ga, gnnz, stream));
+    PetscCall(MatSpmvCUDAFree(ca));
+    PetscCall(MatSpmvCUDAFree(cj));
+    PetscCall(MatSpmvCUDAFree(ci));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(MatSpmvCUDAMalloc((void **)d_gi, (m + 1) * sizeof(int)));
   if (symmetrize) {
     int *ti, *tj, *tpos, nz = 0;

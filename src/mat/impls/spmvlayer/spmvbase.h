@@ -34,11 +34,12 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDARowLengthStats(PetscInt, const int *, Mat
 PETSC_INTERN PetscErrorCode MatSpmvCUDAShift(PetscInt, const int *, const int *, PetscScalar, PetscScalar *, PetscBool *, void *);
 /* diag(l) A diag(r) on the device CSR (m rows; l or r NULL: none) */
 PETSC_INTERN PetscErrorCode MatSpmvCUDADiagonalScale(PetscInt, const int *, const int *, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);
-/* the scalar graph of the square device CSR (m rows, nnz entries, real scalars; graph.cu): A's values
+/* the scalar graph of the square device CSR (m rows, block size bs, nnz entries, real scalars;
+   graph.cu): with bs > 1 first collapsed to m/bs rows (the sum of |a| over each block); A's values
    (absolute with absval), plus A^T's (symmetrize: the union of both patterns), scaled by
    diag(|g(r, r)|^(-1/2)) on both sides (a zero or missing diagonal gives 0): new device arrays *d_gi,
    *d_gj, *d_ga of *gnnz entries (at most 2 nnz) */
-PETSC_INTERN PetscErrorCode MatSpmvCUDAGraph(PetscInt, PetscInt, const int *, const int *, const PetscScalar *, PetscBool, PetscBool, PetscBool, int **, int **, PetscScalar **, PetscInt *, void *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDAGraph(PetscInt, PetscInt, PetscInt, const int *, const int *, const PetscScalar *, PetscBool, PetscBool, PetscBool, int **, int **, PetscScalar **, PetscInt *, void *);
 /* MatSpmvWideShare() of the device CSR (m rows, d_i, d_j) in its natural order, on the device */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAWideShare(PetscInt, const int *, const int *, PetscReal *, void *);
 /* *hot: the nonzeros in the max(1, n / 100) columns the nnz column indices d_j name most often; where
