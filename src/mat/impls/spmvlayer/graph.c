@@ -11,6 +11,10 @@
 */
 #include "spmvimpl.h"
 
+#if defined(PETSC_HAVE_CUDA) && !defined(PETSC_USE_COMPLEX) /* graph.cu makes real graphs */
+  #define MATSPMV_DEVICE_GRAPH
+#endif
+
 /* whether the graph of A can be made on the device (else why not, for -info) */
 static PetscErrorCode MatSpmvGraphOnDevice(Mat A, PetscInt index_size, PetscBool *device, const char **why)
 {
@@ -21,8 +25,11 @@ static PetscErrorCode MatSpmvGraphOnDevice(Mat A, PetscInt index_size, PetscBool
   *device = PETSC_FALSE;
   PetscCall(MatGetBlockSize(A, &bs));
   PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
-  if (PetscDefined(USE_COMPLEX)) *why = "complex scalars";
-  else if (bs > 1 && index_size) *why = "a strength index (-pc_gamg_mat_coarsen_strength_index)";
+#if !defined(MATSPMV_DEVICE_GRAPH)
+  *why = "a build without CUDA, or with complex scalars";
+  PetscFunctionReturn(PETSC_SUCCESS);
+#endif
+  if (bs > 1 && index_size) *why = "a strength index (-pc_gamg_mat_coarsen_strength_index)";
   else if (A->rmap->n != A->cmap->n) *why = "a rectangular matrix";
   else if (A->rmap->n % bs) *why = "rows not a multiple of the block size";
   else if (info.nz_used == 0) *why = "an empty matrix";
@@ -35,6 +42,7 @@ static PetscErrorCode MatSpmvGraphOnDevice(Mat A, PetscInt index_size, PetscBool
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#if defined(MATSPMV_DEVICE_GRAPH)
 /* the host CSR of a graph, which MatCreateSeqAIJWithArrays() leaves to its caller: composed with
    the graph, freed with it */
 typedef struct {
@@ -74,9 +82,11 @@ static PetscErrorCode MatSpmvGraphFromDevice(PetscInt m, PetscInt nnz, const int
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#endif
+
 static PetscErrorCode MatCreateGraph_SeqAIJSpmv(Mat A, PetscBool symmetrize, PetscBool scale, PetscReal filter, PetscInt index_size, PetscInt index[], Mat *G)
 {
-  PetscBool   device, transpose = symmetrize, isset, issym;
+  PetscBool   device;
   const char *why = NULL;
   PetscInt    bs;
 
@@ -88,7 +98,7 @@ static PetscErrorCode MatCreateGraph_SeqAIJSpmv(Mat A, PetscBool symmetrize, Pet
     PetscCall(MatSpmvSeq(A)->base->creategraph(A, symmetrize, scale, filter, index_size, index, G));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-#if defined(PETSC_HAVE_CUDA)
+#if defined(MATSPMV_DEVICE_GRAPH)
   {
     const int         *d_i, *d_j;
     int               *d_gi, *d_gj;
@@ -97,6 +107,7 @@ static PetscErrorCode MatCreateGraph_SeqAIJSpmv(Mat A, PetscBool symmetrize, Pet
     PetscInt           gnnz, m = A->rmap->n;
     void              *stream;
     MatInfo            info;
+    PetscBool          transpose = symmetrize, isset, issym;
 
     PetscCall(MatIsSymmetricKnown(A, &isset, &issym));
     if (isset && issym) transpose = PETSC_FALSE; /* as PETSc's: a known symmetric A is its own transpose */
