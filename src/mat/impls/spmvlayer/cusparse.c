@@ -138,6 +138,18 @@ PetscErrorCode MatSpmvValuesOnDevice(Mat A, PetscBool *device)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* whether our kernels may read and change A's values in place in aijcusparse's device CSR, whose
+   indices are int: A's values are kept there (MatSpmvValuesOnDevice()), A is not bound to the CPU,
+   and PetscInt is int */
+PetscErrorCode MatSpmvDeviceCSRUsable(Mat A, PetscBool *usable)
+{
+  PetscFunctionBegin;
+  *usable = PETSC_FALSE;
+  if (A->boundtocpu || sizeof(PetscInt) != sizeof(int)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvValuesOnDevice(A, usable));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* MatStoreValues() reads the host values: on aijcusparse they may live only on the device */
 PetscErrorCode MatSpmvSyncHostValues(Mat A)
 {

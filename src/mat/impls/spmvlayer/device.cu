@@ -430,18 +430,8 @@ template <typename I>
 __global__ void MatSpmvFindDiagonalKernel(I m, const I *__restrict__ i, const I *__restrict__ j, I *__restrict__ diag, int *__restrict__ missing)
 {
   for (I r = blockIdx.x * blockDim.x + threadIdx.x; r < m; r += gridDim.x * blockDim.x) {
-    I lo = i[r], hi = i[r + 1] - 1, at = -1;
+    const I at = MatSpmvFindColumn(j, i[r], i[r + 1], r);
 
-    while (lo <= hi) {
-      const I mid = lo + (hi - lo) / 2, c = j[mid];
-
-      if (c == r) {
-        at = mid;
-        break;
-      }
-      if (c < r) lo = mid + 1;
-      else hi = mid - 1;
-    }
     diag[r] = at;
     if (at < 0) *missing = 1;
   }

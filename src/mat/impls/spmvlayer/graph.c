@@ -33,11 +33,10 @@ static PetscErrorCode MatSpmvGraphOnDevice(Mat A, PetscInt index_size, PetscBool
   else if (A->rmap->n != A->cmap->n) *why = "a rectangular matrix";
   else if (A->rmap->n % bs) *why = "rows not a multiple of the block size";
   else if (info.nz_used == 0) *why = "an empty matrix";
-  else if (A->boundtocpu || !MatSpmvSeq(A)->base->cusparse) *why = "a matrix on the host";
-  else if (sizeof(PetscInt) != sizeof(int) || info.nz_used > PETSC_INT32_MAX / 2) *why = "64-bit indices";
+  else if (info.nz_used > PETSC_INT32_MAX / 2) *why = "more nonzeros than the graph's int offsets hold";
   else {
-    PetscCall(MatSpmvValuesOnDevice(A, device));
-    if (!*device) *why = "no GPU";
+    PetscCall(MatSpmvDeviceCSRUsable(A, device));
+    if (!*device) *why = "a matrix on the host or bound to the CPU, 64-bit indices, or no GPU";
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

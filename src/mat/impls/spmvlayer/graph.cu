@@ -74,19 +74,9 @@ template <typename V, typename I>
 __global__ void MatSpmvGraphScalesKernel(I m, const I *__restrict__ gi, const I *__restrict__ gj, const V *__restrict__ gv, V *__restrict__ s)
 {
   for (I r = blockIdx.x * blockDim.x + threadIdx.x; r < m; r += gridDim.x * blockDim.x) {
-    I lo = gi[r], hi = gi[r + 1] - 1;
-    V d = V(0);
+    const I at = MatSpmvFindColumn(gj, gi[r], gi[r + 1], r);
+    V       d  = at < 0 ? V(0) : gv[at];
 
-    while (lo <= hi) {
-      const I mid = lo + (hi - lo) / 2, c = gj[mid];
-
-      if (c == r) {
-        d = gv[mid];
-        break;
-      }
-      if (c < r) lo = mid + 1;
-      else hi = mid - 1;
-    }
     if (d < V(0)) d = -d;
     s[r] = d != V(0) ? V(1) / sqrt(d) : V(0);
   }

@@ -91,6 +91,9 @@ PETSC_INTERN PetscErrorCode MatSpmvAliasEnd(MatSpmvAlias *, PetscErrorCode);
 /* whether A's CSR values are kept on the device by aijcusparse: one of our sequential matrices on the
    aijcusparse base, or a MATSEQAIJCUSPARSE, with a GPU visible */
 PETSC_INTERN PetscErrorCode MatSpmvValuesOnDevice(Mat, PetscBool *);
+/* whether our kernels may work on A's values in place in that device CSR: also not bound to the
+   CPU, and PetscInt is int */
+PETSC_INTERN PetscErrorCode MatSpmvDeviceCSRUsable(Mat, PetscBool *);
 /* aijcusparse's device row offsets (uncompressed) and column indices of A, and its device values */
 PETSC_INTERN PetscErrorCode MatSpmvCUSPARSEGetIJ(Mat, const int **, const int **);
 PETSC_INTERN PetscErrorCode MatSpmvCUSPARSEGetValues(Mat, const PetscScalar **);

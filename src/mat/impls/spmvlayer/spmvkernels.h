@@ -11,6 +11,20 @@ static inline unsigned MatSpmvGrid(PetscInt n)
   return (unsigned)PetscMax(1, PetscMin((n + MATSPMV_THREADS - 1) / MATSPMV_THREADS, 65536));
 }
 
+/* the position of column c among the ascending columns j[lo], ..., j[hi - 1], or -1 */
+template <typename I>
+__host__ __device__ __forceinline__ I MatSpmvFindColumn(const I *j, I lo, I hi, I c)
+{
+  for (hi--; lo <= hi;) {
+    const I mid = lo + (hi - lo) / 2;
+
+    if (j[mid] == c) return mid;
+    if (j[mid] < c) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return I(-1);
+}
+
 /* y += v for rows shared by several threads; complex values add their two parts */
 template <typename V>
 __device__ __forceinline__ void MatSpmvAtomicAdd(V *y, V v)

@@ -6,16 +6,6 @@
 */
 #include "spmvimpl.h"
 
-/* whether A's values are changed on the device: aijcusparse base, not bound to the CPU, a GPU */
-static PetscErrorCode MatSpmvChangesOnDevice(Mat A, PetscBool *device)
-{
-  PetscFunctionBegin;
-  *device = PETSC_FALSE;
-  if (A->boundtocpu || !MatSpmvSeq(A)->base->cusparse || sizeof(PetscInt) != sizeof(int)) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatSpmvValuesOnDevice(A, device));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode MatShift_SeqAIJSpmv(Mat A, PetscScalar alpha)
 {
   Mat_SeqAIJSpmv *sp     = MatSpmvSeq(A);
@@ -23,7 +13,7 @@ static PetscErrorCode MatShift_SeqAIJSpmv(Mat A, PetscScalar alpha)
   const PetscInt  ndiag = PetscMin(A->rmap->n, A->cmap->n);
 
   PetscFunctionBegin;
-  PetscCall(MatSpmvChangesOnDevice(A, &device));
+  PetscCall(MatSpmvDeviceCSRUsable(A, &device));
   if (device) {
 #if defined(PETSC_HAVE_CUDA)
     const int   *d_i, *d_j;
@@ -53,7 +43,7 @@ static PetscErrorCode MatDiagonalScale_SeqAIJSpmv(Mat A, Vec l, Vec r)
   const PetscScalar *lv = NULL, *rv = NULL;
 
   PetscFunctionBegin;
-  PetscCall(MatSpmvChangesOnDevice(A, &device));
+  PetscCall(MatSpmvDeviceCSRUsable(A, &device));
   if (device && l) PetscCall(VecGetArrayReadAndMemType(l, &lv, &lmt));
   if (device && r) PetscCall(VecGetArrayReadAndMemType(r, &rv, &rmt));
   if (device && PetscMemTypeDevice(lmt) && PetscMemTypeDevice(rmt)) {
