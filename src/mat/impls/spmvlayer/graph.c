@@ -15,8 +15,8 @@
   #define MATSPMV_DEVICE_GRAPH
 #endif
 
-/* whether the graph of A can be made on the device (else why not, for -info) */
-static PetscErrorCode MatSpmvGraphOnDevice(Mat A, PetscInt index_size, PetscBool *device, const char **why)
+/* whether the graph of A can be made on the device (else why not, for -info), and A's nonzeros */
+static PetscErrorCode MatSpmvGraphOnDevice(Mat A, PetscInt index_size, PetscBool *device, const char **why, PetscInt *nnz)
 {
   PetscInt bs;
   MatInfo  info;
@@ -25,6 +25,7 @@ static PetscErrorCode MatSpmvGraphOnDevice(Mat A, PetscInt index_size, PetscBool
   *device = PETSC_FALSE;
   PetscCall(MatGetBlockSize(A, &bs));
   PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
+  *nnz = (PetscInt)info.nz_used;
 #if !defined(MATSPMV_DEVICE_GRAPH)
   *why = "a build without CUDA, or with complex scalars";
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -87,11 +88,11 @@ static PetscErrorCode MatCreateGraph_SeqAIJSpmv(Mat A, PetscBool symmetrize, Pet
 {
   PetscBool   device;
   const char *why = NULL;
-  PetscInt    bs;
+  PetscInt    bs, nnz = 0;
 
   PetscFunctionBegin;
   PetscCall(MatGetBlockSize(A, &bs));
-  PetscCall(MatSpmvGraphOnDevice(A, index_size, &device, &why));
+  PetscCall(MatSpmvGraphOnDevice(A, index_size, &device, &why, &nnz));
   if (!device || (bs == 1 && !symmetrize && !scale && filter < 0)) { /* the latter: A itself is the graph */
     if (!device) PetscCall(PetscInfo(A, "MatCreateGraph() by the base's function (PETSc's, on the host): %s\n", why));
     PetscCall(MatSpmvSeq(A)->base->creategraph(A, symmetrize, scale, filter, index_size, index, G));
@@ -105,18 +106,16 @@ static PetscErrorCode MatCreateGraph_SeqAIJSpmv(Mat A, PetscBool symmetrize, Pet
     PetscScalar       *d_ga;
     PetscInt           gnnz, m = A->rmap->n;
     void              *stream;
-    MatInfo            info;
     PetscBool          transpose = symmetrize, isset, issym;
 
     PetscCall(MatIsSymmetricKnown(A, &isset, &issym));
     if (isset && issym) transpose = PETSC_FALSE; /* as PETSc's: a known symmetric A is its own transpose */
-    PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
     PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j));
     PetscCall(MatSpmvCUSPARSEGetValues(A, &d_a));
     PetscCall(MatSpmvCUDAGetStream(&stream));
     PetscCall(PetscLogGpuTimeBegin());
     /* absolute values wherever PETSc's takes them: to scale or to filter */
-    PetscCall(MatSpmvCUDAGraph(m, bs, (PetscInt)info.nz_used, d_i, d_j, d_a, (PetscBool)(scale || filter >= 0), transpose, scale, &d_gi, &d_gj, &d_ga, &gnnz, stream));
+    PetscCall(MatSpmvCUDAGraph(m, bs, nnz, d_i, d_j, d_a, (PetscBool)(scale || filter >= 0), transpose, scale, &d_gi, &d_gj, &d_ga, &gnnz, stream));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(MatSpmvCUSPARSERestoreValues(A, &d_a));
     PetscCall(MatSpmvGraphFromDevice(m / bs, gnnz, d_gi, d_gj, d_ga, G));
