@@ -82,7 +82,18 @@ PETSC_VERSION_H     := $(firstword $(wildcard $(PETSC_DIR)/$(PETSC_ARCH)/include
 PETSC_VERSION_WORDS := $(shell awk '$$2 ~ /^PETSC_VERSION_(MAJOR|MINOR|SUBMINOR|RELEASE)$$/ { v[$$2] = $$3 } END { print v["PETSC_VERSION_MAJOR"], v["PETSC_VERSION_MINOR"], v["PETSC_VERSION_SUBMINOR"], v["PETSC_VERSION_RELEASE"] }' $(PETSC_VERSION_H) /dev/null)
 # the oldest PETSc minor release petscspmv builds against, and the newest it was tested with (newer: a warning)
 PETSCSPMV_PETSC_MIN    = 3.25
-PETSCSPMV_PETSC_TESTED = 3.25
+PETSCSPMV_PETSC_TESTED = 3.26
+
+# Which PETSc the build was made against (location, version, CUDA architectures). Everything
+# compiled depends on this file, which changes only when they do: pointing PETSC_DIR at another
+# PETSc rebuilds everything instead of mixing one PETSc's headers with another's library.
+PETSC_ID_FILE := $(BUILDDIR)/petsc-id
+PETSC_ID      := $(PETSC_DIR) $(PETSC_ARCH) $(PETSC_VERSION_WORDS) $(CUDA_ARCHS)
+ifneq ($(PETSC_READY),)
+  $(shell mkdir -p $(BUILDDIR) && { [ "$$(cat $(PETSC_ID_FILE) 2>/dev/null)" = "$(PETSC_ID)" ] || echo "$(PETSC_ID)" >$(PETSC_ID_FILE); })
+endif
+$(PETSC_ID_FILE):
+	@mkdir -p $(@D) && echo "$(PETSC_ID)" >$@
 
 check-petsc:
 	@test -n "$(PETSC_READY)" || { echo "No PETSc at PETSC_DIR=$(PETSC_DIR): run 'make setup' (or scripts/setup-petsc.sh), or set PETSC_DIR/PETSC_ARCH to your own PETSc build"; exit 1; }
@@ -100,11 +111,11 @@ $(OBJ) $(STOCK): | check-petsc
 setup:
 	@scripts/setup-petsc.sh
 
-$(OBJDIR)/%.o: %.c $(HEADERS)
+$(OBJDIR)/%.o: %.c $(HEADERS) $(PETSC_ID_FILE)
 	@mkdir -p $(@D)
 	$(PETSC_COMPILE_SINGLE) $<
 
-$(OBJDIR)/%.cu.o: %.cu $(HEADERS)
+$(OBJDIR)/%.cu.o: %.cu $(HEADERS) $(PETSC_ID_FILE)
 	@mkdir -p $(@D)
 	$(PETSC_CUCOMPILE_SINGLE) $<
 
@@ -114,41 +125,41 @@ $(LIB): $(OBJ)
 
 # tests, the example and the benchmark find the library next to them, wherever the tree is copied;
 # util/ holds what tests and benchmark share (util/matrixmarket.h)
-$(BINDIR)/%: tests/%.c tests/*.h util/*.h $(LIB)
+$(BINDIR)/%: tests/%.c tests/*.h util/*.h $(LIB) $(PETSC_ID_FILE)
 	@mkdir -p $(@D)
 	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) -Iutil $< -L$(CURDIR)/$(LIBDIR) -Wl,-rpath,'$(RPATH)' -lpetscspmv $(PETSC_LIB)
 
 # what a user copies: only <petscspmv.h> and the library, nothing from tests/ or util/
-$(BINDIR)/ex1: examples/ex1.c $(LIB)
+$(BINDIR)/ex1: examples/ex1.c $(LIB) $(PETSC_ID_FILE)
 	@mkdir -p $(@D)
 	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< -L$(CURDIR)/$(LIBDIR) -Wl,-rpath,'$(RPATH)' -lpetscspmv $(PETSC_LIB)
 
-$(BINDIR)/spmvbench: bench/spmvbench.c util/matrixmarket.h $(LIB)
+$(BINDIR)/spmvbench: bench/spmvbench.c util/matrixmarket.h $(LIB) $(PETSC_ID_FILE)
 	@mkdir -p $(@D)
 	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) -Iutil $< -L$(CURDIR)/$(LIBDIR) -Wl,-rpath,'$(RPATH)' -lpetscspmv $(PETSC_LIB)
 
-$(BINDIR)/ex19: $(PETSC_SRC)/snes/tutorials/ex19.c
+$(BINDIR)/ex19: $(PETSC_SRC)/snes/tutorials/ex19.c $(PETSC_ID_FILE)
 	@mkdir -p $(@D)
 	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< $(PETSC_LIB)
 
-$(BINDIR)/ksp_ex2: $(PETSC_SRC)/ksp/ksp/tutorials/ex2.c
+$(BINDIR)/ksp_ex2: $(PETSC_SRC)/ksp/ksp/tutorials/ex2.c $(PETSC_ID_FILE)
 	@mkdir -p $(@D)
 	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< $(PETSC_LIB)
 
-$(BINDIR)/ksp_ex45: $(PETSC_SRC)/ksp/ksp/tutorials/ex45.c
+$(BINDIR)/ksp_ex45: $(PETSC_SRC)/ksp/ksp/tutorials/ex45.c $(PETSC_ID_FILE)
 	@mkdir -p $(@D)
 	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< $(PETSC_LIB)
 
-$(BINDIR)/ksp_ex56: $(PETSC_SRC)/ksp/ksp/tutorials/ex56.c
+$(BINDIR)/ksp_ex56: $(PETSC_SRC)/ksp/ksp/tutorials/ex56.c $(PETSC_ID_FILE)
 	@mkdir -p $(@D)
 	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< $(PETSC_LIB)
 
 # bench/suite.sh dumps their Jacobians (Q2 Poisson, Q2-Q1 Stokes on DMPlex hexahedra)
-$(BINDIR)/snes_ex12: $(PETSC_SRC)/snes/tutorials/ex12.c
+$(BINDIR)/snes_ex12: $(PETSC_SRC)/snes/tutorials/ex12.c $(PETSC_ID_FILE)
 	@mkdir -p $(@D)
 	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< $(PETSC_LIB)
 
-$(BINDIR)/snes_ex62: $(PETSC_SRC)/snes/tutorials/ex62.c
+$(BINDIR)/snes_ex62: $(PETSC_SRC)/snes/tutorials/ex62.c $(PETSC_ID_FILE)
 	@mkdir -p $(@D)
 	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< $(PETSC_LIB)
 

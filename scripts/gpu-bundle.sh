@@ -3,7 +3,8 @@
 #
 #   scripts/gpu-bundle.sh pack            (here) PETSc's include+lib (stripped), the BLAS/LAPACK it
 #                                         links, lib/ and build/bin/ -> .bundle/petscspmv-gpu-real.tar.xz
-#                                         (PETSCSPMV_VARIANT=complex|single: that build instead)
+#                                         (PETSCSPMV_VARIANT=complex|single: that build instead;
+#                                         PETSCSPMV_BUNDLE=path: another name, e.g. one per PETSc version)
 #   scripts/gpu-bundle.sh run CMD...      (there, in a copy of this tree holding .bundle/) unpack
 #                                         once, point the loader at it, run CMD (e.g. tests/run.sh)
 # The bundle is relocatable: programs find its libraries through LD_LIBRARY_PATH.
@@ -12,7 +13,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 scalar=${PETSCSPMV_VARIANT:-real}
 if [ "$scalar" = real ]; then builddir=build libdir=lib; else builddir=build/$scalar libdir=build/$scalar/lib; fi
-bundle=.bundle/petscspmv-gpu-$scalar.tar.xz
+bundle=${PETSCSPMV_BUNDLE:-.bundle/petscspmv-gpu-$scalar.tar.xz}
 
 case "${1:-}" in
 pack)
@@ -30,7 +31,7 @@ pack)
   mkdir -p "$stage/tree/lib" "$stage/tree/bin"
   cp -a $libdir/. "$stage/tree/lib/"
   cp -a $builddir/bin/. "$stage/tree/bin/"
-  mkdir -p .bundle
+  mkdir -p "$(dirname "$bundle")"
   tar -C "$stage" -cJf "$bundle" petsc deps tree
   rm -rf "$stage"
   size=$(stat -c %s "$bundle")
@@ -39,7 +40,7 @@ pack)
   ;;
 run)
   shift
-  dest=${PETSCSPMV_BUNDLE_DIR:-/tmp/petscspmv-bundle}-$scalar
+  dest=${PETSCSPMV_BUNDLE_DIR:-/tmp/petscspmv-bundle}-$(basename "$bundle" .tar.xz)
   if [ ! -d "$dest/petsc" ]; then
     mkdir -p "$dest"
     tar -C "$dest" -xJf "$bundle"

@@ -1,6 +1,6 @@
 # Sourced by the other scripts: where PETSc lives, and how programs find their libraries.
 # A user's own PETSC_DIR (and PETSC_ARCH) always wins; otherwise the cached build is used.
-PETSC_VERSION=${PETSC_VERSION:-3.25.4}
+PETSC_VERSION=${PETSC_VERSION:-3.26.1}
 PETSCSPMV_CACHE=${PETSCSPMV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/petscspmv}
 # PETSCSPMV_VARIANT=complex, single or int64 (64-bit PetscInt) selects another PETSc build (default: real double, 32-bit PetscInt)
 PETSCSPMV_VARIANT=${PETSCSPMV_VARIANT:-real}

@@ -80,6 +80,9 @@ single) scalar=(--with-precision=single);;
 int64) scalar=(--with-64-bit-indices);;
 *) echo "PETSCSPMV_VARIANT must be real, complex, single or int64"; exit 1;;
 esac
+# PETSc's --with-cuda-arch gives machine code only; PTX of the newest architecture as well lets a
+# newer GPU (and CUDA_FORCE_PTX_JIT=1) compile PETSc's kernels at load time, as it does ours.
+newest=${PETSCSPMV_PETSC_CUDA_ARCH##*,}
 src=$PETSCSPMV_CACHE/petsc-$PETSC_VERSION
 [ -d "$src" ] || tar xzf "dl/petsc-$PETSC_VERSION.tar.gz"
 cd "$src"
@@ -91,6 +94,7 @@ python3 ./configure PETSC_ARCH=$PETSC_ARCH --prefix="$PETSCSPMV_PETSC_PREFIX" \
   --with-cuda=1 --with-cuda-dir="$ov" --with-cuda-arch="$PETSCSPMV_PETSC_CUDA_ARCH" \
   --with-blaslapack-lib="-llapack -lblas" \
   --with-debugging=0 --with-shared-libraries=1 --with-x=0 "${scalar[@]}" \
+  CUDAFLAGS="-gencode arch=compute_$newest,code=compute_$newest" \
   COPTFLAGS=-O2 CXXOPTFLAGS=-O2 CUDAOPTFLAGS=-O2 >"$log" 2>&1 || { tail -30 "$log"; exit 1; }
 echo "setup-petsc: compiling PETSc (the long part)"
 make -j"$(nproc)" PETSC_DIR=$src PETSC_ARCH=$PETSC_ARCH all 2>&1 | tee -a "$log" | grep --line-buffered -E "^ +(CC|CXX|CUDAC) " | awk '{n++; if (n%100==0) {print "setup-petsc: ... " n " files compiled"; fflush()}}'

@@ -1,8 +1,8 @@
 /*
   Changes of values on aijcusparse's device CSR for our sequential types: MatShift() and
-  MatDiagonalScale(), which aijcusparse leaves to SeqAIJ's host functions (the values copied to the
-  host, changed there, uploaded again at the next use). A row without its diagonal entry (MatShift
-  then inserts one), host vectors, or a matrix bound to the CPU take the base's function.
+  MatDiagonalScale(), which aijcusparse (PETSc 3.25) leaves to SeqAIJ's host functions (the values
+  copied to the host, changed there, uploaded again at the next use). A row without its diagonal
+  entry (MatShift then inserts one) or a matrix bound to the CPU take the base's function.
 */
 #include "spmvimpl.h"
 
@@ -35,39 +35,80 @@ static PetscErrorCode MatShift_SeqAIJSpmv(Mat A, PetscScalar alpha)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#if defined(PETSC_HAVE_CUDA)
+/* a scaling vector of MatDiagonalScale() read on the device: its device array, or a device copy of its host one */
+typedef struct {
+  Vec                v;
+  const PetscScalar *array;  /* as VecGetArrayReadAndMemType() gave it */
+  void              *staged; /* the device copy of a host array */
+} MatSpmvScaling;
+
+static PetscErrorCode MatSpmvScalingGet(Vec v, MatSpmvScaling *s, const PetscScalar **d_v)
+{
+  PetscMemType mtype;
+  PetscInt     n;
+
+  PetscFunctionBegin;
+  s->v = v, s->array = NULL, s->staged = NULL, *d_v = NULL;
+  if (!v) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecGetArrayReadAndMemType(v, &s->array, &mtype));
+  if (PetscMemTypeDevice(mtype)) *d_v = s->array;
+  else {
+    PetscCall(VecGetLocalSize(v, &n));
+    PetscCall(MatSpmvCUDAUpload(&s->staged, s->array, (size_t)n * sizeof(PetscScalar)));
+    PetscCall(PetscLogCpuToGpu((PetscLogDouble)n * sizeof(PetscScalar)));
+    *d_v = (const PetscScalar *)s->staged;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvScalingRestore(MatSpmvScaling *s)
+{
+  PetscFunctionBegin;
+  if (s->staged) PetscCall(MatSpmvCUDAFree(s->staged)); /* cudaFree waits for the kernel that read it */
+  if (s->v) PetscCall(VecRestoreArrayReadAndMemType(s->v, &s->array));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
+/* Host vectors are staged to the device (m + n values) rather than handed to the base: SeqAIJ's
+   host function (PETSc 3.25) moves every value of A to the host and back, and with aijcusparse's
+   device function (PETSc 3.26) host vectors give wrong values on 2 processes (docs/limits.md) */
 static PetscErrorCode MatDiagonalScale_SeqAIJSpmv(Mat A, Vec l, Vec r)
 {
-  Mat_SeqAIJSpmv    *sp     = MatSpmvSeq(A);
-  PetscBool          device = PETSC_FALSE;
-  PetscMemType       lmt = PETSC_MEMTYPE_DEVICE, rmt = PETSC_MEMTYPE_DEVICE;
-  const PetscScalar *lv = NULL, *rv = NULL;
+  Mat_SeqAIJSpmv *sp     = MatSpmvSeq(A);
+  PetscBool       device = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(MatSpmvDeviceCSRUsable(A, &device));
-  if (device && l) PetscCall(VecGetArrayReadAndMemType(l, &lv, &lmt));
-  if (device && r) PetscCall(VecGetArrayReadAndMemType(r, &rv, &rmt));
-  if (device && PetscMemTypeDevice(lmt) && PetscMemTypeDevice(rmt)) {
+  if (!device) {
+    PetscCall(sp->base->diagonalscale(A, l, r));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
 #if defined(PETSC_HAVE_CUDA)
-    const int   *d_i, *d_j;
-    PetscScalar *d_a;
-    void        *stream;
-    MatInfo      info;
+  {
+    const int         *d_i, *d_j;
+    const PetscScalar *d_l, *d_r;
+    PetscScalar       *d_a;
+    void              *stream;
+    MatSpmvScaling     ls, rs;
+    MatInfo            info;
 
+    PetscCall(MatSpmvScalingGet(l, &ls, &d_l));
+    PetscCall(MatSpmvScalingGet(r, &rs, &d_r));
     PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j));
     PetscCall(MatSpmvCUSPARSEGetArray(A, &d_a));
     PetscCall(MatSpmvCUDAGetStream(&stream));
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(MatSpmvCUDADiagonalScale(A->rmap->n, d_i, d_j, lv, rv, d_a, stream));
+    PetscCall(MatSpmvCUDADiagonalScale(A->rmap->n, d_i, d_j, d_l, d_r, d_a, stream));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(MatSpmvCUSPARSERestoreArray(A, &d_a));
+    PetscCall(MatSpmvScalingRestore(&ls));
+    PetscCall(MatSpmvScalingRestore(&rs));
     PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
     PetscCall(PetscLogGpuFlops(info.nz_used * ((l ? 1 : 0) + (r ? 1 : 0))));
+  }
 #endif
-    device = PETSC_TRUE;
-  } else device = PETSC_FALSE;
-  if (lv) PetscCall(VecRestoreArrayReadAndMemType(l, &lv));
-  if (rv) PetscCall(VecRestoreArrayReadAndMemType(r, &rv));
-  if (!device) PetscCall(sp->base->diagonalscale(A, l, r)); /* host vectors: SeqAIJ's */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
