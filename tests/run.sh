@@ -99,7 +99,9 @@ no_more_copies() {
   if [ "$tol" = 0 ]; then
     [ "$tc" -le "$rc" ] && [ "$tg" -le "$rg" ]
   else
-    awk -v a="$tc" -v b="$rc" -v c="$tg" -v d="$rg" -v ti="$ti" -v ri="$ri" -v t="$tol" 'BEGIN { f = 1 + t / 100; exit !(a / ti <= f * b / ri && c / ti <= f * d / ri) }'
+    # each direction: no more per iteration, or no more in all (the set-up's few copies, divided by
+    # fewer iterations than the reference's, would otherwise count as more per iteration)
+    awk -v a="$tc" -v b="$rc" -v c="$tg" -v d="$rg" -v ti="$ti" -v ri="$ri" -v t="$tol" 'BEGIN { f = 1 + t / 100; exit !((a / ti <= f * b / ri || a <= b) && (c / ti <= f * d / ri || c <= d)) }'
   fi
 }
 # -help lists the format's options: option -- command... (the command's output must name the option)
