@@ -105,6 +105,9 @@ check-petsc:
 	elif [ "$$4" = 0 ]; then echo "Warning: PETSc $$1.$$2.$$3 at $$where is a development snapshot (PETSC_VERSION_RELEASE 0), not a release: untested with petscspmv, building anyway"; \
 	elif [ $$(($$1 * 1000 + $$2)) -gt $$(($${tested%.*} * 1000 + $${tested#*.})) ]; then \
 	  echo "Warning: PETSc $$1.$$2.$$3 at $$where is newer than the newest tested with petscspmv ($$tested.x): untested, building anyway"; fi
+ifneq ($(strip $(CUDAC)),)
+	@echo "petscspmv: CUDA kernels $(if $(strip $(CUDA_ARCHS)),for $(foreach a,$(CUDA_ARCHS),sm_$(a)) and PTX of compute_$(lastword $(CUDA_ARCHS)) ($(if $(filter environment command,$(firstword $(origin PETSCSPMV_CUDA_ARCH))),PETSCSPMV_CUDA_ARCH,as PETSc was configured)),with PETSc's CUDA flags (no architecture list in them))"
+endif
 # a wrong PETSc stops the build before anything is compiled, with make -j too
 $(OBJ) $(STOCK): | check-petsc
 

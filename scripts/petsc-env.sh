@@ -5,14 +5,16 @@ PETSCSPMV_CACHE=${PETSCSPMV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/petscspmv}
 # PETSCSPMV_VARIANT=complex, single or int64 (64-bit PetscInt) selects another PETSc build (default: real double, 32-bit PetscInt)
 PETSCSPMV_VARIANT=${PETSCSPMV_VARIANT:-real}
 # The CUDA architectures of a PETSc we build (and of our kernels, the makefile reading PETSc's):
-# PETSCSPMV_CUDA_ARCH ("80 86 89 90 100" or "80,90": a fat build), else those of the GPUs nvidia-smi
-# lists, else 90 (H100/H200). Each list has its own cached build.
+# PETSCSPMV_CUDA_ARCH ("80 86 89 90 100" or "80,90"), else those of the GPUs nvidia-smi lists,
+# else 80 and 90 (a build made where no GPU is visible, a login node, runs on every GPU from sm_80:
+# sm_80 machine code also runs on sm_86 and sm_89, and PTX of sm_90, built with it, is compiled at
+# load time by newer GPUs). Each list has its own cached build.
 PETSCSPMV_PETSC_CUDA_ARCH=${PETSCSPMV_CUDA_ARCH:-}
 if [ -z "${PETSCSPMV_PETSC_CUDA_ARCH// /}" ] && command -v nvidia-smi >/dev/null 2>&1; then
   PETSCSPMV_PETSC_CUDA_ARCH=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d '. ' | grep -E '^[0-9]+$' || true)
 fi
-PETSCSPMV_PETSC_CUDA_ARCH=$(echo "${PETSCSPMV_PETSC_CUDA_ARCH:-90}" | tr ', ' '\n\n' | sed 's/[^0-9]//g' | { grep -E '^[0-9]+$' || true; } | sort -un | paste -sd, -)
-PETSCSPMV_PETSC_CUDA_ARCH=${PETSCSPMV_PETSC_CUDA_ARCH:-90}
+PETSCSPMV_PETSC_CUDA_ARCH=$(echo "${PETSCSPMV_PETSC_CUDA_ARCH:-80 90}" | tr ', ' '\n\n' | sed 's/[^0-9]//g' | { grep -E '^[0-9]+$' || true; } | sort -un | paste -sd, -)
+PETSCSPMV_PETSC_CUDA_ARCH=${PETSCSPMV_PETSC_CUDA_ARCH:-80,90}
 PETSCSPMV_PETSC_PREFIX=$PETSCSPMV_CACHE/petsc-$PETSC_VERSION-cuda-sm$(echo "$PETSCSPMV_PETSC_CUDA_ARCH" | tr , -)$([ "$PETSCSPMV_VARIANT" = real ] || echo "-$PETSCSPMV_VARIANT")
 if [ -z "${PETSC_DIR:-}" ] || [ "$PETSC_DIR" = "$PETSCSPMV_PETSC_PREFIX" ]; then
   PETSC_DIR=$PETSCSPMV_PETSC_PREFIX

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds PETSc (pinned release, from the `petsc` sdist on PyPI) with CUDA for the GPUs present (sm_90
-# where none is visible; PETSCSPMV_CUDA_ARCH="80 86 89 90 100" for several),
+# Builds PETSc (pinned release, from the `petsc` sdist on PyPI) with CUDA for the GPUs present (sm_80
+# and sm_90 where none is visible; PETSCSPMV_CUDA_ARCH="80 86 89 90 100" for others),
 # Debian's Open MPI and BLAS/LAPACK, shared libraries, no debugging, no Fortran, into a
 # cache outside the repository. Reused when present; does nothing if PETSC_DIR is set.
 set -euo pipefail

@@ -336,7 +336,17 @@ run "examples: ex1 with brc, 2 ranks (block Jacobi + ICC(0) by MATSOLVERSPMV), s
 pyenv=$(petscspmv_python_venv)
 pybackend=host; [ $gpu = 1 ] && pybackend=cuda # the formats' kernels, not AIJ's products (no GPU)
 pyopts=(-mat_brc_backend $pybackend -mat_spmv_backend $pybackend -mat_ellr_backend $pybackend)
+# petsc4py must load this PETSc's library, not another build's of the same version
+same_petsc() {
+  local so
+  so=$(find "$1" -name 'PETSc*.so' -path '*petsc4py*' | head -1)
+  [ -n "$so" ] || { echo "no petsc4py extension in $1"; return 1; }
+  ldd "$so" | grep 'libpetsc\.so' | tee /dev/stderr | grep -F "$(readlink -f "$PETSC_DIR/${PETSC_ARCH:-}/lib")/" >/dev/null ||
+    { echo "petsc4py in $1 does not load the PETSc at $PETSC_DIR (rebuild it: rm -rf $1; make python)"; return 1; }
+}
+export -f same_petsc
 if "$pyenv/bin/python" -c 'import petsc4py' >/dev/null 2>&1; then
+  run "python: petsc4py loads this PETSc's library" same_petsc "$pyenv"
   run "python: petsc4py drives brc, spmv, ellr: products as AIJ's, CG + ICC(0) by MATSOLVERSPMV as AIJ with PETSc's, 1 rank" "$pyenv/bin/python" tests/test_petsc4py.py "$lib" "${pyopts[@]}"
   run "python: petsc4py drives brc, spmv, ellr: products, block Jacobi + ICC(0) by MATSOLVERSPMV, 2 ranks" $np2 "$pyenv/bin/python" tests/test_petsc4py.py "$lib" "${pyopts[@]}"
 else skip "python: petsc4py not set up for this PETSc (make python)"; fi
