@@ -176,11 +176,12 @@ check test: setup
 
 demo: setup
 	@$(MAKE) --no-print-directory all
-	@scripts/setup-python.sh --slepc >/dev/null || echo "demo: petsc4py/SLEPc not set up (scripts/setup-python.sh --slepc says why); the solve runs anyway"
+	@scripts/setup-python.sh >/dev/null || echo "demo: petsc4py not set up (scripts/setup-python.sh says why); the solve runs anyway"
 	@examples/demo.sh
 
-# petsc4py (python) and SLEPc with slepc4py (slepc) built against the PETSc in use, in a virtual
-# environment of their own; make check then runs tests/test_petsc4py.py and tests/test_slepc4py.py
+# petsc4py (python; make demo does it) and SLEPc with slepc4py (slepc: about 5 more minutes, which
+# would take make demo + make check past 30 minutes on 2 cores) built against the PETSc in use, in a
+# virtual environment of their own; make check then runs tests/test_petsc4py.py and tests/test_slepc4py.py
 python:
 	@scripts/setup-python.sh
 slepc:
