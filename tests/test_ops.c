@@ -277,8 +277,23 @@ int main(int argc, char **argv)
     PetscCall(MatAssemblyEnd(M[k], MAT_FINAL_ASSEMBLY));
   }
   PetscCall(Check(A, Aref, rnd, "new nonzero pattern"));
+  /* a setting made by a call, not an option: MatAXPY's new matrix (MatHeaderMerge) must keep it */
+  PetscCall(MatSpmvSetColumnOrder(A, MAT_SPMV_COLUMN_ORDER_NATURAL));
   for (int k = 0; k < 2; k++) PetscCall(MatAXPY(M[k], -1.5, X, DIFFERENT_NONZERO_PATTERN));
   PetscCall(Check(A, Aref, rnd, "MatAXPY with a different pattern"));
+  {
+    MatSpmvColumnOrder order;
+
+    PetscCall(MatSpmvGetColumnOrder(A, &order));
+    PetscCheck(order == MAT_SPMV_COLUMN_ORDER_NATURAL, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatAXPY with a different pattern lost the column order MatSpmvSetColumnOrder() set: %s", MatSpmvColumnOrders[order]);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok MatAXPY with a different pattern keeps MatSpmvSetColumnOrder()'s order\n"));
+    for (int t = 0; t < 2; t++) { /* an in-place transpose also replaces A's insides; twice gives A back */
+      for (int k = 0; k < 2; k++) PetscCall(MatTranspose(M[k], MAT_INPLACE_MATRIX, &M[k]));
+      PetscCall(Check(A, Aref, rnd, t ? "in-place MatTranspose, twice" : "in-place MatTranspose"));
+      PetscCall(MatSpmvGetColumnOrder(A, &order));
+      PetscCheck(order == MAT_SPMV_COLUMN_ORDER_NATURAL, PETSC_COMM_SELF, PETSC_ERR_PLIB, "An in-place MatTranspose lost the column order MatSpmvSetColumnOrder() set: %s", MatSpmvColumnOrders[order]);
+    }
+  }
   { /* MatAXPY's new matrix replaced A's insides (MatHeaderMerge): products with A must still work.
        Compared by MatMult with the result's own vectors only: the result is an aijcusparse matrix,
        whose MatMultTransposeAdd() on A^T A and products with host vectors are wrong (docs/limits.md) */

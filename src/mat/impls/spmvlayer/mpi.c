@@ -23,12 +23,15 @@ static inline MatSpmvBaseOps *MatSpmvMPIBase(Mat A)
 /* Convert plain SeqAIJ blocks and give every block the parameters of A */
 static PetscErrorCode MatSpmvMPISyncBlocks(Mat A, PetscBool push)
 {
-  Mat_MPIAIJSpmv *sp = (Mat_MPIAIJSpmv *)A->spptr;
+  Mat_MPIAIJSpmv *sp;
   Mat             blk[2];
   const PetscInt *garray;
 
   PetscFunctionBegin;
+  PetscCall(MatSpmvMPIGetData(A, &sp));
   if (!A->preallocated) PetscFunctionReturn(PETSC_SUCCESS);
+  if (sp->resync) push = PETSC_TRUE; /* new blocks, from a matrix made with the defaults */
+  sp->resync = PETSC_FALSE;
   PetscCall(MatMPIAIJGetSeqAIJ(A, &blk[0], &blk[1], &garray));
   for (int b = 0; b < 2; b++) {
     PetscBool plain, ours;
@@ -55,10 +58,11 @@ static PetscErrorCode MatSpmvMPISyncBlocks(Mat A, PetscBool push)
 
 static PetscErrorCode MatSpmvMPIOptionsParse(Mat A, PetscOptionItems PetscOptionsObject)
 {
-  Mat_MPIAIJSpmv *sp = (Mat_MPIAIJSpmv *)A->spptr;
+  Mat_MPIAIJSpmv *sp;
   PetscBool       changed;
 
   PetscFunctionBegin;
+  PetscCall(MatSpmvMPIGetData(A, &sp));
   PetscCall(MatSpmvParseOptions(sp->format, PetscOptionsObject, &sp->backend, &sp->colorder, sp->params, &changed)); /* the blocks are synced below */
   sp->paramsset = PETSC_TRUE;
   MatSpmvMPIAgreeAgain(A);
@@ -69,9 +73,10 @@ static PetscErrorCode MatSpmvMPIOptionsParse(Mat A, PetscOptionItems PetscOption
 /* The options in a block titled with the format (-help prints each (prefix, title) once) */
 static PetscErrorCode MatSpmvMPIReadOptions(Mat A)
 {
-  Mat_MPIAIJSpmv *sp = (Mat_MPIAIJSpmv *)A->spptr;
+  Mat_MPIAIJSpmv *sp;
 
   PetscFunctionBegin;
+  PetscCall(MatSpmvMPIGetData(A, &sp));
   PetscOptionsBegin(PetscObjectComm((PetscObject)A), ((PetscObject)A)->prefix, sp->format->title, "Mat");
   PetscCall(MatSpmvMPIOptionsParse(A, PetscOptionsObject));
   PetscOptionsEnd();
@@ -81,9 +86,10 @@ static PetscErrorCode MatSpmvMPIReadOptions(Mat A)
 /* Programs that never call MatSetFromOptions() still get -mat_<fmt>_* honoured at the first product */
 static PetscErrorCode MatSpmvMPILazyOptions(Mat A)
 {
-  Mat_MPIAIJSpmv *sp = (Mat_MPIAIJSpmv *)A->spptr;
+  Mat_MPIAIJSpmv *sp;
 
   PetscFunctionBegin;
+  PetscCall(MatSpmvMPIGetData(A, &sp));
   if (!sp->paramsset) PetscCall(MatSpmvMPIReadOptions(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -95,13 +101,14 @@ static PetscErrorCode MatSpmvMPILazyOptions(Mat A)
    agree on the outcome: every process then stops with an error, or none does. */
 static PetscErrorCode MatSpmvMPIBuildBlocks(Mat A, int t)
 {
-  Mat_MPIAIJSpmv *sp   = (Mat_MPIAIJSpmv *)A->spptr;
+  Mat_MPIAIJSpmv *sp;
   PetscErrorCode  ierr = PETSC_SUCCESS;
   Mat             blk[2];
   const PetscInt *garray;
   int             mine, worst;
 
   PetscFunctionBegin;
+  PetscCall(MatSpmvMPIGetData(A, &sp));
   if (sp->agreed[t] && sp->agreedstate[t] == A->nonzerostate) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatMPIAIJGetSeqAIJ(A, &blk[0], &blk[1], &garray));
   for (int b = 0; b < 2 && !ierr; b++)
@@ -226,9 +233,10 @@ static PetscErrorCode MatSetFromOptions_MPIAIJSpmv(Mat A, PetscOptionItems Petsc
 
 static PetscErrorCode MatSpmvSetBackend_MPIAIJSpmv(Mat A, MatSpmvBackend backend)
 {
-  Mat_MPIAIJSpmv *sp = (Mat_MPIAIJSpmv *)A->spptr;
+  Mat_MPIAIJSpmv *sp;
 
   PetscFunctionBegin;
+  PetscCall(MatSpmvMPIGetData(A, &sp));
   sp->backend = backend;
   MatSpmvMPIAgreeAgain(A);
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_TRUE));
@@ -237,9 +245,10 @@ static PetscErrorCode MatSpmvSetBackend_MPIAIJSpmv(Mat A, MatSpmvBackend backend
 
 static PetscErrorCode MatSpmvSetColumnOrder_MPIAIJSpmv(Mat A, MatSpmvColumnOrder colorder)
 {
-  Mat_MPIAIJSpmv *sp = (Mat_MPIAIJSpmv *)A->spptr;
+  Mat_MPIAIJSpmv *sp;
 
   PetscFunctionBegin;
+  PetscCall(MatSpmvMPIGetData(A, &sp));
   sp->colorder = colorder;
   MatSpmvMPIAgreeAgain(A);
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_TRUE));
@@ -248,23 +257,30 @@ static PetscErrorCode MatSpmvSetColumnOrder_MPIAIJSpmv(Mat A, MatSpmvColumnOrder
 
 static PetscErrorCode MatSpmvGetColumnOrder_MPIAIJSpmv(Mat A, MatSpmvColumnOrder *colorder)
 {
+  Mat_MPIAIJSpmv *sp;
+
   PetscFunctionBegin;
-  *colorder = ((Mat_MPIAIJSpmv *)A->spptr)->colorder;
+  PetscCall(MatSpmvMPIGetData(A, &sp));
+  *colorder = sp->colorder;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatSpmvGetBackend_MPIAIJSpmv(Mat A, MatSpmvBackend *backend)
 {
+  Mat_MPIAIJSpmv *sp;
+
   PetscFunctionBegin;
-  *backend = ((Mat_MPIAIJSpmv *)A->spptr)->backend;
+  PetscCall(MatSpmvMPIGetData(A, &sp));
+  *backend = sp->backend;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatSpmvGetParams_MPIAIJSpmv(Mat A, MatSpmvFormat **format, void **params)
 {
-  Mat_MPIAIJSpmv *sp = (Mat_MPIAIJSpmv *)A->spptr;
+  Mat_MPIAIJSpmv *sp;
 
   PetscFunctionBegin;
+  PetscCall(MatSpmvMPIGetData(A, &sp));
   *format = sp->format;
   *params = sp->params;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -272,8 +288,11 @@ static PetscErrorCode MatSpmvGetParams_MPIAIJSpmv(Mat A, MatSpmvFormat **format,
 
 static PetscErrorCode MatSpmvParamsChanged_MPIAIJSpmv(Mat A)
 {
+  Mat_MPIAIJSpmv *sp;
+
   PetscFunctionBegin;
-  ((Mat_MPIAIJSpmv *)A->spptr)->paramsset = PETSC_TRUE;
+  PetscCall(MatSpmvMPIGetData(A, &sp));
+  sp->paramsset = PETSC_TRUE;
   MatSpmvMPIAgreeAgain(A);
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -318,7 +337,7 @@ static PetscErrorCode MatSpmvGetStorage_MPIAIJSpmv(Mat A, PetscInt *nslots, Pets
 
 static PetscErrorCode MatView_MPIAIJSpmv(Mat A, PetscViewer viewer)
 {
-  Mat_MPIAIJSpmv   *sp = (Mat_MPIAIJSpmv *)A->spptr;
+  Mat_MPIAIJSpmv   *sp;
   PetscBool         isascii;
   PetscViewerFormat format;
   Mat               blk[2];
@@ -326,6 +345,7 @@ static PetscErrorCode MatView_MPIAIJSpmv(Mat A, PetscViewer viewer)
   PetscMPIInt       rank;
 
   PetscFunctionBegin;
+  PetscCall(MatSpmvMPIGetData(A, &sp));
   PetscCall(MatSpmvMPIBase(A)->view(A, viewer));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   if (!isascii || !A->assembled) PetscFunctionReturn(PETSC_SUCCESS);
@@ -357,9 +377,10 @@ static const char *const MatSpmvMPIComposedNames[] =
 
 static PetscErrorCode MatSpmvMPIStrip(Mat B)
 {
-  Mat_MPIAIJSpmv *sp = (Mat_MPIAIJSpmv *)B->spptr;
+  Mat_MPIAIJSpmv *sp;
 
   PetscFunctionBegin;
+  PetscCall(MatSpmvMPIGetData(B, &sp)); /* frees the data of B's replaced insides if it was kept */
   PetscCall(MatSpmvComposeConverters(B, sp->format, PETSC_TRUE, NULL, NULL));
   PetscCall(PetscObjectContainerCompose((PetscObject)B, MATSPMV_MPI_DATA, NULL, NULL));
   PetscCall(PetscFree(sp->params));
@@ -371,18 +392,23 @@ static PetscErrorCode MatSpmvMPIStrip(Mat B)
 static PetscErrorCode MatDestroy_MPIAIJSpmv(Mat A)
 {
   MatSpmvBaseOps *base = MatSpmvMPIBase(A);
+  Mat_MPIAIJSpmv *sp;
 
   PetscFunctionBegin;
-  PetscCall(MatSpmvMPIStrip(A));
+  PetscCall(PetscObjectContainerQuery((PetscObject)A, MATSPMV_MPI_DATA, (PetscCtxRt)&sp));
+  /* No container: MatHeaderMerge() set A's composed objects aside to put them back over the new
+     insides, our data with them (MatSpmvMPIGetData() takes its settings over); only the base's goes */
+  if (sp) PetscCall(MatSpmvMPIStrip(A));
   PetscCall(base->destroy(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatDuplicate_MPIAIJSpmv(Mat A, MatDuplicateOption op, Mat *M)
 {
-  Mat_MPIAIJSpmv *sp = (Mat_MPIAIJSpmv *)A->spptr, *msp;
+  Mat_MPIAIJSpmv *sp, *msp;
 
   PetscFunctionBegin;
+  PetscCall(MatSpmvMPIGetData(A, &sp));
   PetscCall(MatSpmvMPIBase(A)->duplicate(A, op, M));
   msp = (Mat_MPIAIJSpmv *)(*M)->spptr;
   PetscCheck(msp && msp->format == sp->format, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Duplicate lost the %s type", sp->format->mpitype);

@@ -261,17 +261,39 @@ typedef struct {
   PetscObjectState agreedstate[2];
   PetscBool        frommaij; /* a MAIJ operand of a product, converted: products with it keep our type */
   PetscBool        derived;  /* PETSc made it (a transpose): its blocks are derived operators too */
+  PetscBool        resync;   /* settings taken over from the data A had before MatHeaderMerge(): the blocks get them */
 } Mat_MPIAIJSpmv;
 #define MATSPMV_MPI_DATA "MatSpmvMPIData"
-/* the data of A, NULL if A is not one of our MPI matrices. The container only tells ours: the data is
-   A->spptr. MatHeaderMerge() (MatAXPY() with a different pattern, an in-place MatTranspose()) puts
-   the old matrix's container back over the new one's, and the old data it points to is freed */
+/* The data of A, NULL if A is not one of our MPI matrices: A->spptr, also pointed to by a container
+   composed with A. MatHeaderMerge() (MatAXPY() with a different pattern, an in-place
+   MatTranspose(), ...) replaces A's insides by a new matrix of our type, whose data (A->spptr now)
+   has the defaults, and puts A's old container back; our destroy keeps the old data alive then. The
+   first call after takes the old settings over (the user's MatSpmvSet*() calls, the options read)
+   and frees the old data */
 static inline PetscErrorCode MatSpmvMPIGetData(Mat A, Mat_MPIAIJSpmv **sp)
 {
+  Mat_MPIAIJSpmv *kept = NULL, *now;
+
   PetscFunctionBegin;
   *sp = NULL;
-  PetscCall(PetscObjectContainerQuery((PetscObject)A, MATSPMV_MPI_DATA, (PetscCtxRt)sp));
-  if (*sp) *sp = (Mat_MPIAIJSpmv *)A->spptr;
+  PetscCall(PetscObjectContainerQuery((PetscObject)A, MATSPMV_MPI_DATA, (PetscCtxRt)&kept));
+  if (!kept) PetscFunctionReturn(PETSC_SUCCESS);
+  now = (Mat_MPIAIJSpmv *)A->spptr;
+  if (kept != now) {
+    PetscCall(PetscMemcpy(now->params, kept->params, now->format->paramsize));
+    now->paramsset = kept->paramsset;
+    now->backend   = kept->backend;
+    now->colorder  = kept->colorder;
+    now->frommaij  = kept->frommaij;
+    now->derived   = kept->derived;
+    now->agreed[0] = now->agreed[1] = PETSC_FALSE;
+    now->resync                     = PETSC_TRUE;
+    PetscCall(PetscFree(kept->params));
+    PetscCall(PetscFree(kept));
+    PetscCall(PetscObjectContainerCompose((PetscObject)A, MATSPMV_MPI_DATA, now, NULL));
+    PetscCall(PetscInfo(A, "%s: settings taken over from the matrix whose insides were replaced\n", now->format->mpitype));
+  }
+  *sp = now;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
