@@ -236,8 +236,8 @@ PetscErrorCode MatSpmvFormatBuildDevice_ARGCSR(const void *params, const MatSpmv
   PetscCall(MatSpmvCUDAMalloc((void **)&ag->d_col, L->nslots * sizeof(int)));
   PetscCall(MatSpmvCUDAMalloc((void **)&L->d_slot2csr, L->nslots * sizeof(int)));
   if (L->nslots) { /* padding until filled: column -1 stops the thread */
-    thrust::fill(thrust::cuda::par.on(s), ag->d_col, ag->d_col + L->nslots, -1);
-    thrust::fill(thrust::cuda::par.on(s), L->d_slot2csr, L->d_slot2csr + L->nslots, -1);
+    MatSpmvCallThrust(thrust::fill(thrust::cuda::par.on(s), ag->d_col, ag->d_col + L->nslots, -1));
+    MatSpmvCallThrust(thrust::fill(thrust::cuda::par.on(s), L->d_slot2csr, L->d_slot2csr + L->nslots, -1));
   }
   if (ag->ngroups) {
     MatARGCSRFillKernel<<<(unsigned)PetscMin(ag->ngroups, 65535), 256, 0, s>>>((int)ag->ngroups, (int)ag->block, (long long)ag->splitlen, ag->d_group, ag->d_rowend, ai, aj, ag->d_col, L->d_slot2csr);

@@ -265,7 +265,7 @@ static PetscErrorCode MatBRCFindRuns(MatBRCLayout *brc, PetscInt total, const in
   MatBRCBlockRuns<<<MatBRCGrid(brc->nblocks), 256, 0, s>>>((int)brc->nblocks, brc->d_runs);
   PetscCallCUDA(cudaGetLastError());
   for (int G = 2; G <= MATBRC_RUN_MAX; G++) {
-    brc->runslots[G] = (PetscInt)thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)brc->nblocks), MatBRCRunSlots{brc->d_blockoff, brc->d_runs, G}, 0LL, thrust::plus<long long>());
+    MatSpmvCallThrust(brc->runslots[G] = (PetscInt)thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)brc->nblocks), MatBRCRunSlots{brc->d_blockoff, brc->d_runs, G}, 0LL, thrust::plus<long long>()));
     nslots += brc->runslots[G];
   }
   if (!nslots) { /* the kernel's plain path, without the per-block load */
@@ -306,7 +306,7 @@ PetscErrorCode MatBRCCompressColumns(MatSpmvLayout L, void *stream)
   PetscCall(MatSpmvCUDAMalloc((void **)&span, brc->nblocks * sizeof(int)));
   MatBRCBlockSpan<<<MatBRCGrid(brc->nblocks), 256, 0, s>>>((int)brc->nblocks, brc->d_blockoff, brc->d_col, brc->d_colbase, span);
   PetscCallCUDA(cudaGetLastError());
-  brc->widest = thrust::reduce(pol, span, span + brc->nblocks, 0, thrust::maximum<int>());
+  MatSpmvCallThrust(brc->widest = thrust::reduce(pol, span, span + brc->nblocks, 0, thrust::maximum<int>()));
   if (brc->widest < MATBRC_SPAN16) { /* every block narrow */
     PetscCall(MatSpmvCUDAMalloc((void **)&kind, brc->nblocks * sizeof(int)));
     PetscCallCUDA(cudaMemsetAsync(kind, 0, brc->nblocks * sizeof(int), s));
@@ -322,11 +322,11 @@ PetscErrorCode MatBRCCompressColumns(MatSpmvLayout L, void *stream)
     MatBRCBlockKind<<<MatBRCGrid(brc->nblocks + 1), 256, 0, s>>>((int)brc->nblocks, (int)brc->b1, brc->d_blockoff, span, jspan, kind, joff, woff);
     PetscCallCUDA(cudaGetLastError());
     PetscCall(MatSpmvCUDAFree(jspan));
-    brc->nwide     = (PetscInt)thrust::count_if(pol, kind, kind + brc->nblocks, [] __device__(int k) { return k > 0; });
-    brc->nfar      = (PetscInt)thrust::count_if(pol, kind, kind + brc->nblocks, [] __device__(int k) { return k == 2; });
-    brc->wideslots = (PetscInt)thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)brc->nblocks), MatBRCWideSlots{brc->d_blockoff, kind}, 0LL, thrust::plus<long long>());
-    thrust::exclusive_scan(pol, joff, joff + brc->nblocks + 1, joff);
-    thrust::exclusive_scan(pol, woff, woff + brc->nblocks + 1, woff);
+    MatSpmvCallThrust(brc->nwide = (PetscInt)thrust::count_if(pol, kind, kind + brc->nblocks, [] __device__(int k) { return k > 0; }));
+    MatSpmvCallThrust(brc->nfar = (PetscInt)thrust::count_if(pol, kind, kind + brc->nblocks, [] __device__(int k) { return k == 2; }));
+    MatSpmvCallThrust(brc->wideslots = (PetscInt)thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)brc->nblocks), MatBRCWideSlots{brc->d_blockoff, kind}, 0LL, thrust::plus<long long>()));
+    MatSpmvCallThrust(thrust::exclusive_scan(pol, joff, joff + brc->nblocks + 1, joff));
+    MatSpmvCallThrust(thrust::exclusive_scan(pol, woff, woff + brc->nblocks + 1, woff));
     PetscCallCUDA(cudaMemcpyAsync(&tot[0], joff + brc->nblocks, sizeof(int), cudaMemcpyDeviceToHost, s));
     PetscCallCUDA(cudaMemcpyAsync(&tot[1], woff + brc->nblocks, sizeof(int), cudaMemcpyDeviceToHost, s));
     PetscCallCUDA(cudaStreamSynchronize(s));
@@ -557,9 +557,9 @@ PetscErrorCode MatSpmvFormatBuildDevice_BRC(const void *params, const MatSpmvCSR
   L->fmt = brc;
   /* statistics and parameters (each reduction returns one number to the host, as aijcusparse's own) */
   if (m) {
-    sum        = (double)thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), MatBRCRowLen{ai}, 0LL, thrust::plus<long long>());
-    sum2       = thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), MatBRCRowLenSq{ai}, 0.0, thrust::plus<double>());
-    brc->maxnz = thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), MatBRCRowLen{ai}, 0, thrust::maximum<int>());
+    MatSpmvCallThrust(sum = (double)thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), MatBRCRowLen{ai}, 0LL, thrust::plus<long long>()));
+    MatSpmvCallThrust(sum2 = thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), MatBRCRowLenSq{ai}, 0.0, thrust::plus<double>()));
+    MatSpmvCallThrust(brc->maxnz = thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), MatBRCRowLen{ai}, 0, thrust::maximum<int>()));
   } else sum = sum2 = 0;
   brc->mu       = m ? sum / m : 0;
   brc->sigma    = m ? PetscSqrtReal(PetscMax(sum2 / m - brc->mu * brc->mu, 0)) : 0;
@@ -579,7 +579,7 @@ PetscErrorCode MatSpmvFormatBuildDevice_BRC(const void *params, const MatSpmvCSR
   PetscCall(MatSpmvCUDAMalloc((void **)&np, (m + 1) * sizeof(int)));
   MatBRCCountPieces<<<MatBRCGrid(m + 1), 256, 0, s>>>(m, ai, b2, np);
   PetscCallCUDA(cudaGetLastError());
-  thrust::exclusive_scan(pol, np, np + m + 1, np); /* np is now the pieces' offsets */
+  MatSpmvCallThrust(thrust::exclusive_scan(pol, np, np + m + 1, np)); /* np is now the pieces' offsets */
   PetscCallCUDA(cudaMemcpyAsync(&P, np + m, sizeof(int), cudaMemcpyDeviceToHost, s));
   PetscCallCUDA(cudaStreamSynchronize(s));
   PetscCall(MatSpmvCUDAMalloc((void **)&key, P * sizeof(int)));
@@ -591,13 +591,13 @@ PetscErrorCode MatSpmvFormatBuildDevice_BRC(const void *params, const MatSpmvCSR
     MatBRCMakePieces<<<MatBRCGrid(m), 256, 0, s>>>(m, ai, np, b2, W, key, id, prow, pstart, plen);
     PetscCallCUDA(cudaGetLastError());
   }
-  if (P) thrust::stable_sort_by_key(pol, key, key + P, id);
+  if (P) MatSpmvCallThrust(thrust::stable_sort_by_key(pol, key, key + P, id));
 
   /* windows padded to whole blocks */
   PetscCall(MatSpmvCUDAMalloc((void **)&pw, (nw + 1) * sizeof(int)));
   MatBRCWindowPadded<<<MatBRCGrid(nw + 1), 256, 0, s>>>(m, nw, W, b1, np, pw);
   PetscCallCUDA(cudaGetLastError());
-  thrust::exclusive_scan(pol, pw, pw + nw + 1, pw);
+  MatSpmvCallThrust(thrust::exclusive_scan(pol, pw, pw + nw + 1, pw));
   woff = pw;
   PetscCallCUDA(cudaMemcpyAsync(&npad, woff + nw, sizeof(int), cudaMemcpyDeviceToHost, s));
   PetscCallCUDA(cudaStreamSynchronize(s));
@@ -605,9 +605,9 @@ PetscErrorCode MatSpmvFormatBuildDevice_BRC(const void *params, const MatSpmvCSR
   PetscCall(MatSpmvCUDAMalloc((void **)&Pstart, npad * sizeof(int)));
   PetscCall(MatSpmvCUDAMalloc((void **)&Plen, npad * sizeof(int)));
   if (npad) {
-    thrust::fill(pol, Prow, Prow + npad, -1);
-    thrust::fill(pol, Pstart, Pstart + npad, 0);
-    thrust::fill(pol, Plen, Plen + npad, 0);
+    MatSpmvCallThrust(thrust::fill(pol, Prow, Prow + npad, -1));
+    MatSpmvCallThrust(thrust::fill(pol, Pstart, Pstart + npad, 0));
+    MatSpmvCallThrust(thrust::fill(pol, Plen, Plen + npad, 0));
   }
   if (P) {
     MatBRCPlacePieces<<<MatBRCGrid(P), 256, 0, s>>>(P, b2, W, key, id, np, woff, prow, pstart, plen, Prow, Pstart, Plen);
@@ -619,7 +619,7 @@ PetscErrorCode MatSpmvFormatBuildDevice_BRC(const void *params, const MatSpmvCSR
   PetscCall(MatSpmvCUDAMalloc((void **)&bw, (brc->nblocks + 1) * sizeof(int)));
   MatBRCBlockSlots<<<MatBRCGrid(brc->nblocks + 1), 256, 0, s>>>((int)brc->nblocks, b1, Plen, bw);
   PetscCallCUDA(cudaGetLastError());
-  thrust::exclusive_scan(pol, bw, bw + brc->nblocks + 1, bw);
+  MatSpmvCallThrust(thrust::exclusive_scan(pol, bw, bw + brc->nblocks + 1, bw));
   brc->d_blockoff = bw;
   PetscCallCUDA(cudaMemcpyAsync(&nslots, bw + brc->nblocks, sizeof(int), cudaMemcpyDeviceToHost, s));
   PetscCallCUDA(cudaStreamSynchronize(s));
@@ -634,10 +634,10 @@ PetscErrorCode MatSpmvFormatBuildDevice_BRC(const void *params, const MatSpmvCSR
 
   /* rows pre-set before the blocks run */
   if (m) {
-    brc->ninit  = thrust::count_if(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), MatBRCRowInit{ai, b2});
-    brc->nsplit = thrust::count_if(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), MatBRCRowSplit{ai, b2});
+    MatSpmvCallThrust(brc->ninit = thrust::count_if(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), MatBRCRowInit{ai, b2}));
+    MatSpmvCallThrust(brc->nsplit = thrust::count_if(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), MatBRCRowSplit{ai, b2}));
     PetscCall(MatSpmvCUDAMalloc((void **)&brc->d_initrows, brc->ninit * sizeof(int)));
-    if (brc->ninit) thrust::copy_if(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), brc->d_initrows, MatBRCRowInit{ai, b2});
+    if (brc->ninit) MatSpmvCallThrust(thrust::copy_if(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), brc->d_initrows, MatBRCRowInit{ai, b2}));
   }
   L->indexbytes = sizeof(int) * ((size_t)nslots + npad + brc->nblocks + 1 + brc->ninit);
 

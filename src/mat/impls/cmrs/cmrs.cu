@@ -243,7 +243,8 @@ PetscErrorCode MatSpmvFormatBuildDevice_CMRS(const void *params, const MatSpmvCS
   PetscCall(PetscNew(&cm));
   L->fmt    = cm;
   cm->mu    = m ? (PetscReal)nnz / m : 0;
-  cm->sigma = m ? PetscSqrtReal(thrust::transform_reduce(thrust::cuda::par.on(s), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)m), MatCMRSRowDev2{ai, (double)cm->mu}, 0.0, thrust::plus<double>()) / m) : 0;
+  cm->sigma = 0;
+  if (m) MatSpmvCallThrust(cm->sigma = PetscSqrtReal(thrust::transform_reduce(thrust::cuda::par.on(s), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)m), MatCMRSRowDev2{ai, (double)cm->mu}, 0.0, thrust::plus<double>()) / m));
   PetscCall(MatCMRSChoose(p, m, n, nnz, cm));
   a    = {(int)cm->kernel, (int)cm->sorted, (int)cm->packed, (int)cm->height, (int)cm->modulo, (int)m, ai, aj, NULL, NULL, NULL};
   grid = (int)PetscMax(1, PetscMin((cm->nstrips + 1 + 127) / 128, 65536));
@@ -251,7 +252,7 @@ PetscErrorCode MatSpmvFormatBuildDevice_CMRS(const void *params, const MatSpmvCS
   PetscCall(MatSpmvCUDAMalloc((void **)&cm->d_stripptr, (cm->nstrips + 1) * sizeof(int)));
   MatCMRSStripsKernel<<<grid, 128, 0, s>>>(a, (int)cm->nstrips, cm->d_stripptr, NULL);
   PetscCallCUDA(cudaGetLastError());
-  thrust::exclusive_scan(thrust::cuda::par.on(s), cm->d_stripptr, cm->d_stripptr + cm->nstrips + 1, cm->d_stripptr);
+  MatSpmvCallThrust(thrust::exclusive_scan(thrust::cuda::par.on(s), cm->d_stripptr, cm->d_stripptr + cm->nstrips + 1, cm->d_stripptr));
   PetscCallCUDA(cudaMemcpyAsync(&nslots, cm->d_stripptr + cm->nstrips, sizeof(int), cudaMemcpyDeviceToHost, s)); /* the size, to allocate */
   PetscCallCUDA(cudaStreamSynchronize(s));
   L->nslots = nslots;

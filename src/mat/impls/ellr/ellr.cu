@@ -184,8 +184,8 @@ PetscErrorCode MatSpmvFormatBuildDevice_ELLR(const void *params, const MatSpmvCS
   /* the longest row and the nonempty rows by reductions on the device (a number each back to the
      host); the padding and size checks then run before any allocation */
   if (m) {
-    K  = thrust::transform_reduce(pol, first, last, MatELLRRowLen{ai}, 0, thrust::maximum<int>());
-    mr = thrust::count_if(pol, first, last, MatELLRRowNonempty{ai});
+    MatSpmvCallThrust(K = thrust::transform_reduce(pol, first, last, MatELLRRowLen{ai}, 0, thrust::maximum<int>()));
+    MatSpmvCallThrust(mr = thrust::count_if(pol, first, last, MatELLRRowNonempty{ai}));
   }
   PetscCall(MatELLRPlan((const MatELLRParams *)params, m, mr, pattern->nnz, K, &plan, &nslots));
   PetscCall(PetscNew(&el));
@@ -196,10 +196,10 @@ PetscErrorCode MatSpmvFormatBuildDevice_ELLR(const void *params, const MatSpmvCS
   PetscCall(MatSpmvCUDAMalloc((void **)&el->d_empty, el->nempty * sizeof(int)));
   if (el->nempty) { /* the layout rows are the nonempty rows, in order */
     PetscCall(MatSpmvCUDAMalloc((void **)&el->d_rowidx, mr * sizeof(int)));
-    if (mr) thrust::copy_if(pol, first, last, el->d_rowidx, MatELLRRowNonempty{ai});
-    thrust::copy_if(pol, first, last, el->d_empty, MatELLRRowEmpty{ai});
-    if (mr) thrust::transform(pol, el->d_rowidx, el->d_rowidx + mr, el->d_rl, MatELLRRowLen{ai});
-  } else if (mr) thrust::transform(pol, first, last, el->d_rl, MatELLRRowLen{ai});
+    if (mr) MatSpmvCallThrust(thrust::copy_if(pol, first, last, el->d_rowidx, MatELLRRowNonempty{ai}));
+    MatSpmvCallThrust(thrust::copy_if(pol, first, last, el->d_empty, MatELLRRowEmpty{ai}));
+    if (mr) MatSpmvCallThrust(thrust::transform(pol, el->d_rowidx, el->d_rowidx + mr, el->d_rl, MatELLRRowLen{ai}));
+  } else if (mr) MatSpmvCallThrust(thrust::transform(pol, first, last, el->d_rl, MatELLRRowLen{ai}));
   PetscCall(MatSpmvCUDAMalloc((void **)&el->d_col, nslots * sizeof(int)));
   PetscCall(MatSpmvCUDAMalloc((void **)&L->d_slot2csr, nslots * sizeof(int)));
   if (nslots) {

@@ -415,7 +415,9 @@ PetscErrorCode MatSpmvFormatBuildDevice_IPCSR(const void *params, const MatSpmvC
   L->identity    = PETSC_TRUE;
   /* row-length statistics (one number back to the host, as aijcusparse's own reductions) */
   if (m) {
-    MatIPCSRRowStats st = thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), MatIPCSRRowStatsOf{ai}, MatIPCSRRowStats{0.0, 0}, MatIPCSRRowStatsAdd{});
+    MatIPCSRRowStats st = {0.0, 0};
+
+    MatSpmvCallThrust(st = thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), MatIPCSRRowStatsOf{ai}, MatIPCSRRowStats{0.0, 0}, MatIPCSRRowStatsAdd{}));
 
     ip->maxlen = st.max;
     ip->mu     = (PetscReal)pattern->nnz / m;
@@ -432,10 +434,10 @@ PetscErrorCode MatSpmvFormatBuildDevice_IPCSR(const void *params, const MatSpmvC
       PetscCall(MatSpmvCUDAMalloc((void **)&nb, (m + 1) * sizeof(long long)));
       MatIPCSRRunStarts<<<MatIPCSRGrid(m), 256, 0, s>>>(m, ai, (int)ip->own, (int)ip->window, head);
       PetscCallCUDA(cudaGetLastError());
-      thrust::inclusive_scan(pol, head, head + m, head, thrust::maximum<int>()); /* each row's run head */
+      MatSpmvCallThrust(thrust::inclusive_scan(pol, head, head + m, head, thrust::maximum<int>())); /* each row's run head */
       MatIPCSRCountBlocks<<<MatIPCSRGrid(m + 1), 256, 0, s>>>(m, ai, head, (int)ip->own, (int)ip->S, nb);
       PetscCallCUDA(cudaGetLastError());
-      thrust::exclusive_scan(pol, nb, nb + m + 1, nb); /* first block of each row; nb[m] the blocks */
+      MatSpmvCallThrust(thrust::exclusive_scan(pol, nb, nb + m + 1, nb)); /* first block of each row; nb[m] the blocks */
       PetscCallCUDA(cudaMemcpyAsync(&nblocks, nb + m, sizeof(long long), cudaMemcpyDeviceToHost, s));
       PetscCallCUDA(cudaStreamSynchronize(s));
     }
@@ -445,17 +447,20 @@ PetscErrorCode MatSpmvFormatBuildDevice_IPCSR(const void *params, const MatSpmvC
     if (nblocks) {
       MatIPCSRFillBlocks<<<MatIPCSRGrid(m), 256, 0, s>>>(m, ai, head, nb, (int)ip->own, (int)ip->S, ip->d_blocks);
       PetscCallCUDA(cudaGetLastError());
-      ip->bs = thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)nblocks),
-                                        MatIPCSRBlockStatsOf{
-                                          reinterpret_cast<const int4 *>(ip->d_blocks)
+      const MatIPCSRBlockStatsOf of = {reinterpret_cast<const int4 *>(ip->d_blocks)};
+
+      MatSpmvCallThrust(ip->bs = thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)nblocks), of,
+                                                          MatIPCSRBlockStats{
+                                                            {0, 0, 0, 0, 0, 0},
+                                                            0, 0, PETSC_INT_MAX, 0
       },
-                                        MatIPCSRBlockStats{{0, 0, 0, 0, 0, 0}, 0, 0, PETSC_INT_MAX, 0}, MatIPCSRBlockStatsAdd{});
+                                                          MatIPCSRBlockStatsAdd{}));
       if (ip->bs.minrows == PETSC_INT_MAX) ip->bs.minrows = 0;
     }
     if (m) {
-      ip->nsplit = thrust::count_if(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), MatIPCSRRowSplit{ai, (int)ip->S});
+      MatSpmvCallThrust(ip->nsplit = thrust::count_if(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), MatIPCSRRowSplit{ai, (int)ip->S}));
       PetscCall(MatSpmvCUDAMalloc((void **)&ip->d_split, ip->nsplit * sizeof(int)));
-      if (ip->nsplit) thrust::copy_if(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), ip->d_split, MatIPCSRRowSplit{ai, (int)ip->S});
+      if (ip->nsplit) MatSpmvCallThrust(thrust::copy_if(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), ip->d_split, MatIPCSRRowSplit{ai, (int)ip->S}));
     }
     PetscCallCUDA(cudaStreamSynchronize(s));
     PetscCall(MatSpmvCUDAFree(head));
@@ -474,7 +479,7 @@ PetscErrorCode MatSpmvFormatBuildDevice_IPCSR(const void *params, const MatSpmvC
       PetscCallCUDA(cudaGetLastError());
       MatIPCSRBoundLastKernel<<<MatIPCSRGrid(ip->nfrag), 256, 0, s>>>(m, (int)ip->nfrag, ai, F, ip->d_bound);
       PetscCallCUDA(cudaGetLastError());
-      st           = thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)ip->nfrag), MatIPCSRFragStatsOf{ip->d_bound, ai, (int)pattern->nnz, F}, MatIPCSRFragStats{0, 0}, MatIPCSRFragStatsAdd{});
+      MatSpmvCallThrust(st = thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)ip->nfrag), MatIPCSRFragStatsOf{ip->d_bound, ai, (int)pattern->nnz, F}, MatIPCSRFragStats{0, 0}, MatIPCSRFragStatsAdd{}));
       ip->maxfrows = st.maxrows;
       ip->nshared  = st.nshared;
     }

@@ -149,7 +149,8 @@ PetscErrorCode MatSpmvCUDACopyOnDevice(void *dst, const void *src, size_t bytes,
 PetscErrorCode MatSpmvCUDAIsIdentity(PetscInt n, const int *slot2csr, PetscBool *identity, void *stream)
 {
   PetscFunctionBegin;
-  *identity = n ? (PetscBool)thrust::equal(thrust::cuda::par.on((cudaStream_t)stream), slot2csr, slot2csr + n, thrust::counting_iterator<int>(0)) : PETSC_TRUE;
+  *identity = PETSC_TRUE;
+  if (n) MatSpmvCallThrust(*identity = (PetscBool)thrust::equal(thrust::cuda::par.on((cudaStream_t)stream), slot2csr, slot2csr + n, thrust::counting_iterator<int>(0)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -201,7 +202,7 @@ PetscErrorCode MatSpmvCUDAColumnFrequency(PetscInt n, PetscInt nnz, const int *d
     MatSpmvColumnCountKernel<int><<<MatSpmvGrid(nnz), MATSPMV_THREADS, 0, s>>>((int)nnz, d_j, count);
     PetscCallCUDA(cudaGetLastError());
   }
-  maxc = thrust::reduce(pol, count, count + n, 0, thrust::maximum<int>());
+  MatSpmvCallThrust(maxc = thrust::reduce(pol, count, count + n, 0, thrust::maximum<int>()));
   if (maxc < (1 << 20)) { /* the top columns' nonzeros from the histogram of the counts: no sort unless the order is made */
     int *d_hist, *hist;
 
@@ -229,11 +230,11 @@ PetscErrorCode MatSpmvCUDAColumnFrequency(PetscInt n, PetscInt nnz, const int *d
   {
     thrust::device_ptr<int> c(count), p(*d_perm);
 
-    thrust::sequence(pol, p, p + n);
+    MatSpmvCallThrust(thrust::sequence(pol, p, p + n));
     /* most frequent first, ties in the natural order: a stable radix sort of the negated counts */
-    thrust::transform(pol, c, c + n, c, thrust::negate<int>());
-    thrust::stable_sort_by_key(pol, c, c + n, p);
-    *hot = -(PetscInt)thrust::reduce(pol, c, c + top, (long long)0);
+    MatSpmvCallThrust(thrust::transform(pol, c, c + n, c, thrust::negate<int>()));
+    MatSpmvCallThrust(thrust::stable_sort_by_key(pol, c, c + n, p));
+    MatSpmvCallThrust(*hot = -(PetscInt)thrust::reduce(pol, c, c + top, (long long)0));
   }
   PetscCall(MatSpmvCUDAFree(count));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -282,7 +283,7 @@ PetscErrorCode MatSpmvCUDARenumberColumns(PetscInt n, PetscInt m, PetscInt nnz, 
   } else {
     MatSpmvGatherKernel<int, int><<<MatSpmvGrid(nnz), MATSPMV_THREADS, 0, s>>>((int)nnz, d_j, inv, jr); /* jr[k] = inv[j[k]] */
     PetscCallCUDA(cudaGetLastError());
-    thrust::sequence(thrust::cuda::par.on(s), thrust::device_ptr<int>(seq), thrust::device_ptr<int>(seq + nnz));
+    MatSpmvCallThrust(thrust::sequence(thrust::cuda::par.on(s), thrust::device_ptr<int>(seq), thrust::device_ptr<int>(seq + nnz)));
   }
   PetscCallCUDA(cudaGetLastError());
   /* each row's entries by their new column, with the CSR position they came from */
@@ -335,7 +336,7 @@ PetscErrorCode MatSpmvCUDARowLengthStats(PetscInt m, const int *d_i, MatSpmvRowS
   MatSpmvRowSums st = {0, 0, 0, 0};
 
   PetscFunctionBegin;
-  if (m) st = thrust::transform_reduce(thrust::cuda::par.on((cudaStream_t)stream), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)m), MatSpmvRowSumsOf{d_i}, st, MatSpmvRowSumsAdd{});
+  if (m) MatSpmvCallThrust(st = thrust::transform_reduce(thrust::cuda::par.on((cudaStream_t)stream), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)m), MatSpmvRowSumsOf{d_i}, st, MatSpmvRowSumsAdd{}));
   stats->nonempty = (PetscInt)st.nonempty;
   stats->longest  = st.longest;
   stats->mean     = st.nonempty ? (PetscReal)(st.sum / (double)st.nonempty) : 0;
@@ -408,9 +409,9 @@ PetscErrorCode MatSpmvCUDAWideShare(PetscInt m, const int *d_i, const int *d_j, 
     auto pol = thrust::cuda::par.on(s);
 
     /* longest rows first, rows in order among equals (the formats' order): a stable radix sort of -length */
-    thrust::transform(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)m), key, [d_i] __device__(int r) { return d_i[r] - d_i[r + 1]; });
-    thrust::sequence(pol, rows, rows + m);
-    thrust::stable_sort_by_key(pol, key, key + m, rows);
+    MatSpmvCallThrust(thrust::transform(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)m), key, [d_i] __device__(int r) { return d_i[r] - d_i[r + 1]; }));
+    MatSpmvCallThrust(thrust::sequence(pol, rows, rows + m));
+    MatSpmvCallThrust(thrust::stable_sort_by_key(pol, key, key + m, rows));
   }
   MatSpmvWideGroupsKernel<int><<<MatSpmvGrid((PetscInt)ngroups * 32), MATSPMV_THREADS, 0, s>>>((int)m, ngroups, d_i, d_j, rows, d_counts);
   PetscCallCUDA(cudaGetLastError());

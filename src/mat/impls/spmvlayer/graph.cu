@@ -113,14 +113,14 @@ static PetscErrorCode MatSpmvCUDAGraphTranspose(PetscInt m, PetscInt nnz, const 
   PetscCall(MatSpmvCUDAMalloc((void **)&keys, nnz * sizeof(int)));
   MatSpmvEntryRowsKernel<int><<<MatSpmvGrid(32 * PetscMin(m, PETSC_INT_MAX / 32)), MATSPMV_THREADS, 0, s>>>((int)m, d_i, row);
   PetscCallCUDA(cudaGetLastError());
-  thrust::sequence(thrust::cuda::par.on(s), seq, seq + nnz);
+  MatSpmvCallThrust(thrust::sequence(thrust::cuda::par.on(s), seq, seq + nnz));
   /* a stable sort by column of the row-major entries: each column's rows stay ascending */
   PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, d_j, keys, seq, *tpos, (int)nnz, 0, bits, s));
   PetscCall(MatSpmvCUDAMalloc(&tmp, PetscMax(bytes, 1)));
   PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, d_j, keys, seq, *tpos, (int)nnz, 0, bits, s));
   MatSpmvGraphRowsOfKernel<int><<<MatSpmvGrid(nnz), MATSPMV_THREADS, 0, s>>>((int)nnz, *tpos, row, *tj);
   PetscCallCUDA(cudaGetLastError());
-  thrust::lower_bound(thrust::cuda::par.on(s), keys, keys + nnz, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)m + 1), *ti);
+  MatSpmvCallThrust(thrust::lower_bound(thrust::cuda::par.on(s), keys, keys + nnz, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)m + 1), *ti));
   PetscCall(MatSpmvCUDAFree(tmp)); /* cudaFree waits for the sort */
   PetscCall(MatSpmvCUDAFree(keys));
   PetscCall(MatSpmvCUDAFree(seq));
@@ -176,14 +176,14 @@ static PetscErrorCode MatSpmvCUDAGraphCollapse(PetscInt m, PetscInt bs, PetscInt
   PetscCall(MatSpmvCUDAMalloc(&tmp, PetscMax(bytes, 1)));
   PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, key, skey, val, sval, (int)nnz, 0, bits, s));
   /* the distinct keys and their sums, into the unsorted arrays (no longer needed) */
-  *cnnz = thrust::reduce_by_key(thrust::cuda::par.on(s), skey, skey + nnz, sval, key, val).first - key;
+  MatSpmvCallThrust(*cnnz = thrust::reduce_by_key(thrust::cuda::par.on(s), skey, skey + nnz, sval, key, val).first - key);
   PetscCall(MatSpmvCUDAMalloc((void **)ci, (nb + 1) * sizeof(int)));
   PetscCall(MatSpmvCUDAMalloc((void **)cj, PetscMax(*cnnz, 1) * sizeof(int)));
   PetscCall(MatSpmvCUDAMalloc((void **)ca, PetscMax(*cnnz, 1) * sizeof(PetscScalar)));
   MatSpmvGraphBlockColumnsKernel<int><<<MatSpmvGrid(*cnnz), MATSPMV_THREADS, 0, s>>>((int)*cnnz, nb, key, *cj);
   PetscCallCUDA(cudaGetLastError());
   /* ci[r] = the first key of block row r or beyond */
-  thrust::lower_bound(thrust::cuda::par.on(s), key, key + *cnnz, thrust::make_transform_iterator(thrust::counting_iterator<int>(0), MatSpmvTimes{nb}), thrust::make_transform_iterator(thrust::counting_iterator<int>((int)nb + 1), MatSpmvTimes{nb}), *ci);
+  MatSpmvCallThrust(thrust::lower_bound(thrust::cuda::par.on(s), key, key + *cnnz, thrust::make_transform_iterator(thrust::counting_iterator<int>(0), MatSpmvTimes{nb}), thrust::make_transform_iterator(thrust::counting_iterator<int>((int)nb + 1), MatSpmvTimes{nb}), *ci));
   PetscCall(MatSpmvCUDACopyOnDevice(*ca, val, *cnnz * sizeof(PetscScalar), s));
   PetscCall(MatSpmvCUDAFree(tmp)); /* cudaFree waits for the work above */
   PetscCall(MatSpmvCUDAFree(sval));
@@ -219,7 +219,7 @@ PetscErrorCode MatSpmvCUDAGraph(PetscInt m, PetscInt bs, PetscInt nnz, const int
     MatSpmvGraphMergeKernel<PetscScalar, int><<<MatSpmvGrid(m), MATSPMV_THREADS, 0, s>>>((int)m, d_i, d_j, ti, tj, tpos, d_a, absval, *d_gi, NULL, NULL);
     PetscCallCUDA(cudaGetLastError());
     PetscCallCUDA(cudaMemsetAsync(*d_gi + m, 0, sizeof(int), s));
-    thrust::exclusive_scan(thrust::cuda::par.on(s), *d_gi, *d_gi + m + 1, *d_gi);
+    MatSpmvCallThrust(thrust::exclusive_scan(thrust::cuda::par.on(s), *d_gi, *d_gi + m + 1, *d_gi));
     PetscCallCUDA(cudaMemcpyAsync(&nz, *d_gi + m, sizeof(int), cudaMemcpyDeviceToHost, s));
     PetscCallCUDA(cudaStreamSynchronize(s));
     *gnnz = nz;

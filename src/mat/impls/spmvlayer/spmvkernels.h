@@ -2,6 +2,20 @@
 /* Device-side helpers shared by the formats' kernels */
 #include <petscdevice_cuda.h>
 #include <cuda/std/type_traits>
+#include <thrust/system_error.h>
+#include <thrust/system/cuda/error.h>
+#include <exception>
+
+/* A thrust call that fails (a CUDA error, device memory exhausted) throws: the exception becomes a
+   PETSc error here, since one crossing PETSc's C frames would abort the program */
+#define MatSpmvCallThrust(...) \
+  do { \
+    try { \
+      __VA_ARGS__; \
+    } catch (const std::exception &ex) { \
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "Thrust error: %s", ex.what()); \
+    } \
+  } while (0)
 
 #define MATSPMV_THREADS 256 /* threads per block of the layer's element-wise kernels */
 
