@@ -279,7 +279,10 @@ int main(int argc, char **argv)
   PetscCall(Check(A, Aref, rnd, "new nonzero pattern"));
   /* a setting made by a call, not an option: MatAXPY's new matrix (MatHeaderMerge) must keep it */
   PetscCall(MatSpmvSetColumnOrder(A, MAT_SPMV_COLUMN_ORDER_NATURAL));
-  for (int k = 0; k < 2; k++) PetscCall(MatAXPY(M[k], -1.5, X, DIFFERENT_NONZERO_PATTERN));
+  for (int k = 0; k < 2; k++) { /* twice in a row: the second replaces insides nothing has used yet */
+    PetscCall(MatAXPY(M[k], -1.0, X, DIFFERENT_NONZERO_PATTERN));
+    PetscCall(MatAXPY(M[k], -0.5, X, DIFFERENT_NONZERO_PATTERN));
+  }
   PetscCall(Check(A, Aref, rnd, "MatAXPY with a different pattern"));
   {
     MatSpmvColumnOrder order;

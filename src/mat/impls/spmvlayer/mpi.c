@@ -10,14 +10,16 @@
 /* parameters or backend changed (collective calls): the blocks' layouts are built together again */
 static inline void MatSpmvMPIAgreeAgain(Mat A)
 {
-  Mat_MPIAIJSpmv *sp = (Mat_MPIAIJSpmv *)A->spptr;
+  Mat_MPIAIJSpmv *sp = MatSpmvMPI(A);
 
   sp->agreed[0] = sp->agreed[1] = PETSC_FALSE;
 }
 
+/* the base's functions, in A->spptr (which MPIAIJ leaves to its subclasses): also there while
+   MatHeaderMerge() has set A's composed objects aside */
 static inline MatSpmvBaseOps *MatSpmvMPIBase(Mat A)
 {
-  return ((Mat_MPIAIJSpmv *)A->spptr)->base;
+  return (MatSpmvBaseOps *)A->spptr;
 }
 
 /* Convert plain SeqAIJ blocks and give every block the parameters of A */
@@ -30,8 +32,12 @@ static PetscErrorCode MatSpmvMPISyncBlocks(Mat A, PetscBool push)
   PetscFunctionBegin;
   PetscCall(MatSpmvMPIGetData(A, &sp));
   if (!A->preallocated) PetscFunctionReturn(PETSC_SUCCESS);
-  if (sp->resync) push = PETSC_TRUE; /* new blocks, from a matrix made with the defaults */
-  sp->resync = PETSC_FALSE;
+  if (sp->data != A->data) { /* new insides (MatHeaderMerge()), their blocks made with the defaults */
+    PetscCall(PetscInfo(A, "%s: new blocks under the same matrix: its settings go to them\n", sp->format->mpitype));
+    sp->data      = A->data;
+    sp->agreed[0] = sp->agreed[1] = PETSC_FALSE;
+    push                          = PETSC_TRUE;
+  }
   PetscCall(MatMPIAIJGetSeqAIJ(A, &blk[0], &blk[1], &garray));
   for (int b = 0; b < 2; b++) {
     PetscBool plain, ours;
@@ -216,7 +222,7 @@ static PetscErrorCode MatTranspose_MPIAIJSpmv(Mat A, MatReuse reuse, Mat *B)
   Mat_MPIAIJSpmv *bsp;
 
   PetscFunctionBegin;
-  PetscCall(((Mat_MPIAIJSpmv *)A->spptr)->base->transpose(A, reuse, B));
+  PetscCall(MatSpmvMPIBase(A)->transpose(A, reuse, B));
   if (reuse != MAT_INITIAL_MATRIX) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSpmvMPIGetData(*B, &bsp));
   if (bsp) bsp->derived = PETSC_TRUE;
@@ -375,16 +381,22 @@ static const char *const MatSpmvMPIComposedNames[] =
   {"MatProductSetFromOptions_anytype_C", "MatSpmvSetBackend_C",      "MatSpmvGetBackend_C",        "MatSpmvSetColumnOrder_C", "MatSpmvGetColumnOrder_C", "MatSpmvGetParams_C", "MatSpmvParamsChanged_C", "MatSpmvCheckLayout_C", "MatSpmvGetStorage_C",
    "MatMPIAIJSetPreallocation_C",        "MatSetPreallocationCOO_C", "MatMPIAIJGetLocalMatMerge_C"};
 
-static PetscErrorCode MatSpmvMPIStrip(Mat B)
+static PetscErrorCode MatSpmvMPIDataDestroy(PetscCtxRt ctx)
 {
-  Mat_MPIAIJSpmv *sp;
+  Mat_MPIAIJSpmv *sp = *(Mat_MPIAIJSpmv **)ctx;
 
   PetscFunctionBegin;
-  PetscCall(MatSpmvMPIGetData(B, &sp)); /* frees the data of B's replaced insides if it was kept */
-  PetscCall(MatSpmvComposeConverters(B, sp->format, PETSC_TRUE, NULL, NULL));
-  PetscCall(PetscObjectContainerCompose((PetscObject)B, MATSPMV_MPI_DATA, NULL, NULL));
   PetscCall(PetscFree(sp->params));
-  PetscCall(PetscFree(B->spptr));
+  PetscCall(PetscFree(sp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvMPIStrip(Mat B)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvComposeConverters(B, MatSpmvMPI(B)->format, PETSC_TRUE, NULL, NULL));
+  PetscCall(PetscObjectContainerCompose((PetscObject)B, MATSPMV_MPI_DATA, NULL, NULL)); /* frees the data */
+  B->spptr = NULL;
   for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(MatSpmvMPIComposedNames); k++) PetscCall(PetscObjectComposeFunction((PetscObject)B, MatSpmvMPIComposedNames[k], NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -397,7 +409,7 @@ static PetscErrorCode MatDestroy_MPIAIJSpmv(Mat A)
   PetscFunctionBegin;
   PetscCall(PetscObjectContainerQuery((PetscObject)A, MATSPMV_MPI_DATA, (PetscCtxRt)&sp));
   /* No container: MatHeaderMerge() set A's composed objects aside to put them back over the new
-     insides, our data with them (MatSpmvMPIGetData() takes its settings over); only the base's goes */
+     insides, our data with them; only the base's goes */
   if (sp) PetscCall(MatSpmvMPIStrip(A));
   PetscCall(base->destroy(A));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -410,7 +422,7 @@ static PetscErrorCode MatDuplicate_MPIAIJSpmv(Mat A, MatDuplicateOption op, Mat 
   PetscFunctionBegin;
   PetscCall(MatSpmvMPIGetData(A, &sp));
   PetscCall(MatSpmvMPIBase(A)->duplicate(A, op, M));
-  msp = (Mat_MPIAIJSpmv *)(*M)->spptr;
+  PetscCall(MatSpmvMPIGetData(*M, &msp));
   PetscCheck(msp && msp->format == sp->format, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Duplicate lost the %s type", sp->format->mpitype);
   PetscCall(PetscMemcpy(msp->params, sp->params, sp->format->paramsize));
   msp->paramsset = sp->paramsset;
@@ -503,8 +515,9 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJSpmv(Mat A, MatType type, MatReuse reuse,
   PetscCall(PetscMalloc(format->paramsize, &sp->params));
   PetscCall(PetscMemcpy(sp->params, format->paramsdefault, format->paramsize));
   sp->backend = MAT_SPMV_BACKEND_AUTO;
-  B->spptr    = sp;
-  PetscCall(PetscObjectContainerCompose((PetscObject)B, MATSPMV_MPI_DATA, sp, NULL));
+  sp->data    = B->data;
+  B->spptr    = sp->base;
+  PetscCall(PetscObjectContainerCompose((PetscObject)B, MATSPMV_MPI_DATA, sp, MatSpmvMPIDataDestroy));
 
   B->ops->mult             = MatMult_MPIAIJSpmv;
   B->ops->multadd          = MatMultAdd_MPIAIJSpmv;

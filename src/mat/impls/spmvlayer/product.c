@@ -489,7 +489,7 @@ PetscErrorCode MatMPIAIJGetLocalMatMerge_MPIAIJSpmv(Mat A, MatReuse scall, IS *g
   PetscFunctionBegin;
   PetscCall(MatMPIAIJGetSeqAIJ(A, &blk[0], &blk[1], &garray));
   PetscCall(MatSpmvAliasBegin(&alias, blk[0], blk[1], NULL, NULL));
-  PetscCall(MatSpmvAliasEnd(&alias, ((Mat_MPIAIJSpmv *)A->spptr)->base->getlocalmatmerge(A, scall, glob, A_loc)));
+  PetscCall(MatSpmvAliasEnd(&alias, MatSpmvMPI(A)->base->getlocalmatmerge(A, scall, glob, A_loc)));
   if (current) PetscCall(MatSpmvRefreshTranspose(*A_loc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

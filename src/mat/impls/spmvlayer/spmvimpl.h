@@ -246,8 +246,11 @@ static inline PetscErrorCode MatSpmvSeqGetData(Mat A, Mat_SeqAIJSpmv **sp)
 }
 static const PetscObjectState MATSPMV_NOSTATE = -1; /* no real state has this value */
 
-/* The state of an MPIAIJ-derived petscspmv matrix (A->spptr), also composed as a container so that
-   code below the MPI type can tell our MPI matrices */
+/* The state of an MPIAIJ-derived petscspmv matrix, composed with it as a container that owns it, as
+   the sequential types' (A->spptr, which MPIAIJ leaves to its subclasses, points to the base's
+   functions). MatHeaderMerge() (MatAXPY() with a different pattern, an in-place MatTranspose(), ...)
+   replaces A's insides by those of a new matrix of our type and puts A's composed objects back over
+   the new one's: A keeps its state, settings included, and only its blocks are new (data tells) */
 typedef struct {
   MatSpmvFormat     *format;
   MatSpmvBaseOps    *base;
@@ -261,40 +264,24 @@ typedef struct {
   PetscObjectState agreedstate[2];
   PetscBool        frommaij; /* a MAIJ operand of a product, converted: products with it keep our type */
   PetscBool        derived;  /* PETSc made it (a transpose): its blocks are derived operators too */
-  PetscBool        resync;   /* settings taken over from the data A had before MatHeaderMerge(): the blocks get them */
+  void            *data;     /* A->data when the blocks last got these settings: another means new insides */
 } Mat_MPIAIJSpmv;
 #define MATSPMV_MPI_DATA "MatSpmvMPIData"
-/* The data of A, NULL if A is not one of our MPI matrices: A->spptr, also pointed to by a container
-   composed with A. MatHeaderMerge() (MatAXPY() with a different pattern, an in-place
-   MatTranspose(), ...) replaces A's insides by a new matrix of our type, whose data (A->spptr now)
-   has the defaults, and puts A's old container back; our destroy keeps the old data alive then. The
-   first call after takes the old settings over (the user's MatSpmvSet*() calls, the options read)
-   and frees the old data */
+/* the data of A, NULL if A is not one of our MPI matrices */
 static inline PetscErrorCode MatSpmvMPIGetData(Mat A, Mat_MPIAIJSpmv **sp)
 {
-  Mat_MPIAIJSpmv *kept = NULL, *now;
-
   PetscFunctionBegin;
   *sp = NULL;
-  PetscCall(PetscObjectContainerQuery((PetscObject)A, MATSPMV_MPI_DATA, (PetscCtxRt)&kept));
-  if (!kept) PetscFunctionReturn(PETSC_SUCCESS);
-  now = (Mat_MPIAIJSpmv *)A->spptr;
-  if (kept != now) {
-    PetscCall(PetscMemcpy(now->params, kept->params, now->format->paramsize));
-    now->paramsset = kept->paramsset;
-    now->backend   = kept->backend;
-    now->colorder  = kept->colorder;
-    now->frommaij  = kept->frommaij;
-    now->derived   = kept->derived;
-    now->agreed[0] = now->agreed[1] = PETSC_FALSE;
-    now->resync                     = PETSC_TRUE;
-    PetscCall(PetscFree(kept->params));
-    PetscCall(PetscFree(kept));
-    PetscCall(PetscObjectContainerCompose((PetscObject)A, MATSPMV_MPI_DATA, now, NULL));
-    PetscCall(PetscInfo(A, "%s: settings taken over from the matrix whose insides were replaced\n", now->format->mpitype));
-  }
-  *sp = now;
+  PetscCall(PetscObjectContainerQuery((PetscObject)A, MATSPMV_MPI_DATA, (PetscCtxRt)sp));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+/* the data of A: every function that calls this is installed only on our MPI matrices */
+static inline Mat_MPIAIJSpmv *MatSpmvMPI(Mat A)
+{
+  Mat_MPIAIJSpmv *sp = NULL;
+
+  (void)PetscObjectContainerQuery((PetscObject)A, MATSPMV_MPI_DATA, (PetscCtxRt)&sp);
+  return sp;
 }
 
 /* the name our matrix X carries under an alias (its base's, sequential or parallel), NULL if X is
