@@ -1,4 +1,4 @@
-static char help[] = "MATSOLVERSPMV: ILU(k) and ICC(k) solves (k = 0, 1, 2) of a matrix of -type (ours, aijcusparse or aij) match\n"
+static char help[] = "MATSOLVERSPMV: ILU(k) and ICC(k) solves (k = 0, 1, 2; also MatMatSolve) of a matrix of -type (ours, aijcusparse or aij) match\n"
                      "PETSc's own (MATSOLVERPETSC on MATAIJ) on the shared matrices and generated ones (long chains,\n"
                      "diagonal-only rows, block sizes 1 to 8), again after the values change; zero pivots are\n"
                      "reported as factor errors and unsupported settings refused; solves approximated by block-Jacobi\n"
@@ -55,6 +55,54 @@ static PetscErrorCode CompareSolves(Mat Aref, Mat A, Mat Fref, Mat F, VecType vt
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* X = F \ B and X = F^T \ B for 3 right-hand sides at once (MatMatSolve: PCMatApply of block Krylov
+   methods), dense matrices of vtype's memory, against PETSc's solves of each column */
+static PetscErrorCode CompareMatSolves(Mat Aref, Mat Fref, Mat F, VecType vtype, const char *name)
+{
+  PetscBool cuda;
+  PetscInt  n;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrcmp(vtype, VECCUDA, &cuda));
+  PetscCall(MatGetLocalSize(Aref, &n, NULL));
+  for (int t = 0; t < 2; t++) {
+    Mat       B, X;
+    PetscReal worst = 0;
+
+    PetscCall(MatCreateDense(PETSC_COMM_SELF, n, 3, n, 3, NULL, &B));
+    PetscCall(MatSetRandom(B, NULL));
+    if (cuda) PetscCall(MatConvert(B, MATDENSECUDA, MAT_INPLACE_MATRIX, &B));
+    PetscCall(MatDuplicate(B, MAT_DO_NOT_COPY_VALUES, &X));
+    if (t) PetscCall(MatMatSolveTranspose(F, B, X));
+    else PetscCall(MatMatSolve(F, B, X));
+    for (PetscInt j = 0; j < 3; j++) {
+      Vec       b, x, xref, diff;
+      PetscReal err, ref;
+
+      PetscCall(MatCreateVecs(Aref, &xref, &diff));
+      PetscCall(MatDenseGetColumnVecRead(B, j, &b));
+      PetscCall(VecCopy(b, diff)); /* as a host vector, for PETSc's solve */
+      PetscCall(MatDenseRestoreColumnVecRead(B, j, &b));
+      if (t) PetscCall(MatSolveTranspose(Fref, diff, xref));
+      else PetscCall(MatSolve(Fref, diff, xref));
+      PetscCall(MatDenseGetColumnVecRead(X, j, &x));
+      PetscCall(VecCopy(x, diff));
+      PetscCall(MatDenseRestoreColumnVecRead(X, j, &x));
+      PetscCall(VecAXPY(diff, -1.0, xref));
+      PetscCall(VecNorm(diff, NORM_INFINITY, &err));
+      PetscCall(VecNorm(xref, NORM_INFINITY, &ref));
+      PetscCheck(err <= PetscSqrtReal(PETSC_MACHINE_EPSILON) * ref, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: MatMatSolve%s column %" PetscInt_FMT ": |x - x_petsc| = %g, |x_petsc| = %g", name, t ? "Transpose" : "", j, (double)err, (double)ref);
+      worst = PetscMax(worst, err / (ref > 0 ? ref : 1));
+      PetscCall(VecDestroy(&xref));
+      PetscCall(VecDestroy(&diff));
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok %s (MatMatSolve%s, 3 columns): |x - x_petsc| / |x_petsc| <= %.2e\n", name, t ? "Transpose" : "", (double)worst));
+    PetscCall(MatDestroy(&B));
+    PetscCall(MatDestroy(&X));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* ILU(k), or ICC(k) with PCICC's positive-definite shift or none; the factor's options prefix (or NULL) */
 static PetscErrorCode FactorLevels(Mat A, MatSolverType solver, MatFactorType ftype, PetscInt levels, MatFactorShiftType shift, const char *prefix, Mat *F)
 {
@@ -105,6 +153,7 @@ static PetscErrorCode TestLevels(Mat Aref, MatType type, VecType vtype, MatFacto
   PetscCall(MatFactorGetSolverType(F, &solver));
   PetscCheck(!strcmp(solver, MATSOLVERSPMV), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: factored by %s", name, solver);
   PetscCall(CompareSolves(Aref, A, Fref, F, vtype, name, "first factorization"));
+  PetscCall(CompareMatSolves(Aref, Fref, F, vtype, name));
   PetscCall(MatFactorInfoInitialize(&info));
   info.levels    = (PetscReal)levels;
   info.shifttype = (PetscReal)shift;
