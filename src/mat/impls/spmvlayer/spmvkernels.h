@@ -2,12 +2,11 @@
 /* Device-side helpers shared by the formats' kernels */
 #include <petscdevice_cuda.h>
 #include <cuda/std/type_traits>
-#include <thrust/system_error.h>
-#include <thrust/system/cuda/error.h>
 #include <exception>
 
-/* A thrust call that fails (a CUDA error, device memory exhausted) throws: the exception becomes a
-   PETSc error here, since one crossing PETSc's C frames would abort the program */
+/* A thrust call that fails (a CUDA error, device memory exhausted) throws thrust::system_error or
+   std::bad_alloc, both std::exception: it becomes a PETSc error here, since an exception crossing
+   PETSc's C frames would abort the program */
 #define MatSpmvCallThrust(...) \
   do { \
     try { \
