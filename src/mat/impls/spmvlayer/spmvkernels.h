@@ -12,7 +12,7 @@
     try { \
       __VA_ARGS__; \
     } catch (const std::exception &ex) { \
-      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "Thrust error: %s", ex.what()); \
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "Thrust error on the GPU: %s (out of device memory: spread the matrix over more MPI processes or GPUs)", ex.what()); \
     } \
   } while (0)
 
