@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole petscspmv test suite (make check); last line "N passed, N failed".
-#   tests/run.sh [-k pattern]     only the cases whose name contains pattern; more: tests/README.md
+#   tests/run.sh [-k pattern]     only the cases whose name contains pattern ('a|b': a or b); more: tests/README.md
 set -u
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -24,14 +24,21 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q 
 echo "petscspmv tests: PETSC_DIR=$PETSC_DIR (variant $PETSCSPMV_VARIANT), GPU: $([ $gpu = 1 ] && nvidia-smi -L | head -1 || echo none, host reference kernels)"
 
 pass=0 fail=0 skip=0
+selected() { # name: does it contain one of the |-separated patterns of -k?
+  local pattern patterns
+  IFS='|' read -ra patterns <<<"$filter"
+  [ ${#patterns[@]} = 0 ] && return 0
+  for pattern in "${patterns[@]}"; do case "$1" in *"$pattern"*) return 0 ;; esac; done
+  return 1
+}
 run() { # name command...
   local name=$1; shift
-  case "$name" in *"$filter"*) ;; *) return ;; esac
-  local log="$logs/$(echo "$name" | tr -c 'A-Za-z0-9_.-' _).log"
+  selected "$name" || return 0
+  local log="$logs/$(echo "$name" | tr -c 'A-Za-z0-9_.-' _).log" t0=$SECONDS
   if timeout 900 bash -c '"$@"' _ "$@" >"$log" 2>&1; then
-    pass=$((pass + 1)); echo "PASS $name"
+    pass=$((pass + 1)); echo "PASS $name ($((SECONDS - t0)) s)"
   else
-    fail=$((fail + 1)); echo "FAIL $name (log: $log)"; tail -15 "$log" | sed 's/^/     /'
+    fail=$((fail + 1)); echo "FAIL $name ($((SECONDS - t0)) s, log: $log)"; tail -15 "$log" | sed 's/^/     /'
   fi
 }
 skip() { skip=$((skip + 1)); echo "SKIP $1"; }
@@ -77,14 +84,15 @@ copies() {
   its=$(grep -Eo "Linear solve converged.* iterations [0-9]+" "$1" | awk '{ s += $NF } END { print s + 0 }')
   awk -v its="$its" '$1 == "KSPSolve" { print $(NF-4), $(NF-2), its }' "$1"
 }
-# tolerance reference-args -- test-args. Tolerance 0: the test's KSPSolve makes no more copies
-# than the reference's (runs that take the same iterations: ILU, Jacobi, polynomial). Tolerance
+# tolerance extra reference-args -- test-args. Tolerance 0: the test's KSPSolve makes no more copies
+# than the reference's plus extra uploads (runs that take the same iterations: ILU, Jacobi,
+# polynomial; extra: a format's one-time upload of a plan made on the host). Tolerance
 # t%: no more copies per linear iteration than the reference's plus t% (GAMG: its iteration
 # counts, and with them aijcusparse's own copy counts, vary from run to run; a copy per product
 # or per level setup would still show as several percent)
 no_more_copies() {
-  local tol=$1 ref=() tst=() side=ref
-  shift
+  local tol=$1 extra=$2 ref=() tst=() side=ref
+  shift 2
   for a in "$@"; do
     if [ "$a" = -- ]; then side=tst; continue; fi
     if [ $side = ref ]; then ref+=("$a"); else tst+=("$a"); fi
@@ -95,9 +103,9 @@ no_more_copies() {
   "${tst[@]}" -log_view -log_view_gpu_time >"$dir/test.log" 2>&1 || { echo "test run failed"; cat "$dir/test.log"; return 1; }
   read -r rc rg ri <<<"$(copies "$dir/ref.log")"; read -r tc tg ti <<<"$(copies "$dir/test.log")"
   [ -n "$rc" ] && [ -n "$tc" ] && [ "${ri:-0}" -gt 0 ] && [ "${ti:-0}" -gt 0 ] || { echo "no KSPSolve line with copy counts, or no iterations"; return 1; }
-  echo "KSPSolve copies CpuToGpu/GpuToCpu in linear iterations: reference $rc/$rg in $ri, test $tc/$tg in $ti (tolerance $tol%)"
+  echo "KSPSolve copies CpuToGpu/GpuToCpu in linear iterations: reference $rc/$rg in $ri, test $tc/$tg in $ti (tolerance $tol%, extra uploads $extra)"
   if [ "$tol" = 0 ]; then
-    [ "$tc" -le "$rc" ] && [ "$tg" -le "$rg" ]
+    [ "$tc" -le $((rc + extra)) ] && [ "$tg" -le "$rg" ]
   else
     # each direction: no more per iteration, or no more in all (the set-up's few copies, divided by
     # fewer iterations than the reference's, would otherwise count as more per iteration)
@@ -234,12 +242,15 @@ for t in $types; do
       $ex19 -pc_type jacobi -dm_mat_type aij -- $ex19 -pc_type jacobi -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
     run "$t: SNES ex19 with CUDA vectors, 2 ranks" same_iterations ex19 \
       $np2 $ex19 -pc_type jacobi -dm_mat_type aij -- $np2 $ex19 -pc_type jacobi -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
-    # GPU-resident: inside KSPSolve no more host<->device copies than aijcusparse makes
+    # GPU-resident: inside KSPSolve no more host<->device copies than aijcusparse makes; ARGCSR
+    # plans its row groups on the host from the row lengths and uploads that O(rows) plan once, at
+    # the layout build in the first product (docs/formats.md)
+    plan=0; [ $t = argcsr ] && plan=1
     for pc in ilu jacobi "ksp -ksp_ksp_type chebyshev -ksp_ksp_max_it 5 -ksp_pc_type jacobi -ksp_ksp_norm_type none"; do
-      run "$t: SNES ex19 -pc_type ${pc%% *} with CUDA vectors, KSPSolve copies at most aijcusparse's" no_more_copies 0 \
+      run "$t: SNES ex19 -pc_type ${pc%% *} with CUDA vectors, KSPSolve copies at most aijcusparse's" no_more_copies 0 $plan \
         $ex19 -pc_type $pc -dm_mat_type aijcusparse -dm_vec_type cuda -- $ex19 -pc_type $pc -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
     done
-    run "$t: SNES ex19 -pc_type gamg with CUDA vectors, KSPSolve copies per iteration at most aijcusparse's" no_more_copies 1 \
+    run "$t: SNES ex19 -pc_type gamg with CUDA vectors, KSPSolve copies per iteration at most aijcusparse's" no_more_copies 1 0 \
       $ex19 -pc_type gamg -dm_mat_type aijcusparse -dm_vec_type cuda -- $ex19 -pc_type gamg -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
     # PCFactor's default package of our types: MATSOLVERSPMV, cuSPARSE's where it declines
     run "$t: SNES ex19 with PETSc's defaults (ILU(0)): MATSOLVERSPMV's factor" factor_package spmv "takes the ILU factorization" \
