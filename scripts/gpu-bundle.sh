@@ -5,8 +5,13 @@
 #                                         links, lib/ and build/bin/ -> .bundle/petscspmv-gpu-real.tar.xz
 #                                         (PETSCSPMV_VARIANT=complex|single: that build instead;
 #                                         PETSCSPMV_BUNDLE=path: another name, e.g. one per PETSc version)
+#   scripts/gpu-bundle.sh wheels [X.Y]    (here) what petsc4py needs, for the GPU machine's Python X.Y
+#                                         (default 3.12), into .bundle/wheels: numpy, cython, setuptools
+#                                         wheels from PyPI and petsc4py's source of this PETSc's version
 #   scripts/gpu-bundle.sh run CMD...      (there, in a copy of this tree holding .bundle/) unpack
-#                                         once, point the loader at it, run CMD (e.g. tests/run.sh)
+#                                         once, point the loader at it, run CMD (e.g. tests/run.sh;
+#                                         scripts/setup-python.sh builds petsc4py there from
+#                                         .bundle/wheels, offline)
 # The bundle is relocatable: programs find its libraries through LD_LIBRARY_PATH.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,6 +27,7 @@ pack)
   stage=$(mktemp -d)
   mkdir -p "$stage/petsc/lib" "$stage/deps"
   cp -a "$PETSC_DIR/include" "$stage/petsc/"
+  echo "$PETSC_DIR" >"$stage/petsc/prefix" # where petscvariables say PETSc is (run links it there)
   cp -a "$PETSC_DIR"/lib/libpetsc.so* "$stage/petsc/lib/"
   mkdir -p "$stage/petsc/lib/petsc" && cp -a "$PETSC_DIR/lib/petsc/conf" "$stage/petsc/lib/petsc/"
   strip --strip-unneeded "$stage"/petsc/lib/libpetsc.so.*.*.*
@@ -38,13 +44,33 @@ pack)
   echo "bundle: $bundle, $((size / 1024 / 1024)) MiB"
   [ "$size" -lt $((64 * 1024 * 1024)) ] || { echo "bundle over 64 MiB"; exit 1; }
   ;;
+wheels)
+  . scripts/petsc-env.sh
+  pyver=${2:-3.12} dir=.bundle/wheels
+  venv=$(petscspmv_python_venv)
+  [ -x "$venv/bin/pip" ] || { echo "petsc4py's source is fetched with the environment make python sets up: run make python first"; exit 1; }
+  ver=$("$venv/bin/python" -c 'import petsc4py; print(petsc4py.__version__)')
+  mkdir -p "$dir"
+  pip download -q --only-binary=:all: --python-version "$pyver" --platform manylinux2014_x86_64 \
+    --platform manylinux_2_17_x86_64 --platform any numpy cython setuptools wheel -d "$dir"
+  # the source's metadata is made by its setup.py, which needs numpy, cython and this PETSc
+  PETSC_DIR=$PETSC_DIR PETSC_ARCH=${PETSC_ARCH:-} "$venv/bin/pip" download -q --no-deps --no-binary :all: \
+    --no-build-isolation "petsc4py==$ver" -d "$dir"
+  ls "$dir"
+  ;;
 run)
   shift
+  # petsc4py built there from what `wheels` put here, without a network
+  [ -d .bundle/wheels ] && export PIP_NO_INDEX=1 PIP_FIND_LINKS=$here/.bundle/wheels
   dest=${PETSCSPMV_BUNDLE_DIR:-/tmp/petscspmv-bundle}-$(basename "$bundle" .tar.xz)
   if [ ! -d "$dest/petsc" ]; then
     mkdir -p "$dest"
     tar -C "$dest" -xJf "$bundle"
   fi
+  # PETSc's petscvariables name the directory it was built into (petsc4py's build reads its
+  # include flags from them): where that directory is missing, it becomes a link to the bundle's
+  orig=$(cat "$dest/petsc/prefix" 2>/dev/null || true)
+  if [ -n "$orig" ] && [ ! -e "$orig" ]; then mkdir -p "$(dirname "$orig")" && ln -s "$dest/petsc" "$orig"; fi
   # the tree's own build outputs come from the bundle
   mkdir -p $libdir $builddir/bin
   cp -a "$dest/tree/lib/." $libdir/
@@ -56,5 +82,5 @@ run)
   exec "$@"
   ;;
 *)
-  echo "usage: $0 pack | run CMD..."; exit 2;;
+  echo "usage: $0 pack | wheels [X.Y] | run CMD..."; exit 2;;
 esac

@@ -352,7 +352,11 @@ same_petsc() {
   local so
   so=$(find "$1" -name 'PETSc*.so' -path '*petsc4py*' | head -1)
   [ -n "$so" ] || { echo "no petsc4py extension in $1"; return 1; }
-  ldd "$so" | grep 'libpetsc\.so' | tee /dev/stderr | grep -F "$(readlink -f "$PETSC_DIR/${PETSC_ARCH:-}/lib")/" >/dev/null ||
+  local got
+  got=$(ldd "$so" | awk '/libpetsc\.so/ { print $3; exit }')
+  echo "petsc4py loads $got"
+  # compared as resolved directories: the library may be reached through a link (the GPU bundle)
+  [ -n "$got" ] && [ "$(readlink -f "$(dirname "$got")")" = "$(readlink -f "$PETSC_DIR/${PETSC_ARCH:-}/lib")" ] ||
     { echo "petsc4py in $1 does not load the PETSc at $PETSC_DIR (rebuild it: rm -rf $1; make python)"; return 1; }
 }
 export -f same_petsc

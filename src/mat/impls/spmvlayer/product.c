@@ -222,6 +222,132 @@ static PetscErrorCode MatSpmvMPIProductResult(Mat C, Mat A, Mat B, PetscBool dev
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  Results that stay aijcusparse matrices multiply host vectors wrongly on the GPU (y = 0: aijcusparse
+  writes y's device copy, which a host vector never reads back; docs/limits.md), and dense CUDA
+  results read them the same way. Their four products are wrapped: device vectors go straight to
+  the base's function (composed on C), host ones through device vectors of C's own, kept on C.
+*/
+static const char *const MatSpmvResultMultKeys[] = {"MatSpmvResultMult_C", "MatSpmvResultMultAdd_C", "MatSpmvResultMultTranspose_C", "MatSpmvResultMultTransposeAdd_C"};
+
+static PetscErrorCode MatSpmvVecOnDevice(Vec v, PetscBool *dev)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)v, dev, VECSEQCUDA, VECMPICUDA, ""));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvVecCopyValues(Vec from, Vec to)
+{
+  const PetscScalar *a;
+  PetscScalar       *b;
+  PetscInt           n;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(from, &n));
+  PetscCall(VecGetArrayRead(from, &a));
+  PetscCall(VecGetArrayWrite(to, &b));
+  PetscCall(PetscArraycpy(b, a, n));
+  PetscCall(VecRestoreArrayWrite(to, &b));
+  PetscCall(VecRestoreArrayRead(from, &a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* C's device work vector of its column (right) or row (left) layout, made at the first use */
+static PetscErrorCode MatSpmvResultWorkVec(Mat C, PetscBool left, Vec *w)
+{
+  const char *key = left ? "MatSpmvResultLeftVec" : "MatSpmvResultRightVec";
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)C, key, (PetscObject *)w));
+  if (!*w) {
+    PetscCall(MatCreateVecs(C, left ? NULL : w, left ? w : NULL));
+    PetscCall(PetscObjectCompose((PetscObject)C, key, (PetscObject)*w));
+    PetscCall(VecDestroy(w)); /* C holds it */
+    PetscCall(PetscObjectQuery((PetscObject)C, key, (PetscObject *)w));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y = op(C) x (+ z), op = 0..3 as MatSpmvResultMultKeys */
+static PetscErrorCode MatSpmvResultApply(Mat C, int op, Vec x, Vec z, Vec y)
+{
+  const PetscBool transpose                     = (PetscBool)(op >= 2);
+  PetscErrorCode (*mult)(Mat, Vec, Vec)         = NULL;
+  PetscErrorCode (*multadd)(Mat, Vec, Vec, Vec) = NULL;
+  PetscBool xdev, ydev, zdev = PETSC_TRUE;
+  Vec       xw, yw;
+
+  PetscFunctionBegin;
+  if (op % 2) PetscCall(PetscObjectQueryFunction((PetscObject)C, MatSpmvResultMultKeys[op], &multadd));
+  else PetscCall(PetscObjectQueryFunction((PetscObject)C, MatSpmvResultMultKeys[op], &mult));
+  PetscCheck(mult || multadd, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "The product result lost the base's %s", MatSpmvResultMultKeys[op]);
+  PetscCall(MatSpmvVecOnDevice(x, &xdev));
+  PetscCall(MatSpmvVecOnDevice(y, &ydev));
+  if (z) PetscCall(MatSpmvVecOnDevice(z, &zdev));
+  if (xdev && ydev && zdev) {
+    if (multadd) PetscCall((*multadd)(C, x, z, y));
+    else PetscCall((*mult)(C, x, y));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatSpmvResultWorkVec(C, transpose, &xw));
+  PetscCall(MatSpmvResultWorkVec(C, (PetscBool)!transpose, &yw));
+  PetscCall(MatSpmvVecCopyValues(x, xw));
+  if (multadd) {
+    PetscCall(MatSpmvVecCopyValues(z, yw));
+    PetscCall((*multadd)(C, xw, yw, yw));
+  } else PetscCall((*mult)(C, xw, yw));
+  PetscCall(MatSpmvVecCopyValues(yw, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMult_SpmvResult(Mat C, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvResultApply(C, 0, x, NULL, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultAdd_SpmvResult(Mat C, Vec x, Vec z, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvResultApply(C, 1, x, z, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultTranspose_SpmvResult(Mat C, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvResultApply(C, 2, x, NULL, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultTransposeAdd_SpmvResult(Mat C, Vec x, Vec z, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvResultApply(C, 3, x, z, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* C, an aijcusparse or dense CUDA result, gets the wrappers (once: a numeric phase after the symbolic one finds them) */
+static PetscErrorCode MatSpmvResultStageHostVectors(Mat C)
+{
+  PetscBool cusparse;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)C, &cusparse, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE, MATSEQDENSECUDA, MATMPIDENSECUDA, ""));
+  if (!cusparse || C->ops->mult == MatMult_SpmvResult || !C->ops->mult) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectComposeFunction((PetscObject)C, MatSpmvResultMultKeys[0], C->ops->mult));
+  PetscCall(PetscObjectComposeFunction((PetscObject)C, MatSpmvResultMultKeys[1], C->ops->multadd));
+  PetscCall(PetscObjectComposeFunction((PetscObject)C, MatSpmvResultMultKeys[2], C->ops->multtranspose));
+  PetscCall(PetscObjectComposeFunction((PetscObject)C, MatSpmvResultMultKeys[3], C->ops->multtransposeadd));
+  C->ops->mult = MatMult_SpmvResult;
+  if (C->ops->multadd) C->ops->multadd = MatMultAdd_SpmvResult;
+  if (C->ops->multtranspose) C->ops->multtranspose = MatMultTranspose_SpmvResult;
+  if (C->ops->multtransposeadd) C->ops->multtransposeadd = MatMultTransposeAdd_SpmvResult;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* one phase of a product, f, with our operands aliased; after it, the numeric phase it chose is
    wrapped too, and a new result of a product whose A is ours may get A's type (below) */
 static PetscErrorCode MatSpmvRunPhase(Mat C, PetscErrorCode (*f)(Mat))
@@ -243,6 +369,7 @@ static PetscErrorCode MatSpmvRunPhase(Mat C, PetscErrorCode (*f)(Mat))
   PetscCall(MatSpmvSeqGetData(p->A, &asp));
   if (!asp) { /* an MPI product: its own rule */
     PetscCall(MatSpmvMPIProductResult(C, p->A, p->B, dev));
+    PetscCall(MatSpmvResultStageHostVectors(C));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscObjectTypeCompare((PetscObject)C, asp->base->cusparse ? MATSEQAIJCUSPARSE : MATSEQAIJ, &base));
@@ -255,6 +382,7 @@ static PetscErrorCode MatSpmvRunPhase(Mat C, PetscErrorCode (*f)(Mat))
     PetscCheck(csp, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The product's result did not become %s", asp->format->seqtype);
     csp->derived = PETSC_TRUE;
   }
+  PetscCall(MatSpmvResultStageHostVectors(C));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
