@@ -88,8 +88,8 @@ static PetscErrorCode CheckGraph(Mat G, Mat Gref, const char *step)
 }
 
 /* MatCreateGraph() with every combination GAMG passes (symmetrize, scale, filter), block sizes 1
-   and 3, against MATAIJ's graph; A itself is left as it was */
-static PetscErrorCode CheckGraphs(Mat A, Mat Aref, PetscRandom rnd)
+   and 3, against MATAIJ's graph; A itself (ours, or a product's result: not ours) is left as it was */
+static PetscErrorCode CheckGraphs(Mat A, Mat Aref, PetscBool ours, PetscRandom rnd)
 {
   const PetscReal filters[] = {-1.0, 0.0, 0.2};
   char            step[128];
@@ -131,7 +131,8 @@ static PetscErrorCode CheckGraphs(Mat A, Mat Aref, PetscRandom rnd)
       PetscCall(MatDestroy(&Bref));
     }
   }
-  PetscCall(Check(A, Aref, rnd, "after the graphs"));
+  if (ours) PetscCall(Check(A, Aref, rnd, "after the graphs"));
+  else PetscCall(CheckProducts(A, Aref, rnd, "after the graphs"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -190,7 +191,17 @@ int main(int argc, char **argv)
   PetscCall(Check(A, Aref, rnd, "MatShift"));
   for (int k = 0; k < 2; k++) PetscCall(MatDiagonalScale(M[k], l, r));
   PetscCall(Check(A, Aref, rnd, "MatDiagonalScale"));
-  PetscCall(CheckGraphs(A, Aref, rnd));
+  PetscCall(CheckGraphs(A, Aref, PETSC_TRUE, rnd));
+  { /* a product's result (with a GPU an aijcusparse matrix, whose graph is made on the device too,
+       as GAMG's first coarse operator's) */
+    Mat C, Cref;
+
+    PetscCall(MatMatMult(A, A, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
+    PetscCall(MatMatMult(Aref, Aref, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &Cref));
+    PetscCall(CheckGraphs(C, Cref, PETSC_FALSE, rnd));
+    PetscCall(MatDestroy(&C));
+    PetscCall(MatDestroy(&Cref));
+  }
   { /* with vectors of A's type (CUDA ones with a GPU: scaled on the device), both sides, then each alone */
     Vec ld, rd;
 

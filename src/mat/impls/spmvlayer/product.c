@@ -1,7 +1,8 @@
 /*
   Matrix-matrix products with our operands (GAMG's Galerkin products, PCMG, MatMatMult, ...), for the
   sequential and MPI types: aijcusparse's device products, or AIJ's host ones, run with our operands
-  aliased to the base's name; the result's type; the explicit transposes aijcusparse leaves stale.
+  aliased to the base's name; the result's type and operations; the explicit transposes aijcusparse
+  leaves stale.
 */
 #include "spmvimpl.h"
 
@@ -383,6 +384,7 @@ static PetscErrorCode MatSpmvRunPhase(Mat C, PetscErrorCode (*f)(Mat))
     csp->derived = PETSC_TRUE;
   }
   PetscCall(MatSpmvResultStageHostVectors(C));
+  PetscCall(MatSpmvSetGraphOps_Result(C)); /* GAMG's graph of a coarse operator made on the device */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
