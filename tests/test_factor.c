@@ -10,6 +10,18 @@ static char help[] = "MATSOLVERSPMV: ILU(k) and ICC(k) solves (k = 0, 1, 2; also
 #include "matrixmarket.h" /* util/: MatLoadMatrixMarket() */
 
 /* x = F \ b with b (any type) copied into a vector of vtype, x of vtype */
+/* seconds since the program started, printed with each check: where a run's time goes (no limit is
+   checked: speed is the benchmarks' business) */
+static PetscLogDouble StartTime;
+
+static double Elapsed(void)
+{
+  PetscLogDouble now;
+
+  (void)PetscTime(&now);
+  return (double)(now - StartTime);
+}
+
 static PetscErrorCode SolveInType(Mat F, Vec b, VecType vtype, PetscBool transpose, Vec *x)
 {
   Vec      bt;
@@ -47,7 +59,7 @@ static PetscErrorCode CompareSolves(Mat Aref, Mat A, Mat Fref, Mat F, VecType vt
     PetscCall(VecNorm(x, NORM_INFINITY, &err));
     PetscCall(VecNorm(xref, NORM_INFINITY, &ref));
     PetscCheck(err <= PetscSqrtReal(PETSC_MACHINE_EPSILON) * ref, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s (%s%s): |x - x_petsc| = %g, |x_petsc| = %g", name, when, t ? ", transpose solve" : "", (double)err, (double)ref);
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok %s (%s%s): |x - x_petsc| / |x_petsc| = %.2e\n", name, when, t ? ", transpose solve" : "", (double)(err / (ref > 0 ? ref : 1))));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok %s (%s%s): |x - x_petsc| / |x_petsc| = %.2e [%.1f s]\n", name, when, t ? ", transpose solve" : "", (double)(err / (ref > 0 ? ref : 1)), Elapsed()));
     PetscCall(VecDestroy(&b));
     PetscCall(VecDestroy(&x));
     PetscCall(VecDestroy(&xref));
@@ -613,6 +625,7 @@ int main(int argc, char **argv)
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscSpmvInitializePackage());
+  PetscCall(PetscTime(&StartTime));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "test_factor options", NULL);
   PetscCall(PetscOptionsString("-type", "matrix type factored", NULL, type, type, sizeof(type), NULL));
   PetscCall(PetscOptionsString("-dir", "directory of .mtx files", NULL, dir, dir, sizeof(dir), NULL));

@@ -25,7 +25,18 @@ PetscErrorCode MatSpmvILUHost(Mat_SpmvFactor *f, const PetscScalar *aval, PetscR
       PetscInt          s = p + 1;
 
       f->a[p] = l;
-      for (PetscInt q = f->diag[k] + 1; q < f->i[k + 1]; q++) { /* both rows sorted: merge */
+      if (f->i[k + 1] - f->diag[k] - 1 > MATSPMV_ILU_LONG_PIVOT * (re - s)) { /* a long pivot row (an arrow's dense one): row r's columns looked up in it */
+        const PetscInt u = f->diag[k] + 1, nu = f->i[k + 1] - u;
+
+        for (; s < re; s++) {
+          PetscInt loc;
+
+          PetscCall(PetscFindInt(f->j[s], nu, f->j + u, &loc));
+          if (loc >= 0) f->a[s] -= l * f->a[u + loc];
+        }
+        continue;
+      }
+      for (PetscInt q = f->diag[k] + 1; q < f->i[k + 1] && s < re; q++) { /* both rows sorted: merge */
         while (s < re && f->j[s] < f->j[q]) s++;
         if (s < re && f->j[s] == f->j[q]) f->a[s] -= l * f->a[q];
       }

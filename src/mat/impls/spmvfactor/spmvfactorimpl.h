@@ -26,6 +26,11 @@
 #include <petscspmv.h> /* MATSOLVERSPMV */
 #include "../spmvlayer/spmvbase.h"
 
+/* ILU: a pivot row this many times longer than the rest of the row it eliminates from is searched
+   for that row's columns instead of walked (an arrow matrix's dense row: O(n) rows would each walk
+   it), in the host reference and the device kernel alike */
+#define MATSPMV_ILU_LONG_PIVOT 16
+
 #define MATSPMV_TRI_MAX_UNIT 8 /* rows per unit: each lane of a warp holds at most 2 coefficients of a block inverse */
 
 /* row ranges of the factor's pattern, per row r of unit [r0, r0 + unit):

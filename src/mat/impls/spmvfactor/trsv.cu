@@ -124,23 +124,30 @@ __global__ void __launch_bounds__(32 * MATSPMV_TRI_WARPS) MatSpmvILUKernel(I n, 
       __syncwarp();
       cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device); /* the other lanes' waits */
       for (I p = 0; p < rd - rs; p++) {
-        const I k = cols[p], qe = ai[k + 1];
+        const I k = cols[p], qs = diag[k] + 1, qe = ai[k + 1];
         const S l = vals[p] * MatSpmvLoadL2(idiag + k);
 
-        for (I q0 = diag[k] + 1 + lane; q0 < qe; q0 += 64) { /* two of row k's entries per lane: their loads overlap */
-          const I q1 = q0 + 32;
-          const I c0 = aj[q0], c1 = q1 < qe ? aj[q1] : -1;
-          const S v0 = MatSpmvLoadL2(a + q0), v1 = q1 < qe ? MatSpmvLoadL2(a + q1) : S(0);
+        if (qe - qs > MATSPMV_ILU_LONG_PIVOT * (len - p - 1)) { /* a long pivot row (an arrow's dense one): row r's columns looked up in it */
+          for (I t = p + 1 + lane; t < len; t += 32) {
+            const I lo = MatSpmvLowerBound(aj, qs, qe, cols[t]);
 
-          for (int h = 0; h < 2; h++) {
-            const I c = h ? c1 : c0;
-            I       lo;
-
-            if (c < 0) break;
-            lo = MatSpmvLowerBound(cols, p + 1, len, c);
-            if (lo < len && cols[lo] == c) vals[lo] -= l * (h ? v1 : v0);
+            if (lo < qe && aj[lo] == cols[t]) vals[t] -= l * MatSpmvLoadL2(a + lo);
           }
-        }
+        } else
+          for (I q0 = qs + lane; q0 < qe; q0 += 64) { /* two of row k's entries per lane: their loads overlap */
+            const I q1 = q0 + 32;
+            const I c0 = aj[q0], c1 = q1 < qe ? aj[q1] : -1;
+            const S v0 = MatSpmvLoadL2(a + q0), v1 = q1 < qe ? MatSpmvLoadL2(a + q1) : S(0);
+
+            for (int h = 0; h < 2; h++) {
+              const I c = h ? c1 : c0;
+              I       lo;
+
+              if (c < 0) break;
+              lo = MatSpmvLowerBound(cols, p + 1, len, c);
+              if (lo < len && cols[lo] == c) vals[lo] -= l * (h ? v1 : v0);
+            }
+          }
         __syncwarp(); /* the updates before the next entry's multiplier; vals[p] is read no more */
         if (lane == 0) vals[p] = l;
       }
@@ -154,11 +161,20 @@ __global__ void __launch_bounds__(32 * MATSPMV_TRI_WARPS) MatSpmvILUKernel(I n, 
         const S l = MatSpmvLoadL2(a + p) * MatSpmvLoadL2(idiag + k);
         __syncwarp();
         if (lane == 0) MatSpmvStoreL2(a + p, l);
-        for (I q = diag[k] + 1 + lane, qe = ai[k + 1]; q < qe; q += 32) {
-          const I c = aj[q], lo = MatSpmvLowerBound(aj, p + 1, re, c);
+        const I qs = diag[k] + 1, qe = ai[k + 1];
 
-          if (lo < re && aj[lo] == c) MatSpmvStoreL2(a + lo, MatSpmvLoadL2(a + lo) - l * MatSpmvLoadL2(a + q));
-        }
+        if (qe - qs > MATSPMV_ILU_LONG_PIVOT * (re - p - 1))
+          for (I t = p + 1 + lane; t < re; t += 32) { /* row r's columns looked up in the long pivot row */
+            const I lo = MatSpmvLowerBound(aj, qs, qe, aj[t]);
+
+            if (lo < qe && aj[lo] == aj[t]) MatSpmvStoreL2(a + t, MatSpmvLoadL2(a + t) - l * MatSpmvLoadL2(a + lo));
+          }
+        else
+          for (I q = qs + lane; q < qe; q += 32) {
+            const I c = aj[q], lo = MatSpmvLowerBound(aj, p + 1, re, c);
+
+            if (lo < re && aj[lo] == c) MatSpmvStoreL2(a + lo, MatSpmvLoadL2(a + lo) - l * MatSpmvLoadL2(a + q));
+          }
         __syncwarp();
       }
       piv = MatSpmvLoadL2(a + rd);
