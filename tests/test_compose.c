@@ -154,38 +154,49 @@ static PetscErrorCode Product(MatProductType ptype, Mat A, Mat B, Mat C, MatReus
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* D x and D^T x against Dref's, relative to |Dref| |x| (products of products: a looser bound than one
-   product's), with D's own vectors and with host ones (MATAIJ's: aijcusparse results get them wrong
-   unless staged, docs/limits.md) */
+/* D x, D^T x, D x + z and D^T x + z (the result not z, poisoned first) against Dref's, relative to
+   |Dref| (|x| + |z|) (products of products: a looser bound than one product's), with D's own vectors
+   and with host ones (MATAIJ's): aijcusparse results get host vectors and D^T x + z wrong unless
+   wrapped (docs/limits.md) */
 static PetscErrorCode CheckResult(Mat D, Mat Dref, PetscRandom rnd, const char *what)
 {
+  static const char *const ops[] = {"D x", "D^T x", "D x + z", "D^T x + z"};
+
   PetscFunctionBegin;
-  for (int k = 0; k < 4; k++) {
-    const int t = k % 2, host = k / 2;
-    Vec       x, y, xr, yr;
-    PetscReal err, scale, xn;
+  for (int k = 0; k < 8; k++) {
+    const int t = k % 2, add = (k / 2) % 2, host = k / 4;
+    Vec       x, y, z, xr, yr, zr;
+    PetscReal err, scale, xn, zn = 0;
 
     PetscCall(MatCreateVecs(host ? Dref : D, t ? &y : &x, t ? &x : &y));
     PetscCall(MatCreateVecs(Dref, t ? &yr : &xr, t ? &xr : &yr));
+    PetscCall(VecDuplicate(y, &z));
+    PetscCall(VecDuplicate(yr, &zr));
     PetscCall(VecSetRandom(xr, rnd));
+    PetscCall(VecSetRandom(zr, rnd));
     PetscCall(VecCopy(xr, x));
+    PetscCall(VecCopy(zr, z));
     PetscCall(Poison(y));
-    if (t) {
-      PetscCall(MatMultTranspose(D, x, y));
-      PetscCall(MatMultTranspose(Dref, xr, yr));
+    if (add) {
+      PetscCall((t ? MatMultTransposeAdd : MatMultAdd)(D, x, z, y));
+      PetscCall((t ? MatMultTransposeAdd : MatMultAdd)(Dref, xr, zr, yr));
+      PetscCall(VecNorm(zr, NORM_INFINITY, &zn));
     } else {
-      PetscCall(MatMult(D, x, y));
-      PetscCall(MatMult(Dref, xr, yr));
+      PetscCall((t ? MatMultTranspose : MatMult)(D, x, y));
+      PetscCall((t ? MatMultTranspose : MatMult)(Dref, xr, yr));
     }
     PetscCall(MatNorm(Dref, t ? NORM_1 : NORM_INFINITY, &scale));
     PetscCall(VecNorm(xr, NORM_INFINITY, &xn));
     PetscCall(VecAXPY(yr, -1.0, y));
     PetscCall(VecNorm(yr, NORM_INFINITY, &err));
-    PetscCheck(err <= 1e3 * PETSC_MACHINE_EPSILON * scale * xn, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: %s%s differs from MATAIJ's by %g (|D| |x| = %g)", what, t ? "D^T x" : "D x", host ? " with host vectors" : "", (double)err, (double)(scale * xn));
+    /* written so that NaN fails */
+    PetscCheck(err <= 1e3 * PETSC_MACHINE_EPSILON * (scale * xn + zn), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: %s%s differs from MATAIJ's by %g (|D| |x| + |z| = %g)", what, ops[2 * add + t], host ? " with host vectors" : "", (double)err, (double)(scale * xn + zn));
     PetscCall(VecDestroy(&x));
     PetscCall(VecDestroy(&y));
+    PetscCall(VecDestroy(&z));
     PetscCall(VecDestroy(&xr));
     PetscCall(VecDestroy(&yr));
+    PetscCall(VecDestroy(&zr));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -226,8 +226,9 @@ static PetscErrorCode MatSpmvMPIProductResult(Mat C, Mat A, Mat B, PetscBool dev
 /*
   Results that stay aijcusparse matrices multiply host vectors wrongly on the GPU (y = 0: aijcusparse
   writes y's device copy, which a host vector never reads back; docs/limits.md), and dense CUDA
-  results read them the same way. Their four products are wrapped: device vectors go straight to
-  the base's function (composed on C), host ones through device vectors of C's own, kept on C.
+  results read them the same way; aijcusparse's y = C^T x + z adds y's old contents where y is not z.
+  Their four products are wrapped: device vectors go to the base's function (composed on C), that
+  one transpose product computed in place, host vectors through device vectors of C's own, kept on C.
 */
 static const char *const MatSpmvResultMultKeys[] = {"MatSpmvResultMult_C", "MatSpmvResultMultAdd_C", "MatSpmvResultMultTranspose_C", "MatSpmvResultMultTransposeAdd_C"};
 
@@ -287,7 +288,10 @@ static PetscErrorCode MatSpmvResultApply(Mat C, int op, Vec x, Vec z, Vec y)
   PetscCall(MatSpmvVecOnDevice(y, &ydev));
   if (z) PetscCall(MatSpmvVecOnDevice(z, &zdev));
   if (xdev && ydev && zdev) {
-    if (multadd) PetscCall((*multadd)(C, x, z, y));
+    if (multadd && transpose && z != y) { /* aijcusparse's y = C^T x + z keeps y's old contents where y is not z (docs/limits.md): in place */
+      PetscCall(VecCopy(z, y));
+      PetscCall((*multadd)(C, x, y, y));
+    } else if (multadd) PetscCall((*multadd)(C, x, z, y));
     else PetscCall((*mult)(C, x, y));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
