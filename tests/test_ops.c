@@ -309,8 +309,8 @@ int main(int argc, char **argv)
     }
   }
   { /* MatAXPY's new matrix replaced A's insides (MatHeaderMerge): products with A must still work.
-       Compared by MatMult with the result's own vectors only: the result is an aijcusparse matrix,
-       whose MatMultTransposeAdd() on A^T A and products with host vectors are wrong (docs/limits.md) */
+       Compared by MatMult with the result's own vectors (tests/test_compose checks every product of
+       the results, with host vectors too) */
     Mat       AtA, AtAref;
     Vec       x, y, xref, yref;
     PetscReal err, nrm;
