@@ -227,10 +227,12 @@ static PetscErrorCode MatSpmvMPIProductResult(Mat C, Mat A, Mat B, PetscBool dev
   Results that stay aijcusparse matrices multiply host vectors wrongly on the GPU (y = 0: aijcusparse
   writes y's device copy, which a host vector never reads back; docs/limits.md), and dense CUDA
   results read them the same way; aijcusparse's y = C^T x + z adds y's old contents where y is not z.
-  Their four products are wrapped: device vectors go to the base's function (composed on C), that
-  one transpose product computed in place, host vectors through device vectors of C's own, kept on C.
+  Their products (and the Hermitian ones) are wrapped: device vectors go to the base's function
+  (composed on C), the transpose products with z computed in place, host vectors through device
+  vectors of C's own, kept on C.
 */
-static const char *const MatSpmvResultMultKeys[] = {"MatSpmvResultMult_C", "MatSpmvResultMultAdd_C", "MatSpmvResultMultTranspose_C", "MatSpmvResultMultTransposeAdd_C"};
+static const char *const MatSpmvResultMultKeys[] =
+  {"MatSpmvResultMult_C", "MatSpmvResultMultAdd_C", "MatSpmvResultMultTranspose_C", "MatSpmvResultMultTransposeAdd_C", "MatSpmvResultMultHermitianTranspose_C", "MatSpmvResultMultHermitianTransposeAdd_C"};
 
 static PetscErrorCode MatSpmvVecOnDevice(Vec v, PetscBool *dev)
 {
@@ -271,7 +273,7 @@ static PetscErrorCode MatSpmvResultWorkVec(Mat C, PetscBool left, Vec *w)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* y = op(C) x (+ z), op = 0..3 as MatSpmvResultMultKeys */
+/* y = op(C) x (+ z), op = 0..5 as MatSpmvResultMultKeys */
 static PetscErrorCode MatSpmvResultApply(Mat C, int op, Vec x, Vec z, Vec y)
 {
   const PetscBool transpose                     = (PetscBool)(op >= 2);
@@ -334,6 +336,20 @@ static PetscErrorCode MatMultTransposeAdd_SpmvResult(Mat C, Vec x, Vec z, Vec y)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode MatMultHermitianTranspose_SpmvResult(Mat C, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvResultApply(C, 4, x, NULL, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultHermitianTransposeAdd_SpmvResult(Mat C, Vec x, Vec z, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvResultApply(C, 5, x, z, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* C, an aijcusparse or dense CUDA result, gets the wrappers (once: a numeric phase after the symbolic one finds them) */
 static PetscErrorCode MatSpmvResultStageHostVectors(Mat C)
 {
@@ -346,10 +362,14 @@ static PetscErrorCode MatSpmvResultStageHostVectors(Mat C)
   PetscCall(PetscObjectComposeFunction((PetscObject)C, MatSpmvResultMultKeys[1], C->ops->multadd));
   PetscCall(PetscObjectComposeFunction((PetscObject)C, MatSpmvResultMultKeys[2], C->ops->multtranspose));
   PetscCall(PetscObjectComposeFunction((PetscObject)C, MatSpmvResultMultKeys[3], C->ops->multtransposeadd));
+  PetscCall(PetscObjectComposeFunction((PetscObject)C, MatSpmvResultMultKeys[4], C->ops->multhermitiantranspose));
+  PetscCall(PetscObjectComposeFunction((PetscObject)C, MatSpmvResultMultKeys[5], C->ops->multhermitiantransposeadd));
   C->ops->mult = MatMult_SpmvResult;
   if (C->ops->multadd) C->ops->multadd = MatMultAdd_SpmvResult;
   if (C->ops->multtranspose) C->ops->multtranspose = MatMultTranspose_SpmvResult;
   if (C->ops->multtransposeadd) C->ops->multtransposeadd = MatMultTransposeAdd_SpmvResult;
+  if (C->ops->multhermitiantranspose) C->ops->multhermitiantranspose = MatMultHermitianTranspose_SpmvResult;
+  if (C->ops->multhermitiantransposeadd) C->ops->multhermitiantransposeadd = MatMultHermitianTransposeAdd_SpmvResult;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
