@@ -5,6 +5,19 @@
 */
 #include "spmvfactorimpl.h"
 
+/* the first position in [lo, hi) of the sorted columns j whose column is at least c (hi: none): a
+   binary search, since the rows of the factor's pattern and of A are sorted */
+static inline PetscInt MatSpmvFactorFirstAtLeast(const PetscInt *j, PetscInt lo, PetscInt hi, PetscInt c)
+{
+  while (lo < hi) {
+    const PetscInt mid = lo + (hi - lo) / 2;
+
+    if (j[mid] < c) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /* the level of each unit of `unit` consecutive rows in L (upper: in U): 1 + the highest level of the
    units its entries outside the unit point to; returns the number of levels. The levels are also
    kept per row, so an entry's is one load, not a division by the unit and a load. Stops as soon as
@@ -135,18 +148,20 @@ static PetscErrorCode MatSpmvFactorCheckInfo(Mat F, IS row, IS col, const MatFac
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the factor's pattern in f->i, f->j (rows sorted) is set: diagonal, unit, ranges, level orders, device */
-static PetscErrorCode MatSpmvFactorSetUp(Mat F, Mat A)
+/* the factor's pattern in f->i, f->j (rows sorted) is set, in tpattern seconds: diagonal, unit, ranges,
+   level orders, device */
+static PetscErrorCode MatSpmvFactorSetUp(Mat F, Mat A, PetscLogDouble tpattern)
 {
   Mat_SpmvFactor *f = (Mat_SpmvFactor *)F->data;
   const PetscInt  n = f->n;
   PetscInt        bs, unit = 0, *level;
+  PetscLogDouble  t0, t1, t2;
 
   PetscFunctionBegin;
+  PetscCall(PetscTime(&t0));
   for (PetscInt r = 0; r < n; r++) {
-    PetscInt p = f->i[r];
+    const PetscInt p = MatSpmvFactorFirstAtLeast(f->j, f->i[r], f->i[r + 1], r);
 
-    while (p < f->i[r + 1] && f->j[p] < r) p++;
     PetscCheck(p < f->i[r + 1] && f->j[p] == r, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Row %" PetscInt_FMT " has no diagonal entry: %s(%" PetscInt_FMT ") needs one in every row (insert explicit zeros, or MatShift())", r, F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU", f->fill);
     f->diag[r] = p;
   }
@@ -172,12 +187,14 @@ static PetscErrorCode MatSpmvFactorSetUp(Mat F, Mat A)
   PetscCall(MatSpmvFactorLevels(n, f->i, f->j, f->diag, unit, PETSC_TRUE, PETSC_INT_MAX, level, &f->levels[1]));
   PetscCall(MatSpmvFactorOrder(f, PETSC_TRUE, level, f->levels[1], f->order[1]));
   PetscCall(PetscFree(level));
+  PetscCall(PetscTime(&t1));
   PetscCall(MatSpmvValuesOnDevice(A, &f->device)); /* the factor is then built and solved on the GPU */
 #if defined(PETSC_HAVE_CUDA)
   if (f->device) PetscCall(MatSpmvCUDATriCreate(&f->d, n, f->nnz, f->unit, f->i, f->j, f->diag, f->lin, f->uout, f->order, f->vmap));
 #endif
   if (!f->device) PetscCall(PetscMalloc4(f->nnz, &f->a, n, &f->idiag, 2 * n, &f->work, f->nnz, &f->m));
-  PetscCall(PetscInfo(F, "%s(%" PetscInt_FMT ") of %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros (%" PetscInt_FMT " in the matrix), units of %" PetscInt_FMT " rows: %" PetscInt_FMT " (L) and %" PetscInt_FMT " (U) levels of units, on the %s, %s solves\n", F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU", f->fill, n, f->nnz, f->annz, f->unit, f->levels[0], f->levels[1], f->device ? "GPU" : "host", MatSpmvTrsvTypes[f->trsv]));
+  PetscCall(PetscTime(&t2));
+  PetscCall(PetscInfo(F, "%s(%" PetscInt_FMT ") of %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros (%" PetscInt_FMT " in the matrix), units of %" PetscInt_FMT " rows: %" PetscInt_FMT " (L) and %" PetscInt_FMT " (U) levels of units, on the %s, %s solves (host: %.0f ms for the pattern, %.0f ms for units and levels, %.0f ms to upload)\n", F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU", f->fill, n, f->nnz, f->annz, f->unit, f->levels[0], f->levels[1], f->device ? "GPU" : "host", MatSpmvTrsvTypes[f->trsv], 1e3 * tpattern, 1e3 * (t1 - t0), 1e3 * (t2 - t1)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -305,8 +322,9 @@ static PetscErrorCode MatSpmvFactorSymbolic(Mat F, Mat A, IS row, IS col, const 
   Mat_SpmvFactor *f   = (Mat_SpmvFactor *)F->data;
   const PetscBool icc = (PetscBool)(F->factortype == MAT_FACTOR_ICC);
   const PetscInt *ai, *aj;
-  PetscInt        n, nr, *next = NULL;
+  PetscInt        n, nr, *next = NULL, *upper = NULL;
   PetscBool       done;
+  PetscLogDouble  t0, t1;
 
   PetscFunctionBegin;
   { /* PCFactor's default: this package, or cuSPARSE's where it declines (F becomes cuSPARSE's factor) */
@@ -324,18 +342,21 @@ static PetscErrorCode MatSpmvFactorSymbolic(Mat F, Mat A, IS row, IS col, const 
     }
   }
   PetscCall(MatSpmvFactorCheckInfo(F, row, col, info));
+  PetscCall(PetscTime(&t0));
   PetscCall(MatSpmvFactorReset(f));
   PetscCall(MatSpmvFactorGetRows(A, &n, &ai, &aj));
   f->n    = n;
   f->annz = ai[n];
   f->nnz  = ai[n];
-  if (icc) {
+  if (icc) { /* only the upper triangles are read: each row's first upper entry by a binary search */
+    PetscCall(PetscMalloc1(n, &upper));
     PetscCall(PetscCalloc1(n + 1, &next));
-    for (PetscInt r = 0; r < n; r++) /* row r: column r's upper entries mirrored, then row r's own */
-      for (PetscInt p = ai[r]; p < ai[r + 1]; p++) {
+    for (PetscInt r = 0; r < n; r++) { /* row r: column r's upper entries mirrored, then row r's own */
+      upper[r] = MatSpmvFactorFirstAtLeast(aj, ai[r], ai[r + 1], r);
+      next[r + 1] += ai[r + 1] - upper[r];
+      for (PetscInt p = upper[r]; p < ai[r + 1]; p++)
         if (aj[p] > r) next[aj[p] + 1]++;
-        if (aj[p] >= r) next[r + 1]++;
-      }
+    }
     for (PetscInt r = 0; r < n; r++) next[r + 1] += next[r];
     f->nnz = next[n];
     PetscCheck(f->nnz < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv takes fewer than 2^31 nonzeros per process (here %" PetscInt_FMT " in the symmetric pattern): use more processes", f->nnz);
@@ -346,18 +367,19 @@ static PetscErrorCode MatSpmvFactorSymbolic(Mat F, Mat A, IS row, IS col, const 
     PetscCall(PetscMalloc1(f->nnz, &f->vmap));
     PetscCall(PetscArraycpy(f->i, next, n + 1));
     for (PetscInt r = 0; r < n; r++) /* mirrored entries land in increasing r: rows stay sorted */
-      for (PetscInt p = ai[r]; p < ai[r + 1]; p++)
+      for (PetscInt p = upper[r]; p < ai[r + 1]; p++)
         if (aj[p] > r) {
           f->j[next[aj[p]]]      = r;
           f->vmap[next[aj[p]]++] = p;
         }
-    for (PetscInt r = 0; r < n; r++)
-      for (PetscInt p = ai[r]; p < ai[r + 1]; p++)
-        if (aj[p] >= r) {
-          f->j[next[r]]      = aj[p];
-          f->vmap[next[r]++] = p;
-        }
+    for (PetscInt r = 0; r < n; r++) { /* then the row's own upper entries, in one piece */
+      const PetscInt len = ai[r + 1] - upper[r];
+
+      PetscCall(PetscArraycpy(f->j + next[r], aj + upper[r], len));
+      for (PetscInt k = 0; k < len; k++) f->vmap[next[r] + k] = upper[r] + k;
+    }
     PetscCall(PetscFree(next));
+    PetscCall(PetscFree(upper));
   } else {
     PetscCall(PetscArraycpy(f->i, ai, n + 1));
     PetscCall(PetscArraycpy(f->j, aj, f->nnz));
@@ -366,7 +388,8 @@ static PetscErrorCode MatSpmvFactorSymbolic(Mat F, Mat A, IS row, IS col, const 
   f->fill = (PetscInt)info->levels;
   if (f->fill) PetscCall(MatSpmvFactorFill(f));
   PetscCall(PetscMalloc3(n, &f->diag, n, &f->lin, n, &f->uout));
-  PetscCall(MatSpmvFactorSetUp(F, A));
+  PetscCall(PetscTime(&t1));
+  PetscCall(MatSpmvFactorSetUp(F, A, t1 - t0));
   PetscCall(MatSpmvTransposeFactorSymbolic(F, NULL, NULL, info)); /* ILU's transpose solves: natural ordering */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
