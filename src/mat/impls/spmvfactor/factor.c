@@ -70,6 +70,28 @@ PetscErrorCode MatSpmvFactorSetFromOptions(Mat F, PetscInt *unit)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* As PCFactor's default package (MatSpmvFactorFallback_C composed by the layer), an ICC whose pivot of
+   row `row` needs the positive-definite shift, PCICC's default, which this package does not apply:
+   F becomes cuSPARSE's factor of A in place, factored on the host by PETSc's ICC, which shifts as
+   MATAIJ's does (aijcusparse's device ICC(0) would not shift either), and is factored now. F's own
+   data is gone after this. */
+static PetscErrorCode MatSpmvFactorShiftOnHost(Mat F, Mat A, const MatFactorInfo *info, PetscErrorCode (*fallback)(Mat, Mat, IS, IS, const MatFactorInfo *, const char *), PetscInt row)
+{
+  MatFactorInfo use = *info;
+  IS            perm;
+  char          why[160];
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(why, sizeof(why), "the pivot of row %" PetscInt_FMT " is not positive: the positive-definite shift is applied by the host factorization", row));
+  use.factoronhost = PETSC_TRUE;
+  PetscCall(ISCreateStride(PETSC_COMM_SELF, A->rmap->n, 0, 1, &perm)); /* this package's natural ordering */
+  PetscCall(ISSetIdentity(perm));
+  PetscCall((*fallback)(F, A, perm, perm, &use, why)); /* F: cuSPARSE's factor, its symbolic phase done */
+  PetscCall(ISDestroy(&perm));
+  PetscCall((*F->ops->choleskyfactornumeric)(F, A, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatLUFactorNumeric_SpmvFactor(Mat F, Mat A, const MatFactorInfo *info)
 {
   Mat_SpmvFactor *f        = (Mat_SpmvFactor *)F->data;
@@ -102,6 +124,15 @@ static PetscErrorCode MatLUFactorNumeric_SpmvFactor(Mat F, Mat A, const MatFacto
     if (f->trsv == MATSPMV_TRSV_ISAI) PetscCall(MatSpmvISAIHost(f));
   }
   F->factorerrortype = MAT_FACTOR_NOERROR;
+  if (zerorow >= 0 && positive) {
+    PetscErrorCode (*fallback)(Mat, Mat, IS, IS, const MatFactorInfo *, const char *) = NULL;
+
+    PetscCall(PetscObjectQueryFunction((PetscObject)F, "MatSpmvFactorFallback_C", &fallback));
+    if (fallback) {
+      PetscCall(MatSpmvFactorShiftOnHost(F, A, info, fallback, zerorow));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
   if (zerorow >= 0) {
     if (positive) PetscCall(PetscInfo(F, "Pivot in row %" PetscInt_FMT " not positive: ICC with a positive-definite shift needs the shift, which -pc_factor_mat_solver_type spmv does not apply (use -pc_factor_mat_solver_type petsc)\n", zerorow));
     else PetscCall(PetscInfo(F, "Zero pivot in row %" PetscInt_FMT " (magnitude at most %g)\n", zerorow, (double)info->zeropivot));

@@ -85,30 +85,55 @@ static PetscErrorCode MatSpmvWrapFactorNumeric(Mat F)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* aijcusparse's device ILU(0) and ICC(0) (cuSPARSE's csrilu02 and csric02) apply no pivot shift: they
+   never read info->shifttype (PETSc 3.25.4 and 3.26.1), so a zero pivot the user asked to shift gives
+   inf or NaN. Where the device factorization would drop the shift, the settings given to aijcusparse
+   ask for PETSc's host factorization, whose factors aijcusparse copies to the device for cuSPARSE's
+   solves (info->factoronhost): ILU with any shift, ICC with a nonzero or in-blocks shift. ICC's
+   positive-definite shift, PCICC's default, changes nothing unless a pivot is not positive, so
+   aijcusparse's device ICC(0) keeps it (MATSOLVERSPMV, the default package, hands such a matrix to the
+   host factorization when it meets the pivot) */
+static PetscErrorCode MatSpmvCUSPARSEFactorInfo(Mat F, const MatFactorInfo *info, MatFactorInfo *use)
+{
+  const PetscBool shift = (PetscBool)(info->shifttype != (PetscReal)MAT_SHIFT_NONE && !(F->factortype == MAT_FACTOR_ICC && info->shifttype == (PetscReal)MAT_SHIFT_POSITIVE_DEFINITE));
+
+  PetscFunctionBegin;
+  *use = *info;
+  if (shift && (F->factortype == MAT_FACTOR_ILU || F->factortype == MAT_FACTOR_ICC) && !info->factoronhost) {
+    use->factoronhost = PETSC_TRUE;
+    PetscCall(PetscInfo(F, "%s with pivot shift %s: factored on the host (PETSc's, which applies it) and solved by cuSPARSE; aijcusparse's device factorization would drop the shift\n", MatFactorTypes[F->factortype], MatFactorShiftTypes[(int)info->shifttype]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 #define MATSPMV_LU_SYMBOLIC(NAME, KEY) \
   static PetscErrorCode NAME(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info) \
   { \
     PetscErrorCode (*symbolic)(Mat, Mat, IS, IS, const MatFactorInfo *); \
-    MatSpmvAlias alias; \
+    MatSpmvAlias  alias; \
+    MatFactorInfo use; \
 \
     PetscFunctionBegin; \
     PetscCall(PetscObjectQueryFunction((PetscObject)F, KEY, &symbolic)); \
+    PetscCall(MatSpmvCUSPARSEFactorInfo(F, info, &use)); \
     PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL, NULL)); \
-    PetscCall(MatSpmvAliasEnd(&alias, (*symbolic)(F, A, row, col, info))); \
+    PetscCall(MatSpmvAliasEnd(&alias, (*symbolic)(F, A, row, col, &use))); \
     PetscCall(MatSpmvWrapFactorNumeric(F)); \
-    PetscCall(MatSpmvTransposeFactorSymbolic(F, row, col, info)); \
+    PetscCall(MatSpmvTransposeFactorSymbolic(F, row, col, &use)); \
     PetscFunctionReturn(PETSC_SUCCESS); \
   }
 #define MATSPMV_CHOLESKY_SYMBOLIC(NAME, KEY) \
   static PetscErrorCode NAME(Mat F, Mat A, IS perm, const MatFactorInfo *info) \
   { \
     PetscErrorCode (*symbolic)(Mat, Mat, IS, const MatFactorInfo *); \
-    MatSpmvAlias alias; \
+    MatSpmvAlias  alias; \
+    MatFactorInfo use; \
 \
     PetscFunctionBegin; \
     PetscCall(PetscObjectQueryFunction((PetscObject)F, KEY, &symbolic)); \
+    PetscCall(MatSpmvCUSPARSEFactorInfo(F, info, &use)); \
     PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL, NULL)); \
-    PetscCall(MatSpmvAliasEnd(&alias, (*symbolic)(F, A, perm, info))); \
+    PetscCall(MatSpmvAliasEnd(&alias, (*symbolic)(F, A, perm, &use))); \
     PetscCall(MatSpmvWrapFactorNumeric(F)); \
     PetscFunctionReturn(PETSC_SUCCESS); \
   }
