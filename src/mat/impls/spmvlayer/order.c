@@ -113,25 +113,25 @@ PetscErrorCode MatSpmvOrderRCM(Mat A, const MatSpmvCSR *csr, PetscInt **perm)
   first[nn] = csr->m;
   PetscCall(PetscTime(&t1));
   t2 = t1;
-  if (nn < csr->m) { /* the node graph without its diagonal: each node's first row, columns mapped to their nodes (nondecreasing: runs are consecutive) */
+  if (nn < csr->m) { /* the node graph without its diagonal: each node's first row, columns mapped to their nodes */
     Mat          G;
     PetscScalar *va;
+    PetscInt     cap = 0;
 
+    for (PetscInt k = 0; k < nn; k++) cap += csr->i[first[k] + 1] - csr->i[first[k]];
     PetscCall(PetscMalloc1(nn + 1, &ni));
+    PetscCall(PetscMalloc1(cap, &nj)); /* room for every column: one pass, pages touched only where used */
     ni[0] = 0;
     for (PetscInt k = 0; k < nn; k++) {
-      const PetscInt r = first[k];
+      const PetscInt end = csr->i[first[k] + 1];
 
-      for (PetscInt e = csr->i[r]; e < csr->i[r + 1]; e++)
-        if ((e == csr->i[r] || node[csr->j[e]] != node[csr->j[e - 1]]) && node[csr->j[e]] != k) q++;
+      for (PetscInt e = csr->i[first[k]]; e < end;) {
+        const PetscInt c = csr->j[e], v = node[c], span = first[v + 1] - 1 - c; /* node v's columns from c on: c .. c + span */
+
+        if (v != k && (q == ni[k] || nj[q - 1] != v)) nj[q++] = v;            /* nodes are nondecreasing along a sorted row */
+        e += (e + span < end && csr->j[e + span] == c + span) ? span + 1 : 1; /* the node's columns all present: skip them */
+      }
       ni[k + 1] = q;
-    }
-    PetscCall(PetscMalloc1(q, &nj));
-    for (PetscInt k = 0, p = 0; k < nn; k++) {
-      const PetscInt r = first[k];
-
-      for (PetscInt e = csr->i[r]; e < csr->i[r + 1]; e++)
-        if ((e == csr->i[r] || node[csr->j[e]] != node[csr->j[e - 1]]) && node[csr->j[e]] != k) nj[p++] = node[csr->j[e]];
     }
     PetscCall(PetscMalloc1(q, &va)); /* never touched: see above */
     PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, nn, nn, ni, nj, va, &G));
