@@ -76,6 +76,7 @@ typedef struct {
   PetscInt         sweeps;               /* jacobi: sweeps per triangle after the first block-diagonal solve */
   PetscScalar     *a, *idiag, *work, *m; /* the factor on the host (host matrices only), 2 n of room for the sweeps, ISAI's inverses */
   PetscBool        device;
+  PetscBool        borrowed; /* i, j are A's own (the symbolic phase of a factor on the device reads them in place) */
   MatSpmvTriDevice d;
 } Mat_SpmvFactor;
 

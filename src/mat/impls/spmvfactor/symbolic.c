@@ -188,7 +188,6 @@ static PetscErrorCode MatSpmvFactorSetUp(Mat F, Mat A, PetscLogDouble tpattern)
   PetscCall(MatSpmvFactorOrder(f, PETSC_TRUE, level, f->levels[1], f->order[1]));
   PetscCall(PetscFree(level));
   PetscCall(PetscTime(&t1));
-  PetscCall(MatSpmvValuesOnDevice(A, &f->device)); /* the factor is then built and solved on the GPU */
 #if defined(PETSC_HAVE_CUDA)
   if (f->device) PetscCall(MatSpmvCUDATriCreate(&f->d, n, f->nnz, f->unit, f->i, f->j, f->diag, f->lin, f->uout, f->order, f->vmap));
 #endif
@@ -314,6 +313,38 @@ static PetscErrorCode MatSpmvFactorDefaultDeclines(Mat F, Mat A, IS row, IS col,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* ICC's pattern of a structurally symmetric A (a mesh's or a stencil's matrix) is A's own, each entry
+   below the diagonal taking its value from its mirror image above. vmap (room for A's nonzeros)
+   gets those positions, and the upper entries their own. A row's lower entries are met in
+   increasing columns, so a cursor per row places them: one pass over the upper triangles and no new
+   pattern (whose fresh pages cost more than the rest). *symmetric is false, vmap incomplete, where a
+   mirrored entry finds no entry of A in its place or a lower entry has no mirror image. upper[r]:
+   row r's first entry in a column >= r. */
+static PetscErrorCode MatSpmvFactorMirrorInPlace(PetscInt n, const PetscInt *ai, const PetscInt *aj, const PetscInt *upper, PetscInt *vmap, PetscBool *symmetric)
+{
+  PetscInt *cursor;
+
+  PetscFunctionBegin;
+  *symmetric = PETSC_TRUE;
+  PetscCall(PetscMalloc1(n, &cursor));
+  PetscCall(PetscArraycpy(cursor, ai, n));
+  for (PetscInt c = 0; c < n && *symmetric; c++)
+    for (PetscInt p = upper[c]; p < ai[c + 1]; p++) {
+      const PetscInt r = aj[p];
+
+      vmap[p] = p;
+      if (r == c) continue;
+      if (cursor[r] >= upper[r] || aj[cursor[r]] != c) {
+        *symmetric = PETSC_FALSE;
+        break;
+      }
+      vmap[cursor[r]++] = p;
+    }
+  for (PetscInt r = 0; r < n && *symmetric; r++) *symmetric = (PetscBool)(cursor[r] == upper[r]);
+  PetscCall(PetscFree(cursor));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The factor's pattern: A's (ILU), or A's upper triangle and its mirror image (ICC reads the upper
    triangle only, as PETSc's: the ILU(k) of a symmetric matrix is its incomplete L D L^T, U = D L^T),
    vmap then naming the entry of A's values behind each factor entry */
@@ -323,7 +354,7 @@ static PetscErrorCode MatSpmvFactorSymbolic(Mat F, Mat A, IS row, IS col, const 
   const PetscBool icc = (PetscBool)(F->factortype == MAT_FACTOR_ICC);
   const PetscInt *ai, *aj;
   PetscInt        n, nr, *next = NULL, *upper = NULL;
-  PetscBool       done;
+  PetscBool       done, symmetric = PETSC_FALSE;
   PetscLogDouble  t0, t1;
 
   PetscFunctionBegin;
@@ -344,15 +375,22 @@ static PetscErrorCode MatSpmvFactorSymbolic(Mat F, Mat A, IS row, IS col, const 
   PetscCall(MatSpmvFactorCheckInfo(F, row, col, info));
   PetscCall(PetscTime(&t0));
   PetscCall(MatSpmvFactorReset(f));
+  PetscCall(MatSpmvValuesOnDevice(A, &f->device)); /* the factor is then built and solved on the GPU */
   PetscCall(MatSpmvFactorGetRows(A, &n, &ai, &aj));
   f->n    = n;
   f->annz = ai[n];
   f->nnz  = ai[n];
+  f->fill = (PetscInt)info->levels;
   if (icc) { /* only the upper triangles are read: each row's first upper entry by a binary search */
     PetscCall(PetscMalloc1(n, &upper));
+    for (PetscInt r = 0; r < n; r++) upper[r] = MatSpmvFactorFirstAtLeast(aj, ai[r], ai[r + 1], r);
+    PetscCall(PetscMalloc1(f->annz, &f->vmap));
+    PetscCall(MatSpmvFactorMirrorInPlace(n, ai, aj, upper, f->vmap, &symmetric));
+    if (!symmetric) PetscCall(PetscFree(f->vmap));
+  }
+  if (icc && !symmetric) { /* the pattern of the upper triangle and its mirror image */
     PetscCall(PetscCalloc1(n + 1, &next));
     for (PetscInt r = 0; r < n; r++) { /* row r: column r's upper entries mirrored, then row r's own */
-      upper[r] = MatSpmvFactorFirstAtLeast(aj, ai[r], ai[r + 1], r);
       next[r + 1] += ai[r + 1] - upper[r];
       for (PetscInt p = upper[r]; p < ai[r + 1]; p++)
         if (aj[p] > r) next[aj[p] + 1]++;
@@ -360,10 +398,8 @@ static PetscErrorCode MatSpmvFactorSymbolic(Mat F, Mat A, IS row, IS col, const 
     for (PetscInt r = 0; r < n; r++) next[r + 1] += next[r];
     f->nnz = next[n];
     PetscCheck(f->nnz < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv takes fewer than 2^31 nonzeros per process (here %" PetscInt_FMT " in the symmetric pattern): use more processes", f->nnz);
-  }
-  PetscCall(PetscMalloc1(n + 1, &f->i));
-  PetscCall(PetscMalloc1(f->nnz, &f->j));
-  if (icc) {
+    PetscCall(PetscMalloc1(n + 1, &f->i));
+    PetscCall(PetscMalloc1(f->nnz, &f->j));
     PetscCall(PetscMalloc1(f->nnz, &f->vmap));
     PetscCall(PetscArraycpy(f->i, next, n + 1));
     for (PetscInt r = 0; r < n; r++) /* mirrored entries land in increasing r: rows stay sorted */
@@ -379,18 +415,28 @@ static PetscErrorCode MatSpmvFactorSymbolic(Mat F, Mat A, IS row, IS col, const 
       for (PetscInt k = 0; k < len; k++) f->vmap[next[r] + k] = upper[r] + k;
     }
     PetscCall(PetscFree(next));
-    PetscCall(PetscFree(upper));
+  } else if (f->device && !f->fill) { /* A's own pattern, read in place until it is on the device */
+    f->i        = (PetscInt *)ai;
+    f->j        = (PetscInt *)aj;
+    f->borrowed = PETSC_TRUE;
   } else {
+    PetscCall(PetscMalloc1(n + 1, &f->i));
+    PetscCall(PetscMalloc1(f->nnz, &f->j));
     PetscCall(PetscArraycpy(f->i, ai, n + 1));
     PetscCall(PetscArraycpy(f->j, aj, f->nnz));
   }
-  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ai, &aj, &done)); /* sets nr to 0 */
-  f->fill = (PetscInt)info->levels;
+  PetscCall(PetscFree(upper));
   if (f->fill) PetscCall(MatSpmvFactorFill(f));
   PetscCall(PetscMalloc3(n, &f->diag, n, &f->lin, n, &f->uout));
   PetscCall(PetscTime(&t1));
   PetscCall(MatSpmvFactorSetUp(F, A, t1 - t0));
-  PetscCall(MatSpmvTransposeFactorSymbolic(F, NULL, NULL, info)); /* ILU's transpose solves: natural ordering */
+  if (f->borrowed) { /* the device has the pattern; the host solves are not used */
+    f->i        = NULL;
+    f->j        = NULL;
+    f->borrowed = PETSC_FALSE;
+  }
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ai, &aj, &done)); /* sets nr to 0 */
+  PetscCall(MatSpmvTransposeFactorSymbolic(F, NULL, NULL, info));                   /* ILU's transpose solves: natural ordering */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
