@@ -34,12 +34,12 @@ static PetscErrorCode MatSpmvFactorLevels(PetscInt n, const PetscInt *ai, const 
     const PetscInt u = upper ? nunits - 1 - v : v, r0 = u * unit, r1 = PetscMin(r0 + unit, n);
     PetscInt       l = 0;
 
-    for (PetscInt r = r0; r < r1; r++) {
-      if (upper)
+    if (upper) /* rows and entries backward: one descending stream through A */
+      for (PetscInt r = r1 - 1; r >= r0; r--)
         for (PetscInt p = ai[r + 1] - 1; p > diag[r] && aj[p] >= r1; p--) l = PetscMax(l, rowlevel[aj[p]]);
-      else
+    else
+      for (PetscInt r = r0; r < r1; r++)
         for (PetscInt p = ai[r]; p < diag[r] && aj[p] < r0; p++) l = PetscMax(l, rowlevel[aj[p]]);
-    }
     level[u] = l + 1;
     for (PetscInt r = r0; r < r1; r++) rowlevel[r] = l + 1;
     *nlevels = PetscMax(*nlevels, l + 1);
