@@ -96,7 +96,7 @@ $  MAT_SPMV_COLUMN_ORDER_AUTO      - by frequency where a few columns hold many 
 $  MAT_SPMV_COLUMN_ORDER_NATURAL   - the matrix's own column numbers
 $  MAT_SPMV_COLUMN_ORDER_FREQUENCY - columns renumbered by how many nonzeros they hold, most first; each product first gathers x
                                       into that order, so that the x entries most products read share cache lines
-$  MAT_SPMV_COLUMN_ORDER_RCM       - columns (of a square operator) in PETSc's reverse Cuthill-McKee order of its graph, so that
+$  MAT_SPMV_COLUMN_ORDER_RCM       - columns (of a square operator) in a reverse Cuthill-McKee order of its graph, so that
                                       neighbouring rows read nearby columns: brc then stores 16-bit column offsets; each product
                                       first gathers x into that order
 

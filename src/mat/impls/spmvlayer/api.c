@@ -51,8 +51,9 @@ PetscErrorCode MatSpmvSetBackend(Mat A, MatSpmvBackend backend)
   auto takes it when the 1% most frequent columns of an operator with at least 262144 columns hold
   a quarter of its nonzeros or more, except for `MATIPCSR`, which was measured slower renumbered.
 
-  With the rcm order the columns of a square operator follow PETSc's reverse Cuthill-McKee order
-  (`MATORDERINGRCM`) of its graph, so that neighbouring rows read nearby columns: `MATBRC` then keeps
+  With the rcm order the columns of a square operator follow a reverse Cuthill-McKee order of its
+  graph (from a vertex of fewest entries in each component; the unknowns of a mesh node, rows with
+  the same columns, kept together), so that neighbouring rows read nearby columns: `MATBRC` then keeps
   its column indices as 16-bit offsets in FEM operators whose DMPlex or partitioned numbering spreads
   them over more than 65536 columns. For `MATBRC` and `MATSPMV`, auto takes it when groups of 32 rows
   spanning 65536 columns or more hold over 5% of the nonzeros and RCM at least halves that share;

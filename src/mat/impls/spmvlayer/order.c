@@ -1,6 +1,6 @@
 /*
   Bandwidth-reducing column order of the layer (MAT_SPMV_COLUMN_ORDER_RCM): how far apart the columns
-  of neighbouring rows lie, and PETSc's reverse Cuthill-McKee order of a square operator's graph.
+  of neighbouring rows lie, and a reverse Cuthill-McKee order of a square operator's graph.
   Formats that store column offsets within a group of rows (brc's 16-bit offsets from each block's
   first column) need each group's columns to span fewer than MATSPMV_SPAN16 columns; meshes numbered
   by DMPlex (vertices, edges, faces and cells each in their own range) or by a partitioner (each
@@ -82,22 +82,22 @@ PetscErrorCode MatSpmvWideShare(const MatSpmvCSR *csr, const PetscInt *rows, con
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Reverse Cuthill-McKee order of the graph of the square matrix A, whose pattern is csr (PETSc's
-   MATORDERINGRCM, on the symmetrized pattern): position k holds vertex perm[k] (PetscFree *perm).
-   Consecutive rows with the same columns (the unknowns of one mesh node: 3 in elasticity) are one
-   vertex: PETSc orders that node graph, given as a SeqAIJ matrix whose values are allocated but
-   never touched (the ordering reads the pattern only; zeroing them cost more than the rest), and
-   the nodes' rows follow their node. On the GPU aijcusparse switches PETSc's own inode compression
-   off, and RCM of A's full graph was slow (docs/results.md,
-   "FEM operators: 16-bit offsets per slot column and the RCM order").
-   (A MATMPIADJ would need no values, but MatGetOrdering_RCM() passes MatRestoreRowIJ() a NULL row
-   count, which MatRestoreRowIJ_MPIAdj() dereferences, in PETSc 3.25.4.) */
+/* Reverse Cuthill-McKee order of the graph of the square matrix A, whose pattern is csr: position k
+   holds vertex perm[k] (PetscFree *perm). Consecutive rows with the same columns (the unknowns of one
+   mesh node: 3 in elasticity) are one vertex, and the nodes' rows follow their node. Each component
+   is searched breadth first from its vertex of fewest entries (a corner or boundary node of a mesh),
+   the new neighbours of each vertex taken in increasing degree (entries of the vertex's row), and
+   the order reversed. Made here rather than by PETSc's MATORDERINGRCM, which needs the node graph as
+   a matrix, symmetrizes it and searches for a pseudo-peripheral root: on KSP ex56 -ne 63 written by 8
+   processes (262,144 nodes) that was 180-240 ms on the build host, and most of the first product's
+   excess over aijcusparse's on the H200 (docs/results.md); this search reads A's rows in place.
+   Edges are followed out of a vertex's row only: a structurally unsymmetric A may start more
+   components, which only changes the order's quality (the caller measures it). */
 PetscErrorCode MatSpmvOrderRCM(Mat A, const MatSpmvCSR *csr, PetscInt **perm)
 {
-  IS              rperm = NULL, cperm = NULL;
-  const PetscInt *idx;
-  PetscInt        n, nn = 0, *node, *first, *ni, *nj, q = 0;
-  PetscLogDouble  t0, t1, t2, t3;
+  PetscInt      *node, *first, *order, *byentries, *count, *key, nn = 0, maxlen = 0, head = 0, tail = 0, nextroot = 0, roots = 0;
+  PetscBool     *seen;
+  PetscLogDouble t0, t1, t2;
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
@@ -109,50 +109,53 @@ PetscErrorCode MatSpmvOrderRCM(Mat A, const MatSpmvCSR *csr, PetscInt **perm)
     if (r && len == csr->i[r] - csr->i[r - 1]) PetscCall(PetscArraycmp(csr->j + csr->i[r], csr->j + csr->i[r - 1], len, &same));
     if (!same) first[nn++] = r;
     node[r] = nn - 1;
+    maxlen  = PetscMax(maxlen, len);
   }
   first[nn] = csr->m;
   PetscCall(PetscTime(&t1));
-  t2 = t1;
-  if (nn < csr->m) { /* the node graph without its diagonal: each node's first row, columns mapped to their nodes */
-    Mat          G;
-    PetscScalar *va;
-    PetscInt     cap = 0;
-
-    for (PetscInt k = 0; k < nn; k++) cap += csr->i[first[k] + 1] - csr->i[first[k]];
-    PetscCall(PetscMalloc1(nn + 1, &ni));
-    PetscCall(PetscMalloc1(cap, &nj)); /* room for every column: one pass, pages touched only where used */
-    ni[0] = 0;
-    for (PetscInt k = 0; k < nn; k++) {
-      const PetscInt end = csr->i[first[k] + 1];
+  PetscCall(PetscMalloc4(nn, &order, nn, &byentries, nn, &seen, nn, &key));
+  PetscCall(PetscCalloc1(maxlen + 2, &count));
+  for (PetscInt k = 0; k < nn; k++) count[csr->i[first[k] + 1] - csr->i[first[k]] + 1]++; /* vertices by their entries: the roots' candidates */
+  for (PetscInt l = 0; l <= maxlen; l++) count[l + 1] += count[l];
+  for (PetscInt k = 0; k < nn; k++) byentries[count[csr->i[first[k] + 1] - csr->i[first[k]]]++] = k;
+  PetscCall(PetscFree(count));
+  PetscCall(PetscArrayzero(seen, nn));
+  while (tail < nn) {
+    while (seen[byentries[nextroot]]) nextroot++;
+    seen[byentries[nextroot]] = PETSC_TRUE;
+    order[tail++]             = byentries[nextroot];
+    roots++;
+    while (head < tail) {
+      const PetscInt k = order[head++], end = csr->i[first[k] + 1], start = tail;
 
       for (PetscInt e = csr->i[first[k]]; e < end;) {
         const PetscInt c = csr->j[e], v = node[c], span = first[v + 1] - 1 - c; /* node v's columns from c on: c .. c + span */
 
-        if (v != k && (q == ni[k] || nj[q - 1] != v)) nj[q++] = v;            /* nodes are nondecreasing along a sorted row */
+        if (!seen[v]) {
+          seen[v]       = PETSC_TRUE;
+          order[tail++] = v;
+        }
         e += (e + span < end && csr->j[e + span] == c + span) ? span + 1 : 1; /* the node's columns all present: skip them */
       }
-      ni[k + 1] = q;
+      if (tail - start > 16) { /* the new neighbours by increasing degree: many (a dense row) by a sort */
+        for (PetscInt p = start; p < tail; p++) key[p - start] = csr->i[first[order[p]] + 1] - csr->i[first[order[p]]];
+        PetscCall(PetscSortIntWithArray(tail - start, key, order + start));
+      } else
+        for (PetscInt p = start + 1; p < tail; p++) { /* a few: insertion, stable */
+          const PetscInt v = order[p], deg = csr->i[first[v] + 1] - csr->i[first[v]];
+          PetscInt       q = p;
+
+          for (; q > start && csr->i[first[order[q - 1]] + 1] - csr->i[first[order[q - 1]]] > deg; q--) order[q] = order[q - 1];
+          order[q] = v;
+        }
     }
-    PetscCall(PetscMalloc1(q, &va)); /* never touched: see above */
-    PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, nn, nn, ni, nj, va, &G));
-    PetscCall(PetscTime(&t2));
-    PetscCall(MatGetOrdering(G, MATORDERINGRCM, &rperm, &cperm));
-    PetscCall(MatDestroy(&G));
-    PetscCall(PetscFree(va));
-    PetscCall(PetscFree(ni));
-    PetscCall(PetscFree(nj));
-  } else PetscCall(MatGetOrdering(A, MATORDERINGRCM, &rperm, &cperm)); /* no runs: A's own graph */
-  PetscCall(PetscTime(&t3));
-  PetscCall(PetscInfo(A, "RCM of %" PetscInt_FMT " vertices for %" PetscInt_FMT " rows: %.0f ms to find them, %.0f ms for their graph, %.0f ms for PETSc's ordering\n", nn, csr->m, 1e3 * (t1 - t0), 1e3 * (t2 - t1), 1e3 * (t3 - t2)));
-  PetscCall(ISGetLocalSize(cperm, &n));
-  PetscCheck(n == nn, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The RCM order has %" PetscInt_FMT " entries for %" PetscInt_FMT " vertices", n, nn);
+  }
   PetscCall(PetscMalloc1(csr->m, perm));
-  PetscCall(ISGetIndices(cperm, &idx));
-  for (PetscInt k = 0, p = 0; k < nn; k++) /* each vertex's rows, in their order */
-    for (PetscInt r = first[idx[k]]; r < first[idx[k] + 1]; r++) (*perm)[p++] = r;
-  PetscCall(ISRestoreIndices(cperm, &idx));
+  for (PetscInt k = nn - 1, p = 0; k >= 0; k--) /* reversed; each vertex's rows in their order */
+    for (PetscInt r = first[order[k]]; r < first[order[k] + 1]; r++) (*perm)[p++] = r;
+  PetscCall(PetscFree4(order, byentries, seen, key));
   PetscCall(PetscFree2(node, first));
-  PetscCall(ISDestroy(&rperm));
-  PetscCall(ISDestroy(&cperm));
+  PetscCall(PetscTime(&t2));
+  PetscCall(PetscInfo(A, "RCM of %" PetscInt_FMT " vertices for %" PetscInt_FMT " rows (%" PetscInt_FMT " component(s) searched): %.0f ms to find them, %.0f ms to order them\n", nn, csr->m, roots, 1e3 * (t1 - t0), 1e3 * (t2 - t1)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
