@@ -155,8 +155,8 @@ for t in $types; do
   run "$t: columns renumbered by frequency, 1 rank" $bin/test_matrices -type $t -params 0 -dir "$mats" -mat_${t}_column_order frequency "${gpuopt[@]}"
   run "$t: columns renumbered by frequency, 2 ranks" $np2 $bin/test_matrices -type $t -params 0 -dir "$mats" -mat_${t}_column_order frequency "${gpuopt[@]}"
   run "$t: columns in RCM order, 1 rank" $bin/test_matrices -type $t -params 0 -dir "$mats" -mat_${t}_column_order rcm "${gpuopt[@]}"
-  run "$t: column orders of a 64^3 grid numbered randomly, by parity classes and lexicographically (auto: RCM where 16-bit column offsets need it), 1 rank" $bin/test_order -type $t "${gpuopt[@]}"
-  run "$t: column orders of a 64^3 grid numbered randomly, by parity classes and lexicographically (auto: RCM where 16-bit column offsets need it), 2 ranks (diagonal blocks)" $np2 $bin/test_order -type $t "${gpuopt[@]}"
+  run "$t: column orders of a 64^3 grid numbered randomly, by parity classes and lexicographically (auto: RCM where 16-bit column offsets need it), and of several components (rcm), 1 rank" $bin/test_order -type $t "${gpuopt[@]}"
+  run "$t: column orders of a 64^3 grid numbered randomly, by parity classes and lexicographically (auto: RCM where 16-bit column offsets need it), and of several components (rcm), 2 ranks (diagonal blocks)" $np2 $bin/test_order -type $t "${gpuopt[@]}"
   run "$t: value-changing operations, 1 rank" $bin/test_ops -type $t "${gpuopt[@]}"
   run "$t: value-changing operations, 2 ranks" $np2 $bin/test_ops -type $t "${gpuopt[@]}"
   run "$t: value-changing operations, host reference kernel forced" $bin/test_ops -type $t -mat_${t}_backend host

@@ -4,6 +4,7 @@ static char help[] = "Column orders of the layer on meshes (-n 64 or more for th
                      "renumbers only the random one, in reverse Cuthill-McKee order, and only for the formats with short\n"
                      "column offsets (brc, spmv); rcm renumbers the square operators of every format; on the GPU brc keeps\n"
                      "16-bit column offsets wherever the order allows, one per run where a point's unknowns keep consecutive columns.\n"
+                     "rcm also on a matrix of several components, isolated rows and an entry without its mirror image.\n"
                      "Every product matches MATAIJ's, also after new values.\n";
 
 #include <petscspmv.h>
@@ -85,6 +86,57 @@ static PetscErrorCode BuildGrid(MatType type, PetscInt N, PetscInt dof, GridNumb
               }
           PetscCall(MatSetValues(*A, 1, &row, nc, cols, vals, INSERT_VALUES));
         }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscFree(shuffle));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Several components: two 7-point N^3 grids (one numbered randomly, one lexicographically), then
+   rows with only a diagonal entry, and one entry without its mirror image (row 0 reaches the last
+   row, not back): the rcm order searches each component from its own root */
+static PetscErrorCode BuildComponents(MatType type, PetscInt N, Mat *A)
+{
+  const PetscInt N3 = N * N * N, nisolated = 50, n = 2 * N3 + nisolated;
+  PetscInt       rstart, rend;
+
+  PetscFunctionBegin;
+  PetscCall(MakeShuffle(N3));
+  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+  PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, n, n));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(MatSeqAIJSetPreallocation(*A, 8, NULL));
+  PetscCall(MatMPIAIJSetPreallocation(*A, 8, NULL, 8, NULL));
+  PetscCall(MatGetOwnershipRange(*A, &rstart, &rend));
+  for (int grid = 0; grid < 2; grid++)
+    for (PetscInt i = 0; i < N; i++)
+      for (PetscInt j = 0; j < N; j++)
+        for (PetscInt k = 0; k < N; k++) {
+          const PetscInt d[6][3] = {
+            {-1, 0,  0 },
+            {1,  0,  0 },
+            {0,  -1, 0 },
+            {0,  1,  0 },
+            {0,  0,  -1},
+            {0,  0,  1 }
+          };
+          PetscInt    row = grid * N3 + (grid ? (i * N + j) * N + k : shuffle[(i * N + j) * N + k]), cols[7], nc = 0;
+          PetscScalar vals[7];
+
+          if (row < rstart || row >= rend) continue;
+          cols[nc]   = row;
+          vals[nc++] = 6.5 + (row % 3);
+          for (int q = 0; q < 6; q++) {
+            const PetscInt ii = i + d[q][0], jj = j + d[q][1], kk = k + d[q][2];
+
+            if (ii < 0 || ii >= N || jj < 0 || jj >= N || kk < 0 || kk >= N) continue;
+            cols[nc]   = grid * N3 + (grid ? (ii * N + jj) * N + kk : shuffle[(ii * N + jj) * N + kk]);
+            vals[nc++] = -1.0 - 0.01 * q;
+          }
+          PetscCall(MatSetValues(*A, 1, &row, nc, cols, vals, INSERT_VALUES));
+        }
+  for (PetscInt row = PetscMax(rstart, 2 * N3); row < rend; row++) PetscCall(MatSetValue(*A, row, row, 2.0 + row % 5, INSERT_VALUES));
+  if (rstart == 0) PetscCall(MatSetValue(*A, 0, n - 1, 0.5, INSERT_VALUES));
   PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
   PetscCall(PetscFree(shuffle));
@@ -225,6 +277,19 @@ int main(int argc, char **argv)
     PetscCall(ExpectView(Ad, "in runs of 3", "random grid with 3 unknowns per point in RCM order: brc's column runs of 3"));
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok %s: random grid with 3 unknowns per point, column order rcm%s\n", type, gpu && compact ? ", column runs of 3" : ""));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Aref));
+
+  /* several components, isolated rows and an entry without its mirror image, rcm asked */
+  PetscCall(BuildComponents(MATAIJ, 20, &Aref));
+  PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
+  PetscCall(PetscOptionsSetValue(NULL, opt, "rcm"));
+  PetscCall(MatSetFromOptions(A));
+  PetscCall(PetscOptionsClearValue(NULL, opt));
+  PetscCall(CheckProducts(A, Aref, rnd, "two grids, isolated rows and an unsymmetric entry, column order rcm"));
+  PetscCall(MatSpmvCheckLayout(A));
+  PetscCall(ExpectRCM(A, PETSC_TRUE, "two grids, isolated rows and an unsymmetric entry, column order rcm"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok %s: two grids, isolated rows and an unsymmetric entry, column order rcm\n", type));
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&Aref));
 
