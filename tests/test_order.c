@@ -207,6 +207,21 @@ static PetscErrorCode ExpectRCM(Mat A, PetscBool rcm, const char *what)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A, of the given type converted from Aref, with the rcm order asked for by option opt (-mat_<type>_column_order):
+   products against Aref's, the layout checked, the diagonal block renumbered */
+static PetscErrorCode CheckRCMAsked(Mat Aref, MatType type, const char *opt, PetscRandom rnd, const char *name, Mat *A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, A));
+  PetscCall(PetscOptionsSetValue(NULL, opt, "rcm"));
+  PetscCall(MatSetFromOptions(*A));
+  PetscCall(PetscOptionsClearValue(NULL, opt));
+  PetscCall(CheckProducts(*A, Aref, rnd, name));
+  PetscCall(MatSpmvCheckLayout(*A));
+  PetscCall(ExpectRCM(*A, PETSC_TRUE, name));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   char        type[64] = "brc", opt[128];
@@ -265,13 +280,7 @@ int main(int argc, char **argv)
   /* 3 unknowns per point (rows with the same columns: RCM orders the points, then their rows),
      random numbering of the points, rcm asked */
   PetscCall(BuildGrid(MATAIJ, 24, 3, GRID_RANDOM, &Aref));
-  PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
-  PetscCall(PetscOptionsSetValue(NULL, opt, "rcm"));
-  PetscCall(MatSetFromOptions(A));
-  PetscCall(PetscOptionsClearValue(NULL, opt));
-  PetscCall(CheckProducts(A, Aref, rnd, "random grid, 3 unknowns per point, column order rcm"));
-  PetscCall(MatSpmvCheckLayout(A));
-  PetscCall(ExpectRCM(A, PETSC_TRUE, "random grid, 3 unknowns per point, column order rcm"));
+  PetscCall(CheckRCMAsked(Aref, type, opt, rnd, "random grid, 3 unknowns per point, column order rcm", &A));
   if (gpu && compact) { /* a point's 3 columns stay consecutive: brc reads one offset per 3 slots */
     PetscCall(Blocks(A, &Ad, &Ao));
     PetscCall(ExpectView(Ad, "in runs of 3", "random grid with 3 unknowns per point in RCM order: brc's column runs of 3"));
@@ -282,13 +291,7 @@ int main(int argc, char **argv)
 
   /* several components, isolated rows and an entry without its mirror image, rcm asked */
   PetscCall(BuildComponents(MATAIJ, 20, &Aref));
-  PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
-  PetscCall(PetscOptionsSetValue(NULL, opt, "rcm"));
-  PetscCall(MatSetFromOptions(A));
-  PetscCall(PetscOptionsClearValue(NULL, opt));
-  PetscCall(CheckProducts(A, Aref, rnd, "two grids, isolated rows and an unsymmetric entry, column order rcm"));
-  PetscCall(MatSpmvCheckLayout(A));
-  PetscCall(ExpectRCM(A, PETSC_TRUE, "two grids, isolated rows and an unsymmetric entry, column order rcm"));
+  PetscCall(CheckRCMAsked(Aref, type, opt, rnd, "two grids, isolated rows and an unsymmetric entry, column order rcm", &A));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok %s: two grids, isolated rows and an unsymmetric entry, column order rcm\n", type));
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&Aref));
