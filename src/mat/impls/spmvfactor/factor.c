@@ -75,12 +75,20 @@ PetscErrorCode MatSpmvFactorSetFromOptions(Mat F, PetscInt *unit)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MatSpmvFactorGetFallback(Mat F, MatSpmvFactorFallbackFn *fallback)
+{
+  PetscFunctionBegin;
+  *fallback = NULL;
+  PetscCall(PetscObjectQueryFunction((PetscObject)F, "MatSpmvFactorFallback_C", fallback)); /* composed by the layer */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* As PCFactor's default package (MatSpmvFactorFallback_C composed by the layer), an ICC whose pivot of
    row `row` needs the positive-definite shift, PCICC's default, which this package does not apply:
    F becomes cuSPARSE's factor of A in place, factored on the host by PETSc's ICC, which shifts as
    MATAIJ's does (aijcusparse's device ICC(0) would not shift either), and is factored now. F's own
    data is gone after this. */
-static PetscErrorCode MatSpmvFactorShiftOnHost(Mat F, Mat A, const MatFactorInfo *info, PetscErrorCode (*fallback)(Mat, Mat, IS, IS, const MatFactorInfo *, const char *), PetscInt row)
+static PetscErrorCode MatSpmvFactorShiftOnHost(Mat F, Mat A, const MatFactorInfo *info, MatSpmvFactorFallbackFn fallback, PetscInt row)
 {
   MatFactorInfo use = *info;
   IS            perm;
@@ -130,9 +138,9 @@ static PetscErrorCode MatLUFactorNumeric_SpmvFactor(Mat F, Mat A, const MatFacto
   }
   F->factorerrortype = MAT_FACTOR_NOERROR;
   if (zerorow >= 0 && positive) {
-    PetscErrorCode (*fallback)(Mat, Mat, IS, IS, const MatFactorInfo *, const char *) = NULL;
+    MatSpmvFactorFallbackFn fallback;
 
-    PetscCall(PetscObjectQueryFunction((PetscObject)F, "MatSpmvFactorFallback_C", &fallback));
+    PetscCall(MatSpmvFactorGetFallback(F, &fallback));
     if (fallback) {
       PetscCall(MatSpmvFactorShiftOnHost(F, A, info, fallback, zerorow));
       PetscFunctionReturn(PETSC_SUCCESS);

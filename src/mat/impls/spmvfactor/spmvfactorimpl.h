@@ -84,6 +84,10 @@ typedef struct {
 /* the package's registration (MatGetFactor() handlers), called once by the package initialisation */
 PETSC_INTERN PetscErrorCode MatSolverTypeRegister_Spmv(void);
 PETSC_INTERN PetscErrorCode MatSpmvFactorReset(Mat_SpmvFactor *);
+/* As PCFactor's default package, the layer's hand-over of F to cuSPARSE's package (F replaced in place,
+   its symbolic phase done; the last argument says why, for -info); NULL where spmv was asked for */
+typedef PetscErrorCode (*MatSpmvFactorFallbackFn)(Mat, Mat, IS, IS, const MatFactorInfo *, const char *);
+PETSC_INTERN PetscErrorCode MatSpmvFactorGetFallback(Mat, MatSpmvFactorFallbackFn *);
 /* the solver's options (F's prefix): *unit from -mat_spmvfactor_trsv_unit, f->trsv, f->sweeps */
 PETSC_INTERN PetscErrorCode MatSpmvFactorSetFromOptions(Mat, PetscInt *);
 

@@ -359,10 +359,10 @@ static PetscErrorCode MatSpmvFactorSymbolic(Mat F, Mat A, IS row, IS col, const 
 
   PetscFunctionBegin;
   { /* PCFactor's default: this package, or cuSPARSE's where it declines (F becomes cuSPARSE's factor) */
-    PetscErrorCode (*fallback)(Mat, Mat, IS, IS, const MatFactorInfo *, const char *) = NULL;
-    char why[160];
+    MatSpmvFactorFallbackFn fallback;
+    char                    why[160];
 
-    PetscCall(PetscObjectQueryFunction((PetscObject)F, "MatSpmvFactorFallback_C", &fallback));
+    PetscCall(MatSpmvFactorGetFallback(F, &fallback));
     if (fallback) {
       PetscCall(MatSpmvFactorDefaultDeclines(F, A, row, col, info, why, sizeof(why)));
       if (why[0]) {
