@@ -95,7 +95,7 @@ PetscErrorCode MatSpmvWideShare(const MatSpmvCSR *csr, const PetscInt *rows, con
    components, which only changes the order's quality (the caller measures it). */
 PetscErrorCode MatSpmvOrderRCM(Mat A, const MatSpmvCSR *csr, PetscInt **perm)
 {
-  PetscInt      *node, *first, *order, *byentries, *count, *key, nn = 0, maxlen = 0, head = 0, tail = 0, nextroot = 0, roots = 0;
+  PetscInt      *node, *first, *order, *byentries, *count, *deg, *key, nn = 0, maxlen = 0, head = 0, tail = 0, nextroot = 0, roots = 0;
   PetscBool     *seen;
   PetscLogDouble t0, t1, t2;
 
@@ -113,11 +113,12 @@ PetscErrorCode MatSpmvOrderRCM(Mat A, const MatSpmvCSR *csr, PetscInt **perm)
   }
   first[nn] = csr->m;
   PetscCall(PetscTime(&t1));
-  PetscCall(PetscMalloc4(nn, &order, nn, &byentries, nn, &seen, nn, &key));
+  PetscCall(PetscMalloc5(nn, &order, nn, &byentries, nn, &seen, nn, &deg, nn, &key));
+  for (PetscInt k = 0; k < nn; k++) deg[k] = csr->i[first[k] + 1] - csr->i[first[k]]; /* a vertex's degree: the entries of its row */
   PetscCall(PetscCalloc1(maxlen + 2, &count));
-  for (PetscInt k = 0; k < nn; k++) count[csr->i[first[k] + 1] - csr->i[first[k]] + 1]++; /* vertices by their entries: the roots' candidates */
+  for (PetscInt k = 0; k < nn; k++) count[deg[k] + 1]++; /* vertices by degree: the roots' candidates */
   for (PetscInt l = 0; l <= maxlen; l++) count[l + 1] += count[l];
-  for (PetscInt k = 0; k < nn; k++) byentries[count[csr->i[first[k] + 1] - csr->i[first[k]]]++] = k;
+  for (PetscInt k = 0; k < nn; k++) byentries[count[deg[k]]++] = k;
   PetscCall(PetscFree(count));
   PetscCall(PetscArrayzero(seen, nn));
   while (tail < nn) {
@@ -138,14 +139,14 @@ PetscErrorCode MatSpmvOrderRCM(Mat A, const MatSpmvCSR *csr, PetscInt **perm)
         e += (e + span < end && csr->j[e + span] == c + span) ? span + 1 : 1; /* the node's columns all present: skip them */
       }
       if (tail - start > 16) { /* the new neighbours by increasing degree: many (a dense row) by a sort */
-        for (PetscInt p = start; p < tail; p++) key[p - start] = csr->i[first[order[p]] + 1] - csr->i[first[order[p]]];
+        for (PetscInt p = start; p < tail; p++) key[p - start] = deg[order[p]];
         PetscCall(PetscSortIntWithArray(tail - start, key, order + start));
       } else
         for (PetscInt p = start + 1; p < tail; p++) { /* a few: insertion, stable */
-          const PetscInt v = order[p], deg = csr->i[first[v] + 1] - csr->i[first[v]];
+          const PetscInt v = order[p];
           PetscInt       q = p;
 
-          for (; q > start && csr->i[first[order[q - 1]] + 1] - csr->i[first[order[q - 1]]] > deg; q--) order[q] = order[q - 1];
+          for (; q > start && deg[order[q - 1]] > deg[v]; q--) order[q] = order[q - 1];
           order[q] = v;
         }
     }
@@ -153,7 +154,7 @@ PetscErrorCode MatSpmvOrderRCM(Mat A, const MatSpmvCSR *csr, PetscInt **perm)
   PetscCall(PetscMalloc1(csr->m, perm));
   for (PetscInt k = nn - 1, p = 0; k >= 0; k--) /* reversed; each vertex's rows in their order */
     for (PetscInt r = first[order[k]]; r < first[order[k] + 1]; r++) (*perm)[p++] = r;
-  PetscCall(PetscFree4(order, byentries, seen, key));
+  PetscCall(PetscFree5(order, byentries, seen, deg, key));
   PetscCall(PetscFree2(node, first));
   PetscCall(PetscTime(&t2));
   PetscCall(PetscInfo(A, "RCM of %" PetscInt_FMT " vertices for %" PetscInt_FMT " rows (%" PetscInt_FMT " component(s) searched): %.0f ms to find them, %.0f ms to order them\n", nn, csr->m, roots, 1e3 * (t1 - t0), 1e3 * (t2 - t1)));
