@@ -24,11 +24,14 @@
 #              (-mat_spmvfactor_trsv jacobi -mat_spmvfactor_trsv_sweeps k); aijcusparse: cuSPARSE's exact solves
 #   lapjac<k>, ex56jac<k>  lapicc, ex56icc the same way
 #   ex19lev<k>, laplev<k>  ex19spmv, lapicc with k levels of fill (-pc_factor_levels k), both solver types
+#   <case>@N   any case above at another size: N grid points per side (ex19, ex45, ex2) or -ne N (ex56),
+#              e.g. ex19ilu@1024, ex45gamg@202 (bench/scaling.sh runs them on 1, 2, 4, ... GPUs)
 #   ex19isai   ex19spmv with the triangular solves approximated by incomplete sparse approximate
 #              inverses of L and U (-mat_spmvfactor_trsv isai); aijcusparse: cuSPARSE's exact solves
 #
 # Prints, per case and type: iterations, SNESSolve, KSPSolve, PCSetUp, PCApply, MatSolve, MatMult
-# seconds, the format's build + refresh seconds, and KSPSolve's host<->device copy counts.
+# seconds, the format's build + refresh seconds, the ghost exchange (VecScatterBegin + End, max over
+# ranks; 0 on one rank) and KSPSolve's host<->device copy counts.
 # Logs: DIR/<case>-<type>-np<n>.log (default: $OUT/solves when OUT is set, as on the lent GPU
 # machine, otherwise results/solves, git-ignored).
 set -u
@@ -59,7 +62,13 @@ jac() { # case<k> type -> the options of k block-Jacobi sweeps (none for aijcusp
   [ "$np" -gt 1 ] && sub=sub_
   [ "$2" = aijcusparse ] || echo "-${sub}mat_spmvfactor_trsv jacobi -${sub}mat_spmvfactor_trsv_sweeps ${1##*[a-z]}"
 }
-args() { # case type -> the program and its options
+args() { # case[@N] type -> the program and its options
+  case $1 in *@*) # another size: the case's own command with its grid (or -ne) replaced
+    local base
+    base=$(args "${1%@*}" "$2") || return 1
+    echo "$base" | sed -E "s/-da_grid_([xyz]) [0-9]+/-da_grid_\1 ${1#*@}/g; s/-ne [0-9]+/-ne ${1#*@}/; s/ -m [0-9]+ -n [0-9]+/ -m ${1#*@} -n ${1#*@}/"
+    return ;;
+  esac
   local c=$1 t=$2 load=() fs=spmv sub= ilu="-pc_type ilu" icc="-pc_type icc"
   [ "$t" = aijcusparse ] || load=(-dll_append "$lib")
   [ "$t" = aijcusparse ] && fs=cusparse
@@ -94,7 +103,7 @@ ev() { # log event -> max time (s), or -
 evsum() { # log regex -> summed max time of the events matching
   awk -v e="$2" '$1 ~ e && NF > 10 { t += $4; n++ } END { print n ? sprintf("%.4g", t) : "-" }' "$1"
 }
-printf "%-10s %-12s %9s %9s %9s %9s %9s %9s %9s %9s %12s\n" case type iters SNESSolve KSPSolve PCSetUp PCApply MatSolve MatMult convert "KSP H2D/D2H"
+printf "%-10s %-12s %9s %9s %9s %9s %9s %9s %9s %9s %9s %12s\n" case type iters SNESSolve KSPSolve PCSetUp PCApply MatSolve MatMult convert scatter "KSP H2D/D2H"
 for c in $cases; do
   for t in $types; do
     log=$out/$c-$t-np$np.log
@@ -104,7 +113,7 @@ for c in $cases; do
     its=$(grep -Eo "iterations [0-9]+" "$log" | awk '{ s += $2 } END { print s + 0 }')
     fmt=$(echo "$t" | tr a-z A-Z)
     cp=$(awk '$1 == "KSPSolve" { print $(NF-4) "/" $(NF-2) }' "$log")
-    printf "%-10s %-12s %9s %9s %9s %9s %9s %9s %9s %9s %12s\n" "$c" "$t" "$its" "$(ev "$log" SNESSolve)" "$(ev "$log" KSPSolve)" "$(ev "$log" PCSetUp)" "$(ev "$log" PCApply)" "$(ev "$log" MatSolve)" \
-      "$(ev "$log" MatMult)" "$(evsum "$log" "^Mat${fmt}(Build|Refresh)$")" "${cp:--}"
+    printf "%-10s %-12s %9s %9s %9s %9s %9s %9s %9s %9s %9s %12s\n" "$c" "$t" "$its" "$(ev "$log" SNESSolve)" "$(ev "$log" KSPSolve)" "$(ev "$log" PCSetUp)" "$(ev "$log" PCApply)" "$(ev "$log" MatSolve)" \
+      "$(ev "$log" MatMult)" "$(evsum "$log" "^Mat${fmt}(Build|Refresh)$")" "$(evsum "$log" "^VecScatter(Begin|End)$")" "${cp:--}"
   done
 done

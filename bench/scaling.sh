@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Strong and weak scaling over GPUs, our types next to aijcusparse in the same allocation: each case
+# of bench/solves.sh run on 1, 2, 4, ... ranks, one rank per GPU (PETSc's default device of a rank
+# is its rank modulo the visible GPUs; -device_view in each log says which GPU a rank took).
+#
+#   bench/scaling.sh [-t "aijcusparse brc spmv"] [-g "1 2"] [-s "ex19ilu@512 ex45gamg"]
+#                    [-w "ex19ilu@512 ex45gamg@160"] [-o DIR] [--timeout S] [--shared]
+#
+#   -g  GPU counts (default: 1 and then doubling up to the GPUs nvidia-smi lists)
+#   -s  strong-scaling cases: the same problem on every count (solves.sh's case names; @N sizes)
+#   -w  weak-scaling cases, given at their one-GPU size: on g GPUs the grid side (or -ne) becomes
+#       N * g^(1/d), d = 2 for ex19 and ex2, 3 for ex45 and ex56 (the same unknowns per GPU)
+#   --shared  run counts above the GPUs present anyway (ranks then share GPUs: the code paths, not
+#       the scaling); without it such counts are skipped
+#
+# Output: DIR/<strong|weak>/np<g>/ (solves.sh's logs and table) and DIR/scaling.txt, a table per
+# case of KSPSolve, PCSetUp, MatMult and the ghost exchange (VecScatter) per count and type, with
+# the speed-up and parallel efficiency of KSPSolve (strong: T1 / (g Tg); weak: T1 / Tg) and the
+# ratio to aijcusparse at the same count. DIR/scaling.csv has the same for bench/scaling-plot.py.
+set -u
+cd "$(dirname "$0")/.."
+types="aijcusparse brc spmv" strong="ex19ilu@512 ex45gamg" weak="ex19ilu@512 ex45gamg@160"
+out=${OUT:+$OUT/scaling} limit=400 shared=0 counts=
+out=${out:-results/scaling}
+while [ $# -gt 0 ]; do
+  case $1 in
+  -t) types=$2; shift 2 ;;
+  -g) counts=$2; shift 2 ;;
+  -s) strong=$2; shift 2 ;;
+  -w) weak=$2; shift 2 ;;
+  -o) out=$2; shift 2 ;;
+  --timeout) limit=$2; shift 2 ;;
+  --shared) shared=1; shift ;;
+  -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+  *) echo "unknown argument $1"; exit 2 ;;
+  esac
+done
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c GPU)
+if [ -z "$counts" ]; then
+  counts=1
+  for ((g = 2; g <= gpus; g *= 2)); do counts="$counts $g"; done
+fi
+mkdir -p "$out"
+{ nvidia-smi -L 2>/dev/null || echo "no GPU"; date -u; git rev-parse --short HEAD 2>/dev/null; } >"$out/env.txt"
+
+weaksize() { # case@N g -> the case at g times the unknowns
+  local c=${1%@*} n=${1#*@} d=2
+  case $c in ex45* | ex56*) d=3 ;; esac
+  echo "$c@$(awk -v n="$n" -v g="$2" -v d="$d" 'BEGIN { printf "%d", n * g ^ (1 / d) + 0.5 }')"
+}
+for g in $counts; do
+  if [ "$g" -gt "$gpus" ] && [ $shared = 0 ]; then
+    echo "skipped $g ranks: $gpus GPU(s) here (--shared runs them anyway)"
+    continue
+  fi
+  for kind in strong weak; do
+    list=$strong
+    [ $kind = weak ] && list=$weak
+    [ -n "$list" ] || continue
+    cs=
+    for c in $list; do
+      if [ $kind = weak ]; then
+        case $c in *@*) ;; *) echo "weak case $c needs its one-GPU size (case@N)"; exit 2 ;; esac
+        cs="$cs $(weaksize "$c" "$g")"
+      else cs="$cs $c"; fi
+    done
+    echo "== $kind, $g rank(s):$cs"
+    mkdir -p "$out/$kind/np$g"
+    # -device_view: each rank's GPU, in the log
+    PETSC_OPTIONS="${PETSC_OPTIONS:-} -device_view" bench/solves.sh -t "$types" -c "$cs" -n "$g" \
+      -o "$out/$kind/np$g" --timeout "$limit" | tee "$out/$kind/np$g.txt"
+  done
+done
+python3 bench/scaling-report.py "$out" | tee "$out/scaling.txt"
