@@ -255,6 +255,75 @@ static PetscErrorCode OperandsDestroy(Operands *o)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* our operands' own products after they took part in a product (GAMG and PCMG multiply with P after
+   the Galerkin product), checked like a result */
+static PetscErrorCode CheckOperands(Operands *o, PetscRandom rnd, const char *what)
+{
+  Mat  ops[] = {o->A, o->B, o->C}, refs[] = {o->Aref, o->Bref, o->Cref};
+  char which[300];
+
+  PetscFunctionBegin;
+  for (int k = 0; k < 3; k++) {
+    if (!ops[k] || !IsSpmv(ops[k])) continue;
+    PetscCall(PetscSNPrintf(which, sizeof(which), "%s: operand %c after the product", what, "ABC"[k]));
+    PetscCall(CheckResult(ops[k], refs[k], rnd, which));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* GAMG's tentative prolongator on one process: P (N x K) of A's type made as agg.c makes it (its
+   type from A, bound to the CPU and released before preallocation, one entry per row: the row's
+   aggregate), then the Galerkin product P^T A P; P's own products after it (restriction and
+   interpolation) and the coarse operator against MATAIJ's */
+static PetscErrorCode CheckTentativeProlongator(const char *type, PetscInt n, PetscInt N, PetscInt K, PetscRandom rnd, PetscInt *tested)
+{
+  Mat      A, Aref, P, Pref, C, Cref;
+  PetscInt rstart, rend;
+  char     what[128];
+
+  PetscFunctionBegin;
+  PetscCall(CreateSparse(type, N, N, 0, &A));
+  PetscCall(MatZeroEntries(A));
+  PetscCall(FillOperator(A, n));
+  PetscCall(CreateSparse(MATAIJ, N, N, 0, &Aref));
+  PetscCall(MatZeroEntries(Aref));
+  PetscCall(FillOperator(Aref, n));
+  for (int k = 0; k < 2; k++) {
+    Mat *Q = k ? &Pref : &P;
+
+    PetscCall(MatCreate(PETSC_COMM_WORLD, Q));
+    PetscCall(MatSetSizes(*Q, PETSC_DECIDE, PETSC_DECIDE, N, K));
+    PetscCall(MatSetType(*Q, k ? MATAIJ : type));
+    PetscCall(MatBindToCPU(*Q, PETSC_FALSE));
+    PetscCall(MatSeqAIJSetPreallocation(*Q, 1, NULL));
+    PetscCall(MatMPIAIJSetPreallocation(*Q, 1, NULL, 1, NULL));
+    PetscCall(MatGetOwnershipRange(*Q, &rstart, &rend));
+    for (PetscInt i = rstart; i < rend; i++) {
+      PetscInt    j = (i * K) / N;
+      PetscScalar v = 1.0 / PetscSqrtReal((PetscReal)(N / K)) + 0.01 * (PetscReal)(i % 5);
+
+      PetscCall(MatSetValues(*Q, 1, &i, 1, &j, &v, INSERT_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(*Q, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(*Q, MAT_FINAL_ASSEMBLY));
+  }
+  PetscCall(MatPtAP(A, P, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
+  PetscCall(MatPtAP(Aref, Pref, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &Cref));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "GAMG's tentative prolongator of type %s", type));
+  PetscCall(CheckResult(P, Pref, rnd, what));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "the Galerkin product with GAMG's tentative prolongator of type %s", type));
+  PetscCall(CheckResult(C, Cref, rnd, what));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok %s, and the prolongator's own products after it\n", what));
+  (*tested)++;
+  PetscCall(MatDestroy(&C));
+  PetscCall(MatDestroy(&Cref));
+  PetscCall(MatDestroy(&P));
+  PetscCall(MatDestroy(&Pref));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Aref));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the product of kind ptype, first or reused, of A's operands and of the references */
 static PetscErrorCode ProductBoth(MatProductType ptype, MatReuse reuse, Operands *o)
 {
@@ -497,6 +566,7 @@ int main(int argc, char **argv)
 
       PetscCall(ProductBoth(ptype, MAT_INITIAL_MATRIX, &o));
       PetscCall(CheckResult(o.D, o.Dref, rnd, what));
+      PetscCall(CheckOperands(&o, rnd, what));
       /* a product with the MAIJ interpolation converted to A's type gives A's type (PCMG's next level
          needs one of ours to convert its MAIJ); other results stay aijcusparse's, measured faster */
       PetscCall(PetscObjectBaseTypeCompareAny((PetscObject)o.D, &sparse, MATSEQAIJ, MATMPIAIJ, ""));
@@ -527,6 +597,7 @@ int main(int argc, char **argv)
       PetscCall(OperandsDestroy(&o));
     }
   }
+  PetscCall(CheckTentativeProlongator(type, n, N, K, rnd, &tested));
   PetscCall(CheckChangesBeforeProducts(type, n, N, K, rnd, gpu, size, &tested, &failed));
   PetscCheck(!failed, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%" PetscInt_FMT " products after changes of values differ from MATAIJ's (FAILED above)", failed);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT " products passed for %s\n", tested, type));

@@ -192,8 +192,8 @@ int main(int argc, char **argv)
   for (int k = 0; k < 2; k++) PetscCall(MatDiagonalScale(M[k], l, r));
   PetscCall(Check(A, Aref, rnd, "MatDiagonalScale"));
   PetscCall(CheckGraphs(A, Aref, PETSC_TRUE, rnd));
-  { /* a product's result (with a GPU an aijcusparse matrix, whose graph is made on the device too,
-       as GAMG's first coarse operator's) */
+  { /* a product's result (with a GPU an aijcusparse matrix, as GAMG's first coarse operator: its
+       graph is PETSc's) */
     Mat C, Cref;
 
     PetscCall(MatMatMult(A, A, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));

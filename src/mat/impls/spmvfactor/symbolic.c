@@ -66,29 +66,39 @@ static PetscErrorCode MatSpmvFactorOrder(const Mat_SpmvFactor *f, PetscBool uppe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Rows per unit: the candidate (1, 2, 4, 8 and the block size) with the fewest levels in L, the
-   smaller on a tie; *level (room for n) returns that candidate's levels in L. Each level costs a
-   dependency's latency; a larger unit only adds work inside the warp. Grouping consecutive rows
-   folds chains (a grid line's rows) into one level even without a block size: MPIAIJCUSPARSE's
-   diagonal blocks carry none. The large units, which usually have the fewest levels, are tried
-   first: a later candidate's count stops once it passes the best (KSP ex56 -ne 47: the levels'
-   time 0.09 -> 0.06 s on a 2-core host, about 3 passes over L instead of 5). */
+/* Rows per unit: the candidate (8, the block size, 4, 2, 1) whose solve is estimated fastest, the
+   smaller on a tie; *level (room for n) returns that candidate's levels in L. A level costs a
+   dependency's latency plus its units' work, which a warp does row after row: levels x (1 + (unit - 1)
+   x w / MATSPMV_UNIT_ENTRIES), w the entries per row of L. Fitted on the H200 to KSP ex56 -ne 47's
+   ICC(0) (w = 40; units of 1/2/3/4/8 rows: 990/636/330/459/300 levels, 3.1/3.2/4.7/4.5/6.3 us per level
+   and triangle): it takes the block size 3 there (MatSolve 0.40 s, 8-row units 0.48 s) and 8-row
+   units on SNES ex19 (w = 10) and the 2D Laplacian (w = 2), as the fewest levels did. Grouping
+   consecutive rows folds chains (a grid line's rows) into one level even without a block size:
+   MPIAIJCUSPARSE's diagonal blocks carry none. A later candidate's count stops once it cannot win. */
+#define MATSPMV_UNIT_ENTRIES 266.0
 static PetscErrorCode MatSpmvFactorChooseUnit(Mat_SpmvFactor *f, PetscInt bs, PetscInt *unit, PetscInt **level, PetscInt *nlevels)
 {
-  PetscInt candidates[5] = {8, bs, 4, 2, 1}, *trial;
+  const PetscInt candidates[5] = {8, bs, 4, 2, 1};
+  PetscReal      best = PETSC_MAX_REAL, perrow = 0;
+  PetscInt      *trial;
 
   PetscFunctionBegin;
+  for (PetscInt r = 0; r < f->n; r++) perrow += (PetscReal)(f->diag[r] - f->i[r]);
+  if (f->n) perrow /= (PetscReal)f->n;
   *nlevels = PETSC_INT_MAX;
   PetscCall(PetscMalloc1(f->n, &trial));
   for (int k = 0; k < 5; k++) {
-    const PetscInt c = candidates[k];
-    PetscInt       n;
+    const PetscInt  c      = candidates[k];
+    const PetscReal factor = 1.0 + (PetscReal)(c - 1) * perrow / MATSPMV_UNIT_ENTRIES;
+    PetscInt        n, limit;
 
     if (c < 1 || c > MATSPMV_TRI_MAX_UNIT || (k == 1 && (c == 1 || c == 2 || c == 4 || c == 8))) continue;
-    PetscCall(MatSpmvFactorLevels(f->n, f->i, f->j, f->diag, c, PETSC_FALSE, *nlevels, trial, &n));
-    if (n < *nlevels || (n == *nlevels && c < *unit)) {
+    limit = best < PETSC_MAX_REAL ? (PetscInt)PetscMin((PetscReal)PETSC_INT_MAX, best / factor) + 1 : PETSC_INT_MAX;
+    PetscCall(MatSpmvFactorLevels(f->n, f->i, f->j, f->diag, c, PETSC_FALSE, limit, trial, &n));
+    if ((PetscReal)n * factor < best || ((PetscReal)n * factor == best && c < *unit)) {
       PetscInt *keep = *level;
 
+      best     = (PetscReal)n * factor;
       *nlevels = n;
       *unit    = c;
       *level   = trial;
@@ -290,9 +300,10 @@ static PetscErrorCode MatSpmvFactorFill(Mat_SpmvFactor *f)
    reason to hand the factorization to cuSPARSE's, or "" to keep it: settings this package does not
    take (drop tolerances, pivot shifts, orderings other than natural), and shapes where cuSPARSE's
    was measured faster (docs/results.md, "ILU(0) and ICC(0) by MATSOLVERSPMV next to cuSPARSE's"):
-   ICC(k) for k >= 1 (a 2D Laplacian's ICC(1)), and rows of more than MATSPMV_DEFAULT_MAX_ROW
-   nonzeros on average (KSP ex56's 81: longer factorization and no faster solves) */
-#define MATSPMV_DEFAULT_MAX_ROW 32
+   ICC(k) for k >= 1 (a 2D Laplacian's ICC(1)). Rows of more than MATSPMV_DEFAULT_MAX_ROW nonzeros on
+   average go there too: ours was measured up to KSP ex56's 81 (faster in units of its 3-row blocks:
+   KSPSolve 0.89x, PCSetUp 0.91-0.95x cuSPARSE's on the H200), longer rows never */
+#define MATSPMV_DEFAULT_MAX_ROW 96
 static PetscErrorCode MatSpmvFactorDefaultDeclines(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info, char *why, size_t len)
 {
   const char    *hint;

@@ -84,22 +84,6 @@ static PetscErrorCode MatSpmvGraphFromDevice(PetscInt m, PetscInt nnz, const int
 
 #endif
 
-typedef PetscErrorCode (*MatSpmvCreateGraphFn)(Mat, PetscBool, PetscBool, PetscReal, PetscInt, PetscInt[], Mat *);
-
-/* the base's MatCreateGraph(): ours keep it with their data, an aijcusparse product result has it composed */
-static PetscErrorCode MatSpmvGraphBase(Mat A, MatSpmvCreateGraphFn *f)
-{
-  Mat_SeqAIJSpmv *sp;
-
-  PetscFunctionBegin;
-  *f = NULL;
-  PetscCall(MatSpmvSeqGetData(A, &sp));
-  if (sp) *f = sp->base->creategraph;
-  else PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatSpmvResultCreateGraph_C", f));
-  PetscCheck(*f, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No base MatCreateGraph() for this %s matrix", ((PetscObject)A)->type_name);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode MatCreateGraph_SeqAIJSpmv(Mat A, PetscBool symmetrize, PetscBool scale, PetscReal filter, PetscInt index_size, PetscInt index[], Mat *G)
 {
   PetscBool   device;
@@ -110,11 +94,8 @@ static PetscErrorCode MatCreateGraph_SeqAIJSpmv(Mat A, PetscBool symmetrize, Pet
   PetscCall(MatGetBlockSize(A, &bs));
   PetscCall(MatSpmvGraphOnDevice(A, index_size, &device, &why, &nnz));
   if (!device || (bs == 1 && !symmetrize && !scale && filter < 0)) { /* the latter: A itself is the graph */
-    MatSpmvCreateGraphFn base;
-
     if (!device) PetscCall(PetscInfo(A, "MatCreateGraph() by the base's function (PETSc's, on the host): %s\n", why));
-    PetscCall(MatSpmvGraphBase(A, &base));
-    PetscCall((*base)(A, symmetrize, scale, filter, index_size, index, G));
+    PetscCall(MatSpmvSeq(A)->base->creategraph(A, symmetrize, scale, filter, index_size, index, G));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 #if defined(MATSPMV_DEVICE_GRAPH)
@@ -159,21 +140,6 @@ PetscErrorCode MatSpmvSetGraphOps_SeqAIJSpmv(Mat A)
 {
   PetscFunctionBegin;
   if (MatSpmvSeq(A)->base->cusparse) A->ops->creategraph = MatCreateGraph_SeqAIJSpmv;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* A sequential aijcusparse result of one of our products (product.c), such as GAMG's first coarse
-   operator: its graph is made on the device too, its own function kept for what the device
-   cannot take */
-PetscErrorCode MatSpmvSetGraphOps_Result(Mat C)
-{
-  PetscBool cusparse;
-
-  PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQAIJCUSPARSE, &cusparse));
-  if (!cusparse || !C->ops->creategraph || C->ops->creategraph == MatCreateGraph_SeqAIJSpmv) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscObjectComposeFunction((PetscObject)C, "MatSpmvResultCreateGraph_C", C->ops->creategraph));
-  C->ops->creategraph = MatCreateGraph_SeqAIJSpmv;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

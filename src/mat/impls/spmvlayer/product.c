@@ -408,7 +408,6 @@ static PetscErrorCode MatSpmvRunPhase(Mat C, PetscErrorCode (*f)(Mat))
     csp->derived = PETSC_TRUE;
   }
   PetscCall(MatSpmvResultStageHostVectors(C));
-  PetscCall(MatSpmvSetGraphOps_Result(C)); /* GAMG's graph of a coarse operator made on the device */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
