@@ -2,8 +2,8 @@
 """Tables of bench/scaling.sh's runs, and their plot.
 
     bench/scaling-report.py DIR          DIR/scaling.csv and a markdown table per case on stdout
-    bench/scaling-report.py plot DIR     DIR/scaling.png: KSPSolve speed-up (strong) and efficiency
-                                         (weak) against GPUs, per case and type (needs matplotlib)
+    bench/scaling-report.py plot DIR     DIR/scaling.png: per case, each type's KSPSolve against GPUs as
+                                         a speed-up over aijcusparse's on the fewest GPUs (needs matplotlib)
 """
 import csv
 import glob
@@ -85,33 +85,33 @@ def plot(top):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    data = collect(top)
+    # studies with at least two counts measured
+    data = {k: v for k, v in collect(top).items() if len({c for (_, c), r in v.items() if num(r["KSPSolve"])}) > 1}
     fig, axes = plt.subplots(1, len(data), figsize=(4.2 * len(data), 3.6), squeeze=False)
     for ax, ((kind, study), runs) in zip(axes[0], sorted(data.items())):
         counts = sorted({c for _, c in runs})
+        ref = runs.get(("aijcusparse", counts[0]))
+        tref = num(ref["KSPSolve"]) if ref else None
         for t in sorted({t for t, _ in runs}, key=lambda t: (t != "aijcusparse", t)):
-            t1 = runs.get((t, counts[0]))
-            if not t1 or num(t1["KSPSolve"]) is None:
-                continue
             xs, ys = [], []
             for c in counts:
                 r = runs.get((t, c))
-                if r and num(r["KSPSolve"]):
+                if r and num(r["KSPSolve"]) and tref:
                     xs.append(c)
-                    s = num(t1["KSPSolve"]) / num(r["KSPSolve"])
-                    ys.append(s if kind == "strong" else s)
+                    ys.append(tref / num(r["KSPSolve"]))
             ax.plot(xs, ys, marker="o", label=t)
         if kind == "strong":
-            ax.plot(counts, [c / counts[0] for c in counts], "k:", label="ideal")
+            ax.plot(counts, [c / counts[0] for c in counts], "k:", label="ideal (aijcusparse)")
         else:
-            ax.axhline(1.0, color="k", ls=":", label="ideal")
+            ax.axhline(1.0, color="k", ls=":", label="ideal (aijcusparse)")
         ax.set_xticks(counts)
         ax.set_xlabel("GPUs (one rank each)")
-        ax.set_ylabel("KSPSolve speed-up" if kind == "strong" else "weak efficiency T1/Tg")
+        ax.set_ylabel("aijcusparse's KSPSolve on %d GPU / KSPSolve" % counts[0] if kind == "strong" else "weak: T1(aijcusparse) / Tg")
         ax.set_title(f"{kind}: {study}", fontsize=9)
+        ax.set_ylim(bottom=0)
         ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(os.path.join(top, "scaling.png"), dpi=110)
+    fig.savefig(os.path.join(top, "scaling.png"), dpi=100)
     print(os.path.join(top, "scaling.png"))
 
 

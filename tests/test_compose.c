@@ -227,12 +227,9 @@ typedef struct {
   Mat A, Aref, B, Bref, C, Cref, D, Dref;
 } Operands;
 
-static PetscErrorCode OperandsCreate(MatProductType ptype, OperandKind kind, const char *type, const char *other, PetscInt n, PetscInt N, PetscInt K, Operands *o)
+/* no operands but A (the operator, of type) and its reference */
+static PetscErrorCode OperandsCreateA(const char *type, PetscInt n, PetscInt N, Operands *o)
 {
-  /* B's shape: N x K for AB, AtB, PtAP; K x N for ABt, RARt; N x N for ABC (then C is N x K) */
-  const PetscInt bm = (ptype == MATPRODUCT_ABt || ptype == MATPRODUCT_RARt) ? K : N;
-  const PetscInt bn = (ptype == MATPRODUCT_ABt || ptype == MATPRODUCT_RARt || ptype == MATPRODUCT_ABC) ? N : K;
-
   PetscFunctionBegin;
   PetscCall(PetscMemzero(o, sizeof(*o)));
   PetscCall(CreateSparse(type, N, N, 0, &o->A));
@@ -241,6 +238,17 @@ static PetscErrorCode OperandsCreate(MatProductType ptype, OperandKind kind, con
   PetscCall(CreateSparse(MATAIJ, N, N, 0, &o->Aref));
   PetscCall(MatZeroEntries(o->Aref));
   PetscCall(FillOperator(o->Aref, n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode OperandsCreate(MatProductType ptype, OperandKind kind, const char *type, const char *other, PetscInt n, PetscInt N, PetscInt K, Operands *o)
+{
+  /* B's shape: N x K for AB, AtB, PtAP; K x N for ABt, RARt; N x N for ABC (then C is N x K) */
+  const PetscInt bm = (ptype == MATPRODUCT_ABt || ptype == MATPRODUCT_RARt) ? K : N;
+  const PetscInt bn = (ptype == MATPRODUCT_ABt || ptype == MATPRODUCT_RARt || ptype == MATPRODUCT_ABC) ? N : K;
+
+  PetscFunctionBegin;
+  PetscCall(OperandsCreateA(type, n, N, o));
   PetscCall(CreateOperand(kind, type, other, bm, bn, 1, &o->B, &o->Bref));
   if (ptype == MATPRODUCT_ABC) PetscCall(CreateOperand(kind, type, other, N, K, 2, &o->C, &o->Cref));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -271,65 +279,54 @@ static PetscErrorCode CheckOperands(Operands *o, PetscRandom rnd, const char *wh
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* GAMG's tentative prolongator on one process: P (N x K) of A's type made as agg.c makes it (its
-   type from A, bound to the CPU and released before preallocation, one entry per row: the row's
-   aggregate), then the Galerkin product P^T A P; P's own products after it (restriction and
-   interpolation) and the coarse operator against MATAIJ's */
-static PetscErrorCode CheckTentativeProlongator(const char *type, PetscInt n, PetscInt N, PetscInt K, PetscRandom rnd, PetscInt *tested)
-{
-  Mat      A, Aref, P, Pref, C, Cref;
-  PetscInt rstart, rend;
-  char     what[128];
-
-  PetscFunctionBegin;
-  PetscCall(CreateSparse(type, N, N, 0, &A));
-  PetscCall(MatZeroEntries(A));
-  PetscCall(FillOperator(A, n));
-  PetscCall(CreateSparse(MATAIJ, N, N, 0, &Aref));
-  PetscCall(MatZeroEntries(Aref));
-  PetscCall(FillOperator(Aref, n));
-  for (int k = 0; k < 2; k++) {
-    Mat *Q = k ? &Pref : &P;
-
-    PetscCall(MatCreate(PETSC_COMM_WORLD, Q));
-    PetscCall(MatSetSizes(*Q, PETSC_DECIDE, PETSC_DECIDE, N, K));
-    PetscCall(MatSetType(*Q, k ? MATAIJ : type));
-    PetscCall(MatBindToCPU(*Q, PETSC_FALSE));
-    PetscCall(MatSeqAIJSetPreallocation(*Q, 1, NULL));
-    PetscCall(MatMPIAIJSetPreallocation(*Q, 1, NULL, 1, NULL));
-    PetscCall(MatGetOwnershipRange(*Q, &rstart, &rend));
-    for (PetscInt i = rstart; i < rend; i++) {
-      PetscInt    j = (i * K) / N;
-      PetscScalar v = 1.0 / PetscSqrtReal((PetscReal)(N / K)) + 0.01 * (PetscReal)(i % 5);
-
-      PetscCall(MatSetValues(*Q, 1, &i, 1, &j, &v, INSERT_VALUES));
-    }
-    PetscCall(MatAssemblyBegin(*Q, MAT_FINAL_ASSEMBLY));
-    PetscCall(MatAssemblyEnd(*Q, MAT_FINAL_ASSEMBLY));
-  }
-  PetscCall(MatPtAP(A, P, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
-  PetscCall(MatPtAP(Aref, Pref, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &Cref));
-  PetscCall(PetscSNPrintf(what, sizeof(what), "GAMG's tentative prolongator of type %s", type));
-  PetscCall(CheckResult(P, Pref, rnd, what));
-  PetscCall(PetscSNPrintf(what, sizeof(what), "the Galerkin product with GAMG's tentative prolongator of type %s", type));
-  PetscCall(CheckResult(C, Cref, rnd, what));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok %s, and the prolongator's own products after it\n", what));
-  (*tested)++;
-  PetscCall(MatDestroy(&C));
-  PetscCall(MatDestroy(&Cref));
-  PetscCall(MatDestroy(&P));
-  PetscCall(MatDestroy(&Pref));
-  PetscCall(MatDestroy(&A));
-  PetscCall(MatDestroy(&Aref));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* the product of kind ptype, first or reused, of A's operands and of the references */
 static PetscErrorCode ProductBoth(MatProductType ptype, MatReuse reuse, Operands *o)
 {
   PetscFunctionBegin;
   PetscCall(Product(ptype, o->A, o->B, o->C, reuse, &o->D));
   PetscCall(Product(ptype, o->Aref, o->Bref, o->Cref, reuse, &o->Dref));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* GAMG's tentative prolongator: P (N x K) of A's type made as agg.c makes it (its
+   type from A, bound to the CPU and released before preallocation, one entry per row: the row's
+   aggregate), then the Galerkin product P^T A P; P's own products after it (restriction and
+   interpolation) and the coarse operator against MATAIJ's */
+static PetscErrorCode CheckTentativeProlongator(const char *type, PetscInt n, PetscInt N, PetscInt K, PetscRandom rnd, PetscInt *tested)
+{
+  Operands o; /* B: P, D: P^T A P */
+  PetscInt rstart, rend;
+  char     what[128];
+
+  PetscFunctionBegin;
+  PetscCall(OperandsCreateA(type, n, N, &o));
+  for (int k = 0; k < 2; k++) {
+    Mat *P = k ? &o.Bref : &o.B;
+
+    PetscCall(MatCreate(PETSC_COMM_WORLD, P));
+    PetscCall(MatSetSizes(*P, PETSC_DECIDE, PETSC_DECIDE, N, K));
+    PetscCall(MatSetType(*P, k ? MATAIJ : type));
+    PetscCall(MatBindToCPU(*P, PETSC_FALSE));
+    PetscCall(MatSeqAIJSetPreallocation(*P, 1, NULL));
+    PetscCall(MatMPIAIJSetPreallocation(*P, 1, NULL, 1, NULL));
+    PetscCall(MatGetOwnershipRange(*P, &rstart, &rend));
+    for (PetscInt i = rstart; i < rend; i++) {
+      PetscInt    j = (i * K) / N;
+      PetscScalar v = 1.0 / PetscSqrtReal((PetscReal)(N / K)) + 0.01 * (PetscReal)(i % 5);
+
+      PetscCall(MatSetValues(*P, 1, &i, 1, &j, &v, INSERT_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY));
+  }
+  PetscCall(ProductBoth(MATPRODUCT_PtAP, MAT_INITIAL_MATRIX, &o));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "GAMG's tentative prolongator of type %s", type));
+  PetscCall(CheckResult(o.B, o.Bref, rnd, what));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "the Galerkin product with GAMG's tentative prolongator of type %s", type));
+  PetscCall(CheckResult(o.D, o.Dref, rnd, what));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok %s, and the prolongator's own products after it\n", what));
+  (*tested)++;
+  PetscCall(OperandsDestroy(&o));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
