@@ -10,6 +10,8 @@
 #   -s  strong-scaling cases: the same problem on every count (solves.sh's case names; @N sizes)
 #   -w  weak-scaling cases, given at their one-GPU size: on g GPUs the grid side (or -ne) becomes
 #       N * g^(1/d), d = 2 for ex19 and ex2, 3 for ex45 and ex56 (the same unknowns per GPU)
+#   KSP ex56 cases run only on cube numbers of ranks (1, 8, 27): ex56 refuses others, and on 2 it puts
+#   every row on the first rank
 #   --shared  run counts above the GPUs present anyway (ranks then share GPUs: the code paths, not
 #       the scaling); without it such counts are skipped
 #
@@ -59,11 +61,18 @@ for g in $counts; do
     [ -n "$list" ] || continue
     cs=
     for c in $list; do
+      case $c in ex56*) # KSP ex56 splits its cube among a cube number of processes (2: all on the first)
+        if ! awk -v g="$g" 'BEGIN { r = int(g ^ (1 / 3) + 0.5); exit !(r * r * r == g && g != 2) }'; then
+          echo "skipped $c on $g rank(s): KSP ex56 needs a cube number of processes"
+          continue
+        fi ;;
+      esac
       if [ $kind = weak ]; then
         case $c in *@*) ;; *) echo "weak case $c needs its one-GPU size (case@N)"; exit 2 ;; esac
         cs="$cs $(weaksize "$c" "$g")"
       else cs="$cs $c"; fi
     done
+    [ -n "$cs" ] || continue
     echo "== $kind, $g rank(s):$cs"
     mkdir -p "$out/$kind/np$g"
     # -device_view: each rank's GPU, in the log
