@@ -178,6 +178,7 @@ for t in $types; do
   # base type (aijcusparse with a GPU): GAMG's Galerkin products and smoothed prolongators, PCMG's
   # Galerkin operators through a MAIJ interpolation, ICC, ASM with ILU sub-solves
   base=aij vbase=(); [ $gpu = 1 ] && base=aijcusparse vbase=(-vec_type cuda)
+  # (KSP ex56 on 2 processes puts every row on the first: MPI matrices with an empty process)
   ex56="$bin/ksp_ex56 -ne 8 -ksp_type cg -pc_type gamg -ksp_converged_reason"
   for np in 1 2; do
     mpi="$PETSCSPMV_MPIEXEC_N $np"
