@@ -67,7 +67,7 @@ PetscErrorCode MatSpmvFactorSetFromOptions(Mat F, PetscInt *unit)
   PetscCall(PetscOptionsDeprecated("-mat_spmv_trsv_unit", "-mat_spmvfactor_trsv_unit", "1.1", NULL));
   PetscCall(PetscOptionsDeprecated("-mat_spmv_trsv", "-mat_spmvfactor_trsv", "1.1", NULL));
   PetscCall(PetscOptionsDeprecated("-mat_spmv_trsv_sweeps", "-mat_spmvfactor_trsv_sweeps", "1.1", NULL));
-  PetscCall(PetscOptionsRangeInt("-mat_spmvfactor_trsv_unit", "Consecutive rows solved together by one warp (0: the candidate with the fewest levels)", "MATSOLVERSPMV", *unit, unit, NULL, 0, MATSPMV_TRI_MAX_UNIT));
+  PetscCall(PetscOptionsRangeInt("-mat_spmvfactor_trsv_unit", "Consecutive rows solved together by one warp (0: the candidate whose solve is estimated fastest)", "MATSOLVERSPMV", *unit, unit, NULL, 0, MATSPMV_TRI_MAX_UNIT));
   PetscCall(PetscOptionsEnum("-mat_spmvfactor_trsv", "Triangular solves: exact, or approximated by block-Jacobi sweeps over units or by incomplete sparse approximate inverses", "MATSOLVERSPMV", MatSpmvTrsvTypes, (PetscEnum)f->trsv, (PetscEnum *)&f->trsv, NULL));
   PetscCall(PetscOptionsBoundedInt("-mat_spmvfactor_trsv_sweeps", "Block-Jacobi sweeps per triangle after the block-diagonal solve (-mat_spmvfactor_trsv jacobi)", "MATSOLVERSPMV", f->sweeps, &f->sweeps, NULL, 0));
   PetscOptionsEnd();
