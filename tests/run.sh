@@ -235,6 +235,13 @@ for t in $types; do
     [ $np = 2 ] && spmvicc="-ksp_type cg -pc_type bjacobi -sub_pc_type icc -sub_pc_factor_mat_solver_type spmv"
     run "$t: KSP ex2 CG + ICC(0) by MATSOLVERSPMV, $np rank(s), same iterations as aij with PETSc's ICC(0)" same_iterations ksp_ex2 \
       $mpi $bin/ksp_ex2 -m 40 -n 40 -ksp_converged_reason ${spmvicc//spmv/petsc} -mat_type aij -- $mpi $bin/ksp_ex2 -m 40 -n 40 -ksp_converged_reason $spmvicc -dll_append $lib -mat_type $t "${gpuopt[@]}"
+    if [ $np = 1 ]; then # wide rows of 3x3 blocks: the unit rule takes the block size
+      ex56icc="$bin/ksp_ex56 -ne 8 -ksp_type cg -pc_type icc -ksp_converged_reason"
+      run "$t: KSP ex56 CG + ICC(0) by MATSOLVERSPMV (81 nonzeros per row): units of its 3-row blocks" factor_package spmv "units of 3 rows" \
+        $ex56icc -pc_factor_mat_solver_type spmv -dll_append $lib -mat_type $t "${gpuopt[@]}"
+      run "$t: KSP ex56 CG + ICC(0) by MATSOLVERSPMV, same iterations as aij with PETSc's ICC(0)" same_iterations ksp_ex56 \
+        $ex56icc -pc_factor_mat_solver_type petsc -mat_type aij -- $ex56icc -pc_factor_mat_solver_type spmv -dll_append $lib -mat_type $t "${gpuopt[@]}"
+    fi
     run "$t: KSP ex2, $np rank(s), same iterations as aij" same_iterations ksp_ex2 \
       $mpi $bin/ksp_ex2 -m 40 -n 40 -ksp_converged_reason -mat_type aij -- $mpi $bin/ksp_ex2 -m 40 -n 40 -ksp_converged_reason -dll_append $lib -mat_type $t "${gpuopt[@]}"
   done
