@@ -351,7 +351,7 @@ PETSC_EXTERN PetscErrorCode MatSPMVSetTune(Mat, PetscBool);
    Options Database Keys:
 +  -pc_factor_mat_solver_type spmv          - selects it for `PCILU` and `PCICC`
 .  -sub_pc_factor_mat_solver_type spmv      - for the blocks of `PCBJACOBI` or `PCASM`
-.  -mat_spmvfactor_trsv_unit <k>            - rows solved together, 1 to 8 (default 0: the size with the fewest dependency levels); with the PC's prefix
+.  -mat_spmvfactor_trsv_unit <k>            - rows solved together, 1 to 8 (default 0: the size whose solve is estimated fastest); with the PC's prefix
 .  -mat_spmvfactor_trsv <exact,jacobi,isai> - triangular solves exact (default), or approximated by block-Jacobi sweeps over the units or (ILU) by sparse approximate inverses; with the PC's prefix
 -  -mat_spmvfactor_trsv_sweeps <k>          - sweeps per triangle after the block-diagonal solve (default 2); with the PC's prefix
 

@@ -5,9 +5,10 @@
 
   The factor M = L + U - I has A's CSR pattern (ICC: A's upper triangle and its mirror image;
   L unit lower, U upper), with ILU(k)/ICC(k) the fill of levels up to k added. Rows are taken in units
-  of `unit` consecutive rows, one warp per unit: the size among 1, 2, 4, 8 and A's block size with
-  the fewest dependency levels (ex19: 4, a grid point's unknowns; a five-point Laplacian: 8 rows of
-  a grid line, whose chain then costs one level instead of eight), or -mat_spmvfactor_trsv_unit. A unit
+  of `unit` consecutive rows, one warp per unit: the size among 1, 2, 4, 8 and A's block size whose solve is
+  estimated fastest, levels x the units' work (ex19: 8, two grid points; a five-point Laplacian: 8
+  rows of a grid line, whose chain then costs one level instead of eight; KSP ex56: its 3-row
+  blocks), or -mat_spmvfactor_trsv_unit. A unit
   waits only on the units its entries outside the unit point to, through one completion flag per
   unit; inside a unit the warp applies the inverse of the unit's diagonal block. Warps take units
   from an atomic counter in order of dependency level (1 + the highest level of the units a unit
