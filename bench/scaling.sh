@@ -11,7 +11,8 @@
 #   -w  weak-scaling cases, given at their one-GPU size: on g GPUs the grid side (or -ne) becomes
 #       N * g^(1/d), d = 2 for ex19 and ex2, 3 for ex45 and ex56 (the same unknowns per GPU)
 #   KSP ex56 cases run only on cube numbers of ranks (1, 8, 27): ex56 refuses others, and on 2 it puts
-#   every row on the first rank
+#   every row on the first rank; their -ne is raised until ne + 1 splits among k^3 ranks (49 for 48
+#   on 8)
 #   --shared  run counts above the GPUs present anyway (ranks then share GPUs: the code paths, not
 #       the scaling); without it such counts are skipped
 #
@@ -50,6 +51,26 @@ weaksize() { # case@N g -> the case at g times the unknowns
   case $c in ex45* | ex56*) d=3 ;; esac
   echo "$c@$(awk -v n="$n" -v g="$2" -v d="$d" 'BEGIN { printf "%d", n * g ^ (1 / d) + 0.5 }')"
 }
+cuberoot() { # g -> its integer cube root, or 0
+  awk -v g="$1" 'BEGIN { r = int(g ^ (1 / 3) + 0.5); print (r * r * r == g) ? r : 0 }'
+}
+ex56fit() { # case[@N] k -> the case with -ne raised until k divides ne + 1, as KSP ex56 on k^3 processes needs
+  local c=${1%@*} n=${1#*@}
+  if [ "$n" = "$1" ]; then case $c in ex56icc*) n=47 ;; *) n=48 ;; esac; fi
+  echo "$c@$(((n + 1 + $2 - 1) / $2 * $2 - 1))"
+}
+# strong scaling solves one problem: ex56's -ne fits every cube count at once
+lcm=1
+for g in $counts; do
+  k=$(cuberoot "$g")
+  [ "$k" -gt 1 ] && lcm=$(awk -v a="$lcm" -v b="$k" 'function gcd(x, y) { return y ? gcd(y, x % y) : x } BEGIN { print a * b / gcd(a, b) }')
+done
+fitted=
+for c in $strong; do
+  case $c in ex56*) c=$(ex56fit "$c" "$lcm") ;; esac
+  fitted="$fitted $c"
+done
+strong=$fitted
 for g in $counts; do
   if [ "$g" -gt "$gpus" ] && [ $shared = 0 ]; then
     echo "skipped $g ranks: $gpus GPU(s) here (--shared runs them anyway)"
@@ -69,7 +90,9 @@ for g in $counts; do
       esac
       if [ $kind = weak ]; then
         case $c in *@*) ;; *) echo "weak case $c needs its one-GPU size (case@N)"; exit 2 ;; esac
-        cs="$cs $(weaksize "$c" "$g")"
+        c=$(weaksize "$c" "$g")
+        case $c in ex56*) c=$(ex56fit "$c" "$(cuberoot "$g")") ;; esac
+        cs="$cs $c"
       else cs="$cs $c"; fi
     done
     [ -n "$cs" ] || continue
