@@ -320,7 +320,7 @@ static PetscErrorCode MatSpmvFactorDefaultDeclines(Mat F, Mat A, IS row, IS col,
   }
   PetscCall(MatGetInfo(A, MAT_LOCAL, &minfo));
   mean = A->rmap->n ? (PetscReal)minfo.nz_used / (PetscReal)A->rmap->n : 0;
-  if (mean > MATSPMV_DEFAULT_MAX_ROW) PetscCall(PetscSNPrintf(why, len, "%.0f nonzeros per row on average (more than %d), measured faster with cuSPARSE's", (double)mean, MATSPMV_DEFAULT_MAX_ROW));
+  if (mean > MATSPMV_DEFAULT_MAX_ROW) PetscCall(PetscSNPrintf(why, len, "%.0f nonzeros per row on average (more than %d: longer rows than this package was measured on)", (double)mean, MATSPMV_DEFAULT_MAX_ROW));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
