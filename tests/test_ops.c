@@ -41,6 +41,34 @@ static PetscErrorCode CreateOperator(MatType type, PetscInt n, Mat *A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* rows coupled only within their process (3 k of them): an MPI matrix whose off-diagonal blocks have
+   no columns, where PETSc's graph of blocks takes its entry-by-entry path */
+static PetscErrorCode CreateDecoupled(MatType type, PetscInt k, Mat *A)
+{
+  PetscInt rstart, rend;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+  PetscCall(MatSetSizes(*A, 3 * k, 3 * k, PETSC_DETERMINE, PETSC_DETERMINE));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(MatSeqAIJSetPreallocation(*A, 5, NULL));
+  PetscCall(MatMPIAIJSetPreallocation(*A, 5, NULL, 0, NULL));
+  PetscCall(MatGetOwnershipRange(*A, &rstart, &rend));
+  for (PetscInt row = rstart; row < rend; row++) {
+    const PetscInt off[5] = {0, -1, 1, -3, 3};
+
+    for (int e = 0; e < 5; e++) {
+      const PetscInt    col = row + off[e];
+      const PetscScalar v   = e ? -1.0 - 0.1 * (PetscReal)((row + e) % 4) : 6.0;
+
+      if (col >= rstart && col < rend) PetscCall(MatSetValues(*A, 1, &row, 1, &col, &v, INSERT_VALUES));
+    }
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode Check(Mat A, Mat Aref, PetscRandom rnd, const char *step)
 {
   PetscFunctionBegin;
@@ -192,6 +220,15 @@ int main(int argc, char **argv)
   for (int k = 0; k < 2; k++) PetscCall(MatDiagonalScale(M[k], l, r));
   PetscCall(Check(A, Aref, rnd, "MatDiagonalScale"));
   PetscCall(CheckGraphs(A, Aref, PETSC_TRUE, rnd));
+  { /* processes without off-diagonal columns */
+    Mat D, Dref;
+
+    PetscCall(CreateDecoupled(type, 20, &D));
+    PetscCall(CreateDecoupled(MATAIJ, 20, &Dref));
+    PetscCall(CheckGraphs(D, Dref, PETSC_TRUE, rnd));
+    PetscCall(MatDestroy(&D));
+    PetscCall(MatDestroy(&Dref));
+  }
   { /* a product's result (with a GPU an aijcusparse matrix, as GAMG's first coarse operator: its
        graph is PETSc's) */
     Mat C, Cref;
