@@ -62,8 +62,8 @@ ex56fit() { # case[@N] k -> the case with -ne raised until k divides ne + 1, as 
 # strong scaling solves one problem: ex56's -ne fits every cube count at once
 lcm=1
 for g in $counts; do
-  k=$(cuberoot "$g")
-  [ "$k" -gt 1 ] && lcm=$(awk -v a="$lcm" -v b="$k" 'function gcd(x, y) { return y ? gcd(y, x % y) : x } BEGIN { print a * b / gcd(a, b) }')
+  r=$(cuberoot "$g")
+  [ "$r" -gt 1 ] && lcm=$(awk -v a="$lcm" -v b="$r" 'function gcd(x, y) { return y ? gcd(y, x % y) : x } BEGIN { print a * b / gcd(a, b) }')
 done
 fitted=
 for c in $strong; do
@@ -76,6 +76,7 @@ for g in $counts; do
     echo "skipped $g ranks: $gpus GPU(s) here (--shared runs them anyway)"
     continue
   fi
+  k=$(cuberoot "$g") # 0: not a cube
   for kind in strong weak; do
     list=$strong
     [ $kind = weak ] && list=$weak
@@ -83,7 +84,7 @@ for g in $counts; do
     cs=
     for c in $list; do
       case $c in ex56*) # KSP ex56 splits its cube among a cube number of processes (2: all on the first)
-        if ! awk -v g="$g" 'BEGIN { r = int(g ^ (1 / 3) + 0.5); exit !(r * r * r == g && g != 2) }'; then
+        if [ "$k" = 0 ]; then
           echo "skipped $c on $g rank(s): KSP ex56 needs a cube number of processes"
           continue
         fi ;;
@@ -91,7 +92,7 @@ for g in $counts; do
       if [ $kind = weak ]; then
         case $c in *@*) ;; *) echo "weak case $c needs its one-GPU size (case@N)"; exit 2 ;; esac
         c=$(weaksize "$c" "$g")
-        case $c in ex56*) c=$(ex56fit "$c" "$(cuberoot "$g")") ;; esac
+        case $c in ex56*) c=$(ex56fit "$c" "$k") ;; esac
         cs="$cs $c"
       else cs="$cs $c"; fi
     done

@@ -26,11 +26,7 @@ static PetscErrorCode MatFactorGetSolverType_Spmv(Mat F, MatSolverType *type)
 PetscErrorCode MatSpmvFactorReset(Mat_SpmvFactor *f)
 {
   PetscFunctionBegin;
-  if (f->borrowed) { /* A's: an error in the symbolic phase left them here */
-    f->i        = NULL;
-    f->j        = NULL;
-    f->borrowed = PETSC_FALSE;
-  }
+  MatSpmvFactorReturnPattern(f); /* A's: an error in the symbolic phase left them here */
   PetscCall(PetscFree(f->i));
   PetscCall(PetscFree(f->j));
   PetscCall(PetscFree3(f->diag, f->lin, f->uout));

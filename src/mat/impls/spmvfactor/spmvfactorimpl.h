@@ -85,6 +85,14 @@ typedef struct {
 /* the package's registration (MatGetFactor() handlers), called once by the package initialisation */
 PETSC_INTERN PetscErrorCode MatSolverTypeRegister_Spmv(void);
 PETSC_INTERN PetscErrorCode MatSpmvFactorReset(Mat_SpmvFactor *);
+/* gives A's pattern back (f->i, f->j no longer point into it); nothing where f owns its own */
+static inline void MatSpmvFactorReturnPattern(Mat_SpmvFactor *f)
+{
+  if (!f->borrowed) return;
+  f->i        = NULL;
+  f->j        = NULL;
+  f->borrowed = PETSC_FALSE;
+}
 /* As PCFactor's default package, the layer's hand-over of F to cuSPARSE's package (F replaced in place,
    its symbolic phase done; the last argument says why, for -info); NULL where spmv was asked for */
 typedef PetscErrorCode (*MatSpmvFactorFallbackFn)(Mat, Mat, IS, IS, const MatFactorInfo *, const char *);

@@ -441,11 +441,7 @@ static PetscErrorCode MatSpmvFactorSymbolic(Mat F, Mat A, IS row, IS col, const 
   PetscCall(PetscMalloc3(n, &f->diag, n, &f->lin, n, &f->uout));
   PetscCall(PetscTime(&t1));
   PetscCall(MatSpmvFactorSetUp(F, A, t1 - t0));
-  if (f->borrowed) { /* the device has the pattern; the host solves are not used */
-    f->i        = NULL;
-    f->j        = NULL;
-    f->borrowed = PETSC_FALSE;
-  }
+  MatSpmvFactorReturnPattern(f);                                                    /* the device has the pattern; the host solves are not used */
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ai, &aj, &done)); /* sets nr to 0 */
   PetscCall(MatSpmvTransposeFactorSymbolic(F, NULL, NULL, info));                   /* ILU's transpose solves: natural ordering */
   PetscFunctionReturn(PETSC_SUCCESS);

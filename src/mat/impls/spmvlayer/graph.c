@@ -176,8 +176,8 @@ static PetscErrorCode MatSpmvGraphCollapseMPI(Mat A, PetscInt bs, MatType gtype,
   }
   PetscCall(PetscMalloc6(nd + no, &mark, nd + no, &keys, nd + no, &cols, nd + no, &acc, nd + no, &vals, 2 * m + 1, &dnnz));
   onnz = dnnz + m;
-  for (PetscInt k = 0; k < nd + no; k++) mark[k] = -1;
   for (int pass = 0; pass < 2; pass++) { /* count for the preallocation, then insert */
+    for (PetscInt k = 0; k < nd + no; k++) mark[k] = -1;
     if (pass) {
       PetscCall(MatCreate(PetscObjectComm((PetscObject)A), G0));
       PetscCall(MatSetSizes(*G0, m, nd, PETSC_DETERMINE, PETSC_DETERMINE));
@@ -185,7 +185,6 @@ static PetscErrorCode MatSpmvGraphCollapseMPI(Mat A, PetscInt bs, MatType gtype,
       PetscCall(MatSeqAIJSetPreallocation(*G0, 0, dnnz));
       PetscCall(MatMPIAIJSetPreallocation(*G0, 0, dnnz, 0, onnz));
       PetscCall(MatSetOption(*G0, MAT_NO_OFF_PROC_ENTRIES, PETSC_TRUE));
-      for (PetscInt k = 0; k < nd + no; k++) mark[k] = -1;
     }
     for (PetscInt br = 0; br < m; br++) {
       PetscInt n = 0, grow = A->rmap->rstart / bs + br;
