@@ -24,8 +24,10 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q 
 echo "petscspmv tests: PETSC_DIR=$PETSC_DIR (variant $PETSCSPMV_VARIANT), GPU: $([ $gpu = 1 ] && nvidia-smi -L | head -1 || echo none, host reference kernels)"
 
 pass=0 fail=0 skip=0
+# PETSCSPMV_TEST_NAMES=file: only the cases named by its lines (tests/run-gpus.sh deals them out)
 selected() { # name: does it contain one of the |-separated patterns of -k?
   local pattern patterns
+  if [ -n "${PETSCSPMV_TEST_NAMES:-}" ] && ! grep -qxF -- "$1" "$PETSCSPMV_TEST_NAMES"; then return 1; fi
   IFS='|' read -ra patterns <<<"$filter"
   [ ${#patterns[@]} = 0 ] && return 0
   for pattern in "${patterns[@]}"; do case "$1" in *"$pattern"*) return 0 ;; esac; done
@@ -34,6 +36,7 @@ selected() { # name: does it contain one of the |-separated patterns of -k?
 run() { # name command...
   local name=$1; shift
   selected "$name" || return 0
+  if [ -n "${PETSCSPMV_TEST_LIST:-}" ]; then echo "CASE $name"; return 0; fi # names only
   local log="$logs/$(echo "$name" | tr -c 'A-Za-z0-9_.-' _).log" t0=$SECONDS
   if timeout 900 bash -c '"$@"' _ "$@" >"$log" 2>&1; then
     pass=$((pass + 1)); echo "PASS $name ($((SECONDS - t0)) s)"
