@@ -314,6 +314,13 @@ for t in $types; do
     done
     run "$t: SNES ex19 ILU(0), same iterations as aijcusparse (device factor)" same_iterations ex19 \
       $ex19 -pc_type ilu -dm_mat_type aijcusparse -dm_vec_type cuda -- $ex19 -pc_type ilu -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
+    # PETSc's stream made non-blocking: every upload, download and kernel of ours must be ordered on
+    # it (the legacy stream no longer waits for it)
+    nb="-root_device_context_stream_type nonblocking"
+    run "$t: on a non-blocking stream ($nb): SNES ex19 ILU(0) by MATSOLVERSPMV, same iterations as aijcusparse's cuSPARSE ILU(0)" same_iterations ex19 \
+      $ex19 $nb -pc_type ilu -pc_factor_mat_solver_type cusparse -dm_mat_type aijcusparse -dm_vec_type cuda -- $ex19 $nb -pc_type ilu -pc_factor_mat_solver_type spmv -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
+    run "$t: on a non-blocking stream ($nb): KSP ex45 CG + GAMG, 2 ranks, iterations as aijcusparse" bash -c 'same_iterations "$@"' _ ksp_ex45 \
+      $np2 $ex45 $nb -dm_mat_type aijcusparse -dm_vec_type cuda -- $np2 $ex45 $nb -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
   else
     skip "$t: SNES ex19 with CUDA vectors (no GPU)"
   fi

@@ -363,6 +363,8 @@ __global__ void MatSpmvISAIApplyKernel(I n, const I *__restrict__ ai, const I *_
 
 PetscErrorCode MatSpmvCUDATriCreate(MatSpmvTriDevice *d, PetscInt n, PetscInt nnz, PetscInt unit, const PetscInt *i, const PetscInt *j, const PetscInt *diag, const PetscInt *lin, const PetscInt *uout, PetscInt *const order[2], const PetscInt *vmap)
 {
+  cudaStream_t s;
+
   PetscFunctionBegin;
   PetscCall(PetscMemzero(d, sizeof(*d)));
   d->n      = n;
@@ -384,8 +386,10 @@ PetscErrorCode MatSpmvCUDATriCreate(MatSpmvTriDevice *d, PetscInt n, PetscInt nn
   PetscCall(MatSpmvCUDAMalloc((void **)&d->flags, PetscMax(d->nunits, 1) * sizeof(int)));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->counter, sizeof(unsigned long long)));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->status, sizeof(int)));
-  PetscCallCUDA(cudaMemset(d->flags, 0, PetscMax(d->nunits, 1) * sizeof(int)));
-  PetscCallCUDA(cudaMemset(d->counter, 0, sizeof(unsigned long long)));
+  /* on PETSc's stream (the solves' flags must be zero before a solve waits on them, whatever the stream type) */
+  PetscCall(PetscGetCurrentCUDAStream(&s));
+  PetscCallCUDA(cudaMemsetAsync(d->flags, 0, PetscMax(d->nunits, 1) * sizeof(int), s));
+  PetscCallCUDA(cudaMemsetAsync(d->counter, 0, sizeof(unsigned long long), s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

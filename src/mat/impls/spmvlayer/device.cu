@@ -76,17 +76,26 @@ PetscErrorCode MatSpmvCUDACopyToHost(void *dst, const void *src, size_t bytes, v
 {
   PetscFunctionBegin;
   if (bytes) {
+    if (!stream) PetscCall(MatSpmvCUDAGetStream(&stream)); /* PETSc's */
     PetscCallCUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, (cudaStream_t)stream));
     PetscCallCUDA(cudaStreamSynchronize((cudaStream_t)stream));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* On PETSc's stream, not the legacy one: with -root_device_context_stream_type nonblocking a plain
+   cudaMemcpy() would not be ordered with the kernels that read the array (from pageable memory it
+   returns before its DMA ends). The source may be freed on return: pageable memory is staged */
 PetscErrorCode MatSpmvCUDAUpload(void **dst, const void *src, size_t bytes)
 {
+  cudaStream_t s;
+
   PetscFunctionBegin;
   PetscCall(MatSpmvCUDAMalloc(dst, bytes));
-  if (bytes) PetscCallCUDA(cudaMemcpy(*dst, src, bytes, cudaMemcpyHostToDevice));
+  if (bytes) {
+    PetscCall(PetscGetCurrentCUDAStream(&s));
+    PetscCallCUDA(cudaMemcpyAsync(*dst, src, bytes, cudaMemcpyHostToDevice, s));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -161,7 +170,7 @@ PetscErrorCode MatSpmvCUDADownloadInt(PetscInt **h, const int *d, PetscInt n)
   PetscFunctionBegin;
   PetscCall(PetscMalloc1(n, h));
   PetscCall(PetscMalloc1(n, &tmp));
-  if (n) PetscCallCUDA(cudaMemcpy(tmp, d, n * sizeof(int), cudaMemcpyDeviceToHost));
+  if (n) PetscCall(MatSpmvCUDACopyToHost(tmp, d, n * sizeof(int), NULL)); /* after the kernels that wrote d */
   for (PetscInt k = 0; k < n; k++) (*h)[k] = tmp[k];
   PetscCall(PetscFree(tmp));
   PetscFunctionReturn(PETSC_SUCCESS);
