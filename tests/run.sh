@@ -38,7 +38,7 @@ run() { # name command...
   selected "$name" || return 0
   if [ -n "${PETSCSPMV_TEST_LIST:-}" ]; then echo "CASE $name"; return 0; fi # names only
   local log="$logs/$(echo "$name" | tr -c 'A-Za-z0-9_.-' _).log" t0=$SECONDS
-  if timeout 900 bash -c '"$@"' _ "$@" >"$log" 2>&1; then
+  if timeout "${PETSCSPMV_TEST_TIMEOUT:-900}" bash -c '"$@"' _ "$@" >"$log" 2>&1; then
     pass=$((pass + 1)); echo "PASS $name ($((SECONDS - t0)) s)"
   else
     fail=$((fail + 1)); echo "FAIL $name ($((SECONDS - t0)) s, log: $log)"; tail -15 "$log" | sed 's/^/     /'
