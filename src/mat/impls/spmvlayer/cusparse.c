@@ -104,6 +104,8 @@ PetscErrorCode MatSpmvCUSPARSERestoreValues(Mat A, const PetscScalar **v)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* aijcusparse's device CSR indices of A (row offsets uncompressed); 32-bit PetscInt only: with 64-bit
+   indices aijcusparse keeps 64-bit ones, and the callers take the host paths (MatSpmvDeviceCSRUsable()) */
 PetscErrorCode MatSpmvCUSPARSEGetIJ(Mat A, const int **i, const int **j)
 {
   MatSpmvAlias   alias;
@@ -111,7 +113,11 @@ PetscErrorCode MatSpmvCUSPARSEGetIJ(Mat A, const int **i, const int **j)
 
   PetscFunctionBegin;
   PetscCall(MatSpmvAliasBegin(&alias, A, NULL, NULL, NULL));
-#if defined(PETSC_HAVE_CUDA)
+#if defined(PETSC_HAVE_CUDA) && defined(PETSC_USE_64BIT_INDICES)
+  (void)i;
+  (void)j;
+  ierr = PETSC_ERR_PLIB; /* no caller reaches it */
+#elif defined(PETSC_HAVE_CUDA)
   ierr = MatSeqAIJCUSPARSEGetIJ(A, PETSC_FALSE, i, j);
 #else
   ierr = PETSC_ERR_SUP;

@@ -26,6 +26,9 @@ PetscErrorCode MatSpmvUpdate(Mat A, int t, MatSpmvLayout *Lout)
   csr.nnz = ai ? ai[csr.m] : 0;
   csr.i   = ai;
   csr.j   = aj;
+  /* as stored; MatSpmvBuild() plans the order and counts the rows */
+  csr.colorder = MAT_SPMV_COLUMN_ORDER_NATURAL;
+  csr.stats    = NULL;
   if (nzstate != sp->nonzerostate || csr.m != sp->m || csr.n != sp->n || csr.nnz != sp->nnz || A->data != sp->data) {
     PetscCall(MatSpmvReset(sp));
     sp->data         = A->data; /* MatHeaderMerge() swaps in new data under the same state */
