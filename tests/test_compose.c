@@ -552,13 +552,11 @@ int main(int argc, char **argv)
       Operands  o;
       char      what[256];
       PetscBool ours, sparse;
-      MatType   dtype;
-      char      atype[64];
+      MatType   dtype, atype, now;
 
       if (!Supported(ptype, (OperandKind)kind, gpu, size)) continue;
       PetscCall(OperandsCreate(ptype, (OperandKind)kind, type, other, n, N, K, &o));
-      PetscCall(MatGetType(o.A, &dtype));
-      PetscCall(PetscStrncpy(atype, dtype, sizeof(atype))); /* a copy: the name is reallocated while A is in a product */
+      PetscCall(MatGetType(o.A, &atype)); /* held across the products, as a caller may: it must stay valid */
       PetscCall(PetscSNPrintf(what, sizeof(what), "%s with A %s, other operands %s", MatProductTypes[ptype], type, OperandNames[kind]));
 
       PetscCall(ProductBoth(ptype, MAT_INITIAL_MATRIX, &o));
@@ -589,6 +587,8 @@ int main(int argc, char **argv)
         PetscCall(CheckResult(o.D, o.Dref, rnd, what));
         if (ours && IsSpmv(o.D)) PetscCall(MatSpmvCheckLayout(o.D));
       }
+      PetscCall(MatGetType(o.A, &now));
+      PetscCheck(now == atype, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: A's type name was reallocated by the products (a MatType held from MatGetType() would point to freed memory)", what);
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok %s (result %s)\n", what, dtype));
       tested++;
       PetscCall(OperandsDestroy(&o));

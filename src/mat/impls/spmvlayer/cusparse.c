@@ -51,8 +51,10 @@ PetscErrorCode MatSpmvAliasBegin(MatSpmvAlias *alias, Mat A, Mat B, Mat C, Mat D
     if (!base) continue;
     PetscCall(PetscObjectTypeCompare((PetscObject)mats[k], base, &named));
     if (named) continue; /* inside an outer alias */
-    alias->mat[k] = mats[k];
-    PetscCall(PetscStrallocpy(((PetscObject)mats[k])->type_name, &alias->name[k]));
+    /* the own name is set aside, not freed: a MatType the caller holds from MatGetType() stays valid */
+    alias->mat[k]                     = mats[k];
+    alias->name[k]                    = ((PetscObject)mats[k])->type_name;
+    ((PetscObject)mats[k])->type_name = NULL;
     PetscCall(PetscObjectChangeTypeName((PetscObject)mats[k], base));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -64,8 +66,8 @@ PetscErrorCode MatSpmvAliasEnd(MatSpmvAlias *alias, PetscErrorCode ierr)
   PetscFunctionBegin;
   for (int k = 0; k < 4; k++) {
     if (!alias->mat[k]) continue;
-    PetscCall(PetscObjectChangeTypeName((PetscObject)alias->mat[k], alias->name[k]));
-    PetscCall(PetscFree(alias->name[k]));
+    PetscCall(PetscFree(((PetscObject)alias->mat[k])->type_name)); /* the alias, or a name set in between */
+    ((PetscObject)alias->mat[k])->type_name = alias->name[k];
   }
   PetscCall(ierr);
   PetscFunctionReturn(PETSC_SUCCESS);
