@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # compute-sanitizer on the CUDA kernels (GPU machine only): memcheck on every parameter set of
 # every shared matrix and edge case, on the value-changing operations and on the matrix-matrix
-# products, racecheck on the product tests. Run through scripts/gpu-bundle.sh run tests/sanitize.sh when PETSc is a bundle.
+# products, initcheck on the value-changing operations, racecheck on the product tests. Run through scripts/gpu-bundle.sh run tests/sanitize.sh when PETSc is a bundle.
 #   PETSCSPMV_TEST_TYPES="brc cmrs argcsr ipcsr ellr" tests/sanitize.sh
 set -u
 cd "$(dirname "$0")/.."
@@ -21,6 +21,8 @@ check() { # tool program args...
 for t in ${PETSCSPMV_TEST_TYPES:-brc cmrs argcsr ipcsr ellr}; do
   check memcheck $bin/test_matrices -type $t -dir tests/matrices -mat_${t}_backend cuda
   check memcheck $bin/test_ops -type $t -mat_${t}_backend cuda
+  # device memory read before it is written (the layouts' padding, the build's scratch)
+  check initcheck $bin/test_ops -type $t -mat_${t}_backend cuda
   o=ellr; [ $t = ellr ] && o=brc
   check memcheck $bin/test_compose -type $t -other $o -gpu 1 -mat_${t}_backend cuda -mat_${o}_backend cuda
   check racecheck $bin/test_matrices -type $t -dir tests/matrices -mat_${t}_backend cuda
