@@ -88,14 +88,12 @@ PetscErrorCode MatSpmvCUDACopyToHost(void *dst, const void *src, size_t bytes, v
    returns before its DMA ends). The source may be freed on return: pageable memory is staged */
 PetscErrorCode MatSpmvCUDAUpload(void **dst, const void *src, size_t bytes)
 {
-  cudaStream_t s;
+  void *stream = NULL;
 
   PetscFunctionBegin;
   PetscCall(MatSpmvCUDAMalloc(dst, bytes));
-  if (bytes) {
-    PetscCall(PetscGetCurrentCUDAStream(&s));
-    PetscCallCUDA(cudaMemcpyAsync(*dst, src, bytes, cudaMemcpyHostToDevice, s));
-  }
+  if (bytes) PetscCall(MatSpmvCUDAGetStream(&stream));
+  PetscCall(MatSpmvCUDACopyToDevice(*dst, src, bytes, stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
