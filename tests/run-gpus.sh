@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # The GPU suite on a machine of several GPUs: its cases dealt out to the visible GPUs, one copy of
-# tests/run.sh per GPU, in parallel (several copies on one GPU slow every case many times over).
+# tests/run.sh per GPU, in parallel (several copies on one GPU slow every case many times over,
+# unless NVIDIA's MPS daemon runs: then PETSCSPMV_TEST_PER_GPU=2 runs two copies on each).
 #   tests/run-gpus.sh [-k pattern]      the cases tests/run.sh -k would run (PETSCSPMV_TEST_TYPES too)
 #   CUDA_VISIBLE_DEVICES=2,3            only those GPUs
+#   PETSCSPMV_TEST_PER_GPU=2            copies of tests/run.sh on each GPU (default 1)
 #   PETSCSPMV_TEST_DONE=file            leave out the cases an earlier output (its PASS lines) passed
-# Each GPU's output goes to build/test-logs/gpus/gpu<N>.txt (PETSCSPMV_GPU_LOGS moves it); the last
-# lines are every FAIL and "N passed, N failed" over all GPUs.
+# Each copy's output goes to build/test-logs/gpus/gpu<N>.txt, gpu<N>-<k>.txt for the k-th copy beyond
+# the first (PETSCSPMV_GPU_LOGS moves it); the last lines are every FAIL and "N passed, N failed"
+# over all copies.
 set -u
 cd "$(dirname "$0")/.."
 out=${PETSCSPMV_GPU_LOGS:-build/test-logs/gpus}
@@ -19,25 +22,33 @@ if [ -n "${PETSCSPMV_TEST_DONE:-}" ]; then
     grep -qF "PASS $c (" "$PETSCSPMV_TEST_DONE" || printf '%s\n' "$c"; done)
 fi
 [ ${#cases[@]} -gt 0 ] || { echo "no case to run"; exit 1; }
-for ((g = 0; g < ${#gpus[@]}; g++)); do : >"$out/gpu${gpus[g]}.names"; done
-for ((c = 0; c < ${#cases[@]}; c++)); do
-  printf '%s\n' "${cases[c]}" >>"$out/gpu${gpus[c % ${#gpus[@]}]}.names"
+per_gpu=${PETSCSPMV_TEST_PER_GPU:-1}
+[[ $per_gpu =~ ^[1-9][0-9]*$ ]] || { echo "PETSCSPMV_TEST_PER_GPU=$per_gpu: give a whole number from 1"; exit 1; }
+copies=() copy_gpu=()
+for ((k = 1; k <= per_gpu; k++)); do
+  for g in "${gpus[@]}"; do
+    copies+=("gpu$g$([ $k -gt 1 ] && echo "-$k")") copy_gpu+=("$g")
+  done
 done
-echo "${#cases[@]} cases on GPUs ${gpus[*]} (output in $out/)"
-for g in "${gpus[@]}"; do
-  ( t0=$SECONDS
-    CUDA_VISIBLE_DEVICES=$g PETSCSPMV_TEST_NAMES=$out/gpu$g.names tests/run.sh "$@" >"$out/gpu$g.txt" 2>&1
-    echo "GPU $g: $(tail -1 "$out/gpu$g.txt") ($((SECONDS - t0)) s)" ) &
+for w in "${copies[@]}"; do : >"$out/$w.names"; done
+for ((c = 0; c < ${#cases[@]}; c++)); do
+  printf '%s\n' "${cases[c]}" >>"$out/${copies[c % ${#copies[@]}]}.names"
+done
+echo "${#cases[@]} cases on GPUs ${gpus[*]}, $per_gpu cop$([ "$per_gpu" = 1 ] && echo y || echo ies) each (output in $out/)"
+for ((w = 0; w < ${#copies[@]}; w++)); do
+  ( t0=$SECONDS name=${copies[w]}
+    CUDA_VISIBLE_DEVICES=${copy_gpu[w]} PETSCSPMV_TEST_NAMES=$out/$name.names tests/run.sh "$@" >"$out/$name.txt" 2>&1
+    echo "$name: $(tail -1 "$out/$name.txt") ($((SECONDS - t0)) s)" ) &
 done
 wait
 pass=0 fail=0
-for g in "${gpus[@]}"; do
-  grep '^FAIL ' "$out/gpu$g.txt"
-  last=$(tail -1 "$out/gpu$g.txt")
+for w in "${copies[@]}"; do
+  grep '^FAIL ' "$out/$w.txt"
+  last=$(tail -1 "$out/$w.txt")
   if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
     pass=$((pass + BASH_REMATCH[1])) fail=$((fail + BASH_REMATCH[2]))
   else
-    echo "GPU $g did not finish (last line: $last)"; fail=$((fail + 1))
+    echo "$w did not finish (last line: $last)"; fail=$((fail + 1))
   fi
 done
 echo "$pass passed, $fail failed"
