@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The GPU suite on a machine of several GPUs: its cases dealt out to the visible GPUs, one copy of
-# tests/run.sh per GPU, in parallel (several copies on one GPU slow every case many times over,
-# unless NVIDIA's MPS daemon runs: then PETSCSPMV_TEST_PER_GPU=2 runs two copies on each).
+# The GPU suite on a machine of several GPUs: one copy of tests/run.sh per visible GPU, in parallel,
+# each taking the next case no other copy has taken (several copies on one GPU slow every case many
+# times over, unless NVIDIA's MPS daemon runs: then PETSCSPMV_TEST_PER_GPU=2 runs two on each).
 #   tests/run-gpus.sh [-k pattern]      the cases tests/run.sh -k would run (PETSCSPMV_TEST_TYPES too)
 #   CUDA_VISIBLE_DEVICES=2,3            only those GPUs
 #   PETSCSPMV_TEST_PER_GPU=2            copies of tests/run.sh on each GPU (default 1)
@@ -30,14 +30,14 @@ for ((k = 1; k <= per_gpu; k++)); do
     copies+=("gpu$g$([ $k -gt 1 ] && echo "-$k")") copy_gpu+=("$g")
   done
 done
-for w in "${copies[@]}"; do : >"$out/$w.names"; done
-for ((c = 0; c < ${#cases[@]}; c++)); do
-  printf '%s\n' "${cases[c]}" >>"$out/${copies[c % ${#copies[@]}]}.names"
-done
+# every copy walks the same list and runs the cases it claims first: the copies end together
+printf '%s\n' "${cases[@]}" >"$out/cases.names"
+claims=$out/claims
+rm -rf "$claims" && mkdir -p "$claims"
 echo "${#cases[@]} cases on GPUs ${gpus[*]}, $per_gpu cop$([ "$per_gpu" = 1 ] && echo y || echo ies) each (output in $out/)"
 for ((w = 0; w < ${#copies[@]}; w++)); do
   ( t0=$SECONDS name=${copies[w]}
-    CUDA_VISIBLE_DEVICES=${copy_gpu[w]} PETSCSPMV_TEST_NAMES=$out/$name.names tests/run.sh "$@" >"$out/$name.txt" 2>&1
+    CUDA_VISIBLE_DEVICES=${copy_gpu[w]} PETSCSPMV_TEST_NAMES=$out/cases.names PETSCSPMV_TEST_CLAIMS=$claims tests/run.sh "$@" >"$out/$name.txt" 2>&1
     echo "$name: $(tail -1 "$out/$name.txt") ($((SECONDS - t0)) s)" ) &
 done
 wait

@@ -24,7 +24,8 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q 
 echo "petscspmv tests: PETSC_DIR=$PETSC_DIR (variant $PETSCSPMV_VARIANT), GPU: $([ $gpu = 1 ] && nvidia-smi -L | head -1 || echo none, host reference kernels)"
 
 pass=0 fail=0 skip=0
-# PETSCSPMV_TEST_NAMES=file: only the cases named by its lines (tests/run-gpus.sh deals them out)
+# PETSCSPMV_TEST_NAMES=file: only the cases named by its lines; PETSCSPMV_TEST_CLAIMS=dir: only those
+# this copy claims first in dir, shared with other copies (tests/run-gpus.sh)
 selected() { # name: does it contain one of the |-separated patterns of -k?
   local pattern patterns
   if [ -n "${PETSCSPMV_TEST_NAMES:-}" ] && ! grep -qxF -- "$1" "$PETSCSPMV_TEST_NAMES"; then return 1; fi
@@ -37,6 +38,8 @@ run() { # name command...
   local name=$1; shift
   selected "$name" || return 0
   if [ -n "${PETSCSPMV_TEST_LIST:-}" ]; then echo "CASE $name"; return 0; fi # names only
+  # copies sharing PETSCSPMV_TEST_CLAIMS (tests/run-gpus.sh) each run the cases they claim first
+  if [ -n "${PETSCSPMV_TEST_CLAIMS:-}" ]; then mkdir "$PETSCSPMV_TEST_CLAIMS/$(printf '%s' "$name" | md5sum | cut -c1-32)" 2>/dev/null || return 0; fi
   local log="$logs/$(echo "$name" | tr -c 'A-Za-z0-9_.-' _).log" t0=$SECONDS
   if timeout "${PETSCSPMV_TEST_TIMEOUT:-900}" bash -c '"$@"' _ "$@" >"$log" 2>&1; then
     pass=$((pass + 1)); echo "PASS $name ($((SECONDS - t0)) s)"
@@ -115,10 +118,17 @@ no_more_copies() {
     awk -v a="$tc" -v b="$rc" -v c="$tg" -v d="$rg" -v ti="$ti" -v ri="$ri" -v t="$tol" 'BEGIN { f = 1 + t / 100; exit !((a / ti <= f * b / ri || a <= b) && (c / ti <= f * d / ri || c <= d)) }'
   fi
 }
+# a failed program's long output: its error message's first lines (the cause, past -help's or -info's
+# lines), then its last ones
+failure_lines() {
+  grep -m 12 'PETSC ERROR' "$1"
+  echo "..."
+  tail -8 "$1"
+}
 # -help lists the format's options: option -- command... (the command's output must name the option)
 lists_option() {
   local opt=$1; shift; shift
-  "$@" -help >"$logs/help.$$.log" 2>&1 || { echo "the program failed"; tail -20 "$logs/help.$$.log"; return 1; }
+  "$@" -help >"$logs/help.$$.log" 2>&1 || { echo "the program failed"; failure_lines "$logs/help.$$.log"; return 1; }
   grep -q -- "$opt" "$logs/help.$$.log" || { echo "$opt not listed by: $*"; return 1; }
 }
 # the factor package -ksp_view reports (PCFactor's "package used to perform factorization"), and a
@@ -126,7 +136,7 @@ lists_option() {
 factor_package() { # expected-package info-pattern program args...
   local want=$1 info=$2; shift 2
   local log="$logs/factor.$$.log"
-  "$@" -ksp_view -info :mat >"$log" 2>&1 || { echo "the program failed"; tail -20 "$log"; return 1; }
+  "$@" -ksp_view -info :mat >"$log" 2>&1 || { echo "the program failed"; failure_lines "$log"; return 1; }
   grep "package used to perform factorization" "$log" | sort -u
   grep -q "package used to perform factorization: $want\$" "$log" || { echo "expected the $want package"; return 1; }
   [ -z "$info" ] || grep -m1 -- "$info" "$log" || { echo "no -info line matching: $info"; return 1; }
@@ -314,13 +324,6 @@ for t in $types; do
     done
     run "$t: SNES ex19 ILU(0), same iterations as aijcusparse (device factor)" same_iterations ex19 \
       $ex19 -pc_type ilu -dm_mat_type aijcusparse -dm_vec_type cuda -- $ex19 -pc_type ilu -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
-    # PETSc's stream made non-blocking: every upload, download and kernel of ours must be ordered on
-    # it (the legacy stream no longer waits for it)
-    nb="-root_device_context_stream_type nonblocking"
-    run "$t: on a non-blocking stream ($nb): SNES ex19 ILU(0) by MATSOLVERSPMV, same iterations as aijcusparse's cuSPARSE ILU(0)" same_iterations ex19 \
-      $ex19 $nb -pc_type ilu -pc_factor_mat_solver_type cusparse -dm_mat_type aijcusparse -dm_vec_type cuda -- $ex19 $nb -pc_type ilu -pc_factor_mat_solver_type spmv -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
-    run "$t: on a non-blocking stream ($nb): KSP ex45 CG + GAMG, 2 ranks, iterations as aijcusparse" bash -c 'same_iterations "$@"' _ ksp_ex45 \
-      $np2 $ex45 $nb -dm_mat_type aijcusparse -dm_vec_type cuda -- $np2 $ex45 $nb -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
   else
     skip "$t: SNES ex19 with CUDA vectors (no GPU)"
   fi
