@@ -68,7 +68,10 @@ PetscErrorCode MatSpmvCUDAFree(void *ptr)
 PetscErrorCode MatSpmvCUDACopyToDevice(void *dst, const void *src, size_t bytes, void *stream)
 {
   PetscFunctionBegin;
-  if (bytes) PetscCallCUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, (cudaStream_t)stream));
+  if (bytes) {
+    if (!stream) PetscCall(MatSpmvCUDAGetStream(&stream)); /* PETSc's */
+    PetscCallCUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, (cudaStream_t)stream));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -88,12 +91,9 @@ PetscErrorCode MatSpmvCUDACopyToHost(void *dst, const void *src, size_t bytes, v
    returns before its DMA ends). The source may be freed on return: pageable memory is staged */
 PetscErrorCode MatSpmvCUDAUpload(void **dst, const void *src, size_t bytes)
 {
-  void *stream = NULL;
-
   PetscFunctionBegin;
   PetscCall(MatSpmvCUDAMalloc(dst, bytes));
-  if (bytes) PetscCall(MatSpmvCUDAGetStream(&stream));
-  PetscCall(MatSpmvCUDACopyToDevice(*dst, src, bytes, stream));
+  PetscCall(MatSpmvCUDACopyToDevice(*dst, src, bytes, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

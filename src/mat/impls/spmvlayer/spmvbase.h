@@ -13,6 +13,7 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDAAvailable(PetscBool *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDAGetStream(void **);
 PETSC_INTERN PetscErrorCode MatSpmvCUDAMalloc(void **, size_t);
 PETSC_INTERN PetscErrorCode MatSpmvCUDAFree(void *);
+/* host <-> device copies on the given stream, PETSc's where it is NULL; the copy to the host waits for it */
 PETSC_INTERN PetscErrorCode MatSpmvCUDACopyToDevice(void *, const void *, size_t, void *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDACopyToHost(void *, const void *, size_t, void *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDACopyOnDevice(void *, const void *, size_t, void *);
