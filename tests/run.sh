@@ -143,7 +143,7 @@ factor_package() { # expected-package info-pattern program args...
   grep -q "package used to perform factorization: $want\$" "$log" || { echo "expected the $want package"; return 1; }
   [ -z "$info" ] || grep -m1 -- "$info" "$log" || { echo "no -info line matching: $info"; return 1; }
 }
-export -f iters same_iterations copies no_more_copies lists_option factor_package
+export -f iters same_iterations copies no_more_copies failure_lines lists_option factor_package
 
 # the call graph keeps to the floors of docs/design.md (no PETSc, no GPU, no build needed)
 run "layers: no circle and no upward call among src/'s units" python3 scripts/check-layers.py

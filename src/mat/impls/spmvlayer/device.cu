@@ -146,6 +146,13 @@ PetscErrorCode MatSpmvCUDASynchronize(void *stream)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MatSpmvCUDASynchronizeDevice(void)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaDeviceSynchronize());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatSpmvCUDACopyOnDevice(void *dst, const void *src, size_t bytes, void *stream)
 {
   PetscFunctionBegin;
@@ -321,9 +328,8 @@ PetscErrorCode MatSpmvCUDAComposeMap(PetscInt n, int *d_map, const int *d_pos, v
 }
 
 /* The row-length statistics of a CSR's nonempty rows, in one pass: their count, longest, sum and sum of squares */
-struct MatSpmvRowSums {
-  long long nonempty;
-  int       longest;
+struct MatSpmvRowSums { /* no padding: the result copied to the host is every byte written */
+  long long nonempty, longest;
   double    sum, sumsq;
 };
 struct MatSpmvRowSumsOf {
@@ -331,7 +337,7 @@ struct MatSpmvRowSumsOf {
   __device__ MatSpmvRowSums operator()(int r) const
   {
     const int len = i[r + 1] - i[r];
-    return {len > 0 ? 1LL : 0LL, len, (double)len, (double)len * (double)len};
+    return {len > 0 ? 1LL : 0LL, (long long)len, (double)len, (double)len * (double)len};
   }
 };
 struct MatSpmvRowSumsAdd {
@@ -345,7 +351,7 @@ PetscErrorCode MatSpmvCUDARowLengthStats(PetscInt m, const int *d_i, MatSpmvRowS
   PetscFunctionBegin;
   if (m) MatSpmvCallThrust(st = thrust::transform_reduce(thrust::cuda::par.on((cudaStream_t)stream), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)m), MatSpmvRowSumsOf{d_i}, st, MatSpmvRowSumsAdd{}));
   stats->nonempty = (PetscInt)st.nonempty;
-  stats->longest  = st.longest;
+  stats->longest  = (PetscInt)st.longest;
   stats->mean     = st.nonempty ? (PetscReal)(st.sum / (double)st.nonempty) : 0;
   stats->stddev   = st.nonempty ? (PetscReal)PetscSqrtReal(PetscMax(st.sumsq / (double)st.nonempty - (st.sum / (double)st.nonempty) * (st.sum / (double)st.nonempty), 0.0)) : 0;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -191,6 +191,12 @@ static PetscErrorCode MatSpmvRunDevicePhase(Mat C, PetscErrorCode (*f)(Mat))
     PetscCall(MatSpmvRefreshTranspose(T));
   }
   symbolic = (PetscBool)!p->data;
+#if defined(PETSC_HAVE_CUDA)
+  /* the device idle before aijcusparse's phase: with two processes on one GPU, cuSPARSE's SpGEMM in
+     GAMG's set-up on spmv matrices otherwise spun forever (PETSc 3.26, KSP ex45 12^3: 3 of 3 runs;
+     none after this wait; cause not known: docs/limits.md). A phase is milliseconds, the wait microseconds */
+  PetscCall(MatSpmvCUDASynchronizeDevice());
+#endif
   PetscCall((*f)(C));
   /* aijcusparse's sparse symbolic phase computes C's values on the device but, unless both operands'
      values were on host and device alike, leaves C marked unallocated, its host values unset: the

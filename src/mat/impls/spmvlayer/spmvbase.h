@@ -18,6 +18,8 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDACopyToDevice(void *, const void *, size_t
 PETSC_INTERN PetscErrorCode MatSpmvCUDACopyToHost(void *, const void *, size_t, void *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDACopyOnDevice(void *, const void *, size_t, void *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDASynchronize(void *);
+/* waits for all of the device's work of this process, whatever its stream */
+PETSC_INTERN PetscErrorCode MatSpmvCUDASynchronizeDevice(void);
 /* dst[k] = src[map[k]], or 0 where map[k] < 0, for k < n */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAGather(PetscInt, const int *, const PetscScalar *, PetscScalar *, void *);
 /* y[crow[k]] += t[k] for k < n */
