@@ -62,7 +62,8 @@ run)
   shift
   # petsc4py built there from what `wheels` put here, without a network
   [ -d .bundle/wheels ] && export PIP_NO_INDEX=1 PIP_FIND_LINKS=$here/.bundle/wheels
-  dest=${PETSCSPMV_BUNDLE_DIR:-/tmp/petscspmv-bundle}-$(basename "$bundle" .tar.xz)
+  # one directory per bundle file (name, time, size): a machine kept between calls unpacks a new one
+  dest=${PETSCSPMV_BUNDLE_DIR:-/tmp/petscspmv-bundle}-$(basename "$bundle" .tar.xz)-$(stat -c %Y-%s "$bundle")
   if [ ! -d "$dest/petsc" ]; then
     mkdir -p "$dest"
     tar -C "$dest" -xJf "$bundle"
@@ -71,10 +72,11 @@ run)
   # include flags from them): where that directory is missing, it becomes a link to the bundle's
   orig=$(cat "$dest/petsc/prefix" 2>/dev/null || true)
   if [ -n "$orig" ] && [ ! -e "$orig" ]; then mkdir -p "$(dirname "$orig")" && ln -s "$dest/petsc" "$orig"; fi
-  # the tree's own build outputs come from the bundle
+  # the tree's own build outputs come from the bundle; -u leaves files already copied alone, so a
+  # second run beside a first does not overwrite the programs that one is running ("Text file busy")
   mkdir -p $libdir $builddir/bin
-  cp -a "$dest/tree/lib/." $libdir/
-  cp -a "$dest/tree/bin/." $builddir/bin/
+  cp -a -u "$dest/tree/lib/." $libdir/
+  cp -a -u "$dest/tree/bin/." $builddir/bin/
   export PETSC_DIR=$dest/petsc PETSC_ARCH=
   export LD_LIBRARY_PATH=$dest/petsc/lib:$dest/deps:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
