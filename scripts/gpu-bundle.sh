@@ -72,11 +72,11 @@ run)
   # include flags from them): where that directory is missing, it becomes a link to the bundle's
   orig=$(cat "$dest/petsc/prefix" 2>/dev/null || true)
   if [ -n "$orig" ] && [ ! -e "$orig" ]; then mkdir -p "$(dirname "$orig")" && ln -s "$dest/petsc" "$orig"; fi
-  # the tree's own build outputs come from the bundle; -u leaves files already copied alone, so a
-  # second run beside a first does not overwrite the programs that one is running ("Text file busy")
+  # the tree's own build outputs come from the bundle, each file replaced by a new one (not written
+  # over), so a run beside another in the same tree leaves its running programs alone ("Text file busy")
   mkdir -p $libdir $builddir/bin
-  cp -a -u "$dest/tree/lib/." $libdir/
-  cp -a -u "$dest/tree/bin/." $builddir/bin/
+  cp -a --remove-destination "$dest/tree/lib/." $libdir/
+  cp -a --remove-destination "$dest/tree/bin/." $builddir/bin/
   export PETSC_DIR=$dest/petsc PETSC_ARCH=
   export LD_LIBRARY_PATH=$dest/petsc/lib:$dest/deps:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
