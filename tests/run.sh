@@ -46,7 +46,7 @@ run() { # name command...
   if timeout "$limit" bash -c '"$@"' _ "$@" >"$log" 2>&1; then
     pass=$((pass + 1)); echo "PASS $name ($((SECONDS - t0)) s)"
   else
-    fail=$((fail + 1)); echo "FAIL $name ($((SECONDS - t0)) s, log: $log)"; tail -15 "$log" | sed 's/^/     /'
+    fail=$((fail + 1)); echo "FAIL $name ($((SECONDS - t0)) s, log: $log)"; failure_lines "$log" 15 | sed 's/^/     /'
   fi
 }
 skip() { skip=$((skip + 1)); echo "SKIP $1"; }
@@ -121,11 +121,11 @@ no_more_copies() {
   fi
 }
 # a failed program's long output: its error message's first lines (the cause, past -help's or -info's
-# lines), then its last ones
+# lines, or the options a PETSc error ends with), then its last ones (log [how many, default 8])
 failure_lines() {
   grep -m 12 'PETSC ERROR' "$1"
   echo "..."
-  tail -8 "$1"
+  tail -"${2:-8}" "$1"
 }
 # -help lists the format's options: option -- command... (the command's output must name the option)
 lists_option() {
@@ -204,7 +204,7 @@ for t in $types; do
     # a scalar operator: GAMG's graph is ours (made on the device with a GPU); MIS sees the same pattern
     ex45="$bin/ksp_ex45 -da_grid_x 12 -da_grid_y 12 -da_grid_z 12 -ksp_type cg -pc_type gamg -ksp_converged_reason"
     for gamg in "" "-pc_gamg_threshold 0.05" "-pc_gamg_aggressive_coarsening 0" "-pc_gamg_agg_nsmooths 0"; do
-      # seconds each; spmv's set-up can stop with 2 processes on one GPU (docs/limits.md)
+      # seconds each: a set-up that stops (as spmv's did with 2 processes on one GPU, docs/limits.md) fails in 5 minutes
       case_limit=300 run "$t: KSP ex45 CG + GAMG ${gamg:-(defaults)}, $np rank(s), iterations as $base" bash -c 'same_iterations "$@"' _ ksp_ex45 \
         $mpi $ex45 $gamg -dm_mat_type $base ${vbase[@]/-vec_type/-dm_vec_type} -- $mpi $ex45 $gamg -dll_append $lib -dm_mat_type $t ${vbase[@]/-vec_type/-dm_vec_type} "${gpuopt[@]}"
     done
