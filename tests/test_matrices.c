@@ -30,9 +30,10 @@ typedef enum {
   EDGE_ELLR_AT_LIMIT,
   EDGE_ELLR_LENGTHS,
   EDGE_WIDE_SPAN,
+  EDGE_HOT_COLUMNS,
   EDGE_COUNT
 } EdgeCase;
-static const char *EdgeNames[] = {"0x0", "40x0", "0x40", "empty-rows", "one-long-row", "tall-300x50", "wide-50x300", "power-law", "no-entries", "argcsr-paper-12x8", "argcsr-paper-5000x4000", "argcsr-split-rows", "ipcsr-thresholds", "ellr-padding-at-limit", "ellr-row-lengths-0-69", "wide-span-128x140000"};
+static const char *EdgeNames[] = {"0x0", "40x0", "0x40", "empty-rows", "one-long-row", "tall-300x50", "wide-50x300", "power-law", "no-entries", "argcsr-paper-12x8", "argcsr-paper-5000x4000", "argcsr-split-rows", "ipcsr-thresholds", "ellr-padding-at-limit", "ellr-row-lengths-0-69", "wide-span-128x140000", "hot-columns-3000x300000"};
 
 /* EDGE_ELLR_AT_LIMIT: 30 rows padded to the longest (9) store exactly 3 slots per nonzero, ELLR's
    default limit (on one process): the row of 9, 23 rows of 3 and 6 of 2 */
@@ -124,6 +125,11 @@ static PetscErrorCode EdgeMatrix(EdgeCase e, Mat *A)
                          allows), or all 32-bit with one block of 128 rows */
     m = 128, n = 140000;
     break;
+  case EDGE_HOT_COLUMNS: /* enough columns for the automatic frequency order, which it takes: each
+                           row's first entry in one of 7 columns (over 255 entries each, past the
+                           device count's shared bins), the others spread */
+    m = 3000, n = 300000;
+    break;
   default:
     break;
   }
@@ -168,11 +174,15 @@ static PetscErrorCode EdgeMatrix(EdgeCase e, Mat *A)
     case EDGE_WIDE_SPAN:
       len = 13;
       break;
+    case EDGE_HOT_COLUMNS:
+      len = 1 + Hash(i, 4) % 6;
+      break;
     default:
       len = 0;
     }
     for (PetscInt k = 0; k < len; k++) {
-      PetscInt    j = e == EDGE_WIDE_SPAN                                                                                       ? (k < 12 || i < 96 ? i + k : 70000 + i)
+      PetscInt    j = e == EDGE_HOT_COLUMNS && k == 0                                                                          ? 1000 * (i % 7)
+                    : e == EDGE_WIDE_SPAN                                                                                       ? (k < 12 || i < 96 ? i + k : 70000 + i)
                     : (e == EDGE_LONG_ROW && i == 17) || ((e == EDGE_ARGCSR_PAPER || e == EDGE_ARGCSR_PAPER_BIG) && i == m - 1) ? k
                                                                                                                                 : (e == EDGE_ARGCSR_SPLIT || e == EDGE_IPCSR_THRESHOLDS || e == EDGE_ELLR_AT_LIMIT || e == EDGE_ELLR_LENGTHS ? (i + 3 * k) % n : (k == 0 && i < n ? i : Hash(i, k + 3) % n));
       PetscScalar v = 1.0 + (PetscReal)(Hash(i, j) % 1000) / 100.0;

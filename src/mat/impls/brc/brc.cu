@@ -556,7 +556,11 @@ PetscErrorCode MatSpmvFormatBuildDevice_BRC(const void *params, const MatSpmvCSR
   PetscCall(PetscNew(&brc));
   L->fmt = brc;
   /* statistics and parameters (each reduction returns one number to the host, as aijcusparse's own) */
-  if (m) {
+  if (m && pattern->stats) { /* the layer counted them: the same whole numbers */
+    sum         = (double)pattern->stats->sum;
+    sum2        = (double)pattern->stats->sumsq;
+    brc->maxnz  = pattern->stats->longest;
+  } else if (m) {
     MatSpmvCallThrust(sum = (double)thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), MatBRCRowLen{ai}, 0LL, thrust::plus<long long>()));
     MatSpmvCallThrust(sum2 = thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), MatBRCRowLenSq{ai}, 0.0, thrust::plus<double>()));
     MatSpmvCallThrust(brc->maxnz = thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), MatBRCRowLen{ai}, 0, thrust::maximum<int>()));
@@ -591,7 +595,7 @@ PetscErrorCode MatSpmvFormatBuildDevice_BRC(const void *params, const MatSpmvCSR
     MatBRCMakePieces<<<MatBRCGrid(m), 256, 0, s>>>(m, ai, np, b2, W, key, id, prow, pstart, plen);
     PetscCallCUDA(cudaGetLastError());
   }
-  if (P) MatSpmvCallThrust(thrust::stable_sort_by_key(pol, key, key + P, id));
+  PetscCall(MatSpmvCUDASortPairs(P, key, id, nw * (b2 + 1), stream));
 
   /* windows padded to whole blocks */
   PetscCall(MatSpmvCUDAMalloc((void **)&pw, (nw + 1) * sizeof(int)));

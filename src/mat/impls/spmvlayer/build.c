@@ -7,6 +7,18 @@
 */
 #include "spmvimpl.h"
 
+PetscLogEvent MATSPMV_RowStats, MATSPMV_FrequencyPlan, MATSPMV_RCMPlan, MATSPMV_Layout;
+
+PetscErrorCode MatSpmvRegisterBuildEvents(void)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventRegister("MatSpmvRowStats", MAT_CLASSID, &MATSPMV_RowStats));
+  PetscCall(PetscLogEventRegister("MatSpmvFreqPlan", MAT_CLASSID, &MATSPMV_FrequencyPlan));
+  PetscCall(PetscLogEventRegister("MatSpmvRCMPlan", MAT_CLASSID, &MATSPMV_RCMPlan));
+  PetscCall(PetscLogEventRegister("MatSpmvLayout", MAT_CLASSID, &MATSPMV_Layout));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Row offsets of A^T: A's column counts, summed (PetscFree *ti) */
 static PetscErrorCode MatSpmvTransposeRows(const MatSpmvCSR *csr, PetscInt **ti)
 {
@@ -102,18 +114,23 @@ PetscErrorCode MatSpmvRowLengthStats(Mat A, int t, const MatSpmvCSR *csr, MatSpm
     const int *d_i, *d_j;
     void      *stream;
 
-    PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j));
+    PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j)); /* the CSR upload (aijcusparse's event) outside ours */
     PetscCall(MatSpmvCUDAGetStream(&stream));
+    PetscCall(PetscLogEventBegin(MATSPMV_RowStats, A, 0, 0, 0));
     PetscCall(MatSpmvCUDARowLengthStats(csr->m, d_i, stats, stream));
+    PetscCall(PetscLogEventEnd(MATSPMV_RowStats, A, 0, 0, 0));
 #endif
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(PetscLogEventBegin(MATSPMV_RowStats, A, 0, 0, 0));
   PetscCall(MatSpmvOperatorRows(csr, t, &op, &ti));
   for (PetscInt r = 0; r < op.m; r++) {
     const PetscInt len = op.i[r + 1] - op.i[r];
 
     stats->nonempty += len > 0 ? 1 : 0;
     stats->longest = PetscMax(stats->longest, len);
+    stats->sum += (PetscReal)len;
+    stats->sumsq += (PetscReal)len * (PetscReal)len;
   }
   if (stats->nonempty) {
     stats->mean = (PetscReal)op.nnz / (PetscReal)stats->nonempty;
@@ -125,6 +142,7 @@ PetscErrorCode MatSpmvRowLengthStats(Mat A, int t, const MatSpmvCSR *csr, MatSpm
     stats->stddev = PetscSqrtReal(var / (PetscReal)stats->nonempty);
   }
   PetscCall(PetscFree(ti));
+  PetscCall(PetscLogEventEnd(MATSPMV_RowStats, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -136,6 +154,7 @@ static PetscErrorCode MatSpmvColumnPlanFrequency(Mat A, int t, const MatSpmvCSR 
   PetscInt        hot = 0;
 
   PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(MATSPMV_FrequencyPlan, A, 0, 0, 0));
   if (MatSpmvDeviceCSR(sp, t)) { /* counted and sorted on the device: no host pass over the nonzeros */
 #if defined(PETSC_HAVE_CUDA)
     const int *d_i, *d_j;
@@ -168,6 +187,7 @@ static PetscErrorCode MatSpmvColumnPlanFrequency(Mat A, int t, const MatSpmvCSR 
   plan->renumber = (PetscBool)(sp->colorder == MAT_SPMV_COLUMN_ORDER_FREQUENCY || plan->hotshare >= MATSPMV_HOT_SHARE);
   if (plan->renumber) plan->order = MAT_SPMV_COLUMN_ORDER_FREQUENCY;
   else PetscCall(MatSpmvColumnPlanDestroy(plan));
+  PetscCall(PetscLogEventEnd(MATSPMV_FrequencyPlan, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -187,9 +207,13 @@ static PetscErrorCode MatSpmvColumnPlanRCM(Mat A, int t, const MatSpmvCSR *csr, 
     const int *d_i, *d_j;
     void      *stream;
 
+    MatSpmvRowStats stats;
+
+    if (csr->stats) stats = *csr->stats;
+    else PetscCall(MatSpmvRowLengthStats(A, 0, csr, &stats));
     PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j));
     PetscCall(MatSpmvCUDAGetStream(&stream));
-    PetscCall(MatSpmvCUDAWideShare(csr->m, d_i, d_j, &plan->wideshare[0], stream));
+    PetscCall(MatSpmvCUDAWideShare(csr->m, d_i, d_j, stats.longest, &plan->wideshare[0], stream));
 #endif
   } else PetscCall(MatSpmvWideShare(csr, NULL, NULL, &plan->wideshare[0]));
   if (sp->colorder == MAT_SPMV_COLUMN_ORDER_AUTO && plan->wideshare[0] <= MATSPMV_SPAN_SHARE) PetscFunctionReturn(PETSC_SUCCESS);
@@ -259,7 +283,9 @@ PetscErrorCode MatSpmvColumnPlanBand(Mat A, int t, const MatSpmvCSR *csr, MatSpm
     else PetscCall(MatSpmvRowLengthStats(A, 0, csr, &stats)); /* A's rows, also for A^T's layout */
     if (stats.stddev > stats.mean) PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(PetscLogEventBegin(MATSPMV_RCMPlan, A, 0, 0, 0));
   PetscCall(MatSpmvColumnPlanRCM(A, t, csr, format, plan));
+  PetscCall(PetscLogEventEnd(MATSPMV_RCMPlan, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -267,7 +293,7 @@ PetscErrorCode MatSpmvColumnPlanBand(Mat A, int t, const MatSpmvCSR *csr, MatSpm
    host loop over the nonzeros, nothing uploaded. Used on the GPU path when the format has one. */
 static PetscErrorCode MatSpmvBuildDevice(Mat A, const MatSpmvCSR *csr, const MatSpmvColumnPlan *plan, MatSpmvLayout L)
 {
-  MatSpmvCSR pattern = {csr->m, csr->n, csr->nnz, csr->i, NULL, csr->colorder};
+  MatSpmvCSR pattern = {csr->m, csr->n, csr->nnz, csr->i, NULL, csr->colorder, csr->stats}; /* compressed or permuted rows: the same lengths */
   const int *d_i, *d_j;
   int       *d_pos = NULL;
   void      *stream;
@@ -452,7 +478,9 @@ PetscErrorCode MatSpmvTryBuild(Mat A, int t, const MatSpmvCSR *csr, MatSpmvForma
   PetscFunctionBegin;
   PetscCall(PetscNew(L));
   if (quiet) PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  PetscCall(PetscLogEventBegin(MATSPMV_Layout, A, 0, 0, 0));
   *ierr = MatSpmvBuildLayout(A, t, csr, format, params, plan, *L);
+  PetscCall(PetscLogEventEnd(MATSPMV_Layout, A, 0, 0, 0));
   if (quiet) PetscCall(PetscPopErrorHandler());
   if (*ierr) {
     const char *msg = NULL;

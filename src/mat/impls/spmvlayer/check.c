@@ -5,6 +5,27 @@
 */
 #include "spmvimpl.h"
 
+/* The share of op(A)'s nonzeros in its max(1, n / 100) most frequent columns, counted on the host
+   (what the layout's column plan counted, on the host or the device) */
+static PetscErrorCode MatSpmvHotShareHost(PetscInt m, PetscInt n, const PetscInt *ai, const PetscInt *aj, int t, PetscReal *share)
+{
+  const PetscInt ncols = t ? m : n, nnz = m ? ai[m] : 0;
+  PetscInt      *count, hot = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(ncols + 1, &count));
+  for (PetscInt r = 0; r < m; r++) {
+    if (t) count[r] = ai[r + 1] - ai[r];
+    else
+      for (PetscInt k = ai[r]; k < ai[r + 1]; k++) count[aj[k]]++;
+  }
+  PetscCall(PetscSortInt(ncols, count));
+  for (PetscInt k = 0; k < PetscMax(1, ncols / 100) && k < ncols; k++) hot += count[ncols - 1 - k];
+  *share = nnz ? (PetscReal)hot / (PetscReal)nnz : 0;
+  PetscCall(PetscFree(count));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Layout invariants, for tests: every nonzero in exactly one slot at its row and column,
    padding slots hold zeros at a valid column, slot values (times the folded scale) equal the CSR values */
 PetscErrorCode MatSpmvCheckLayouts(Mat A)
@@ -68,6 +89,12 @@ PetscErrorCode MatSpmvCheckLayouts(Mat A)
         PetscCheck(PetscAbsScalar(L->scale * val[s] - aa[k]) <= 16 * PETSC_MACHINE_EPSILON * PetscAbsScalar(aa[k]), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s%s: slot %" PetscInt_FMT " times the folded scale is not the CSR value", sp->format->name, t ? "^T" : "", s);
     }
     for (PetscInt k = 0; k < L->nnz; k++) PetscCheck(seen[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s%s: CSR position %" PetscInt_FMT " is in no slot", sp->format->name, t ? "^T" : "", k);
+    if (L->hotshare >= 0 && L->nnz) { /* the frequency plan's count */
+      PetscReal share = -1;
+
+      PetscCall(MatSpmvHotShareHost(A->rmap->n, A->cmap->n, ai, aj, t, &share));
+      PetscCheck(share == L->hotshare, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s%s: the 1%% most frequent columns hold %g of the nonzeros, the column plan counted %g", sp->format->name, t ? "^T" : "", (double)share, (double)L->hotshare);
+    }
     PetscCall(MatSeqAIJRestoreArrayRead(A, &aa));
     PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &mrows, &ai, &aj, &done));
     PetscCall(PetscFree3(row, col, val));

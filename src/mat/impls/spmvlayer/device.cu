@@ -16,6 +16,7 @@
 #include <thrust/transform_reduce.h>
 #include <thrust/transform.h>
 #include <cub/device/device_segmented_sort.cuh>
+#include <cub/device/device_radix_sort.cuh>
 
 PetscErrorCode MatSpmvCUDAAvailable(PetscBool *avail)
 {
@@ -193,18 +194,41 @@ __global__ void MatSpmvInvertKernel(I n, const I *__restrict__ perm, I *__restri
   for (I k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) inv[perm[k]] = k;
 }
 
+#define MATSPMV_COUNT_BINS 256 /* column counts below this go to a block's shared histogram */
+
+/* The histogram of the column counts below MATSPMV_COUNT_BINS (hist), and the number and sum of the
+   counts at or above it (big): each block counts in shared memory and adds its bins once, since a
+   mesh's few distinct counts would otherwise serialize millions of atomics on a few addresses */
 template <typename I>
-__global__ void MatSpmvCountHistogramKernel(I n, const I *__restrict__ count, I *__restrict__ hist)
+__global__ void MatSpmvCountHistogramKernel(I n, const I *__restrict__ count, I *__restrict__ hist, unsigned long long *__restrict__ big)
 {
-  for (I c = blockIdx.x * blockDim.x + threadIdx.x; c < n; c += gridDim.x * blockDim.x) atomicAdd(hist + count[c], 1);
+  __shared__ I                  bins[MATSPMV_COUNT_BINS];
+  __shared__ unsigned long long over[2];
+
+  for (int b = threadIdx.x; b < MATSPMV_COUNT_BINS; b += blockDim.x) bins[b] = 0;
+  if (threadIdx.x < 2) over[threadIdx.x] = 0;
+  __syncthreads();
+  for (I c = blockIdx.x * blockDim.x + threadIdx.x; c < n; c += gridDim.x * blockDim.x) {
+    const I k = count[c];
+
+    if (k < MATSPMV_COUNT_BINS) atomicAdd(bins + k, (I)1);
+    else {
+      atomicAdd(over + 0, 1ULL);
+      atomicAdd(over + 1, (unsigned long long)k);
+    }
+  }
+  __syncthreads();
+  for (int b = threadIdx.x; b < MATSPMV_COUNT_BINS; b += blockDim.x)
+    if (bins[b]) atomicAdd(hist + b, bins[b]);
+  if (threadIdx.x < 2 && over[threadIdx.x]) atomicAdd(big + threadIdx.x, over[threadIdx.x]);
 }
 
 PetscErrorCode MatSpmvCUDAColumnFrequency(PetscInt n, PetscInt nnz, const int *d_j, PetscReal minshare, int **d_perm, PetscInt *hot, void *stream)
 {
-  cudaStream_t s    = (cudaStream_t)stream;
-  auto         pol  = thrust::cuda::par.on(s);
-  const int    top  = (int)PetscMax(1, n / 100);
-  int          maxc = 0, *count;
+  cudaStream_t s   = (cudaStream_t)stream;
+  auto         pol = thrust::cuda::par.on(s);
+  const int    top = (int)PetscMax(1, n / 100);
+  int         *count;
 
   PetscFunctionBegin;
   *d_perm = NULL;
@@ -216,28 +240,33 @@ PetscErrorCode MatSpmvCUDAColumnFrequency(PetscInt n, PetscInt nnz, const int *d
     MatSpmvColumnCountKernel<int><<<MatSpmvGrid(nnz), MATSPMV_THREADS, 0, s>>>((int)nnz, d_j, count);
     PetscCallCUDA(cudaGetLastError());
   }
-  MatSpmvCallThrust(maxc = thrust::reduce(pol, count, count + n, 0, thrust::maximum<int>()));
-  if (maxc < (1 << 20)) { /* the top columns' nonzeros from the histogram of the counts: no sort unless the order is made */
-    int *d_hist, *hist;
+  if (minshare > 0) { /* the top columns' nonzeros from the histogram of the counts: no sort unless the order is made */
+    struct {
+      int                hist[MATSPMV_COUNT_BINS];
+      unsigned long long big[2];
+    } h, *d_h;
 
-    PetscCall(MatSpmvCUDAMalloc((void **)&d_hist, (maxc + 1) * sizeof(int)));
-    PetscCallCUDA(cudaMemsetAsync(d_hist, 0, (maxc + 1) * sizeof(int), s));
-    MatSpmvCountHistogramKernel<int><<<MatSpmvGrid(n), MATSPMV_THREADS, 0, s>>>((int)n, count, d_hist);
+    PetscCall(MatSpmvCUDAMalloc((void **)&d_h, sizeof(h)));
+    PetscCallCUDA(cudaMemsetAsync(d_h, 0, sizeof(h), s));
+    MatSpmvCountHistogramKernel<int><<<MatSpmvGrid(n), MATSPMV_THREADS, 0, s>>>((int)n, count, d_h->hist, d_h->big);
     PetscCallCUDA(cudaGetLastError());
-    PetscCall(PetscMalloc1(maxc + 1, &hist));
-    PetscCallCUDA(cudaMemcpyAsync(hist, d_hist, (maxc + 1) * sizeof(int), cudaMemcpyDeviceToHost, s));
+    PetscCallCUDA(cudaMemcpyAsync(&h, d_h, sizeof(h), cudaMemcpyDeviceToHost, s));
     PetscCallCUDA(cudaStreamSynchronize(s));
-    for (PetscInt c = maxc, left = top; c >= 0 && left > 0; c--) {
-      const PetscInt take = PetscMin(left, (PetscInt)hist[c]);
+    PetscCall(MatSpmvCUDAFree(d_h));
+    if (h.big[0] <= (unsigned long long)top) { /* every count past the bins is among the top ones */
+      PetscInt left = top - (PetscInt)h.big[0];
 
-      *hot += take * c;
-      left -= take;
-    }
-    PetscCall(PetscFree(hist));
-    PetscCall(MatSpmvCUDAFree(d_hist));
-    if ((PetscReal)*hot < minshare * (PetscReal)nnz) {
-      PetscCall(MatSpmvCUDAFree(count));
-      PetscFunctionReturn(PETSC_SUCCESS);
+      *hot = (PetscInt)h.big[1];
+      for (PetscInt c = MATSPMV_COUNT_BINS - 1; c >= 0 && left > 0; c--) {
+        const PetscInt take = PetscMin(left, (PetscInt)h.hist[c]);
+
+        *hot += take * c;
+        left -= take;
+      }
+      if ((PetscReal)*hot < minshare * (PetscReal)nnz) {
+        PetscCall(MatSpmvCUDAFree(count));
+        PetscFunctionReturn(PETSC_SUCCESS);
+      }
     }
   }
   PetscCall(MatSpmvCUDAMalloc((void **)d_perm, n * sizeof(int)));
@@ -354,6 +383,38 @@ PetscErrorCode MatSpmvCUDARowLengthStats(PetscInt m, const int *d_i, MatSpmvRowS
   stats->longest  = (PetscInt)st.longest;
   stats->mean     = st.nonempty ? (PetscReal)(st.sum / (double)st.nonempty) : 0;
   stats->stddev   = st.nonempty ? (PetscReal)PetscSqrtReal(PetscMax(st.sumsq / (double)st.nonempty - (st.sum / (double)st.nonempty) * (st.sum / (double)st.nonempty), 0.0)) : 0;
+  stats->sum      = (PetscReal)st.sum;
+  stats->sumsq    = (PetscReal)st.sumsq;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* keys (0 to maxkey) and their values sorted by key, stable: an LSD radix sort over the keys' bits only
+   (a few passes where a full 32-bit sort takes four) */
+PetscErrorCode MatSpmvCUDASortPairs(PetscInt n, int *keys, int *vals, int maxkey, void *stream)
+{
+  cudaStream_t s    = (cudaStream_t)stream;
+  int          bits = 1, *k2, *v2;
+  void        *tmp  = NULL;
+  size_t       bytes = 0;
+
+  PetscFunctionBegin;
+  if (n < 2) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(maxkey >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "sort keys must be nonnegative");
+  while (bits < 31 && (maxkey >> bits)) bits++;
+  PetscCall(MatSpmvCUDAMalloc((void **)&k2, n * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&v2, n * sizeof(int)));
+  {
+    cub::DoubleBuffer<int> kb(keys, k2), vb(vals, v2);
+
+    PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, kb, vb, (int)n, 0, bits, s));
+    PetscCall(MatSpmvCUDAMalloc(&tmp, bytes));
+    PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, kb, vb, (int)n, 0, bits, s));
+    if (kb.Current() != keys) PetscCallCUDA(cudaMemcpyAsync(keys, kb.Current(), n * sizeof(int), cudaMemcpyDeviceToDevice, s));
+    if (vb.Current() != vals) PetscCallCUDA(cudaMemcpyAsync(vals, vb.Current(), n * sizeof(int), cudaMemcpyDeviceToDevice, s));
+  }
+  PetscCall(MatSpmvCUDAFree(tmp)); /* cudaFree waits for the sort and the copies */
+  PetscCall(MatSpmvCUDAFree(k2));
+  PetscCall(MatSpmvCUDAFree(v2));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -403,7 +464,7 @@ __global__ void MatSpmvWideGroupsKernel(I m, I ngroups, const I *__restrict__ i,
   }
 }
 
-PetscErrorCode MatSpmvCUDAWideShare(PetscInt m, const int *d_i, const int *d_j, PetscReal *share, void *stream)
+PetscErrorCode MatSpmvCUDAWideShare(PetscInt m, const int *d_i, const int *d_j, PetscInt longest, PetscReal *share, void *stream)
 {
   cudaStream_t       s       = (cudaStream_t)stream;
   const int          ngroups = (int)((m + MATSPMV_SPAN_ROWS * MATSPMV_SPAN_SAMPLE - 1) / (MATSPMV_SPAN_ROWS * MATSPMV_SPAN_SAMPLE));
@@ -419,13 +480,15 @@ PetscErrorCode MatSpmvCUDAWideShare(PetscInt m, const int *d_i, const int *d_j, 
   PetscCall(MatSpmvCUDAMalloc((void **)&d_counts, sizeof(counts)));
   PetscCallCUDA(cudaMemsetAsync(d_counts, 0, sizeof(counts), s));
   {
-    auto pol = thrust::cuda::par.on(s);
+    auto      pol = thrust::cuda::par.on(s);
+    const int top = (int)longest;
 
-    /* longest rows first, rows in order among equals (the formats' order): a stable radix sort of -length */
-    MatSpmvCallThrust(thrust::transform(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)m), key, [d_i] __device__(int r) { return d_i[r] - d_i[r + 1]; }));
+    /* longest rows first, rows in order among equals (the formats' order): a stable radix sort of
+       longest - length */
+    MatSpmvCallThrust(thrust::transform(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)m), key, [d_i, top] __device__(int r) { return top - (d_i[r + 1] - d_i[r]); }));
     MatSpmvCallThrust(thrust::sequence(pol, rows, rows + m));
-    MatSpmvCallThrust(thrust::stable_sort_by_key(pol, key, key + m, rows));
   }
+  PetscCall(MatSpmvCUDASortPairs(m, key, rows, (int)longest, stream));
   MatSpmvWideGroupsKernel<int><<<MatSpmvGrid((PetscInt)ngroups * 32), MATSPMV_THREADS, 0, s>>>((int)m, ngroups, d_i, d_j, rows, d_counts);
   PetscCallCUDA(cudaGetLastError());
   PetscCallCUDA(cudaMemcpyAsync(counts, d_counts, sizeof(counts), cudaMemcpyDeviceToHost, s));

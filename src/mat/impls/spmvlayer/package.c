@@ -64,6 +64,7 @@ PetscErrorCode PetscSpmvInitializePackage(void)
   PetscSpmvPackageInitialized = PETSC_TRUE;
   PetscCall(MatInitializePackage());
   PetscCall(MatSpmvGetFormats(&nformats, &formats));
+  PetscCall(MatSpmvRegisterBuildEvents());
   for (PetscInt f = 0; f < nformats; f++) PetscCall(MatSpmvRegisterFormat(formats[f]));
   PetscCall(MatSolverTypeRegister_Spmv());
   MatSpmvProductMinRows = PETSC_INT_MAX;

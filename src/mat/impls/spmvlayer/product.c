@@ -152,6 +152,45 @@ PetscErrorCode MatSpmvRefreshTranspose(Mat T)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The inner product of a parallel P^T A P that PETSc's device backend forms for the rows other
+   processes own, P_loc^T (A_off P_oth) (MatProductSymbolic_MPIAIJBACKEND(): its third, prefix
+   "backend_p2_"), is refused by cuSPARSE's SpGEMM from about 150^3 unknowns of KSP ex45 on 2
+   processes (CUSPARSE_STATUS_INSUFFICIENT_RESOURCES on one process while the others wait in the
+   product's collective set-up: docs/limits.md); its operand A_off P_oth has rows only at the process
+   boundary, so PETSc's host product takes it, asked for by that product's own option unless the
+   user gave it. set: before the symbolic phase; !set: after it, the options taken back. C's type is
+   not set yet: A's tells whether the product is parallel */
+static PetscErrorCode MatSpmvPtAPOffProcessOnHost(Mat C, PetscBool set, PetscBool added[2])
+{
+  static const char *const names[2] = {"mattransposematmult_backend_cpu", "mat_product_algorithm_backend_cpu"};
+  const char              *prefix;
+  char                     name[256];
+  PetscBool                mpi;
+  PetscMPIInt              size;
+
+  PetscFunctionBegin;
+  if (set) {
+    added[0] = added[1] = PETSC_FALSE;
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)C->product->A, MATMPIAIJ, &mpi));
+    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)C), &size));
+    PetscCall(PetscInfo(C, "P^T A P of %s on %d processes: %s\n", ((PetscObject)C->product->A)->type_name, size, mpi && size > 1 && C->product->type == MATPRODUCT_PtAP ? "its off-process product on the host" : "as it is"));
+    if (!mpi || size == 1 || C->product->type != MATPRODUCT_PtAP) PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatGetOptionsPrefix(C, &prefix));
+  for (int k = 0; k < 2; k++) {
+    PetscBool given;
+
+    PetscCall(PetscSNPrintf(name, sizeof(name), "-%sbackend_p2_%s", prefix ? prefix : "", names[k]));
+    if (set) {
+      PetscCall(PetscOptionsHasName(NULL, NULL, name, &given));
+      if (!given) PetscCall(PetscOptionsSetValue(NULL, name, "1"));
+      else PetscCall(PetscInfo(C, "%s given: kept\n", name));
+      added[k] = (PetscBool)!given;
+    } else if (added[k]) PetscCall(PetscOptionsClearValue(NULL, name));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* f(C), for a product on the device; a numeric phase (the symbolic ones form their transposes, and
    have no product data yet) after the explicit transpose aijcusparse multiplies with is refreshed:
    A's for A^T B, B's for A B^T and for the products composed of them (P^T (A P) for PtAP,
@@ -197,7 +236,13 @@ static PetscErrorCode MatSpmvRunDevicePhase(Mat C, PetscErrorCode (*f)(Mat))
      none after this wait; cause not known: docs/limits.md). A phase is milliseconds, the wait microseconds */
   PetscCall(MatSpmvCUDASynchronizeDevice());
 #endif
-  PetscCall((*f)(C));
+  if (symbolic) {
+    PetscBool added[2];
+
+    PetscCall(MatSpmvPtAPOffProcessOnHost(C, PETSC_TRUE, added));
+    PetscCall((*f)(C));
+    PetscCall(MatSpmvPtAPOffProcessOnHost(C, PETSC_FALSE, added));
+  } else PetscCall((*f)(C));
   /* aijcusparse's sparse symbolic phase computes C's values on the device but, unless both operands'
      values were on host and device alike, leaves C marked unallocated, its host values unset: the
      next phase that reads C (the outer product of PtAP, RARt and ABC in MatProductSymbolic_ABC_Basic())

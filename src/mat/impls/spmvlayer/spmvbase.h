@@ -29,6 +29,7 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDAZero(PetscScalar *, PetscInt, void *);
 typedef struct {
   PetscInt  nonempty, longest;
   PetscReal mean, stddev;
+  PetscReal sum, sumsq; /* of the lengths and their squares: whole numbers, exact below 2^53 */
 } MatSpmvRowStats;
 /* MatSpmvRowStats of the m rows at device offsets d_i */
 PETSC_INTERN PetscErrorCode MatSpmvCUDARowLengthStats(PetscInt, const int *, MatSpmvRowStats *, void *);
@@ -43,8 +44,10 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDADiagonalScale(PetscInt, const int *, cons
    diag(|g(r, r)|^(-1/2)) on both sides (a zero or missing diagonal gives 0): new device arrays *d_gi,
    *d_gj, *d_ga of *gnnz entries (at most 2 nnz) */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAGraph(PetscInt, PetscInt, PetscInt, const int *, const int *, const PetscScalar *, PetscBool, PetscBool, PetscBool, int **, int **, PetscScalar **, PetscInt *, void *);
-/* MatSpmvWideShare() of the device CSR (m rows, d_i, d_j) in its natural order, on the device */
-PETSC_INTERN PetscErrorCode MatSpmvCUDAWideShare(PetscInt, const int *, const int *, PetscReal *, void *);
+/* MatSpmvWideShare() of the device CSR (m rows, d_i, d_j, longest row) in its natural order, on the device */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAWideShare(PetscInt, const int *, const int *, PetscInt, PetscReal *, void *);
+/* n device keys (0 to maxkey) and their values sorted by key, stable */
+PETSC_INTERN PetscErrorCode MatSpmvCUDASortPairs(PetscInt, int *, int *, int, void *);
 /* *hot: the nonzeros in the max(1, n / 100) columns the nnz column indices d_j name most often; where
    they are at least minshare of nnz, the n columns ordered that way, most first (stable), in a new
    device array *d_perm (else NULL) */

@@ -342,6 +342,10 @@ PETSC_INTERN PetscErrorCode MatSpmvColumnPlanDestroy(MatSpmvColumnPlan *);
 /* the row offsets of op(A)'s pattern (t = 1: A^T's, counted from A's columns: PetscFree *ti) */
 PETSC_INTERN PetscErrorCode MatSpmvOperatorRows(const MatSpmvCSR *, int, MatSpmvCSR *, PetscInt **);
 PETSC_INTERN PetscErrorCode MatSpmvRowLengthStats(Mat, int, const MatSpmvCSR *, MatSpmvRowStats *);
+/* the build's stages as log events inside the format's MatXXXBuild: row statistics, frequency plan,
+   RCM plan, the layout itself (registered by the package) */
+PETSC_INTERN PetscLogEvent  MATSPMV_RowStats, MATSPMV_FrequencyPlan, MATSPMV_RCMPlan, MATSPMV_Layout;
+PETSC_INTERN PetscErrorCode MatSpmvRegisterBuildEvents(void);
 /* a new layout of op(A) in format: NULL in *L, and the format's error in *ierr, when the format
    refuses the structure; quiet: the refusal is handled by the caller (another candidate follows) */
 PETSC_INTERN PetscErrorCode MatSpmvTryBuild(Mat, int, const MatSpmvCSR *, MatSpmvFormat *, const void *, MatSpmvColumnPlan *, PetscBool, MatSpmvLayout *, PetscErrorCode *);
