@@ -402,8 +402,11 @@ PETSC_INTERN PetscErrorCode MatSpmvSetProductHooks_SeqAIJSpmv(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvClearProductHooks_SeqAIJSpmv(Mat);
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_MPIAIJSpmv(Mat);
 PETSC_INTERN PetscErrorCode MatMPIAIJGetLocalMatMerge_MPIAIJSpmv(Mat, MatReuse, IS *, Mat *);
-/* -petscspmv_product_min_rows, read once when the package is initialized */
-PETSC_INTERN PetscInt MatSpmvProductMinRows;
+/* the default of -petscspmv_ptap_host_min_rows: about a third of the 3.4 M rows from which cuSPARSE
+   refused it on 2 processes (KSP ex45 150^3); at 2.7 M (140^3) the host's was faster already */
+#define MATSPMV_PTAP_HOST_MIN_ROWS 1000000
+/* -petscspmv_product_min_rows, -petscspmv_ptap_host_min_rows: read once when the package is initialized */
+PETSC_INTERN PetscInt MatSpmvProductMinRows, MatSpmvPtAPHostMinRows;
 
 /* values.c: MatShift() and MatDiagonalScale() on aijcusparse's device CSR */
 PETSC_INTERN PetscErrorCode MatSpmvSetValueOps_SeqAIJSpmv(Mat);
