@@ -181,7 +181,7 @@ static PetscErrorCode EdgeMatrix(EdgeCase e, Mat *A)
       len = 0;
     }
     for (PetscInt k = 0; k < len; k++) {
-      PetscInt    j = e == EDGE_HOT_COLUMNS && k == 0                                                                          ? 1000 * (i % 7)
+      PetscInt    j = e == EDGE_HOT_COLUMNS && k == 0                                                                           ? 1000 * (i % 7)
                     : e == EDGE_WIDE_SPAN                                                                                       ? (k < 12 || i < 96 ? i + k : 70000 + i)
                     : (e == EDGE_LONG_ROW && i == 17) || ((e == EDGE_ARGCSR_PAPER || e == EDGE_ARGCSR_PAPER_BIG) && i == m - 1) ? k
                                                                                                                                 : (e == EDGE_ARGCSR_SPLIT || e == EDGE_IPCSR_THRESHOLDS || e == EDGE_ELLR_AT_LIMIT || e == EDGE_ELLR_LENGTHS ? (i + 3 * k) % n : (k == 0 && i < n ? i : Hash(i, k + 3) % n));

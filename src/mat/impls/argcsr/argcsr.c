@@ -486,10 +486,11 @@ MatSpmvFormat MatSpmvFormat_ARGCSR = {
   .slotrowcol     = MatSpmvFormatSlotRowCol_ARGCSR,
   .multhost       = MatSpmvFormatMultHost_ARGCSR,
 #if defined(PETSC_HAVE_CUDA)
-  .upload      = MatSpmvFormatUpload_ARGCSR,
-  .multdevice  = MatSpmvFormatMultDevice_ARGCSR,
-  .builddevice = MatSpmvFormatBuildDevice_ARGCSR,
-  .download    = MatSpmvFormatDownload_ARGCSR,
+  .upload       = MatSpmvFormatUpload_ARGCSR,
+  .multdevice   = MatSpmvFormatMultDevice_ARGCSR,
+  .builddevice  = MatSpmvFormatBuildDevice_ARGCSR,
+  .devicekernel = MatSpmvFormatDeviceKernel_ARGCSR,
+  .download     = MatSpmvFormatDownload_ARGCSR,
 #endif
   .destroy   = MatSpmvFormatDestroy_ARGCSR,
   .view      = MatSpmvFormatView_ARGCSR,

@@ -258,3 +258,5 @@ PetscErrorCode MatSpmvFormatDownload_ARGCSR(MatSpmvLayout L)
   if (!ag->col) PetscCall(MatSpmvCUDADownloadInt(&ag->col, ag->d_col, L->nslots));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+MATSPMV_DEVICE_KERNEL(ARGCSR, MatARGCSRFillKernel)

@@ -41,5 +41,6 @@ PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJARGCSR(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvFormatUpload_ARGCSR(MatSpmvLayout);
 PETSC_INTERN PetscErrorCode MatARGCSRPlanLayout(const MatARGCSRParams *, const MatSpmvCSR *, MatSpmvLayout);
 PETSC_INTERN PetscErrorCode MatSpmvFormatBuildDevice_ARGCSR(const void *, const MatSpmvCSR *, const int *, const int *, MatSpmvLayout, void *);
+PETSC_INTERN const void    *MatSpmvFormatDeviceKernel_ARGCSR(void);
 PETSC_INTERN PetscErrorCode MatSpmvFormatDownload_ARGCSR(MatSpmvLayout);
 PETSC_INTERN PetscErrorCode MatSpmvFormatMultDevice_ARGCSR(MatSpmvLayout, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);

@@ -319,10 +319,11 @@ MatSpmvFormat MatSpmvFormat_BRC = {
   .multhost       = MatSpmvFormatMultHost_BRC,
   .maprows        = MatSpmvFormatMapRows_BRC,
 #if defined(PETSC_HAVE_CUDA)
-  .upload      = MatSpmvFormatUpload_BRC,
-  .multdevice  = MatSpmvFormatMultDevice_BRC,
-  .builddevice = MatSpmvFormatBuildDevice_BRC,
-  .download    = MatSpmvFormatDownload_BRC,
+  .upload       = MatSpmvFormatUpload_BRC,
+  .multdevice   = MatSpmvFormatMultDevice_BRC,
+  .builddevice  = MatSpmvFormatBuildDevice_BRC,
+  .devicekernel = MatSpmvFormatDeviceKernel_BRC,
+  .download     = MatSpmvFormatDownload_BRC,
 #endif
   .destroy   = MatSpmvFormatDestroy_BRC,
   .view      = MatSpmvFormatView_BRC,

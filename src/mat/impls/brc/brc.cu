@@ -557,9 +557,9 @@ PetscErrorCode MatSpmvFormatBuildDevice_BRC(const void *params, const MatSpmvCSR
   L->fmt = brc;
   /* statistics and parameters (each reduction returns one number to the host, as aijcusparse's own) */
   if (m && pattern->stats) { /* the layer counted them: the same whole numbers */
-    sum         = (double)pattern->stats->sum;
-    sum2        = (double)pattern->stats->sumsq;
-    brc->maxnz  = pattern->stats->longest;
+    sum        = (double)pattern->stats->sum;
+    sum2       = (double)pattern->stats->sumsq;
+    brc->maxnz = pattern->stats->longest;
   } else if (m) {
     MatSpmvCallThrust(sum = (double)thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), MatBRCRowLen{ai}, 0LL, thrust::plus<long long>()));
     MatSpmvCallThrust(sum2 = thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m), MatBRCRowLenSq{ai}, 0.0, thrust::plus<double>()));
@@ -687,3 +687,5 @@ PetscErrorCode MatSpmvFormatDownload_BRC(MatSpmvLayout L)
   if (!brc->initrows) PetscCall(MatSpmvCUDADownloadInt(&brc->initrows, brc->d_initrows, brc->ninit));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+MATSPMV_DEVICE_KERNEL(BRC, MatBRCCountPieces)

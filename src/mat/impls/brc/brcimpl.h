@@ -69,6 +69,7 @@ PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJBRC(Mat);
 PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJBRC(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvFormatUpload_BRC(MatSpmvLayout);
 PETSC_INTERN PetscErrorCode MatSpmvFormatBuildDevice_BRC(const void *, const MatSpmvCSR *, const int *, const int *, MatSpmvLayout, void *);
+PETSC_INTERN const void    *MatSpmvFormatDeviceKernel_BRC(void);
 PETSC_INTERN PetscErrorCode MatSpmvFormatDownload_BRC(MatSpmvLayout);
 PETSC_INTERN PetscErrorCode MatBRCCompressColumns(MatSpmvLayout, void *);
 PETSC_INTERN PetscErrorCode MatBRCMapRowsDevice(MatSpmvLayout, const int *, void *);

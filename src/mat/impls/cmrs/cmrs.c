@@ -217,10 +217,11 @@ MatSpmvFormat MatSpmvFormat_CMRS = {
   .slotrowcol     = MatSpmvFormatSlotRowCol_CMRS,
   .multhost       = MatSpmvFormatMultHost_CMRS,
 #if defined(PETSC_HAVE_CUDA)
-  .upload      = MatSpmvFormatUpload_CMRS,
-  .multdevice  = MatSpmvFormatMultDevice_CMRS,
-  .builddevice = MatSpmvFormatBuildDevice_CMRS,
-  .download    = MatSpmvFormatDownload_CMRS,
+  .upload       = MatSpmvFormatUpload_CMRS,
+  .multdevice   = MatSpmvFormatMultDevice_CMRS,
+  .builddevice  = MatSpmvFormatBuildDevice_CMRS,
+  .devicekernel = MatSpmvFormatDeviceKernel_CMRS,
+  .download     = MatSpmvFormatDownload_CMRS,
 #endif
   .destroy   = MatSpmvFormatDestroy_CMRS,
   .view      = MatSpmvFormatView_CMRS,

@@ -280,3 +280,5 @@ PetscErrorCode MatSpmvFormatDownload_CMRS(MatSpmvLayout L)
   if (!cm->packed && !cm->rowinstrip) PetscCall(MatSpmvCUDADownloadInt(&cm->rowinstrip, cm->d_rowinstrip, L->nslots));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+MATSPMV_DEVICE_KERNEL(CMRS, MatCMRSStripsKernel)

@@ -31,5 +31,6 @@ PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJCMRS(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvFormatUpload_CMRS(MatSpmvLayout);
 PETSC_INTERN PetscErrorCode MatCMRSChoose(const MatCMRSParams *, PetscInt, PetscInt, PetscInt, MatCMRSLayout *);
 PETSC_INTERN PetscErrorCode MatSpmvFormatBuildDevice_CMRS(const void *, const MatSpmvCSR *, const int *, const int *, MatSpmvLayout, void *);
+PETSC_INTERN const void    *MatSpmvFormatDeviceKernel_CMRS(void);
 PETSC_INTERN PetscErrorCode MatSpmvFormatDownload_CMRS(MatSpmvLayout);
 PETSC_INTERN PetscErrorCode MatSpmvFormatMultDevice_CMRS(MatSpmvLayout, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);

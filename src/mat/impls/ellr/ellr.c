@@ -220,10 +220,11 @@ MatSpmvFormat MatSpmvFormat_ELLR = {
   .slotrowcol     = MatSpmvFormatSlotRowCol_ELLR,
   .multhost       = MatSpmvFormatMultHost_ELLR,
 #if defined(PETSC_HAVE_CUDA)
-  .upload      = MatSpmvFormatUpload_ELLR,
-  .multdevice  = MatSpmvFormatMultDevice_ELLR,
-  .builddevice = MatSpmvFormatBuildDevice_ELLR,
-  .download    = MatSpmvFormatDownload_ELLR,
+  .upload       = MatSpmvFormatUpload_ELLR,
+  .multdevice   = MatSpmvFormatMultDevice_ELLR,
+  .builddevice  = MatSpmvFormatBuildDevice_ELLR,
+  .devicekernel = MatSpmvFormatDeviceKernel_ELLR,
+  .download     = MatSpmvFormatDownload_ELLR,
 #endif
   .destroy   = MatSpmvFormatDestroy_ELLR,
   .view      = MatSpmvFormatView_ELLR,

@@ -221,3 +221,5 @@ PetscErrorCode MatSpmvFormatDownload_ELLR(MatSpmvLayout L)
   if (!el->col) PetscCall(MatSpmvCUDADownloadInt(&el->col, el->d_col, L->nslots));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+MATSPMV_DEVICE_KERNEL(ELLR, MatELLRFillKernel)

@@ -46,5 +46,6 @@ PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJELLR(Mat);
 PETSC_INTERN PetscErrorCode MatELLRPlan(const MatELLRParams *, PetscInt, PetscInt, PetscInt, PetscInt, MatELLRLayout *, PetscInt *);
 PETSC_INTERN PetscErrorCode MatSpmvFormatUpload_ELLR(MatSpmvLayout);
 PETSC_INTERN PetscErrorCode MatSpmvFormatBuildDevice_ELLR(const void *, const MatSpmvCSR *, const int *, const int *, MatSpmvLayout, void *);
+PETSC_INTERN const void    *MatSpmvFormatDeviceKernel_ELLR(void);
 PETSC_INTERN PetscErrorCode MatSpmvFormatDownload_ELLR(MatSpmvLayout);
 PETSC_INTERN PetscErrorCode MatSpmvFormatMultDevice_ELLR(MatSpmvLayout, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);

@@ -401,10 +401,11 @@ MatSpmvFormat MatSpmvFormat_IPCSR = {
   .slotrowcol     = MatSpmvFormatSlotRowCol_IPCSR,
   .multhost       = MatSpmvFormatMultHost_IPCSR,
 #if defined(PETSC_HAVE_CUDA)
-  .upload      = MatSpmvFormatUpload_IPCSR,
-  .multdevice  = MatSpmvFormatMultDevice_IPCSR,
-  .builddevice = MatSpmvFormatBuildDevice_IPCSR,
-  .download    = MatSpmvFormatDownload_IPCSR,
+  .upload       = MatSpmvFormatUpload_IPCSR,
+  .multdevice   = MatSpmvFormatMultDevice_IPCSR,
+  .builddevice  = MatSpmvFormatBuildDevice_IPCSR,
+  .devicekernel = MatSpmvFormatDeviceKernel_IPCSR,
+  .download     = MatSpmvFormatDownload_IPCSR,
 #endif
   .destroy = MatSpmvFormatDestroy_IPCSR,
   .view    = MatSpmvFormatView_IPCSR,

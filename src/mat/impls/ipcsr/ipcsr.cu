@@ -504,3 +504,5 @@ PetscErrorCode MatSpmvFormatDownload_IPCSR(MatSpmvLayout L)
   if (!ip->bound) PetscCall(MatSpmvCUDADownloadInt(&ip->bound, ip->d_bound, 2 * ip->nfrag));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+MATSPMV_DEVICE_KERNEL(IPCSR, MatIPCSRPresetKernel<PetscScalar>)

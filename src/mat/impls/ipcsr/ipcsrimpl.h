@@ -104,6 +104,7 @@ PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJIPCSR(Mat);
 PETSC_INTERN PetscErrorCode MatIPCSRSetup(const MatIPCSRParams *, MatIPCSRLayout *);
 PETSC_INTERN PetscErrorCode MatSpmvFormatUpload_IPCSR(MatSpmvLayout);
 PETSC_INTERN PetscErrorCode MatSpmvFormatBuildDevice_IPCSR(const void *, const MatSpmvCSR *, const int *, const int *, MatSpmvLayout, void *);
+PETSC_INTERN const void    *MatSpmvFormatDeviceKernel_IPCSR(void);
 PETSC_INTERN PetscErrorCode MatSpmvFormatDownload_IPCSR(MatSpmvLayout);
 PETSC_INTERN PetscErrorCode MatSpmvFormatMultDevice_IPCSR(MatSpmvLayout, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);
 PETSC_INTERN PetscErrorCode MatIPCSRDeviceShared(PetscInt *);

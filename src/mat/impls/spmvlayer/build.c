@@ -98,6 +98,40 @@ static PetscBool MatSpmvDeviceCSR(Mat_SeqAIJSpmv *sp, int t)
   return (PetscBool)(t == 0 && sp->ondevice && sp->base->cusparse && sizeof(PetscInt) == sizeof(int));
 }
 
+/* The device modules of the layer and of format (every format's for a selecting one) loaded in the
+   background from now on (a matrix of ours made on aijcusparse: its host assembly comes next) */
+PetscErrorCode MatSpmvPreloadDeviceCode(MatSpmvFormat *format)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  {
+    MatSpmvFormat *const *formats = &format;
+    const void           *kernels[1 + MATSPMV_MAX_CANDIDATES];
+    PetscInt              n = 0, nformats = 1;
+
+    if (format->select) PetscCall(MatSpmvGetFormats(&nformats, &formats));
+    kernels[n++] = MatSpmvCUDALayerKernel();
+    for (PetscInt f = 0; f < nformats && n < 1 + MATSPMV_MAX_CANDIDATES; f++)
+      if (formats[f]->devicekernel) kernels[n++] = formats[f]->devicekernel();
+    PetscCall(MatSpmvCUDAPreload(n, kernels));
+  }
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Before a device build: the modules loading in the background loaded, so that they do not contend
+   with aijcusparse's upload of the CSR (they slowed it as much as they saved, measured) */
+PetscErrorCode MatSpmvPrepareDeviceBuild(Mat A, int t)
+{
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
+
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  if (MatSpmvDeviceCSR(sp, t)) PetscCall(MatSpmvCUDAPreloadWait());
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The lengths of op(A)'s rows (t = 0: A's, from its device CSR where it is there; t = 1: A^T's, counted
    from A's columns), once per build: the RCM decision, the compressed rows and a selecting format read them */
 PetscErrorCode MatSpmvRowLengthStats(Mat A, int t, const MatSpmvCSR *csr, MatSpmvRowStats *stats)

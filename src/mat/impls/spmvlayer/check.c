@@ -10,7 +10,7 @@
 static PetscErrorCode MatSpmvHotShareHost(PetscInt m, PetscInt n, const PetscInt *ai, const PetscInt *aj, int t, PetscReal *share)
 {
   const PetscInt ncols = t ? m : n, nnz = m ? ai[m] : 0;
-  PetscInt      *count, hot = 0;
+  PetscInt      *count, hot             = 0;
 
   PetscFunctionBegin;
   PetscCall(PetscCalloc1(ncols + 1, &count));

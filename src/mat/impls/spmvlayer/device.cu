@@ -16,7 +16,59 @@
 #include <thrust/transform_reduce.h>
 #include <thrust/transform.h>
 #include <cub/device/device_segmented_sort.cuh>
+#include <thread>
+#include <vector>
 #include <cub/device/device_radix_sort.cuh>
+
+/* CUDA loads a module (one per .cu file of ours, about 1 MB of sm_90 code each) at the first use of
+   one of its kernels: ~2 ms each at a matrix's first build with CUDA's default lazy loading (H100,
+   KSP ex45 160^3), of a build of ~8 ms beyond aijcusparse's upload. Loaded on a helper thread
+   during that upload they only slowed it as much (measured): the thread starts when the matrix is
+   made instead, and loads while the program assembles it on the host. Each kernel once per
+   process; the threads are joined at the first build and when the package finalizes */
+static std::vector<const void *>  MatSpmvPreloadAsked; /* by the calling (PETSc's) thread only */
+static std::vector<std::thread *> MatSpmvPreloadThreads;
+
+PetscErrorCode MatSpmvCUDAPreload(PetscInt n, const void *const *kernels)
+{
+  std::vector<const void *> todo;
+  int                       dev;
+
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < n; k++) {
+    bool seen = !kernels[k];
+
+    for (const void *a : MatSpmvPreloadAsked) seen = seen || a == kernels[k];
+    if (seen) continue;
+    MatSpmvPreloadAsked.push_back(kernels[k]);
+    todo.push_back(kernels[k]);
+  }
+  if (todo.empty()) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallCUDA(cudaGetDevice(&dev));
+  try {
+    MatSpmvPreloadThreads.push_back(new std::thread([dev, todo]() {
+      cudaFuncAttributes attr;
+
+      if (cudaSetDevice(dev) == cudaSuccess)
+        for (const void *k : todo) (void)cudaFuncGetAttributes(&attr, k);
+      (void)cudaGetLastError(); /* this thread's: an error here only means loading at first use */
+    }));
+  } catch (const std::exception &) {
+    /* no thread: the modules load at first use */
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDAPreloadWait(void)
+{
+  PetscFunctionBegin;
+  for (std::thread *t : MatSpmvPreloadThreads) {
+    t->join();
+    delete t;
+  }
+  MatSpmvPreloadThreads.clear();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 PetscErrorCode MatSpmvCUDAAvailable(PetscBool *avail)
 {
@@ -186,6 +238,11 @@ template <typename I>
 __global__ void MatSpmvColumnCountKernel(I nnz, const I *__restrict__ j, I *__restrict__ count)
 {
   for (I k = blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += gridDim.x * blockDim.x) atomicAdd(count + j[k], 1);
+}
+
+const void *MatSpmvCUDALayerKernel(void)
+{
+  return (const void *)MatSpmvColumnCountKernel<int>;
 }
 
 template <typename I>
@@ -392,9 +449,9 @@ PetscErrorCode MatSpmvCUDARowLengthStats(PetscInt m, const int *d_i, MatSpmvRowS
    (a few passes where a full 32-bit sort takes four) */
 PetscErrorCode MatSpmvCUDASortPairs(PetscInt n, int *keys, int *vals, int maxkey, void *stream)
 {
-  cudaStream_t s    = (cudaStream_t)stream;
-  int          bits = 1, *k2, *v2;
-  void        *tmp  = NULL;
+  cudaStream_t s     = (cudaStream_t)stream;
+  int          bits  = 1, *k2, *v2;
+  void        *tmp   = NULL;
   size_t       bytes = 0;
 
   PetscFunctionBegin;

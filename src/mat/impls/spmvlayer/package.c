@@ -42,6 +42,9 @@ PetscErrorCode PetscSpmvFinalizePackage(void)
 {
   PetscFunctionBegin;
   PetscSpmvPackageInitialized = PETSC_FALSE;
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(MatSpmvCUDAPreloadWait()); /* no thread outlives the package */
+#endif
   PetscCall(MatSpmvForgetBaseOps());
   PetscFunctionReturn(PETSC_SUCCESS);
 }

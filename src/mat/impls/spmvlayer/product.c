@@ -177,7 +177,8 @@ static PetscErrorCode MatSpmvPtAPOffProcessOnHost(Mat C, PetscBool set, PetscBoo
     PetscCall(PetscObjectBaseTypeCompare((PetscObject)C->product->A, MATMPIAIJ, &mpi));
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)C), &size));
     if (!mpi || size == 1 || C->product->type != MATPRODUCT_PtAP) PetscFunctionReturn(PETSC_SUCCESS);
-    PetscCall(PetscInfo(C, "P^T A P of a %s of %" PetscInt_FMT " rows on %d processes: its off-process product on the %s (-petscspmv_ptap_host_min_rows %" PetscInt_FMT ")\n", ((PetscObject)C->product->A)->type_name, C->product->A->rmap->N, size, C->product->A->rmap->N >= MatSpmvPtAPHostMinRows ? "host" : "device", MatSpmvPtAPHostMinRows));
+    PetscCall(PetscInfo(C, "P^T A P of a %s of %" PetscInt_FMT " rows on %d processes: its off-process product on the %s (-petscspmv_ptap_host_min_rows %" PetscInt_FMT ")\n", ((PetscObject)C->product->A)->type_name, C->product->A->rmap->N, size,
+                        C->product->A->rmap->N >= MatSpmvPtAPHostMinRows ? "host" : "device", MatSpmvPtAPHostMinRows));
     if (C->product->A->rmap->N < MatSpmvPtAPHostMinRows) PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(MatGetOptionsPrefix(C, &prefix));

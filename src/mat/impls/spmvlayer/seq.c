@@ -596,6 +596,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJSpmv(Mat A, MatType type, MatReuse reuse,
   PetscCall(MatSpmvReset(sp)); /* MatDuplicate copies nonzerostate: the fingerprint starts from an impossible one */
   sp->base     = iscusparse ? &MatSpmvBaseSeqCUSPARSE : &MatSpmvBaseSeq;
   sp->resolved = PETSC_FALSE;
+  if (iscusparse) PetscCall(MatSpmvPreloadDeviceCode(format));
 
   if (!iscusparse || !B->boundtocpu) PetscCall(MatSpmvSetProducts(B)); /* bound aijcusparse keeps SeqAIJ's */
   B->ops->destroy        = MatDestroy_SeqAIJSpmv;

@@ -46,6 +46,12 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDADiagonalScale(PetscInt, const int *, cons
 PETSC_INTERN PetscErrorCode MatSpmvCUDAGraph(PetscInt, PetscInt, PetscInt, const int *, const int *, const PetscScalar *, PetscBool, PetscBool, PetscBool, int **, int **, PetscScalar **, PetscInt *, void *);
 /* MatSpmvWideShare() of the device CSR (m rows, d_i, d_j, longest row) in its natural order, on the device */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAWideShare(PetscInt, const int *, const int *, PetscInt, PetscReal *, void *);
+/* the modules of the n kernels (host addresses of __global__ functions; NULL: none) loaded on a
+   helper thread, each once per process; MatSpmvCUDAPreloadWait() joins the threads */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAPreload(PetscInt, const void *const *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDAPreloadWait(void);
+/* a kernel of the layer's device module (device.cu) */
+PETSC_INTERN const void *MatSpmvCUDALayerKernel(void);
 /* n device keys (0 to maxkey) and their values sorted by key, stable */
 PETSC_INTERN PetscErrorCode MatSpmvCUDASortPairs(PetscInt, int *, int *, int, void *);
 /* *hot: the nonzeros in the max(1, n / 100) columns the nnz column indices d_j name most often; where

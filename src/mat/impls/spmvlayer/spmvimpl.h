@@ -110,6 +110,9 @@ struct _n_MatSpmvFormat {
      aijcusparse's device values (L->borrowed), and it may keep d_i and d_j themselves, which stay
      valid as long as the layout (the layer rebuilds it when the nonzero pattern changes) */
   PetscErrorCode (*builddevice)(const void *params, const MatSpmvCSR *pattern, const int *d_i, const int *d_j, MatSpmvLayout L, void *stream);
+  /* optional: any __global__ function of the format's device code (MATSPMV_DEVICE_KERNEL()), whose
+     module the layer loads in the background during the CSR upload of a first build */
+  const void *(*devicekernel)(void);
   /* host copies of a device-built layout's arrays (for layout checks) */
   PetscErrorCode (*download)(MatSpmvLayout L);
   /* optional: the layout was built from a CSR whose row r is operator row rowmap[r] (the layer's RCM
@@ -132,6 +135,13 @@ struct _n_MatSpmvFormat {
   PetscErrorCode (*createseq)(Mat);
   PetscErrorCode (*creatempi)(Mat);
 };
+
+/* In a format's .cu: MatSpmvFormatDeviceKernel_<SUFFIX>() for its table's devicekernel */
+#define MATSPMV_DEVICE_KERNEL(SUFFIX, kernel) \
+  const void *MatSpmvFormatDeviceKernel_##SUFFIX(void) \
+  { \
+    return (const void *)(kernel); \
+  }
 
 /* Each format defines its two constructors with this and registers itself with one line in
    formats.c */
@@ -342,6 +352,9 @@ PETSC_INTERN PetscErrorCode MatSpmvColumnPlanDestroy(MatSpmvColumnPlan *);
 /* the row offsets of op(A)'s pattern (t = 1: A^T's, counted from A's columns: PetscFree *ti) */
 PETSC_INTERN PetscErrorCode MatSpmvOperatorRows(const MatSpmvCSR *, int, MatSpmvCSR *, PetscInt **);
 PETSC_INTERN PetscErrorCode MatSpmvRowLengthStats(Mat, int, const MatSpmvCSR *, MatSpmvRowStats *);
+/* device code loaded in the background from a matrix's creation; waited for before a device build */
+PETSC_INTERN PetscErrorCode MatSpmvPreloadDeviceCode(MatSpmvFormat *);
+PETSC_INTERN PetscErrorCode MatSpmvPrepareDeviceBuild(Mat, int);
 /* the build's stages as log events inside the format's MatXXXBuild: row statistics, frequency plan,
    RCM plan, the layout itself (registered by the package) */
 PETSC_INTERN PetscLogEvent  MATSPMV_RowStats, MATSPMV_FrequencyPlan, MATSPMV_RCMPlan, MATSPMV_Layout;

@@ -81,6 +81,7 @@ PetscErrorCode MatSpmvBuild(Mat A, int t, const MatSpmvCSR *csr0)
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(sp->format->event_build, A, 0, 0, 0));
+  PetscCall(MatSpmvPrepareDeviceBuild(A, t));
   /* op(A)'s rows: A's for the column plan and the compressed rows; A^T's (an O(nonzeros) count)
      only for a selecting format's choice */
   if (!t || sp->format->select) PetscCall(MatSpmvRowLengthStats(A, t, csr0, &stats));
