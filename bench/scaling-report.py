@@ -12,7 +12,8 @@ import re
 import sys
 
 FIELDS = ["case", "type", "iters", "SNESSolve", "KSPSolve", "PCSetUp", "PCApply", "MatSolve",
-          "MatMult", "convert", "scatter", "copies"]
+          "MatMult", "convert", "upload", "scatter", "copies"]
+FIELDS_BEFORE_UPLOAD = [f for f in FIELDS if f != "upload"]  # tables solves.sh printed before 2026-11-26
 
 
 def num(v):
@@ -29,9 +30,10 @@ def rows(top):
         count = int(re.search(r"np(\d+)\.txt$", path).group(1))
         for line in open(path):
             f = line.split()
-            if len(f) != len(FIELDS) or f[0] == "case" or f[0].startswith("("):
+            names = {len(FIELDS): FIELDS, len(FIELDS_BEFORE_UPLOAD): FIELDS_BEFORE_UPLOAD}.get(len(f))
+            if not names or f[0] == "case" or f[0].startswith("("):
                 continue
-            r = dict(zip(FIELDS, f))
+            r = dict(zip(names, f))
             # a weak case's size grows with the count: it is the same study under its base name
             r["study"] = r["case"].split("@")[0] if kind == "weak" else r["case"]
             yield kind, count, r

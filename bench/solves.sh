@@ -30,8 +30,9 @@
 #              inverses of L and U (-mat_spmvfactor_trsv isai); aijcusparse: cuSPARSE's exact solves
 #
 # Prints, per case and type: iterations, SNESSolve, KSPSolve, PCSetUp, PCApply, MatSolve, MatMult
-# seconds, the format's build + refresh seconds, the ghost exchange (VecScatterBegin + End, max over
-# ranks; 0 on one rank) and KSPSolve's host<->device copy counts.
+# seconds, the format's build + refresh seconds, aijcusparse's CSR uploads (MatCUSPARSCopyTo: inside
+# "convert" for our types, inside MatMult for aijcusparse), the ghost exchange (VecScatterBegin + End,
+# max over ranks; 0 on one rank) and KSPSolve's host<->device copy counts.
 # Logs: DIR/<case>-<type>-np<n>.log (default: $OUT/solves when OUT is set, as on the lent GPU
 # machine, otherwise results/solves, git-ignored).
 set -u
@@ -103,7 +104,7 @@ ev() { # log event -> max time (s), or -
 evsum() { # log regex -> summed max time of the events matching
   awk -v e="$2" '$1 ~ e && NF > 10 { t += $4; n++ } END { print n ? sprintf("%.4g", t) : "-" }' "$1"
 }
-printf "%-10s %-12s %9s %9s %9s %9s %9s %9s %9s %9s %9s %12s\n" case type iters SNESSolve KSPSolve PCSetUp PCApply MatSolve MatMult convert scatter "KSP H2D/D2H"
+printf "%-10s %-12s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s %12s\n" case type iters SNESSolve KSPSolve PCSetUp PCApply MatSolve MatMult convert upload scatter "KSP H2D/D2H"
 for c in $cases; do
   for t in $types; do
     log=$out/$c-$t-np$np.log
@@ -113,7 +114,7 @@ for c in $cases; do
     its=$(grep -Eo "iterations [0-9]+" "$log" | awk '{ s += $2 } END { print s + 0 }')
     fmt=$(echo "$t" | tr a-z A-Z)
     cp=$(awk '$1 == "KSPSolve" { print $(NF-4) "/" $(NF-2) }' "$log")
-    printf "%-10s %-12s %9s %9s %9s %9s %9s %9s %9s %9s %9s %12s\n" "$c" "$t" "$its" "$(ev "$log" SNESSolve)" "$(ev "$log" KSPSolve)" "$(ev "$log" PCSetUp)" "$(ev "$log" PCApply)" "$(ev "$log" MatSolve)" \
-      "$(ev "$log" MatMult)" "$(evsum "$log" "^Mat${fmt}(Build|Refresh)$")" "$(evsum "$log" "^VecScatter(Begin|End)$")" "${cp:--}"
+    printf "%-10s %-12s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s %12s\n" "$c" "$t" "$its" "$(ev "$log" SNESSolve)" "$(ev "$log" KSPSolve)" "$(ev "$log" PCSetUp)" "$(ev "$log" PCApply)" "$(ev "$log" MatSolve)" \
+      "$(ev "$log" MatMult)" "$(evsum "$log" "^Mat${fmt}(Build|Refresh)$")" "$(evsum "$log" "^MatCUSPARSCopyTo$")" "$(evsum "$log" "^VecScatter(Begin|End)$")" "${cp:--}"
   done
 done
