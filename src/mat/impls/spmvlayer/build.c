@@ -238,9 +238,8 @@ static PetscErrorCode MatSpmvColumnPlanRCM(Mat A, int t, const MatSpmvCSR *csr, 
   PetscCall(PetscTime(&t0));
   if (MatSpmvDeviceCSR(sp, t)) { /* measured on the device CSR: no host pass over the nonzeros */
 #if defined(PETSC_HAVE_CUDA)
-    const int *d_i, *d_j;
-    void      *stream;
-
+    const int      *d_i, *d_j;
+    void           *stream;
     MatSpmvRowStats stats;
 
     if (csr->stats) stats = *csr->stats;
