@@ -312,16 +312,15 @@ PetscErrorCode MatBRCCompressColumns(MatSpmvLayout L, void *stream)
     PetscCallCUDA(cudaMemsetAsync(kind, 0, brc->nblocks * sizeof(int), s));
     jlo = joff = woff = NULL;
   } else {
-    PetscCall(MatSpmvCUDAMalloc((void **)&jlo, ncols * sizeof(int)));
-    PetscCall(MatSpmvCUDAMalloc((void **)&jspan, ncols * sizeof(int)));
-    PetscCall(MatSpmvCUDAMalloc((void **)&kind, brc->nblocks * sizeof(int)));
-    PetscCall(MatSpmvCUDAMalloc((void **)&joff, (brc->nblocks + 1) * sizeof(int)));
-    PetscCall(MatSpmvCUDAMalloc((void **)&woff, (brc->nblocks + 1) * sizeof(int)));
+    PetscCall(MatSpmvCUDAMalloc((void **)&kind, (2 * (size_t)ncols + 3 * (size_t)brc->nblocks + 2) * sizeof(int))); /* one allocation: kind, joff, woff, jlo, jspan */
+    joff  = kind + brc->nblocks;
+    woff  = joff + brc->nblocks + 1;
+    jlo   = woff + brc->nblocks + 1;
+    jspan = jlo + ncols;
     MatBRCSlotColumnSpan<<<MatBRCGrid(ncols), 256, 0, s>>>(ncols, (int)brc->b1, brc->d_col, jlo, jspan);
     PetscCallCUDA(cudaGetLastError());
     MatBRCBlockKind<<<MatBRCGrid(brc->nblocks + 1), 256, 0, s>>>((int)brc->nblocks, (int)brc->b1, brc->d_blockoff, span, jspan, kind, joff, woff);
     PetscCallCUDA(cudaGetLastError());
-    PetscCall(MatSpmvCUDAFree(jspan));
     MatSpmvCallThrust(brc->nwide = (PetscInt)thrust::count_if(pol, kind, kind + brc->nblocks, [] __device__(int k) { return k > 0; }));
     MatSpmvCallThrust(brc->nfar = (PetscInt)thrust::count_if(pol, kind, kind + brc->nblocks, [] __device__(int k) { return k == 2; }));
     MatSpmvCallThrust(brc->wideslots = (PetscInt)thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)brc->nblocks), MatBRCWideSlots{brc->d_blockoff, kind}, 0LL, thrust::plus<long long>()));
@@ -352,7 +351,7 @@ PetscErrorCode MatBRCCompressColumns(MatSpmvLayout L, void *stream)
     PetscCall(MatSpmvCUDAFree(brc->d_colbase));
     brc->d_colbase = NULL;
   }
-  for (int *a : {span, jlo, kind, joff, woff}) PetscCall(MatSpmvCUDAFree(a));
+  for (int *a : {span, kind}) PetscCall(MatSpmvCUDAFree(a)); /* kind holds joff, woff, jlo and jspan in the wide case */
   PetscCall(PetscInfo(NULL, "BRC column indices: %s; %" PetscInt_FMT " of %" PetscInt_FMT " blocks (%" PetscInt_FMT " of %" PetscInt_FMT " slots) span %d columns or more, %" PetscInt_FMT " of them (%" PetscInt_FMT " slots) in some slot column\n", brc->col16 ? "16-bit offsets" : "32-bit",
                       brc->nwide, brc->nblocks, brc->wideslots, L->nslots, MATBRC_SPAN16, brc->nfar, brc->farslots));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -586,11 +585,12 @@ PetscErrorCode MatSpmvFormatBuildDevice_BRC(const void *params, const MatSpmvCSR
   MatSpmvCallThrust(thrust::exclusive_scan(pol, np, np + m + 1, np)); /* np is now the pieces' offsets */
   PetscCallCUDA(cudaMemcpyAsync(&P, np + m, sizeof(int), cudaMemcpyDeviceToHost, s));
   PetscCallCUDA(cudaStreamSynchronize(s));
-  PetscCall(MatSpmvCUDAMalloc((void **)&key, P * sizeof(int)));
-  PetscCall(MatSpmvCUDAMalloc((void **)&id, P * sizeof(int)));
-  PetscCall(MatSpmvCUDAMalloc((void **)&prow, P * sizeof(int)));
-  PetscCall(MatSpmvCUDAMalloc((void **)&pstart, P * sizeof(int)));
-  PetscCall(MatSpmvCUDAMalloc((void **)&plen, P * sizeof(int)));
+  /* one allocation for each group of temporaries: each cudaFree() waits for the device */
+  PetscCall(MatSpmvCUDAMalloc((void **)&key, 5 * (size_t)P * sizeof(int)));
+  id     = key ? key + P : NULL;
+  prow   = key ? key + 2 * (size_t)P : NULL;
+  pstart = key ? key + 3 * (size_t)P : NULL;
+  plen   = key ? key + 4 * (size_t)P : NULL;
   if (m) {
     MatBRCMakePieces<<<MatBRCGrid(m), 256, 0, s>>>(m, ai, np, b2, W, key, id, prow, pstart, plen);
     PetscCallCUDA(cudaGetLastError());
@@ -605,13 +605,13 @@ PetscErrorCode MatSpmvFormatBuildDevice_BRC(const void *params, const MatSpmvCSR
   woff = pw;
   PetscCallCUDA(cudaMemcpyAsync(&npad, woff + nw, sizeof(int), cudaMemcpyDeviceToHost, s));
   PetscCallCUDA(cudaStreamSynchronize(s));
-  PetscCall(MatSpmvCUDAMalloc((void **)&Prow, npad * sizeof(int)));
-  PetscCall(MatSpmvCUDAMalloc((void **)&Pstart, npad * sizeof(int)));
-  PetscCall(MatSpmvCUDAMalloc((void **)&Plen, npad * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&Prow, 3 * (size_t)npad * sizeof(int)));
+  Pstart = Prow ? Prow + npad : NULL;
+  Plen   = Prow ? Prow + 2 * (size_t)npad : NULL;
   if (npad) {
-    MatSpmvCallThrust(thrust::fill(pol, Prow, Prow + npad, -1));
-    MatSpmvCallThrust(thrust::fill(pol, Pstart, Pstart + npad, 0));
-    MatSpmvCallThrust(thrust::fill(pol, Plen, Plen + npad, 0));
+    PetscCallCUDA(cudaMemsetAsync(Prow, 0xff, npad * sizeof(int), s)); /* -1 */
+    PetscCallCUDA(cudaMemsetAsync(Pstart, 0, npad * sizeof(int), s));
+    PetscCallCUDA(cudaMemsetAsync(Plen, 0, npad * sizeof(int), s));
   }
   if (P) {
     MatBRCPlacePieces<<<MatBRCGrid(P), 256, 0, s>>>(P, b2, W, key, id, np, woff, prow, pstart, plen, Prow, Pstart, Plen);
@@ -646,7 +646,7 @@ PetscErrorCode MatSpmvFormatBuildDevice_BRC(const void *params, const MatSpmvCSR
   L->indexbytes = sizeof(int) * ((size_t)nslots + npad + brc->nblocks + 1 + brc->ninit);
 
   PetscCallCUDA(cudaStreamSynchronize(s));
-  for (int *a : {np, key, id, prow, pstart, plen, pw, Prow, Pstart, Plen}) PetscCall(MatSpmvCUDAFree(a));
+  for (int *a : {np, key, pw, Prow}) PetscCall(MatSpmvCUDAFree(a)); /* key and Prow hold their groups */
   PetscCall(MatBRCCompressColumns(L, stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

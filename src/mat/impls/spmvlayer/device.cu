@@ -458,20 +458,23 @@ PetscErrorCode MatSpmvCUDASortPairs(PetscInt n, int *keys, int *vals, int maxkey
   if (n < 2) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(maxkey >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "sort keys must be nonnegative");
   while (bits < 31 && (maxkey >> bits)) bits++;
-  PetscCall(MatSpmvCUDAMalloc((void **)&k2, n * sizeof(int)));
-  PetscCall(MatSpmvCUDAMalloc((void **)&v2, n * sizeof(int)));
   {
-    cub::DoubleBuffer<int> kb(keys, k2), vb(vals, v2);
+    cub::DoubleBuffer<int> kb(keys, NULL), vb(vals, NULL);
+    char                  *work;
 
     PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, kb, vb, (int)n, 0, bits, s));
-    PetscCall(MatSpmvCUDAMalloc(&tmp, bytes));
+    /* one allocation (each cudaFree() waits for the device): the keys' and values' other buffers, then CUB's */
+    PetscCall(MatSpmvCUDAMalloc((void **)&work, 2 * (size_t)n * sizeof(int) + bytes + 256));
+    k2  = (int *)work;
+    v2  = k2 + n;
+    tmp = (void *)(work + ((2 * (size_t)n * sizeof(int) + 255) / 256) * 256);
+    kb  = cub::DoubleBuffer<int>(keys, k2);
+    vb  = cub::DoubleBuffer<int>(vals, v2);
     PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, kb, vb, (int)n, 0, bits, s));
     if (kb.Current() != keys) PetscCallCUDA(cudaMemcpyAsync(keys, kb.Current(), n * sizeof(int), cudaMemcpyDeviceToDevice, s));
     if (vb.Current() != vals) PetscCallCUDA(cudaMemcpyAsync(vals, vb.Current(), n * sizeof(int), cudaMemcpyDeviceToDevice, s));
   }
-  PetscCall(MatSpmvCUDAFree(tmp)); /* cudaFree waits for the sort and the copies */
-  PetscCall(MatSpmvCUDAFree(k2));
-  PetscCall(MatSpmvCUDAFree(v2));
+  PetscCall(MatSpmvCUDAFree(k2)); /* the whole work block; cudaFree waits for the sort and the copies */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -560,6 +560,11 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJSpmv(Mat A, MatType type, MatReuse reuse,
   PetscFunctionBegin;
   PetscCall(MatSpmvFormatFind(type, &format));
   PetscCheck(format, PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "%s is not a petscspmv type", type);
+  PetscCall(MatSpmvUseCUSPARSEBase(&usecusparse));
+  if (usecusparse && reuse != MAT_REUSE_MATRIX) { /* the device code loads during the copy below (PETSc's device chosen first) */
+    PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
+    PetscCall(MatSpmvPreloadDeviceCode(format));
+  }
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
   else if (reuse == MAT_REUSE_MATRIX) {
     PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
@@ -574,7 +579,6 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJSpmv(Mat A, MatType type, MatReuse reuse,
   PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQAIJCUSPARSE, &iscusparse));
   PetscCheck(isaij || iscusparse, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot convert a %s matrix to %s in place: convert it to MATSEQAIJ first", ((PetscObject)B)->type_name, format->seqtype);
   PetscCheck(!B->factortype, PETSC_COMM_SELF, PETSC_ERR_SUP, "A factored matrix cannot become %s", format->seqtype);
-  PetscCall(MatSpmvUseCUSPARSEBase(&usecusparse));
   if (usecusparse && isaij) { /* with a GPU the base is aijcusparse */
     PetscCall(MatConvert(B, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &B));
     iscusparse = PETSC_TRUE;
@@ -596,7 +600,6 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJSpmv(Mat A, MatType type, MatReuse reuse,
   PetscCall(MatSpmvReset(sp)); /* MatDuplicate copies nonzerostate: the fingerprint starts from an impossible one */
   sp->base     = iscusparse ? &MatSpmvBaseSeqCUSPARSE : &MatSpmvBaseSeq;
   sp->resolved = PETSC_FALSE;
-  if (iscusparse) PetscCall(MatSpmvPreloadDeviceCode(format));
 
   if (!iscusparse || !B->boundtocpu) PetscCall(MatSpmvSetProducts(B)); /* bound aijcusparse keeps SeqAIJ's */
   B->ops->destroy        = MatDestroy_SeqAIJSpmv;
