@@ -189,7 +189,7 @@ for t in $types; do
   other=ellr; [ $t = ellr ] && other=brc
   run "$t: matrix-matrix products (x $other, aijcusparse, aij, MAIJ, dense; after each change of values), 1 rank" $bin/test_compose -type $t -other $other -gpu $gpu "${gpuopt[@]}" -mat_${other}_backend "${gpuopt[1]}"
   run "$t: matrix-matrix products (x $other, aijcusparse, aij, MAIJ, dense; after each change of values), 2 ranks" $np2 $bin/test_compose -type $t -other $other -gpu $gpu "${gpuopt[@]}" -mat_${other}_backend "${gpuopt[1]}"
-  if [ $gpu = 1 ] && [ $t = brc ]; then # the layer's, for every type: a parallel PtAP's off-process inner product on the host, as from a million rows
+  if [ $gpu = 1 ] && [ $t = brc ]; then # the layer's, for every type: a parallel PtAP's off-process inner product on the host, as from a million rows a process
     run "$t: matrix-matrix products, 2 ranks, PtAP's off-process product on the host (-petscspmv_ptap_host_min_rows 0)" bash -c 'out=$("$@" -info :mat 2>&1) || { echo "$out" | tail -30; exit 1; }; echo "$out" | grep -q "its off-process product on the host"' _ \
       $np2 $bin/test_compose -type $t -other $other -gpu $gpu "${gpuopt[@]}" -mat_${other}_backend "${gpuopt[1]}" -petscspmv_ptap_host_min_rows 0
   fi

@@ -76,7 +76,7 @@ PetscErrorCode PetscSpmvInitializePackage(void)
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "petscspmv matrix-matrix products", "Mat");
   PetscCall(PetscOptionsDeprecated("-mat_spmv_product_min_rows", "-petscspmv_product_min_rows", "1.1", NULL));
   PetscCall(PetscOptionsInt("-petscspmv_product_min_rows", "Results of sparse products with one of our matrices as A take its type from this many rows (default: never, but for PCMG's MAIJ chains)", "MatMatMult", MatSpmvProductMinRows, &MatSpmvProductMinRows, NULL));
-  PetscCall(PetscOptionsInt("-petscspmv_ptap_host_min_rows", "A parallel P^T A P whose A is one of our matrices of this many rows or more forms its off-process inner product on the host (cuSPARSE's SpGEMM refuses it at millions of rows)", "MatPtAP", MatSpmvPtAPHostMinRows, &MatSpmvPtAPHostMinRows, NULL));
+  PetscCall(PetscOptionsInt("-petscspmv_ptap_host_min_rows", "A parallel P^T A P whose A is one of our matrices with this many rows or more on its largest process forms its off-process inner product on the host (cuSPARSE's SpGEMM refuses it from 1.7 million)", "MatPtAP", MatSpmvPtAPHostMinRows, &MatSpmvPtAPHostMinRows, NULL));
   PetscOptionsEnd();
   PetscCall(PetscRegisterFinalize(PetscSpmvFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -157,12 +157,14 @@ PetscErrorCode MatSpmvRefreshTranspose(Mat T)
    "backend_p2_"), is refused by cuSPARSE's SpGEMM from about 150^3 unknowns of KSP ex45 on 2
    processes (CUSPARSE_STATUS_INSUFFICIENT_RESOURCES on one process while the others wait in the
    product's collective set-up: docs/limits.md). Its operand A_off P_oth has rows only at the process
-   boundaries, so from -petscspmv_ptap_host_min_rows rows of A PETSc's host product takes it, asked
-   for by that product's own options unless the user gave them (at 140^3 it was faster than
-   cuSPARSE's; below the threshold it stays on the device: with two processes on one GPU the host
-   product made the set-up of the 12^3 case stop in 1 of 6 runs, as the device's did before
-   MatSpmvRunDevicePhase()'s wait). set: before the symbolic phase; !set: after it, the options
-   taken back. C's type is not set yet: A's tells whether the product is parallel */
+   boundaries, so from -petscspmv_ptap_host_min_rows rows of A on its largest process (the size
+   cuSPARSE's work estimate grows with) PETSc's host product takes it, asked for by that product's
+   own options unless the user gave them: at 1.37 M rows a process (140^3 on 2) the host's was faster
+   than cuSPARSE's, at 0.69 M (on 4) slower. Below the threshold it stays on the device (with two
+   processes on one GPU the host product made the set-up of the 12^3 case stop in 1 of 6 runs, as
+   the device's did before MatSpmvRunDevicePhase()'s wait). The largest process's rows come from
+   the layout every process holds, so all take the same path. set: before the symbolic phase; !set:
+   after it, the options taken back. C's type is not set yet: A's tells whether it is parallel */
 static PetscErrorCode MatSpmvPtAPOffProcessOnHost(Mat C, PetscBool set, PetscBool added[2])
 {
   static const char *const names[2] = {"mattransposematmult_backend_cpu", "mat_product_algorithm_backend_cpu"};
@@ -173,13 +175,18 @@ static PetscErrorCode MatSpmvPtAPOffProcessOnHost(Mat C, PetscBool set, PetscBoo
 
   PetscFunctionBegin;
   if (set) {
+    Mat             A = C->product->A;
+    const PetscInt *range;
+    PetscInt        maxrows = 0;
+
     added[0] = added[1] = PETSC_FALSE;
-    PetscCall(PetscObjectBaseTypeCompare((PetscObject)C->product->A, MATMPIAIJ, &mpi));
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATMPIAIJ, &mpi));
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)C), &size));
     if (!mpi || size == 1 || C->product->type != MATPRODUCT_PtAP) PetscFunctionReturn(PETSC_SUCCESS);
-    PetscCall(PetscInfo(C, "P^T A P of a %s of %" PetscInt_FMT " rows on %d processes: its off-process product on the %s (-petscspmv_ptap_host_min_rows %" PetscInt_FMT ")\n", ((PetscObject)C->product->A)->type_name, C->product->A->rmap->N, size,
-                        C->product->A->rmap->N >= MatSpmvPtAPHostMinRows ? "host" : "device", MatSpmvPtAPHostMinRows));
-    if (C->product->A->rmap->N < MatSpmvPtAPHostMinRows) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(PetscLayoutGetRanges(A->rmap, &range));
+    for (PetscMPIInt r = 0; r < size; r++) maxrows = PetscMax(maxrows, range[r + 1] - range[r]);
+    PetscCall(PetscInfo(C, "P^T A P of a %s of %" PetscInt_FMT " rows on %d processes, at most %" PetscInt_FMT " on one: its off-process product on the %s (-petscspmv_ptap_host_min_rows %" PetscInt_FMT ")\n", ((PetscObject)A)->type_name, A->rmap->N, size, maxrows, maxrows >= MatSpmvPtAPHostMinRows ? "host" : "device", MatSpmvPtAPHostMinRows));
+    if (maxrows < MatSpmvPtAPHostMinRows) PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(MatGetOptionsPrefix(C, &prefix));
   for (int k = 0; k < 2; k++) {

@@ -415,8 +415,9 @@ PETSC_INTERN PetscErrorCode MatSpmvSetProductHooks_SeqAIJSpmv(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvClearProductHooks_SeqAIJSpmv(Mat);
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_MPIAIJSpmv(Mat);
 PETSC_INTERN PetscErrorCode MatMPIAIJGetLocalMatMerge_MPIAIJSpmv(Mat, MatReuse, IS *, Mat *);
-/* the default of -petscspmv_ptap_host_min_rows: about a third of the 3.4 M rows from which cuSPARSE
-   refused it on 2 processes (KSP ex45 150^3); at 2.7 M (140^3) the host's was faster already */
+/* the default of -petscspmv_ptap_host_min_rows (rows on A's largest process): cuSPARSE refused the
+   product from 1.69 M rows a process (KSP ex45 150^3 on 2); the host's was faster at 1.37 M (140^3
+   on 2), slower at 0.69 M (140^3 on 4) */
 #define MATSPMV_PTAP_HOST_MIN_ROWS 1000000
 /* -petscspmv_product_min_rows, -petscspmv_ptap_host_min_rows: read once when the package is initialized */
 PETSC_INTERN PetscInt MatSpmvProductMinRows, MatSpmvPtAPHostMinRows;
