@@ -175,6 +175,10 @@ for t in $types; do
   run "$t: value-changing operations, 1 rank" $bin/test_ops -type $t "${gpuopt[@]}"
   run "$t: value-changing operations, 2 ranks" $np2 $bin/test_ops -type $t "${gpuopt[@]}"
   run "$t: value-changing operations, host reference kernel forced" $bin/test_ops -type $t -mat_${t}_backend host
+  if [ $gpu = 1 ] && [ $t = brc ]; then # the layer's, for every type: the graph of a product's aijcusparse result made on the device
+    run "$t: value-changing operations, 1 rank, a product's aijcusparse result's graph on the device" bash -c 'out=$("$@" -info :mat 2>&1) || { echo "$out" | tail -30; exit 1; }; echo "$out" | grep -q "<mat:seqaijcusparse> MatSpmvCreateGraph(): MatCreateGraph() on the device"' _ \
+      $bin/test_ops -type $t "${gpuopt[@]}"
+  fi
   run "$t: ILU(k) and ICC(k) by MATSOLVERSPMV, solves and transpose solves match PETSc's (shared and generated matrices, new values, refusals)" $bin/test_factor -type $t -dir "$mats" "${gpuopt[@]}"
   [ $gpu = 1 ] && run "$t: ILU(k) and ICC(k) by MATSOLVERSPMV with CUDA vectors" $bin/test_factor -type $t -dir "$mats" -vec_type cuda "${gpuopt[@]}"
   [ $gpu = 1 ] && run "$t: ILU(k) and ICC(k) by MATSOLVERSPMV with CUDA vectors, units of 3 rows (short last units)" $bin/test_factor -type $t -dir "$mats" -vec_type cuda -chain 100001 -mat_spmvfactor_trsv_unit 3 "${gpuopt[@]}"

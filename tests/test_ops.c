@@ -230,8 +230,8 @@ int main(int argc, char **argv)
     PetscCall(MatDestroy(&D));
     PetscCall(MatDestroy(&Dref));
   }
-  { /* a product's result (with a GPU an aijcusparse matrix, as GAMG's first coarse operator: its
-       graph is PETSc's) */
+  { /* a product's result (with a GPU an aijcusparse matrix, as GAMG's first coarse operator: on one
+       process its graph is ours, on the device) */
     Mat C, Cref;
 
     PetscCall(MatMatMult(A, A, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));

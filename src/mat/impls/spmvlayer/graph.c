@@ -8,6 +8,8 @@
   Block sizes above 1 are collapsed first (the sum of |a| over each block, as PETSc's). Complex
   scalars, a strength index with blocks, a matrix bound to the CPU or without device values take
   the base's function. MPI matrices: blocks collapsed on the host, then PETSc's function (below).
+  The aijcusparse results of our matrices' sequential products (GAMG's first coarse operator) take
+  the same device graph: PETSc's made theirs on the host from a copy of the device values.
 */
 #include "spmvimpl.h"
 
@@ -84,7 +86,11 @@ static PetscErrorCode MatSpmvGraphFromDevice(PetscInt m, PetscInt nnz, const int
 
 #endif
 
-static PetscErrorCode MatCreateGraph_SeqAIJSpmv(Mat A, PetscBool symmetrize, PetscBool scale, PetscReal filter, PetscInt index_size, PetscInt index[], Mat *G)
+typedef PetscErrorCode (*MatSpmvCreateGraphFn)(Mat, PetscBool, PetscBool, PetscReal, PetscInt, PetscInt[], Mat *);
+
+/* the graph of A, one of ours or a plain aijcusparse matrix, on the device; by base (PETSc's
+   function) where it cannot be */
+static PetscErrorCode MatSpmvCreateGraph(Mat A, MatSpmvCreateGraphFn base, PetscBool symmetrize, PetscBool scale, PetscReal filter, PetscInt index_size, PetscInt index[], Mat *G)
 {
   PetscBool   device;
   const char *why = NULL;
@@ -95,7 +101,7 @@ static PetscErrorCode MatCreateGraph_SeqAIJSpmv(Mat A, PetscBool symmetrize, Pet
   PetscCall(MatSpmvGraphOnDevice(A, index_size, &device, &why, &nnz));
   if (!device || (bs == 1 && !symmetrize && !scale && filter < 0)) { /* the latter: A itself is the graph */
     if (!device) PetscCall(PetscInfo(A, "MatCreateGraph() by the base's function (PETSc's, on the host): %s\n", why));
-    PetscCall(MatSpmvSeq(A)->base->creategraph(A, symmetrize, scale, filter, index_size, index, G));
+    PetscCall((*base)(A, symmetrize, scale, filter, index_size, index, G));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 #if defined(MATSPMV_DEVICE_GRAPH)
@@ -135,11 +141,42 @@ static PetscErrorCode MatCreateGraph_SeqAIJSpmv(Mat A, PetscBool symmetrize, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode MatCreateGraph_SeqAIJSpmv(Mat A, PetscBool symmetrize, PetscBool scale, PetscReal filter, PetscInt index_size, PetscInt index[], Mat *G)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvCreateGraph(A, MatSpmvSeq(A)->base->creategraph, symmetrize, scale, filter, index_size, index, G));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCreateGraph_SeqAIJCUSPARSE_Spmv(Mat A, PetscBool symmetrize, PetscBool scale, PetscReal filter, PetscInt index_size, PetscInt index[], Mat *G)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvCreateGraph(A, MatSpmvBaseSeqCUSPARSE.creategraph, symmetrize, scale, filter, index_size, index, G));
+  /* A's host values current, as PETSc's graph (host code) leaves them: GAMG's later steps read them
+     without asking (with -pc_gamg_agg_nsmooths 0 and A's values on the device only, the next
+     level's operator came out wrong and CG stopped, DIVERGED_INDEFINITE_PC) */
+  PetscCall(MatSpmvSyncHostValues(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* ours on the aijcusparse base (a bound matrix takes the base's inside) */
 PetscErrorCode MatSpmvSetGraphOps_SeqAIJSpmv(Mat A)
 {
   PetscFunctionBegin;
   if (MatSpmvSeq(A)->base->cusparse) A->ops->creategraph = MatCreateGraph_SeqAIJSpmv;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* C, an aijcusparse result of a product of ours, takes our graph in place of aijcusparse's own
+   (PETSc's host code: on ex45 140^3 GAMG's first coarse operator's graph, 8 M entries, was 0.2-0.3 s
+   of transposes, conversions and copies); one whose function another package replaced is left alone */
+PetscErrorCode MatSpmvSetGraphOps_SeqAIJCUSPARSEResult(Mat C)
+{
+  PetscBool cusparse;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQAIJCUSPARSE, &cusparse));
+  if (cusparse && MatSpmvBaseSeqCUSPARSE.creategraph && C->ops->creategraph == MatSpmvBaseSeqCUSPARSE.creategraph) C->ops->creategraph = MatCreateGraph_SeqAIJCUSPARSE_Spmv;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -469,7 +469,7 @@ static PetscErrorCode MatSpmvRunPhase(Mat C, PetscErrorCode (*f)(Mat))
     PetscCall(MatSpmvSeqGetData(C, &csp));
     PetscCheck(csp, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The product's result did not become %s", asp->format->seqtype);
     csp->derived = PETSC_TRUE;
-  }
+  } else if (base && asp->base->cusparse) PetscCall(MatSpmvSetGraphOps_SeqAIJCUSPARSEResult(C)); /* GAMG's next graph on the device */
   PetscCall(MatSpmvResultStageHostVectors(C));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -13,6 +13,7 @@
   on the device from aijcusparse's device values: nothing crosses PCIe when they are current).
   The layouts: the engine (operator.c and below) builds them, keeps them current and runs the products.
 */
+#include <petscdevice.h> /* PetscDeviceInitialize(): the module preload runs on PETSc's device */
 #include "spmvimpl.h"
 
 static PetscErrorCode MatSpmvSetBackend_SeqAIJSpmv(Mat, MatSpmvBackend);

@@ -426,6 +426,7 @@ PETSC_INTERN PetscInt MatSpmvProductMinRows, MatSpmvPtAPHostMinRows;
 PETSC_INTERN PetscErrorCode MatSpmvSetValueOps_SeqAIJSpmv(Mat);
 /* graph.c: MatCreateGraph() from aijcusparse's device CSR; MPI: PETSc's on an aijcusparse copy */
 PETSC_INTERN PetscErrorCode MatSpmvSetGraphOps_SeqAIJSpmv(Mat);
+PETSC_INTERN PetscErrorCode MatSpmvSetGraphOps_SeqAIJCUSPARSEResult(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvSetGraphOps_MPIAIJSpmv(Mat, MatSpmvBaseOps *);
 
 /* cusparsefactor.c: aijcusparse's factors and cuSPARSE's solves for our types (MATSOLVERCUSPARSE) */
