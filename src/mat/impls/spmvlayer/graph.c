@@ -45,11 +45,12 @@ static PetscErrorCode MatSpmvGraphOnDevice(Mat A, PetscInt index_size, PetscBool
 }
 
 #if defined(MATSPMV_DEVICE_GRAPH)
-/* the host CSR of a graph, which MatCreateSeqAIJWithArrays() leaves to its caller: composed with
+/* the host CSR of a graph, which MatCreateSeqAIJWithArrays() (and for an MPI graph
+   MatCreateMPIAIJWithSplitArrays(), its off-diagonal block in o*) leaves to its caller: composed with
    the graph, freed with it */
 typedef struct {
-  PetscInt    *i, *j;
-  PetscScalar *a;
+  PetscInt    *i, *j, *oi, *oj;
+  PetscScalar *a, *oa;
 } MatSpmvGraphCSR;
 
 static PetscErrorCode MatSpmvGraphCSRDestroy(PetscCtxRt ctx)
@@ -58,26 +59,39 @@ static PetscErrorCode MatSpmvGraphCSRDestroy(PetscCtxRt ctx)
 
   PetscFunctionBegin;
   PetscCall(PetscFree3(csr->i, csr->j, csr->a));
+  PetscCall(PetscFree3(csr->oi, csr->oj, csr->oa));
   PetscCall(PetscFree(csr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the device CSR (m rows, nnz entries) of a graph into new host arrays; the device ones freed */
+static PetscErrorCode MatSpmvGraphCopyToHost(PetscInt m, PetscInt nnz, int *d_gi, int *d_gj, PetscScalar *d_ga, PetscInt **i, PetscInt **j, PetscScalar **a)
+{
+  void *stream;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc3(m + 1, i, nnz, j, nnz, a));
+  PetscCall(MatSpmvCUDAGetStream(&stream));
+  PetscCall(MatSpmvCUDACopyToHost(*i, d_gi, (m + 1) * sizeof(int), stream));
+  PetscCall(MatSpmvCUDACopyToHost(*j, d_gj, nnz * sizeof(int), stream));
+  PetscCall(MatSpmvCUDACopyToHost(*a, d_ga, nnz * sizeof(PetscScalar), stream));
+  PetscCall(MatSpmvCUDASynchronize(stream));
+  PetscCall(PetscLogGpuToCpu((m + 1 + nnz) * sizeof(int) + nnz * sizeof(PetscScalar)));
+  PetscCall(MatSpmvCUDAFree(d_ga));
+  PetscCall(MatSpmvCUDAFree(d_gj));
+  PetscCall(MatSpmvCUDAFree(d_gi));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* the device CSR (m rows, nnz entries) copied into a new host MATSEQAIJ, then made an aijcusparse
    matrix (whose device copy is made at its first device use) */
-static PetscErrorCode MatSpmvGraphFromDevice(PetscInt m, PetscInt nnz, const int *d_gi, const int *d_gj, const PetscScalar *d_ga, Mat *G)
+static PetscErrorCode MatSpmvGraphFromDevice(PetscInt m, PetscInt nnz, int *d_gi, int *d_gj, PetscScalar *d_ga, Mat *G)
 {
   MatSpmvGraphCSR *csr;
-  void            *stream;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&csr));
-  PetscCall(PetscMalloc3(m + 1, &csr->i, nnz, &csr->j, nnz, &csr->a));
-  PetscCall(MatSpmvCUDAGetStream(&stream));
-  PetscCall(MatSpmvCUDACopyToHost(csr->i, d_gi, (m + 1) * sizeof(int), stream));
-  PetscCall(MatSpmvCUDACopyToHost(csr->j, d_gj, nnz * sizeof(int), stream));
-  PetscCall(MatSpmvCUDACopyToHost(csr->a, d_ga, nnz * sizeof(PetscScalar), stream));
-  PetscCall(MatSpmvCUDASynchronize(stream));
-  PetscCall(PetscLogGpuToCpu((m + 1 + nnz) * sizeof(int) + nnz * sizeof(PetscScalar)));
+  PetscCall(MatSpmvGraphCopyToHost(m, nnz, d_gi, d_gj, d_ga, &csr->i, &csr->j, &csr->a));
   PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, m, m, csr->i, csr->j, csr->a, G));
   PetscCall(PetscObjectContainerCompose((PetscObject)*G, "MatSpmvGraphCSR", csr, MatSpmvGraphCSRDestroy));
   PetscCall(MatConvert(*G, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, G));
@@ -125,9 +139,6 @@ static PetscErrorCode MatSpmvCreateGraph(Mat A, MatSpmvCreateGraphFn base, Petsc
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(MatSpmvCUSPARSERestoreValues(A, &d_a));
     PetscCall(MatSpmvGraphFromDevice(m / bs, gnnz, d_gi, d_gj, d_ga, G));
-    PetscCall(MatSpmvCUDAFree(d_ga));
-    PetscCall(MatSpmvCUDAFree(d_gj));
-    PetscCall(MatSpmvCUDAFree(d_gi));
     PetscCall(PetscInfo(A, "MatCreateGraph() on the device: %" PetscInt_FMT " rows (block size %" PetscInt_FMT "), %" PetscInt_FMT " entries (%s)\n", m / bs, bs, gnnz, transpose ? "A + A^T" : "A"));
   }
 #endif
@@ -261,6 +272,137 @@ static PetscErrorCode MatSpmvGraphCollapseMPI(Mat A, PetscInt bs, MatType gtype,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#if defined(MATSPMV_DEVICE_GRAPH)
+/* whether every process can make its part of A's scalar graph on the device (collective) */
+static PetscErrorCode MatSpmvGraphMPIOnDevice(Mat A, PetscInt index_size, PetscBool *device)
+{
+  Mat         Ad;
+  PetscInt    bs, nnz;
+  PetscBool   same;
+  const char *why;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetBlockSize(A, &bs));
+  PetscCall(PetscLayoutCompare(A->rmap, A->cmap, &same));
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
+  *device = PETSC_FALSE;
+  if (bs == 1 && !index_size && same) PetscCall(MatSpmvGraphOnDevice(Ad, 0, device, &why, &nnz));
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, device, 1, MPI_C_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The scalar graph of an MPI matrix of ours, PETSc's function's result made another way: the
+   diagonal block's |Ad| (+ |Ad|^T) on the device as a sequential matrix's; the off-diagonal block's
+   entries, which only the rows at the process boundaries hold, with the transposes the other
+   processes send (a transposed off-diagonal entry is off-diagonal) by PETSc's MatTranspose() and
+   MatAXPY() on a host matrix of those entries alone; both joined without a copy, then scaled by
+   the diagonal as PETSc's. PETSc's function transposes and adds all of A on the host: MatAXPY()
+   0.77 s and MatTranspose() 0.25 s on KSP ex45 140^3 on two processes (H200) */
+static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, PetscBool scale, PetscReal filter, Mat *G)
+{
+  MPI_Comm           comm = PetscObjectComm((PetscObject)A);
+  Mat                Ad, Ao, Bo, Bod, Boo;
+  const PetscInt    *garray, *bgarray, *oi, *oj, *bi, *bj;
+  const PetscScalar *oa, *ba;
+  const int         *d_i, *d_j;
+  const PetscScalar *d_a;
+  int               *d_gi, *d_gj;
+  PetscScalar       *d_ga, *vals;
+  PetscInt           m = A->rmap->n, rstart = A->rmap->rstart, gnnz, nrows, *onnz, *dnnz, *cols, maxrow = 0;
+  PetscBool          transpose = symmetrize, isset, issym, absval = (PetscBool)(scale || filter >= 0), done;
+  MatSpmvGraphCSR   *csr;
+  void              *stream;
+  MatInfo            info;
+
+  PetscFunctionBegin;
+  PetscCall(MatIsSymmetricKnown(A, &isset, &issym));
+  if (isset && issym) transpose = PETSC_FALSE; /* as PETSc's */
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
+  PetscCall(PetscNew(&csr));
+  /* the diagonal block, on the device, unscaled (the scale needs the other processes' diagonals) */
+  PetscCall(MatGetInfo(Ad, MAT_LOCAL, &info));
+  PetscCall(MatSpmvCUSPARSEGetIJ(Ad, &d_i, &d_j));
+  PetscCall(MatSpmvCUSPARSEGetValues(Ad, &d_a));
+  PetscCall(MatSpmvCUDAGetStream(&stream));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(MatSpmvCUDAGraph(m, 1, (PetscInt)info.nz_used, d_i, d_j, d_a, absval, transpose, PETSC_FALSE, &d_gi, &d_gj, &d_ga, &gnnz, stream));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(MatSpmvCUSPARSERestoreValues(Ad, &d_a));
+  PetscCall(MatSpmvGraphCopyToHost(m, gnnz, d_gi, d_gj, d_ga, &csr->i, &csr->j, &csr->a));
+  /* the off-diagonal entries alone, and their transposes */
+  PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nrows, &oi, &oj, &done));
+  PetscCheck(done && nrows == m, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCreateGraph(): the off-diagonal block gives no row structure");
+  PetscCall(MatSeqAIJGetArrayRead(Ao, &oa)); /* brings device-newer values to the host */
+  PetscCall(PetscCalloc2(m, &dnnz, m, &onnz));
+  for (PetscInt r = 0; r < m; r++) maxrow = PetscMax(maxrow, onnz[r] = oi[r + 1] - oi[r]);
+  PetscCall(MatCreate(comm, &Bo));
+  PetscCall(MatSetSizes(Bo, m, A->cmap->n, A->rmap->N, A->cmap->N));
+  PetscCall(MatSetType(Bo, MATMPIAIJ));
+  PetscCall(MatMPIAIJSetPreallocation(Bo, 0, dnnz, 0, onnz));
+  PetscCall(PetscMalloc2(maxrow, &cols, maxrow, &vals));
+  for (PetscInt r = 0; r < m; r++) {
+    const PetscInt row = rstart + r;
+
+    for (PetscInt p = oi[r]; p < oi[r + 1]; p++) {
+      cols[p - oi[r]] = garray[oj[p]];
+      vals[p - oi[r]] = absval ? PetscAbsScalar(oa[p]) : oa[p];
+    }
+    PetscCall(MatSetValues(Bo, 1, &row, onnz[r], cols, vals, INSERT_VALUES));
+  }
+  PetscCall(PetscFree2(cols, vals));
+  PetscCall(PetscFree2(dnnz, onnz));
+  PetscCall(MatSeqAIJRestoreArrayRead(Ao, &oa));
+  PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nrows, &oi, &oj, &done));
+  PetscCall(MatAssemblyBegin(Bo, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(Bo, MAT_FINAL_ASSEMBLY));
+  if (transpose) {
+    Mat T;
+
+    PetscCall(MatTranspose(Bo, MAT_INITIAL_MATRIX, &T));
+    PetscCall(MatAXPY(Bo, 1.0, T, DIFFERENT_NONZERO_PATTERN));
+    PetscCall(MatDestroy(&T));
+  }
+  /* its off-diagonal block, in global columns, is the graph's */
+  PetscCall(MatMPIAIJGetSeqAIJ(Bo, &Bod, &Boo, &bgarray));
+  PetscCall(MatGetInfo(Bod, MAT_LOCAL, &info));
+  PetscCheck(info.nz_used == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatCreateGraph(): a transposed off-diagonal entry fell in the diagonal block");
+  PetscCall(MatGetRowIJ(Boo, 0, PETSC_FALSE, PETSC_FALSE, &nrows, &bi, &bj, &done));
+  PetscCheck(done && nrows == m, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCreateGraph(): the off-diagonal block gives no row structure");
+  PetscCall(MatSeqAIJGetArrayRead(Boo, &ba));
+  PetscCall(PetscMalloc3(m + 1, &csr->oi, bi[m], &csr->oj, bi[m], &csr->oa));
+  for (PetscInt r = 0; r <= m; r++) csr->oi[r] = bi[r];
+  for (PetscInt p = 0; p < bi[m]; p++) {
+    csr->oj[p] = bgarray[bj[p]];
+    csr->oa[p] = ba[p];
+  }
+  PetscCall(MatSeqAIJRestoreArrayRead(Boo, &ba));
+  PetscCall(MatRestoreRowIJ(Boo, 0, PETSC_FALSE, PETSC_FALSE, &nrows, &bi, &bj, &done));
+  PetscCall(MatDestroy(&Bo));
+  PetscCall(MatCreateMPIAIJWithSplitArrays(comm, m, A->cmap->n, A->rmap->N, A->cmap->N, csr->i, csr->j, csr->a, csr->oi, csr->oj, csr->oa, G));
+  PetscCall(PetscObjectContainerCompose((PetscObject)*G, "MatSpmvGraphCSR", csr, MatSpmvGraphCSRDestroy));
+  if (symmetrize) PetscCall(MatSetOption(*G, MAT_SYMMETRIC, PETSC_TRUE));
+  else PetscCall(MatPropagateSymmetryOptions(A, *G));
+  if (scale) { /* as PETSc's: each entry over the square roots of its row's and column's diagonal */
+    Vec diag;
+
+    PetscCall(MatCreateVecs(*G, &diag, NULL));
+    PetscCall(MatGetDiagonal(*G, diag));
+    PetscCall(VecReciprocal(diag));
+    PetscCall(VecSqrtAbs(diag));
+    PetscCall(MatDiagonalScale(*G, diag, diag));
+    PetscCall(VecDestroy(&diag));
+  }
+  PetscCall(MatConvert(*G, MATMPIAIJCUSPARSE, MAT_INPLACE_MATRIX, G)); /* PETSc's graph of an aijcusparse copy is aijcusparse */
+  PetscCall(PetscInfo(A, "MatCreateGraph() with the diagonal block on the device: %" PetscInt_FMT " + %" PetscInt_FMT " entries here (%s)\n", gnnz, csr->oi[m], transpose ? "A + A^T" : "A"));
+  PetscCall(MatViewFromOptions(*G, NULL, "-mat_graph_view"));
+  if (filter >= 0) {
+    PetscCall(MatFilter(*G, filter, PETSC_TRUE, PETSC_TRUE)); /* PETSc's, on the graph */
+    PetscCall(MatViewFromOptions(*G, NULL, "-mat_filter_graph_view"));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 /* MPI matrices: PETSc's graph (its transpose crosses the processes). With blocks, of the scalar graph
    collapsed above, an aijcusparse matrix with a GPU. Otherwise, with a GPU, of an aijcusparse copy of
    A, so that the graph and GAMG's products with it (the squared graph) are aijcusparse's, as for an
@@ -289,12 +431,57 @@ static PetscErrorCode MatCreateGraph_MPIAIJSpmv(Mat A, PetscBool symmetrize, Pet
     PetscCall(MatDestroy(&B)); /* a reference stays where the graph is B itself */
     if (!symmetrize) PetscCall(MatPropagateSymmetryOptions(A, *G));
   } else if (sp->base->cusparse) {
+    PetscBool device = PETSC_FALSE;
+
+#if defined(MATSPMV_DEVICE_GRAPH)
+    if (symmetrize || scale || filter >= 0) PetscCall(MatSpmvGraphMPIOnDevice(A, index_size, &device)); /* else A itself is the graph */
+    if (device) {
+      PetscCall(MatSpmvGraphMPIFromDevice(A, symmetrize, scale, filter, G));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+#endif
     /* so that the graph and GAMG's products with it (the squared graph) are aijcusparse's */
     PetscCall(PetscInfo(A, "MatCreateGraph() by PETSc's function on an aijcusparse copy\n"));
     PetscCall(MatConvert(A, MATMPIAIJCUSPARSE, MAT_INITIAL_MATRIX, &B));
     PetscCall(MatCreateGraph(B, symmetrize, scale, filter, index_size, index, G));
     PetscCall(MatDestroy(&B));
   } else PetscCall(sp->base->creategraph(A, symmetrize, scale, filter, index_size, index, G));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* an aijcusparse result of a parallel product of ours (GAMG's first coarse operator on several
+   processes): the graph as ours, then the diagonal block's host values current, as PETSc's graph
+   leaves them (GAMG's later steps read them; see the sequential one above) */
+static PetscErrorCode MatCreateGraph_MPIAIJCUSPARSE_Spmv(Mat A, PetscBool symmetrize, PetscBool scale, PetscReal filter, PetscInt index_size, PetscInt index[], Mat *G)
+{
+  PetscBool device = PETSC_FALSE;
+
+  PetscFunctionBegin;
+#if defined(MATSPMV_DEVICE_GRAPH)
+  if (symmetrize || scale || filter >= 0) PetscCall(MatSpmvGraphMPIOnDevice(A, index_size, &device));
+  if (device) {
+    Mat Ad;
+
+    PetscCall(MatSpmvGraphMPIFromDevice(A, symmetrize, scale, filter, G));
+    PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
+    PetscCall(MatSpmvSyncHostValues(Ad));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+  PetscCall(MatSpmvBaseMPICUSPARSE.creategraph(A, symmetrize, scale, filter, index_size, index, G));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* C, an aijcusparse result of a parallel product of ours, takes the graph above in place of
+   PETSc's (host transposes and sums of the whole matrix); one whose function another package
+   replaced is left alone */
+PetscErrorCode MatSpmvSetGraphOps_MPIAIJCUSPARSEResult(Mat C)
+{
+  PetscBool cusparse;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATMPIAIJCUSPARSE, &cusparse));
+  if (cusparse && MatSpmvBaseMPICUSPARSE.creategraph && C->ops->creategraph == MatSpmvBaseMPICUSPARSE.creategraph) C->ops->creategraph = MatCreateGraph_MPIAIJCUSPARSE_Spmv;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -283,6 +283,7 @@ static PetscErrorCode MatSpmvMPIProductResult(Mat C, Mat A, Mat B, PetscBool dev
   PetscCall(MatSpmvMPIGetData(B, &bsp));
   PetscCall(PetscObjectTypeCompare((PetscObject)C, asp->base->cusparse ? MATMPIAIJCUSPARSE : MATMPIAIJ, &base));
   if (base && MatSpmvProductResultTakesType(asp->base->cusparse, dev, C->rmap->n, (PetscBool)(asp->frommaij || (bsp && bsp->frommaij)))) PetscCall(MatSpmvProductResultConvert(A, C, asp->format->mpitype));
+  else if (base && asp->base->cusparse) PetscCall(MatSpmvSetGraphOps_MPIAIJCUSPARSEResult(C)); /* GAMG's next graph on the device */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -428,6 +428,7 @@ PETSC_INTERN PetscErrorCode MatSpmvSetValueOps_SeqAIJSpmv(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvSetGraphOps_SeqAIJSpmv(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvSetGraphOps_SeqAIJCUSPARSEResult(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvSetGraphOps_MPIAIJSpmv(Mat, MatSpmvBaseOps *);
+PETSC_INTERN PetscErrorCode MatSpmvSetGraphOps_MPIAIJCUSPARSEResult(Mat);
 
 /* cusparsefactor.c: aijcusparse's factors and cuSPARSE's solves for our types (MATSOLVERCUSPARSE) */
 PETSC_INTERN PetscErrorCode MatSpmvRegisterFactors(MatSpmvFormat *);
