@@ -7,9 +7,11 @@
   squared graph is then aijcusparse's device product, and no layout of ours is built for it.
   Block sizes above 1 are collapsed first (the sum of |a| over each block, as PETSc's). Complex
   scalars, a strength index with blocks, a matrix bound to the CPU or without device values take
-  the base's function. MPI matrices: blocks collapsed on the host, then PETSc's function (below).
-  The aijcusparse results of our matrices' sequential products (GAMG's first coarse operator) take
-  the same device graph: PETSc's made theirs on the host from a copy of the device values.
+  the base's function. MPI matrices of block size 1: the diagonal block on the device, the
+  off-diagonal entries (process boundaries) by PETSc on the host; with blocks, collapsed on the
+  host, then PETSc's function (below). The aijcusparse results of our matrices' products (GAMG's
+  first coarse operator), sequential or parallel, take the same graphs: PETSc's made theirs on the
+  host from a copy of the device values.
 */
 #include "spmvimpl.h"
 
@@ -403,11 +405,12 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
 }
 #endif
 
-/* MPI matrices: PETSc's graph (its transpose crosses the processes). With blocks, of the scalar graph
-   collapsed above, an aijcusparse matrix with a GPU. Otherwise, with a GPU, of an aijcusparse copy of
-   A, so that the graph and GAMG's products with it (the squared graph) are aijcusparse's, as for an
-   aijcusparse operator: PETSc's function would make the graph a copy of A in our type, changed in
-   place on the host, and our layouts built for it. Without a GPU, the base's function. */
+/* MPI matrices: with blocks, PETSc's graph of the scalar graph collapsed above, an aijcusparse
+   matrix with a GPU. Otherwise, with a GPU, the graph made with the diagonal block on the device
+   (above) where every process can, else PETSc's of an aijcusparse copy of A, so that the graph and
+   GAMG's products with it (the squared graph) are aijcusparse's, as for an aijcusparse operator:
+   PETSc's function would make the graph a copy of A in our type, changed in place on the host,
+   and our layouts built for it. Without a GPU, the base's function. */
 static PetscErrorCode MatCreateGraph_MPIAIJSpmv(Mat A, PetscBool symmetrize, PetscBool scale, PetscReal filter, PetscInt index_size, PetscInt index[], Mat *G)
 {
   Mat_MPIAIJSpmv *sp;
