@@ -3,7 +3,7 @@
 # acceptance cases of the GPU-resident types. Needs a GPU (and the stock programs: make).
 #
 #   bench/solves.sh [-t "aijcusparse brc cmrs argcsr ipcsr ellr"] [-c "ex19ilu ex56gamg ex19poly"] [-n 1]
-#                      [-o DIR] [--timeout S]
+#                      [-o DIR] [--timeout S] [--flame]
 #
 #   ex19ilu    SNES ex19 256 x 256, PETSc's default PC (ILU(0); block Jacobi + ILU(0) on 2 ranks)
 #   ex19ilu512 the same on 512 x 512
@@ -34,11 +34,13 @@
 # "convert" for our types, inside MatMult for aijcusparse), the ghost exchange (VecScatterBegin + End,
 # max over ranks; 0 on one rank) and KSPSolve's host<->device copy counts.
 # Logs: DIR/<case>-<type>-np<n>.log (default: $OUT/solves when OUT is set, as on the lent GPU
-# machine, otherwise results/solves, git-ignored).
+# machine, otherwise results/solves, git-ignored). --flame also keeps each run's nested timings
+# (PETSc's ascii_flamegraph) in <log>.flame and prints GAMG's set-up part by part next to
+# aijcusparse's (bench/gamg-setup.py DIR).
 set -u
 cd "$(dirname "$0")/.."
 root=$PWD
-types="aijcusparse brc cmrs argcsr ipcsr ellr" cases="ex19ilu ex56gamg ex19poly" np=1 out=${OUT:+$OUT/solves} limit=400
+types="aijcusparse brc cmrs argcsr ipcsr ellr" cases="ex19ilu ex56gamg ex19poly" np=1 out=${OUT:+$OUT/solves} limit=400 flame=0
 out=${out:-results/solves}
 while [ $# -gt 0 ]; do
   case $1 in
@@ -47,6 +49,7 @@ while [ $# -gt 0 ]; do
   -n) np=$2; shift 2 ;;
   -o) out=$2; shift 2 ;;
   --timeout) limit=$2; shift 2 ;;
+  --flame) flame=1; shift ;;
   -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
   *) echo "unknown argument $1"; exit 2 ;;
   esac
@@ -109,8 +112,10 @@ for c in $cases; do
   for t in $types; do
     log=$out/$c-$t-np$np.log
     cmd=$(args "$c" "$t") || exit 2
-    echo "$mpi $cmd $gpu" >"$log.cmd"
-    timeout "$limit" $mpi $cmd $gpu >"$log" 2>&1 || echo "  ($c $t: exit $?, see $log)"
+    view=$gpu
+    [ $flame = 1 ] && view=${gpu/-log_view /-log_view ascii,ascii:$log.flame:ascii_flamegraph } # the summary and the nested timings
+    echo "$mpi $cmd $view" >"$log.cmd"
+    timeout "$limit" $mpi $cmd $view >"$log" 2>&1 || echo "  ($c $t: exit $?, see $log)"
     its=$(grep -Eo "iterations [0-9]+" "$log" | awk '{ s += $2 } END { print s + 0 }')
     fmt=$(echo "$t" | tr a-z A-Z)
     cp=$(awk '$1 == "KSPSolve" { print $(NF-4) "/" $(NF-2) }' "$log")
@@ -118,3 +123,7 @@ for c in $cases; do
       "$(ev "$log" MatMult)" "$(evsum "$log" "^Mat${fmt}(Build|Refresh)$")" "$(evsum "$log" "^MatCUSPARSCopyTo$")" "$(evsum "$log" "^VecScatter(Begin|End)$")" "${cp:--}"
   done
 done
+if [ $flame = 1 ] && ls "$out"/*.log.flame >/dev/null 2>&1; then
+  echo
+  python3 bench/gamg-setup.py "$out"
+fi
