@@ -379,6 +379,11 @@ run "examples: ex1 with brc (-mat_type brc), CG + ICC(0) by MATSOLVERSPMV, same 
 run "examples: ex1 with brc (-convert: MatConvert in place), same iterations as aij with PETSc's ICC(0)" ex1_case 1 seqaijbrc spmv -convert
 run "examples: ex1 with aij, ICC(0) by MATSOLVERSPMV, same iterations as PETSc's ICC(0)" ex1_case 1 seqaij spmv -mat_type aij
 run "examples: ex1 with brc, 2 ranks (block Jacobi + ICC(0) by MATSOLVERSPMV), same iterations as aij with PETSc's" ex1_case 2 mpiaijbrc spmv -mat_type brc
+# the GAMG set-up report of bench/solves.sh --flame, on PETSc's nested timings of a small solve
+run "bench: gamg-setup.py splits GAMG's set-up of KSP ex45 16^3 (aij, brc) into parts that add up to PCSetUp" bash -c '
+  d=$(mktemp -d "$1/gamg-setup.XXXXXX"); shift
+  for t in aij brc; do "$@" -dm_mat_type $t -log_view ascii,ascii:$d/ex45-$t-np1.log.flame:ascii_flamegraph >/dev/null || exit 1; done
+  python3 bench/gamg-setup.py --check "$d"' _ "$logs" $bin/ksp_ex45 -da_grid_x 16 -da_grid_y 16 -da_grid_z 16 -ksp_type cg -pc_type gamg -dll_append $lib
 # petsc4py and SLEPc built against this PETSc (scripts/setup-python.sh: make python, make slepc, make demo)
 pyenv=$(petscspmv_python_venv)
 pybackend=host; [ $gpu = 1 ] && pybackend=cuda # the formats' kernels, not AIJ's products (no GPU)
