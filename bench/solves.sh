@@ -115,7 +115,12 @@ for c in $cases; do
     view=$gpu
     [ $flame = 1 ] && view=${gpu/-log_view /-log_view ascii,ascii:$log.flame:ascii_flamegraph } # the summary and the nested timings
     echo "$mpi $cmd $view" >"$log.cmd"
-    timeout "$limit" $mpi $cmd $view >"$log" 2>&1 || echo "  ($c $t: exit $?, see $log)"
+    timeout "$limit" $mpi $cmd $view >"$log" 2>&1
+    rc=$?
+    if [ $rc != 0 ]; then # the error's first lines (or the log's last), for machines whose logs do not come back
+      echo "  ($c $t: exit $rc, see $log)"
+      { grep -m 6 "ERROR" "$log" || tail -n 8 "$log"; } | sed 's/^/  (log) /'
+    fi
     its=$(grep -Eo "iterations [0-9]+" "$log" | awk '{ s += $2 } END { print s + 0 }')
     fmt=$(echo "$t" | tr a-z A-Z)
     cp=$(awk '$1 == "KSPSolve" { print $(NF-4) "/" $(NF-2) }' "$log")
