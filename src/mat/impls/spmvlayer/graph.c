@@ -180,19 +180,6 @@ PetscErrorCode MatSpmvSetGraphOps_SeqAIJSpmv(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* C, an aijcusparse result of a product of ours, takes our graph in place of aijcusparse's own
-   (PETSc's host code: on ex45 140^3 GAMG's first coarse operator's graph, 8 M entries, was 0.2-0.3 s
-   of transposes, conversions and copies); one whose function another package replaced is left alone */
-PetscErrorCode MatSpmvSetGraphOps_SeqAIJCUSPARSEResult(Mat C)
-{
-  PetscBool cusparse;
-
-  PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQAIJCUSPARSE, &cusparse));
-  if (cusparse && MatSpmvBaseSeqCUSPARSE.creategraph && C->ops->creategraph == MatSpmvBaseSeqCUSPARSE.creategraph) C->ops->creategraph = MatCreateGraph_SeqAIJCUSPARSE_Spmv;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* The scalar graph of an MPI matrix of block size bs > 1 (each bs x bs block the sum of its entries'
    |Re a|, as PETSc's): made from each process's diagonal and off-diagonal blocks row by row, in the
    order PETSc's function adds the entries (the same sums to the last bit), without a copy of A.
@@ -405,6 +392,21 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
 }
 #endif
 
+/* the MPI graph made above where every process can (*done), else nothing: A itself is the graph
+   when it is neither symmetrized, scaled nor filtered */
+static PetscErrorCode MatSpmvGraphMPITryDevice(Mat A, PetscBool symmetrize, PetscBool scale, PetscReal filter, PetscInt index_size, Mat *G, PetscBool *done)
+{
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+#if defined(MATSPMV_DEVICE_GRAPH)
+  if (symmetrize || scale || filter >= 0) PetscCall(MatSpmvGraphMPIOnDevice(A, index_size, done));
+  if (*done) PetscCall(MatSpmvGraphMPIFromDevice(A, symmetrize, scale, filter, G));
+#else
+  (void)A, (void)symmetrize, (void)scale, (void)filter, (void)index_size, (void)G;
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* MPI matrices: with blocks, PETSc's graph of the scalar graph collapsed above, an aijcusparse
    matrix with a GPU. Otherwise, with a GPU, the graph made with the diagonal block on the device
    (above) where every process can, else PETSc's of an aijcusparse copy of A, so that the graph and
@@ -434,15 +436,10 @@ static PetscErrorCode MatCreateGraph_MPIAIJSpmv(Mat A, PetscBool symmetrize, Pet
     PetscCall(MatDestroy(&B)); /* a reference stays where the graph is B itself */
     if (!symmetrize) PetscCall(MatPropagateSymmetryOptions(A, *G));
   } else if (sp->base->cusparse) {
-    PetscBool device = PETSC_FALSE;
+    PetscBool done;
 
-#if defined(MATSPMV_DEVICE_GRAPH)
-    if (symmetrize || scale || filter >= 0) PetscCall(MatSpmvGraphMPIOnDevice(A, index_size, &device)); /* else A itself is the graph */
-    if (device) {
-      PetscCall(MatSpmvGraphMPIFromDevice(A, symmetrize, scale, filter, G));
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
-#endif
+    PetscCall(MatSpmvGraphMPITryDevice(A, symmetrize, scale, filter, index_size, G, &done));
+    if (done) PetscFunctionReturn(PETSC_SUCCESS);
     /* so that the graph and GAMG's products with it (the squared graph) are aijcusparse's */
     PetscCall(PetscInfo(A, "MatCreateGraph() by PETSc's function on an aijcusparse copy\n"));
     PetscCall(MatConvert(A, MATMPIAIJCUSPARSE, MAT_INITIAL_MATRIX, &B));
@@ -457,34 +454,32 @@ static PetscErrorCode MatCreateGraph_MPIAIJSpmv(Mat A, PetscBool symmetrize, Pet
    leaves them (GAMG's later steps read them; see the sequential one above) */
 static PetscErrorCode MatCreateGraph_MPIAIJCUSPARSE_Spmv(Mat A, PetscBool symmetrize, PetscBool scale, PetscReal filter, PetscInt index_size, PetscInt index[], Mat *G)
 {
-  PetscBool device = PETSC_FALSE;
+  PetscBool done;
+  Mat       Ad;
 
   PetscFunctionBegin;
-#if defined(MATSPMV_DEVICE_GRAPH)
-  if (symmetrize || scale || filter >= 0) PetscCall(MatSpmvGraphMPIOnDevice(A, index_size, &device));
-  if (device) {
-    Mat Ad;
-
-    PetscCall(MatSpmvGraphMPIFromDevice(A, symmetrize, scale, filter, G));
+  PetscCall(MatSpmvGraphMPITryDevice(A, symmetrize, scale, filter, index_size, G, &done));
+  if (!done) PetscCall(MatSpmvBaseMPICUSPARSE.creategraph(A, symmetrize, scale, filter, index_size, index, G));
+  else {
     PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
     PetscCall(MatSpmvSyncHostValues(Ad));
-    PetscFunctionReturn(PETSC_SUCCESS);
   }
-#endif
-  PetscCall(MatSpmvBaseMPICUSPARSE.creategraph(A, symmetrize, scale, filter, index_size, index, G));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* C, an aijcusparse result of a parallel product of ours, takes the graph above in place of
-   PETSc's (host transposes and sums of the whole matrix); one whose function another package
+/* C, an aijcusparse result of a product of ours (sequential or parallel), takes our graph in place
+   of PETSc's host code (on ex45 140^3 GAMG's first coarse operator's graph, 8 M entries, was 0.2-0.3 s
+   of transposes, conversions and copies on one process); one whose function another package
    replaced is left alone */
-PetscErrorCode MatSpmvSetGraphOps_MPIAIJCUSPARSEResult(Mat C)
+PetscErrorCode MatSpmvSetGraphOps_AIJCUSPARSEResult(Mat C)
 {
-  PetscBool cusparse;
+  PetscBool seq, mpi;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATMPIAIJCUSPARSE, &cusparse));
-  if (cusparse && MatSpmvBaseMPICUSPARSE.creategraph && C->ops->creategraph == MatSpmvBaseMPICUSPARSE.creategraph) C->ops->creategraph = MatCreateGraph_MPIAIJCUSPARSE_Spmv;
+  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQAIJCUSPARSE, &seq));
+  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATMPIAIJCUSPARSE, &mpi));
+  if (seq && MatSpmvBaseSeqCUSPARSE.creategraph && C->ops->creategraph == MatSpmvBaseSeqCUSPARSE.creategraph) C->ops->creategraph = MatCreateGraph_SeqAIJCUSPARSE_Spmv;
+  if (mpi && MatSpmvBaseMPICUSPARSE.creategraph && C->ops->creategraph == MatSpmvBaseMPICUSPARSE.creategraph) C->ops->creategraph = MatCreateGraph_MPIAIJCUSPARSE_Spmv;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
