@@ -70,9 +70,44 @@ static PetscErrorCode CreateDecoupled(MatType type, PetscInt k, Mat *A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* MatGetDiagonal() of A, into A's own vectors (CUDA ones with a GPU), against MATAIJ's to a few
+   roundings of each entry (values changed on the device may round differently). Asked before any
+   product brings the device copy up to date: A's first use after a change on the host */
+static PetscErrorCode CheckDiagonal(Mat A, Mat Aref, const char *step)
+{
+  Vec       d, dref, e, bound;
+  PetscReal worst;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateVecs(A, NULL, &d));
+  PetscCall(MatCreateVecs(Aref, NULL, &dref));
+  PetscCall(Poison(d));
+  PetscCall(MatGetDiagonal(A, d));
+  PetscCall(MatGetDiagonal(Aref, dref));
+  PetscCall(VecDuplicate(dref, &e));
+  PetscCall(VecDuplicate(dref, &bound));
+  PetscCall(VecCopy(d, e)); /* d may live on the GPU */
+  PetscCall(VecAXPY(e, -1.0, dref));
+  PetscCall(VecAbs(e));
+  PetscCall(VecCopy(dref, bound));
+  PetscCall(VecAbs(bound));
+  PetscCall(VecScale(bound, 32 * PETSC_MACHINE_EPSILON));
+  PetscCall(VecShift(bound, PETSC_SMALL * PETSC_MACHINE_EPSILON));
+  PetscCall(VecPointwiseDivide(e, e, bound));
+  PetscCall(VecNorm(e, NORM_INFINITY, &worst));
+  PetscCall(VecDestroy(&d));
+  PetscCall(VecDestroy(&dref));
+  PetscCall(VecDestroy(&e));
+  PetscCall(VecDestroy(&bound));
+  /* written so that NaN fails */
+  PetscCheck(worst <= 1.0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: MatGetDiagonal differs from MATAIJ's: an entry is off by %g times its rounding bound", step, (double)worst);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode Check(Mat A, Mat Aref, PetscRandom rnd, const char *step)
 {
   PetscFunctionBegin;
+  PetscCall(CheckDiagonal(A, Aref, step));
   PetscCall(MatSpmvCheckLayout(A));
   PetscCall(CheckProducts(A, Aref, rnd, step));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok %s\n", step));

@@ -53,6 +53,7 @@ PetscErrorCode MatSpmvSaveBaseOps(Mat A)
     b->eliminatezeros        = A->ops->eliminatezeros;
     b->transpose             = A->ops->transpose;
     b->creategraph           = A->ops->creategraph;
+    b->getdiagonal           = A->ops->getdiagonal;
     if (seq) {
       PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatRetrieveValues_C", &b->retrievevalues));
       PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatStoreValues_C", &b->storevalues));

@@ -106,6 +106,22 @@ PetscErrorCode MatSpmvCUSPARSERestoreValues(Mat A, const PetscScalar **v)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* aijcusparse's upload of A's newer host CSR (ours or aijcusparse's), now: nothing where the
+   device's is current, A is bound to the CPU or not assembled */
+PetscErrorCode MatSpmvCUSPARSEUpload(Mat A)
+{
+  PetscBool          device;
+  const PetscScalar *d_a;
+
+  PetscFunctionBegin;
+  if (A->boundtocpu || (A->offloadmask != PETSC_OFFLOAD_CPU && A->offloadmask != PETSC_OFFLOAD_UNALLOCATED) || !A->preallocated || !A->assembled) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvValuesOnDevice(A, &device));
+  if (!device) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvCUSPARSEGetValues(A, &d_a));
+  PetscCall(MatSpmvCUSPARSERestoreValues(A, &d_a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* aijcusparse's device CSR indices of A (row offsets uncompressed); 32-bit PetscInt only: with 64-bit
    indices aijcusparse keeps 64-bit ones, and the callers take the host paths (MatSpmvDeviceCSRUsable()) */
 PetscErrorCode MatSpmvCUSPARSEGetIJ(Mat A, const int **i, const int **j)

@@ -113,6 +113,8 @@ PETSC_INTERN PetscErrorCode MatSpmvCUSPARSERestoreValues(Mat, const PetscScalar 
 /* the same for writing (aijcusparse then counts its device values as the current ones) */
 PETSC_INTERN PetscErrorCode MatSpmvCUSPARSEGetArray(Mat, PetscScalar **);
 PETSC_INTERN PetscErrorCode MatSpmvCUSPARSERestoreArray(Mat, PetscScalar **);
+/* aijcusparse's upload of A's newer host CSR (ours or aijcusparse's) now, where the host's is newer */
+PETSC_INTERN PetscErrorCode MatSpmvCUSPARSEUpload(Mat);
 /* bring the host CSR values of A up to date (aijcusparse copies them back from the device if needed):
    before AIJ code that reads them in place */
 PETSC_INTERN PetscErrorCode MatSpmvSyncHostValues(Mat);

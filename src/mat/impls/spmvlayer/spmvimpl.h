@@ -185,6 +185,7 @@ typedef struct {
   PetscErrorCode (*eliminatezeros)(Mat, PetscBool);
   PetscErrorCode (*transpose)(Mat, MatReuse, Mat *);
   PetscErrorCode (*creategraph)(Mat, PetscBool, PetscBool, PetscReal, PetscInt, PetscInt[], Mat *);
+  PetscErrorCode (*getdiagonal)(Mat, Vec);
   PetscBool cusparse; /* saved from MATSEQAIJCUSPARSE / MATMPIAIJCUSPARSE */
 } MatSpmvBaseOps;
 /* saved from pristine MATSEQAIJ, MATMPIAIJ, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE matrices */
