@@ -412,6 +412,7 @@ MatSpmvFormat MatSpmvFormat_IPCSR = {
   /* on Graph500 R-MAT renumbered columns made ipcsr slower where brc and argcsr gained
      (docs/results.md, "Irregular matrices: what was tried") */
   .naturalcolumns = PETSC_TRUE,
+  .readscsr       = PETSC_TRUE, /* its layout is the device CSR's row blocks */
   .createseq      = MatCreate_SeqAIJIPCSR,
   .creatempi      = MatCreate_MPIAIJIPCSR,
 };

@@ -92,10 +92,10 @@ PetscErrorCode MatSpmvColumnPlanDestroy(MatSpmvColumnPlan *plan)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* whether op(A)'s layouts are built from aijcusparse's device CSR */
-static PetscBool MatSpmvDeviceCSR(Mat_SeqAIJSpmv *sp, int t)
+/* whether A's layouts, and A^T's from A^T's CSR made there, are built from aijcusparse's device CSR */
+static PetscBool MatSpmvDeviceCSR(Mat_SeqAIJSpmv *sp)
 {
-  return (PetscBool)(t == 0 && sp->ondevice && sp->base->cusparse && sizeof(PetscInt) == sizeof(int));
+  return (PetscBool)(sp->ondevice && sp->base->cusparse && sizeof(PetscInt) == sizeof(int));
 }
 
 /* The device modules of the layer and of format (every format's for a selecting one) loaded in the
@@ -127,13 +127,13 @@ PetscErrorCode MatSpmvPrepareDeviceBuild(Mat A, int t)
 
   PetscFunctionBegin;
 #if defined(PETSC_HAVE_CUDA)
-  if (MatSpmvDeviceCSR(sp, t)) PetscCall(MatSpmvCUDAPreloadWait());
+  if (MatSpmvDeviceCSR(sp)) PetscCall(MatSpmvCUDAPreloadWait());
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The lengths of op(A)'s rows (t = 0: A's, from its device CSR where it is there; t = 1: A^T's, counted
-   from A's columns), once per build: the RCM decision, the compressed rows and a selecting format read them */
+/* The lengths of op(A)'s rows (t = 0: A's; t = 1: A^T's, counted from A's columns; from A's device CSR
+   where it is there), once per build: the RCM decision, the compressed rows and a selecting format read them */
 PetscErrorCode MatSpmvRowLengthStats(Mat A, int t, const MatSpmvCSR *csr, MatSpmvRowStats *stats)
 {
   Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
@@ -143,7 +143,7 @@ PetscErrorCode MatSpmvRowLengthStats(Mat A, int t, const MatSpmvCSR *csr, MatSpm
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(stats, sizeof(*stats)));
-  if (MatSpmvDeviceCSR(sp, t)) {
+  if (MatSpmvDeviceCSR(sp)) {
 #if defined(PETSC_HAVE_CUDA)
     const int *d_i, *d_j;
     void      *stream;
@@ -151,7 +151,8 @@ PetscErrorCode MatSpmvRowLengthStats(Mat A, int t, const MatSpmvCSR *csr, MatSpm
     PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j)); /* the CSR upload (aijcusparse's event) outside ours */
     PetscCall(MatSpmvCUDAGetStream(&stream));
     PetscCall(PetscLogEventBegin(MATSPMV_RowStats, A, 0, 0, 0));
-    PetscCall(MatSpmvCUDARowLengthStats(csr->m, d_i, stats, stream));
+    if (t) PetscCall(MatSpmvCUDAColumnLengthStats(csr->n, csr->nnz, d_j, stats, stream));
+    else PetscCall(MatSpmvCUDARowLengthStats(csr->m, d_i, stats, stream));
     PetscCall(PetscLogEventEnd(MATSPMV_RowStats, A, 0, 0, 0));
 #endif
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -189,7 +190,7 @@ static PetscErrorCode MatSpmvColumnPlanFrequency(Mat A, int t, const MatSpmvCSR 
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(MATSPMV_FrequencyPlan, A, 0, 0, 0));
-  if (MatSpmvDeviceCSR(sp, t)) { /* counted and sorted on the device: no host pass over the nonzeros */
+  if (!t && MatSpmvDeviceCSR(sp)) { /* counted and sorted on the device: no host pass over the nonzeros (A^T's column counts are A's row lengths: cheap on the host) */
 #if defined(PETSC_HAVE_CUDA)
     const int *d_i, *d_j;
     void      *stream;
@@ -236,7 +237,7 @@ static PetscErrorCode MatSpmvColumnPlanRCM(Mat A, int t, const MatSpmvCSR *csr, 
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
-  if (MatSpmvDeviceCSR(sp, t)) { /* measured on the device CSR: no host pass over the nonzeros */
+  if (MatSpmvDeviceCSR(sp)) { /* measured on A's device CSR (also for A^T's layout): no host pass over the nonzeros */
 #if defined(PETSC_HAVE_CUDA)
     const int      *d_i, *d_j;
     void           *stream;
@@ -266,7 +267,7 @@ static PetscErrorCode MatSpmvColumnPlanRCM(Mat A, int t, const MatSpmvCSR *csr, 
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   plan->order = MAT_SPMV_COLUMN_ORDER_RCM;
-  if (MatSpmvDeviceCSR(sp, t)) { /* a device build renumbers the device CSR with it */
+  if (MatSpmvDeviceCSR(sp)) { /* a device build renumbers the device CSR with it */
 #if defined(PETSC_HAVE_CUDA)
     PetscCall(MatSpmvCUDAUploadInt(&plan->d_perm, plan->perm, csr->n));
     PetscCall(PetscLogCpuToGpu(csr->n * sizeof(int)));
@@ -322,17 +323,16 @@ PetscErrorCode MatSpmvColumnPlanBand(Mat A, int t, const MatSpmvCSR *csr, MatSpm
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The layout of A on the device from aijcusparse's device CSR, with the format's own kernels: no
-   host loop over the nonzeros, nothing uploaded. Used on the GPU path when the format has one. */
-static PetscErrorCode MatSpmvBuildDevice(Mat A, const MatSpmvCSR *csr, const MatSpmvColumnPlan *plan, MatSpmvLayout L)
+/* The layout of op(A) on the device from its device CSR (d_i, d_j: aijcusparse's, or A^T's made from
+   it), with the format's own kernels: no host loop over the nonzeros, nothing uploaded. Used on the
+   GPU path when the format has one. */
+static PetscErrorCode MatSpmvBuildDevice(const MatSpmvCSR *csr, const int *d_i, const int *d_j, const MatSpmvColumnPlan *plan, MatSpmvLayout L)
 {
   MatSpmvCSR pattern = {csr->m, csr->n, csr->nnz, csr->i, NULL, csr->colorder, csr->stats}; /* compressed or permuted rows: the same lengths */
-  const int *d_i, *d_j;
-  int       *d_pos = NULL;
+  int       *d_pos   = NULL;
   void      *stream;
 
   PetscFunctionBegin;
-  PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j));
   PetscCall(MatSpmvCUDAGetStream(&stream));
   if (L->crow || L->rowsrcm) { /* the compressed or permuted row offsets (O(rows), made on the host with the pattern) */
     PetscCall(MatSpmvCUDAUploadInt(&L->d_ci, csr->i, csr->m + 1));
@@ -374,6 +374,8 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
   Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
   PetscBool       ondevicebuild;
   PetscInt       *ti = NULL, *tj = NULL, *perm = NULL, *ci = NULL, *jr = NULL, *pos = NULL, *pi = NULL;
+  const int      *d_i = NULL, *d_j = NULL;
+  int            *d_ti = NULL, *d_tj = NULL, *d_tpos = NULL;
   MatSpmvCSR      tcsr = {csr->n, csr->m, csr->nnz, NULL, NULL, MAT_SPMV_COLUMN_ORDER_NATURAL}, ccsr;
   PetscErrorCode  ierr;
 
@@ -382,13 +384,25 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
   L->ym    = t ? csr->n : csr->m;
   L->n     = t ? csr->m : csr->n;
   L->nnz   = csr->nnz;
-  if (t == 1) {
+  /* the format's device build needs aijcusparse's 32-bit device CSR (A^T's is made from it) */
+  ondevicebuild = (PetscBool)(MatSpmvDeviceCSR(sp) && format->builddevice);
+  if (ondevicebuild) PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j));
+  if (t == 1 && ondevicebuild) { /* A^T's CSR on the device; its row offsets on the host too, for the pattern */
+#if defined(PETSC_HAVE_CUDA)
+    void *stream;
+
+    PetscCall(MatSpmvCUDAGetStream(&stream));
+    PetscCall(MatSpmvCUDATransposeCSR(csr->m, csr->n, csr->nnz, d_i, d_j, &d_ti, &d_tj, &d_tpos, stream));
+    PetscCall(MatSpmvCUDADownloadInt(&ti, d_ti, csr->n + 1));
+    d_i = d_ti;
+    d_j = d_tj;
+#endif
+    tcsr.i = ti;
+  } else if (t == 1) {
     PetscCall(MatSpmvTransposeCSR(csr, &ti, &tj, &perm));
     tcsr.i = ti;
     tcsr.j = tj;
   }
-  /* the format's device build needs aijcusparse's 32-bit device CSR */
-  ondevicebuild = (PetscBool)(MatSpmvDeviceCSR(sp, t) && format->builddevice);
   PetscCall(MatSpmvCompressRows(t ? &tcsr : csr, !t && csr->stats ? csr->stats->nonempty : -1, &ccsr, &L->crow, &ci));
   L->m            = ccsr.m;
   L->format       = format;
@@ -436,7 +450,26 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
   ccsr.colorder = plan->order;
   if (ondevicebuild) {
 #if defined(PETSC_HAVE_CUDA)
-    ierr           = MatSpmvBuildDevice(A, &ccsr, plan, L);
+    ierr = PETSC_SUCCESS;
+    if (plan->renumber && !plan->d_perm) ierr = MatSpmvCUDAUploadInt(&plan->d_perm, plan->perm, L->n); /* a host plan (A^T's frequency order) */
+    if (!ierr) ierr = MatSpmvBuildDevice(&ccsr, d_i, d_j, plan, L);
+    if (!ierr && t == 1 && format->readscsr) { /* the layout reads A^T's CSR: kept with it */
+      L->d_tcsr[0] = d_ti;
+      L->d_tcsr[1] = d_tj;
+      d_ti = d_tj = NULL;
+    }
+    if (!ierr && t == 1) { /* the slots name positions of A^T's CSR: to positions of A's */
+      if (L->identity) {
+        L->d_slot2csr = d_tpos;
+        d_tpos        = NULL;
+        L->identity   = PETSC_FALSE;
+      } else {
+        void *stream;
+
+        ierr = MatSpmvCUDAGetStream(&stream);
+        if (!ierr) ierr = MatSpmvCUDAComposeMap(L->nslots, L->d_slot2csr, d_tpos, stream);
+      }
+    }
     L->devicebuilt = PETSC_TRUE;
 #else
     ierr = PETSC_ERR_PLIB;
@@ -458,6 +491,11 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
   PetscCall(PetscFree(ti));
   PetscCall(PetscFree(tj));
   PetscCall(PetscFree(perm));
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(MatSpmvCUDAFree(d_ti));
+  PetscCall(MatSpmvCUDAFree(d_tj));
+  PetscCall(MatSpmvCUDAFree(d_tpos));
+#endif
   PetscCall(ierr);
   if (!ondevicebuild) {
     L->identity = (PetscBool)(L->nslots == L->nnz);

@@ -10,6 +10,8 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
+#include <thrust/scan.h>
+#include <thrust/binary_search.h>
 #include <thrust/reduce.h>
 #include <thrust/functional.h>
 #include <thrust/device_ptr.h>
@@ -397,6 +399,49 @@ PetscErrorCode MatSpmvCUDARenumberColumns(PetscInt n, PetscInt m, PetscInt nnz, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* rowof[p] = r for the entries p of row r: a warp per row */
+template <typename I>
+__global__ void MatSpmvRowOfKernel(I m, const I *__restrict__ i, I *__restrict__ rowof)
+{
+  const I lane = threadIdx.x % 32;
+
+  for (I r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < m; r += gridDim.x * blockDim.x / 32)
+    for (I p = i[r] + lane; p < i[r + 1]; p += 32) rowof[p] = r;
+}
+
+/* The CSR of A^T from A's device CSR (m x n, nnz entries), in new device arrays: row offsets *d_ti
+   (n + 1), columns *d_tj (A's rows, increasing within each row) and *d_tpos, the position in A's CSR
+   each entry came from: the positions sorted by their columns, stably */
+PetscErrorCode MatSpmvCUDATransposeCSR(PetscInt m, PetscInt n, PetscInt nnz, const int *d_i, const int *d_j, int **d_ti, int **d_tj, int **d_tpos, void *stream)
+{
+  cudaStream_t s   = (cudaStream_t)stream;
+  auto         pol = thrust::cuda::par.on(s);
+  int         *keys;
+
+  PetscFunctionBegin;
+  *d_tj = *d_tpos = NULL;
+  PetscCall(MatSpmvCUDAMalloc((void **)d_ti, (n + 1) * sizeof(int)));
+  if (!nnz || !n) {
+    PetscCallCUDA(cudaMemsetAsync(*d_ti, 0, (n + 1) * sizeof(int), s));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatSpmvCUDAMalloc((void **)&keys, nnz * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)d_tj, nnz * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)d_tpos, nnz * sizeof(int)));
+  PetscCallCUDA(cudaMemcpyAsync(keys, d_j, nnz * sizeof(int), cudaMemcpyDeviceToDevice, s));
+  MatSpmvCallThrust(thrust::sequence(pol, thrust::device_ptr<int>(*d_tpos), thrust::device_ptr<int>(*d_tpos + nnz)));
+  PetscCall(MatSpmvCUDASortPairs(nnz, keys, *d_tpos, (int)(n - 1), stream));
+  /* row c of A^T starts at the first entry of column c or more */
+  MatSpmvCallThrust(thrust::lower_bound(pol, thrust::device_ptr<int>(keys), thrust::device_ptr<int>(keys + nnz), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)n + 1), thrust::device_ptr<int>(*d_ti)));
+  /* the sorted columns are spent: the row of each position of A's CSR, then gathered in A^T's order */
+  MatSpmvRowOfKernel<int><<<MatSpmvGrid(32 * PetscMin(m, PETSC_INT_MAX / 32)), MATSPMV_THREADS, 0, s>>>((int)m, d_i, keys);
+  PetscCallCUDA(cudaGetLastError());
+  MatSpmvGatherKernel<int, int><<<MatSpmvGrid(nnz), MATSPMV_THREADS, 0, s>>>((int)nnz, *d_tpos, keys, *d_tj); /* tj[k] = rowof[tpos[k]] */
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(MatSpmvCUDAFree(keys)); /* cudaFree waits for the gather */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 template <typename I>
 __global__ void MatSpmvComposeKernel(I n, I *__restrict__ map, const I *__restrict__ pos)
 {
@@ -442,6 +487,25 @@ PetscErrorCode MatSpmvCUDARowLengthStats(PetscInt m, const int *d_i, MatSpmvRowS
   stats->stddev   = st.nonempty ? (PetscReal)PetscSqrtReal(PetscMax(st.sumsq / (double)st.nonempty - (st.sum / (double)st.nonempty) * (st.sum / (double)st.nonempty), 0.0)) : 0;
   stats->sum      = (PetscReal)st.sum;
   stats->sumsq    = (PetscReal)st.sumsq;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatSpmvRowStats of A^T's n rows: A's column counts (nnz column indices d_j), summed into row offsets */
+PetscErrorCode MatSpmvCUDAColumnLengthStats(PetscInt n, PetscInt nnz, const int *d_j, MatSpmvRowStats *stats, void *stream)
+{
+  cudaStream_t s = (cudaStream_t)stream;
+  int         *ti;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvCUDAMalloc((void **)&ti, (n + 1) * sizeof(int)));
+  PetscCallCUDA(cudaMemsetAsync(ti, 0, (n + 1) * sizeof(int), s));
+  if (nnz) {
+    MatSpmvColumnCountKernel<int><<<MatSpmvGrid(nnz), MATSPMV_THREADS, 0, s>>>((int)nnz, d_j, ti + 1);
+    PetscCallCUDA(cudaGetLastError());
+    MatSpmvCallThrust(thrust::inclusive_scan(thrust::cuda::par.on(s), thrust::device_ptr<int>(ti + 1), thrust::device_ptr<int>(ti + n + 1), thrust::device_ptr<int>(ti + 1)));
+  }
+  PetscCall(MatSpmvCUDARowLengthStats(n, ti, stats, stream));
+  PetscCall(MatSpmvCUDAFree(ti));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

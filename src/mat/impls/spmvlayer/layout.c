@@ -21,6 +21,8 @@ PetscErrorCode MatSpmvLayoutDestroy(MatSpmvLayout *L)
   PetscCall(MatSpmvCUDAFree((*L)->d_slot2csr));
   PetscCall(MatSpmvCUDAFree((*L)->d_crow));
   PetscCall(MatSpmvCUDAFree((*L)->d_ci));
+  PetscCall(MatSpmvCUDAFree((*L)->d_tcsr[0]));
+  PetscCall(MatSpmvCUDAFree((*L)->d_tcsr[1]));
 #endif
   PetscCall(PetscFree(*L));
   PetscFunctionReturn(PETSC_SUCCESS);

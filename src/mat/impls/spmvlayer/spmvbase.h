@@ -33,6 +33,8 @@ typedef struct {
 } MatSpmvRowStats;
 /* MatSpmvRowStats of the m rows at device offsets d_i */
 PETSC_INTERN PetscErrorCode MatSpmvCUDARowLengthStats(PetscInt, const int *, MatSpmvRowStats *, void *);
+/* MatSpmvRowStats of A^T's n rows, counted from A's nnz device column indices */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAColumnLengthStats(PetscInt, PetscInt, const int *, MatSpmvRowStats *, void *);
 /* A + alpha I on the device CSR (m rows, m at most the columns): *shifted false, nothing changed,
    where a row has no diagonal entry */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAShift(PetscInt, const int *, const int *, PetscScalar, PetscScalar *, PetscBool *, void *);
@@ -63,6 +65,9 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDAColumnFrequency(PetscInt, PetscInt, const
    CSR position each came from; with d_rows (not NULL) row r of the result is row d_rows[r], at the
    offsets d_inew */
 PETSC_INTERN PetscErrorCode MatSpmvCUDARenumberColumns(PetscInt, PetscInt, PetscInt, const int *, const int *, const int *, const int *, const int *, int **, int **, void *);
+/* A^T's CSR from A's device CSR (m x n, nnz): new device arrays of its row offsets (n + 1), columns
+   and the position in A's CSR of each entry */
+PETSC_INTERN PetscErrorCode MatSpmvCUDATransposeCSR(PetscInt, PetscInt, PetscInt, const int *, const int *, int **, int **, int **, void *);
 /* map[k] = pos[map[k]] where map[k] >= 0 (n entries, on the device) */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAComposeMap(PetscInt, int *, const int *, void *);
 /* whether the device map slot2csr of n slots is the identity */

@@ -51,6 +51,7 @@ struct _n_MatSpmvLayout {
                                stored row, else NULL; the layer scatters the format's products (host) */
   int               *d_crow;       /* crow on the device */
   int               *d_ci;         /* the device build's row offsets when they are not the base's: compressed, or rows permuted */
+  int               *d_tcsr[2];    /* A^T's device CSR (row offsets, columns), kept for a format that reads it in place (readscsr) */
   PetscInt           nnz;          /* true nonzeros */
   PetscInt           nslots;       /* value slots, padding included */
   PetscInt          *slot2csr;     /* CSR position of A feeding each slot, -1 for padding (host) */
@@ -84,6 +85,7 @@ struct _n_MatSpmvFormat {
   const char *mpitype;        /* "mpiaijbrc" */
   const char *title;          /* for viewers */
   PetscBool   naturalcolumns; /* column order auto keeps the natural order for this format (renumbering measured slower) */
+  PetscBool   readscsr;       /* its device build keeps the device CSR it is given and reads it in place (A^T's is then kept with the layout) */
   PetscBool   compactcolumns; /* column order auto takes RCM where the natural one spreads groups of rows over
                                  MATSPMV_SPAN16 columns or more and RCM does not (the format stores short column
                                  offsets); for a selecting format, its first choice's flag counts */
