@@ -189,19 +189,21 @@ static PetscErrorCode MatSpmvColumnPlanFrequency(Mat A, int t, const MatSpmvCSR 
   PetscInt        hot = 0;
 
   PetscFunctionBegin;
-  PetscCall(PetscLogEventBegin(MATSPMV_FrequencyPlan, A, 0, 0, 0));
-  if (!t && MatSpmvDeviceCSR(sp)) { /* counted and sorted on the device: no host pass over the nonzeros (A^T's column counts are A's row lengths: cheap on the host) */
+  if (MatSpmvDeviceCSR(sp)) { /* counted and sorted on the device: no host pass (A^T's column counts are A's row lengths) */
 #if defined(PETSC_HAVE_CUDA)
     const int *d_i, *d_j;
     void      *stream;
 
-    PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j));
+    PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j)); /* the CSR upload (aijcusparse's event) outside ours */
     PetscCall(MatSpmvCUDAGetStream(&stream));
-    PetscCall(MatSpmvCUDAColumnFrequency(n, csr->nnz, d_j, sp->colorder == MAT_SPMV_COLUMN_ORDER_FREQUENCY ? 0 : MATSPMV_HOT_SHARE, &plan->d_perm, &hot, stream));
+    PetscCall(PetscLogEventBegin(MATSPMV_FrequencyPlan, A, 0, 0, 0));
+    PetscCall(MatSpmvCUDAColumnFrequency(n, csr->nnz, d_j, t ? d_i : NULL, sp->colorder == MAT_SPMV_COLUMN_ORDER_FREQUENCY ? 0 : MATSPMV_HOT_SHARE, &plan->d_perm, &hot, stream));
 #endif
   } else { /* counting sort of the columns by their counts, most first, stable */
     PetscInt       *ti = NULL, *start, maxc = 0;
     const PetscInt *oi; /* op(A)'s column counts are the row lengths of op(A)^T: A^T's rows, or A's own */
+
+    PetscCall(PetscLogEventBegin(MATSPMV_FrequencyPlan, A, 0, 0, 0));
 
     if (t) oi = csr->i;
     else {

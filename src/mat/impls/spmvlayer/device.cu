@@ -242,6 +242,13 @@ __global__ void MatSpmvColumnCountKernel(I nnz, const I *__restrict__ j, I *__re
   for (I k = blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += gridDim.x * blockDim.x) atomicAdd(count + j[k], 1);
 }
 
+/* count[r] = i[r + 1] - i[r]: A's row lengths, the column counts of A^T */
+template <typename I>
+__global__ void MatSpmvRowLengthKernel(I m, const I *__restrict__ i, I *__restrict__ count)
+{
+  for (I r = blockIdx.x * blockDim.x + threadIdx.x; r < m; r += gridDim.x * blockDim.x) count[r] = i[r + 1] - i[r];
+}
+
 const void *MatSpmvCUDALayerKernel(void)
 {
   return (const void *)MatSpmvColumnCountKernel<int>;
@@ -282,7 +289,7 @@ __global__ void MatSpmvCountHistogramKernel(I n, const I *__restrict__ count, I 
   if (threadIdx.x < 2 && over[threadIdx.x]) atomicAdd(big + threadIdx.x, over[threadIdx.x]);
 }
 
-PetscErrorCode MatSpmvCUDAColumnFrequency(PetscInt n, PetscInt nnz, const int *d_j, PetscReal minshare, int **d_perm, PetscInt *hot, void *stream)
+PetscErrorCode MatSpmvCUDAColumnFrequency(PetscInt n, PetscInt nnz, const int *d_j, const int *d_i, PetscReal minshare, int **d_perm, PetscInt *hot, void *stream)
 {
   cudaStream_t s   = (cudaStream_t)stream;
   auto         pol = thrust::cuda::par.on(s);
@@ -294,10 +301,15 @@ PetscErrorCode MatSpmvCUDAColumnFrequency(PetscInt n, PetscInt nnz, const int *d
   *hot    = 0;
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSpmvCUDAMalloc((void **)&count, n * sizeof(int)));
-  PetscCallCUDA(cudaMemsetAsync(count, 0, n * sizeof(int), s));
-  if (nnz) {
-    MatSpmvColumnCountKernel<int><<<MatSpmvGrid(nnz), MATSPMV_THREADS, 0, s>>>((int)nnz, d_j, count);
+  if (d_i) { /* A^T's columns: A's rows */
+    MatSpmvRowLengthKernel<int><<<MatSpmvGrid(n), MATSPMV_THREADS, 0, s>>>((int)n, d_i, count);
     PetscCallCUDA(cudaGetLastError());
+  } else {
+    PetscCallCUDA(cudaMemsetAsync(count, 0, n * sizeof(int), s));
+    if (nnz) {
+      MatSpmvColumnCountKernel<int><<<MatSpmvGrid(nnz), MATSPMV_THREADS, 0, s>>>((int)nnz, d_j, count);
+      PetscCallCUDA(cudaGetLastError());
+    }
   }
   if (minshare > 0) { /* the top columns' nonzeros from the histogram of the counts: no sort unless the order is made */
     struct {

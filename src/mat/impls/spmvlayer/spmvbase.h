@@ -56,10 +56,11 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDAPreloadWait(void);
 PETSC_INTERN const void *MatSpmvCUDALayerKernel(void);
 /* n device keys (0 to maxkey) and their values sorted by key, stable */
 PETSC_INTERN PetscErrorCode MatSpmvCUDASortPairs(PetscInt, int *, int *, int, void *);
-/* *hot: the nonzeros in the max(1, n / 100) columns the nnz column indices d_j name most often; where
+/* *hot: the nonzeros in the max(1, n / 100) columns the nnz column indices d_j name most often (with
+   d_i not NULL: the columns of A^T, whose counts are the lengths of the n rows at offsets d_i); where
    they are at least minshare of nnz, the n columns ordered that way, most first (stable), in a new
    device array *d_perm (else NULL) */
-PETSC_INTERN PetscErrorCode MatSpmvCUDAColumnFrequency(PetscInt, PetscInt, const int *, PetscReal, int **, PetscInt *, void *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDAColumnFrequency(PetscInt, PetscInt, const int *, const int *, PetscReal, int **, PetscInt *, void *);
 /* the m rows (offsets d_i) of columns d_j renumbered: column c becomes its position in d_perm (of n),
    each row sorted by the new columns: new device arrays *d_jnew of the columns and *d_pos of the
    CSR position each came from; with d_rows (not NULL) row r of the result is row d_rows[r], at the
