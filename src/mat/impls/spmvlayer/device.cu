@@ -411,19 +411,10 @@ PetscErrorCode MatSpmvCUDARenumberColumns(PetscInt n, PetscInt m, PetscInt nnz, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* rowof[p] = r for the entries p of row r: a warp per row */
-template <typename I>
-__global__ void MatSpmvRowOfKernel(I m, const I *__restrict__ i, I *__restrict__ rowof)
-{
-  const I lane = threadIdx.x % 32;
-
-  for (I r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < m; r += gridDim.x * blockDim.x / 32)
-    for (I p = i[r] + lane; p < i[r + 1]; p += 32) rowof[p] = r;
-}
-
 /* The CSR of A^T from A's device CSR (m x n, nnz entries), in new device arrays: row offsets *d_ti
    (n + 1), columns *d_tj (A's rows, increasing within each row) and *d_tpos, the position in A's CSR
-   each entry came from: the positions sorted by their columns, stably */
+   each entry came from: the positions sorted by their columns, stably. A^T's layouts and the
+   symmetrized graph (graph.cu) */
 PetscErrorCode MatSpmvCUDATransposeCSR(PetscInt m, PetscInt n, PetscInt nnz, const int *d_i, const int *d_j, int **d_ti, int **d_tj, int **d_tpos, void *stream)
 {
   cudaStream_t s   = (cudaStream_t)stream;
@@ -446,7 +437,7 @@ PetscErrorCode MatSpmvCUDATransposeCSR(PetscInt m, PetscInt n, PetscInt nnz, con
   /* row c of A^T starts at the first entry of column c or more */
   MatSpmvCallThrust(thrust::lower_bound(pol, thrust::device_ptr<int>(keys), thrust::device_ptr<int>(keys + nnz), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)n + 1), thrust::device_ptr<int>(*d_ti)));
   /* the sorted columns are spent: the row of each position of A's CSR, then gathered in A^T's order */
-  MatSpmvRowOfKernel<int><<<MatSpmvGrid(32 * PetscMin(m, PETSC_INT_MAX / 32)), MATSPMV_THREADS, 0, s>>>((int)m, d_i, keys);
+  MatSpmvEntryRowsKernel<int><<<MatSpmvGrid(32 * PetscMin(m, PETSC_INT_MAX / 32)), MATSPMV_THREADS, 0, s>>>((int)m, d_i, keys);
   PetscCallCUDA(cudaGetLastError());
   MatSpmvGatherKernel<int, int><<<MatSpmvGrid(nnz), MATSPMV_THREADS, 0, s>>>((int)nnz, *d_tpos, keys, *d_tj); /* tj[k] = rowof[tpos[k]] */
   PetscCallCUDA(cudaGetLastError());

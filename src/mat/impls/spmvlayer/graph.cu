@@ -11,7 +11,6 @@
 #include <thrust/execution_policy.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/scan.h>
-#include <thrust/sequence.h>
 #include <cub/device/device_radix_sort.cuh>
 
 #if !defined(PETSC_USE_COMPLEX) /* a graph's weights are real: complex scalars take PETSc's graph */
@@ -20,16 +19,6 @@ template <typename V>
 __device__ __forceinline__ V MatSpmvGraphValue(V v, bool absval)
 {
   return absval ? (v < V(0) ? -v : v) : v;
-}
-
-/* row[k] = the row of entry k; a warp per row */
-template <typename I>
-__global__ void MatSpmvEntryRowsKernel(I m, const I *__restrict__ i, I *__restrict__ row)
-{
-  const I lane = threadIdx.x % 32;
-
-  for (I r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < m; r += gridDim.x * blockDim.x / 32)
-    for (I k = i[r] + lane; k < i[r + 1]; k += 32) row[k] = r;
 }
 
 /* Row r of A + T: the merge of A's row r (columns aj, values av) and T's (columns tj, values av at
@@ -82,50 +71,10 @@ __global__ void MatSpmvGraphScalesKernel(I m, const I *__restrict__ gi, const I 
   }
 }
 
-/* tj[p] = row[tpos[p]]: the row each transposed entry came from */
-template <typename I>
-__global__ void MatSpmvGraphRowsOfKernel(I nnz, const I *__restrict__ tpos, const I *__restrict__ row, I *__restrict__ tj)
-{
-  for (I p = blockIdx.x * blockDim.x + threadIdx.x; p < nnz; p += gridDim.x * blockDim.x) tj[p] = row[tpos[p]];
-}
-
 template <typename V, typename I>
 __global__ void MatSpmvGraphCopyKernel(I nnz, const V *__restrict__ av, bool absval, V *__restrict__ gv)
 {
   for (I k = blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += gridDim.x * blockDim.x) gv[k] = MatSpmvGraphValue(av[k], absval);
-}
-
-/* the transpose of the m x m pattern (d_i, d_j): new device arrays *ti (m + 1 offsets), *tj (its
-   columns: A's rows) and *tpos (the position in A of each entry), each row's columns ascending */
-static PetscErrorCode MatSpmvCUDAGraphTranspose(PetscInt m, PetscInt nnz, const int *d_i, const int *d_j, int **ti, int **tj, int **tpos, cudaStream_t s)
-{
-  int   *row, *seq, *keys, bits = 1;
-  void  *tmp   = NULL;
-  size_t bytes = 0;
-
-  PetscFunctionBegin;
-  while (bits < 31 && (1LL << bits) < m) bits++;
-  PetscCall(MatSpmvCUDAMalloc((void **)ti, (m + 1) * sizeof(int)));
-  PetscCall(MatSpmvCUDAMalloc((void **)tj, nnz * sizeof(int)));
-  PetscCall(MatSpmvCUDAMalloc((void **)tpos, nnz * sizeof(int)));
-  PetscCall(MatSpmvCUDAMalloc((void **)&row, nnz * sizeof(int)));
-  PetscCall(MatSpmvCUDAMalloc((void **)&seq, nnz * sizeof(int)));
-  PetscCall(MatSpmvCUDAMalloc((void **)&keys, nnz * sizeof(int)));
-  MatSpmvEntryRowsKernel<int><<<MatSpmvGrid(32 * PetscMin(m, PETSC_INT_MAX / 32)), MATSPMV_THREADS, 0, s>>>((int)m, d_i, row);
-  PetscCallCUDA(cudaGetLastError());
-  MatSpmvCallThrust(thrust::sequence(thrust::cuda::par.on(s), seq, seq + nnz));
-  /* a stable sort by column of the row-major entries: each column's rows stay ascending */
-  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, d_j, keys, seq, *tpos, (int)nnz, 0, bits, s));
-  PetscCall(MatSpmvCUDAMalloc(&tmp, PetscMax(bytes, 1)));
-  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, d_j, keys, seq, *tpos, (int)nnz, 0, bits, s));
-  MatSpmvGraphRowsOfKernel<int><<<MatSpmvGrid(nnz), MATSPMV_THREADS, 0, s>>>((int)nnz, *tpos, row, *tj);
-  PetscCallCUDA(cudaGetLastError());
-  MatSpmvCallThrust(thrust::lower_bound(thrust::cuda::par.on(s), keys, keys + nnz, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)m + 1), *ti));
-  PetscCall(MatSpmvCUDAFree(tmp)); /* cudaFree waits for the sort */
-  PetscCall(MatSpmvCUDAFree(keys));
-  PetscCall(MatSpmvCUDAFree(seq));
-  PetscCall(MatSpmvCUDAFree(row));
-  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* key[k] = (block row, block column) of entry k as one number, val[k] = |a[k]| */
@@ -215,7 +164,7 @@ PetscErrorCode MatSpmvCUDAGraph(PetscInt m, PetscInt bs, PetscInt nnz, const int
   if (symmetrize) {
     int *ti, *tj, *tpos, nz = 0;
 
-    PetscCall(MatSpmvCUDAGraphTranspose(m, nnz, d_i, d_j, &ti, &tj, &tpos, s));
+    PetscCall(MatSpmvCUDATransposeCSR(m, m, nnz, d_i, d_j, &ti, &tj, &tpos, stream));
     MatSpmvGraphMergeKernel<PetscScalar, int><<<MatSpmvGrid(m), MATSPMV_THREADS, 0, s>>>((int)m, d_i, d_j, ti, tj, tpos, d_a, absval, *d_gi, NULL, NULL);
     PetscCallCUDA(cudaGetLastError());
     PetscCallCUDA(cudaMemsetAsync(*d_gi + m, 0, sizeof(int), s));

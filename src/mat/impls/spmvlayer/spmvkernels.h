@@ -1,5 +1,5 @@
 #pragma once
-/* Device-side helpers shared by the formats' kernels */
+/* Device-side helpers shared by the layer's and the formats' kernels */
 #include <petscdevice_cuda.h>
 #include <cuda/std/type_traits>
 #include <exception>
@@ -22,6 +22,16 @@
 static inline unsigned MatSpmvGrid(PetscInt n)
 {
   return (unsigned)PetscMax(1, PetscMin((n + MATSPMV_THREADS - 1) / MATSPMV_THREADS, 65536));
+}
+
+/* row[k] = the row of entry k; a warp per row */
+template <typename I>
+__global__ void MatSpmvEntryRowsKernel(I m, const I *__restrict__ i, I *__restrict__ row)
+{
+  const I lane = threadIdx.x % 32;
+
+  for (I r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < m; r += gridDim.x * blockDim.x / 32)
+    for (I k = i[r] + lane; k < i[r + 1]; k += 32) row[k] = r;
 }
 
 /* the position of column c among the ascending columns j[lo], ..., j[hi - 1], or -1 */
