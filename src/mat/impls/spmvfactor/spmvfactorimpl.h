@@ -9,15 +9,16 @@
   estimated fastest, levels x the units' work (ex19: 8, two grid points; a five-point Laplacian: 8
   rows of a grid line, whose chain then costs one level instead of eight; KSP ex56: its 3-row
   blocks), or -mat_spmvfactor_trsv_unit. A unit
-  waits only on the units its entries outside the unit point to, through one completion flag per
-  unit; inside a unit the warp applies the inverse of the unit's diagonal block. Warps take units
+  waits only on the units its entries outside the unit point to: in the factorization through one
+  completion flag per unit, in the solves on the x values themselves (pending until stored, see
+  trsv.cu); inside a unit the warp applies the inverse of the unit's diagonal block. Warps take units
   from an atomic counter in order of dependency level (1 + the highest level of the units a unit
   waits on; U's levels counted from the last row), so a warp only ever waits on units already
   taken by running warps: no deadlock at any occupancy. In level order the warps resident at a
   time work on a few consecutive levels; in the natural order they would hold a band of rows with
   few units ready, and the solves were slower than cuSPARSE's (docs/results.md,
   "ILU(0) and ICC(0) by MATSOLVERSPMV next to cuSPARSE's"). Flags hold the number of the launch
-  that completed them, so nothing is reset between solves.
+  that completed them, so nothing is reset between factorizations.
 
   The package's files: factor.c (Mat plumbing, options, registration), symbolic.c (pattern, fill,
   levels, units, orders), host.c (the host reference), trsv.cu (the kernels). From the shared layer it
@@ -39,13 +40,14 @@
      U inside (diag[r], uout[r]), U outside [uout[r], i[r + 1]) */
 typedef struct {
   PetscInt n, nnz, unit, nunits;
+  int      chunk; /* entries a lane of the exact solves reads at once (4 or 8) */
   /* device arrays (int indices: sizes checked at the symbolic phase) */
   int                *i, *j, *diag, *lin, *uout;
   int                *order[2];  /* units in the order warps take them: by level in L, in U */
   int                *vmap;      /* entry of A's values behind each factor entry (ICC, fill: -1), or NULL: A's pattern */
   PetscScalar        *a, *idiag; /* factor values, inverse pivots */
   PetscScalar        *binv[2];   /* per unit, row by row: inverse of its diagonal block of L, of U */
-  int                *flags;     /* per unit: the launch number that completed it */
+  int                *flags;     /* per unit: the number of the factorization launch that completed it */
   unsigned long long *counter;   /* units handed out, over all launches */
   int                *status;    /* first zero pivot's row + 1 (0: none) */
   PetscScalar        *y;         /* L's solution, U's right-hand side */

@@ -253,41 +253,139 @@ __device__ __forceinline__ S MatSpmvUnitApply(const S w[MATSPMV_TRI_MAX_UNIT / 4
   return xr;
 }
 
-/* x = L^{-1} b or U^{-1} b. G lanes per row of the unit: the entries outside the unit (each lane
-   waiting on its entries' units) for all rows at once, then the unit's x = (block inverse) (b - sum),
-   every lane holding its coefficients of the inverse from before the waits. The first lane of each
-   row writes its x, and after the warp's barrier lane 0 releases the flag. */
-template <typename S, typename I, bool Upper>
-__global__ void __launch_bounds__(32 * MATSPMV_TRI_WARPS) MatSpmvTriSolveKernel(I n, I unit, I nunits, I G, const I *__restrict__ order, const I *__restrict__ ai, const I *__restrict__ aj, const I *__restrict__ lin, const I *__restrict__ uout, const S *__restrict__ a, const S *__restrict__ binv, const S *__restrict__ b, S *x, int *flags, unsigned long long *counter, unsigned long long taken, int launch)
+/* The exact solves' x values are their own completion flags: before a solve every x holds a
+   signalling NaN, which no arithmetic yields (a NaN result is quiet), until its row's lane stores the
+   value. A waiting lane reads the value it needs and learns that it is ready in one load through L2;
+   with a flag per unit it took a flag load, an acquire fence and then the value's load, and the
+   producer a fence and a release store after its values (docs/results.md, "The exact solves' values as
+   their own flags"). Relaxed device-scope atomics on the value's words: each word is read or written
+   whole, and nothing else rides on the order (a complex value is ready once both parts are). */
+template <typename R>
+using MatSpmvWordOf = typename cuda::std::conditional<sizeof(R) == sizeof(unsigned long long), unsigned long long, unsigned>::type;
+
+/* the real type of a scalar: its own, or its parts' */
+template <typename S>
+struct MatSpmvRealOf {
+  using type = cuda::std::remove_cv_t<cuda::std::remove_reference_t<decltype(S().real())>>;
+};
+template <>
+struct MatSpmvRealOf<float> {
+  using type = float;
+};
+template <>
+struct MatSpmvRealOf<double> {
+  using type = double;
+};
+
+template <typename W>
+__device__ __forceinline__ W MatSpmvPendingWord()
 {
-  const int lane = threadIdx.x & 31;
-  const I   u    = MatSpmvTakeUnit(counter, taken, nunits, order);
+  if constexpr (sizeof(W) == 8) return 0x7FF5A5A5A5A5A5A5ULL; /* exponent all ones, quiet bit clear, payload not zero */
+  else return 0x7FA5A5A5u;
+}
+
+template <typename R>
+__device__ __forceinline__ bool MatSpmvLoadReadyReal(const R *p, R &v)
+{
+  using W      = MatSpmvWordOf<R>;
+  const W word = cuda::atomic_ref<W, cuda::thread_scope_device>(*reinterpret_cast<W *>(const_cast<R *>(p))).load(cuda::memory_order_relaxed);
+
+  memcpy(&v, &word, sizeof(W));
+  return word != MatSpmvPendingWord<W>();
+}
+
+template <typename R>
+__device__ __forceinline__ void MatSpmvStoreReadyReal(R *p, R v)
+{
+  using W = MatSpmvWordOf<R>;
+  W word;
+
+  memcpy(&word, &v, sizeof(W));
+  if (word == MatSpmvPendingWord<W>()) word |= W(1) << (sizeof(W) == 8 ? 51 : 22); /* never from arithmetic; should it come, stored quiet */
+  cuda::atomic_ref<W, cuda::thread_scope_device>(*reinterpret_cast<W *>(p)).store(word, cuda::memory_order_relaxed);
+}
+
+/* *p once its row is complete: true and the value, else false */
+template <typename S>
+__device__ __forceinline__ bool MatSpmvLoadReady(const S *p, S &v)
+{
+  if constexpr (cuda::std::is_same<S, float>::value || cuda::std::is_same<S, double>::value) return MatSpmvLoadReadyReal(p, v);
+  else {
+    using R    = decltype(v.real());
+    const R *q = reinterpret_cast<const R *>(p);
+    R        re, im;
+
+    if (!MatSpmvLoadReadyReal(q, re) || !MatSpmvLoadReadyReal(q + 1, im)) return false;
+    v = S(re, im);
+    return true;
+  }
+}
+
+template <typename S>
+__device__ __forceinline__ void MatSpmvStoreReady(S *p, S v)
+{
+  if constexpr (cuda::std::is_same<S, float>::value || cuda::std::is_same<S, double>::value) MatSpmvStoreReadyReal(p, v);
+  else {
+    using R = decltype(v.real());
+    MatSpmvStoreReadyReal(reinterpret_cast<R *>(p), v.real());
+    MatSpmvStoreReadyReal(reinterpret_cast<R *>(p) + 1, v.imag());
+  }
+}
+
+/* every word of y[0..n) and x[0..n) pending */
+template <typename S>
+__global__ void MatSpmvTriPendingKernel(int n, S *y, S *x)
+{
+  using W            = MatSpmvWordOf<typename MatSpmvRealOf<S>::type>;
+  const size_t words = (size_t)n * sizeof(S) / sizeof(W);
+
+  for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < words; k += gridDim.x * (size_t)blockDim.x) {
+    reinterpret_cast<W *>(y)[k] = MatSpmvPendingWord<W>();
+    reinterpret_cast<W *>(x)[k] = MatSpmvPendingWord<W>();
+  }
+}
+
+/* x = L^{-1} b or U^{-1} b, x pending on entry. G lanes per row of the unit: the entries outside the
+   unit (each lane reading its entries' x values until all are ready) for all rows at once, then the
+   unit's x = (block inverse) (b - sum), every lane holding its coefficients of the inverse from before
+   the waits. The first lane of each row stores its x, which completes the row. A lane reads Chunk
+   entries at once: 4 or 8, as its rows need (MatSpmvTriChunk()). */
+template <typename S, typename I, bool Upper, int Chunk>
+__global__ void __launch_bounds__(32 * MATSPMV_TRI_WARPS) MatSpmvTriSolveKernel(I n, I unit, I nunits, I G, const I *__restrict__ order, const I *__restrict__ ai, const I *__restrict__ aj, const I *__restrict__ lin, const I *__restrict__ uout, const S *__restrict__ a, const S *__restrict__ binv, const S *__restrict__ b, S *x, unsigned long long *counter, unsigned long long taken)
+{
+  const I u = MatSpmvTakeUnit(counter, taken, nunits, order);
 
   if (u < 0) return;
+  const int  lane = threadIdx.x & 31;
   const I    r0 = u * unit, rows = min(unit, n - r0), rr = lane / G, t = lane % G, r = r0 + rr;
   const bool active = rr < rows;
-  S          w[MATSPMV_TRI_MAX_UNIT / 4], e = S(0), xr;
+  S          w[MATSPMV_TRI_MAX_UNIT / 4], e = S(0);
 
   MatSpmvUnitLoadInverse(binv, unit, r, t, G, active, w);
   if (active)
-    for (I p0 = (Upper ? uout[r] : ai[r]) + t, pe = Upper ? ai[r + 1] : lin[r]; p0 < pe; p0 += G * MATSPMV_TRI_CHUNK) {
-      I c[MATSPMV_TRI_CHUNK];
-      S v[MATSPMV_TRI_CHUNK];
+    for (I p0 = (Upper ? uout[r] : ai[r]) + t, pe = Upper ? ai[r + 1] : lin[r]; p0 < pe; p0 += G * Chunk) {
+      I        c[Chunk];
+      S        v[Chunk], xc[Chunk];
+      unsigned waiting = 0; /* bit k: entry k's x not seen yet */
 
-      for (int k = 0; k < MATSPMV_TRI_CHUNK; k++) {
+      for (int k = 0; k < Chunk; k++) {
         const I p = p0 + k * G;
 
-        c[k] = p < pe ? aj[p] : -1;
-        v[k] = p < pe ? a[p] : S(0);
+        c[k]  = p < pe ? aj[p] : -1;
+        v[k]  = p < pe ? a[p] : S(0);
+        xc[k] = S(0);
+        if (p < pe) waiting |= 1u << k;
       }
-      MatSpmvWaitUnits(flags, c, unit, launch);
-      for (int k = 0; k < MATSPMV_TRI_CHUNK; k++)
-        if (c[k] >= 0) e += v[k] * MatSpmvLoadL2(x + c[k]);
+      for (;;) {
+        for (int k = 0; k < Chunk; k++)
+          if ((waiting >> k & 1) && MatSpmvLoadReady(x + c[k], xc[k])) waiting &= ~(1u << k);
+        if (!waiting) break;
+        __nanosleep(MATSPMV_TRI_SLEEP_NS);
+      }
+      for (int k = 0; k < Chunk; k++) e += v[k] * xc[k];
     }
-  xr = MatSpmvUnitApply(w, e, active ? b[r] : S(0), unit, t, G, active);
-  if (active && t == 0) MatSpmvStoreL2(x + r, xr); /* faster than gathering them on lane 0 (docs/results.md, "ILU(0) and ICC(0) by MATSOLVERSPMV next to cuSPARSE's") */
-  __syncwarp();                                    /* the stores before lane 0's release */
-  if (lane == 0) cuda::atomic_ref<int, cuda::thread_scope_device>(flags[u]).store(launch, cuda::memory_order_release);
+  const S xr = MatSpmvUnitApply(w, e, active ? b[r] : S(0), unit, t, G, active);
+  if (active && t == 0) MatSpmvStoreReady(x + r, xr);
 }
 
 /* One block-Jacobi sweep of L x = b or U x = b over units: xout = (block inverse) (b - (entries
@@ -361,6 +459,27 @@ __global__ void MatSpmvISAIApplyKernel(I n, const I *__restrict__ ai, const I *_
   if (active && t == 0) y[r] = Upper ? e : b[r] + e;
 }
 
+/* lanes per row: the unit's rows side by side in a warp */
+static int MatSpmvTriLanesPerRow(const MatSpmvTriDevice *d)
+{
+  int G = 32;
+
+  while (G > 1 && (32 / G) < d->unit) G /= 2;
+  return G;
+}
+
+/* entries a lane of the exact solves reads at once: 4, or 8 where some row has more than 4 per lane
+   outside its unit (KSP ex56's rows of L: 40 entries on 8 lanes; 8 there took ex56's MatSolve from
+   0.173 to 0.145 s, 4 on SNES ex19's short rows from 1.83 to 1.53 s: docs/results.md) */
+static int MatSpmvTriChunk(const MatSpmvTriDevice *d, const PetscInt *i, const PetscInt *lin, const PetscInt *uout)
+{
+  const PetscInt G    = MatSpmvTriLanesPerRow(d);
+  PetscInt       most = 0;
+
+  for (PetscInt r = 0; r < d->n; r++) most = PetscMax(most, PetscMax(lin[r] - i[r], i[r + 1] - uout[r]));
+  return (most + G - 1) / G > 4 ? 8 : 4;
+}
+
 PetscErrorCode MatSpmvCUDATriCreate(MatSpmvTriDevice *d, PetscInt n, PetscInt nnz, PetscInt unit, const PetscInt *i, const PetscInt *j, const PetscInt *diag, const PetscInt *lin, const PetscInt *uout, PetscInt *const order[2], const PetscInt *vmap)
 {
   cudaStream_t s;
@@ -371,6 +490,7 @@ PetscErrorCode MatSpmvCUDATriCreate(MatSpmvTriDevice *d, PetscInt n, PetscInt nn
   d->nnz    = nnz;
   d->unit   = unit;
   d->nunits = (n + unit - 1) / unit;
+  d->chunk  = MatSpmvTriChunk(d, i, lin, uout);
   PetscCall(MatSpmvCUDAUploadInt(&d->i, i, n + 1));
   PetscCall(MatSpmvCUDAUploadInt(&d->j, j, nnz));
   PetscCall(MatSpmvCUDAUploadInt(&d->diag, diag, n));
@@ -454,32 +574,32 @@ PetscErrorCode MatSpmvCUDAILU(MatSpmvTriDevice *d, const PetscScalar *acsr, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* lanes per row: the unit's rows side by side in a warp */
-static int MatSpmvTriLanesPerRow(const MatSpmvTriDevice *d)
+template <int Chunk>
+static PetscErrorCode MatSpmvCUDATriSolveChunk(MatSpmvTriDevice *d, const PetscScalar *b, PetscScalar *x)
 {
-  int G = 32;
+  cudaStream_t   s;
+  const unsigned blocks = (unsigned)((d->nunits + MATSPMV_TRI_WARPS - 1) / MATSPMV_TRI_WARPS);
+  const int      G      = MatSpmvTriLanesPerRow(d);
 
-  while (G > 1 && (32 / G) < d->unit) G /= 2;
-  return G;
+  PetscFunctionBegin;
+  PetscCall(PetscGetCurrentCUDAStream(&s));
+  MatSpmvTriPendingKernel<PetscScalar><<<(unsigned)PetscMin((d->n + 255) / 256, 4096), 256, 0, s>>>((int)d->n, d->y, x);
+  PetscCallCUDA(cudaGetLastError());
+  MatSpmvTriSolveKernel<PetscScalar, int, false, Chunk><<<blocks, 32 * MATSPMV_TRI_WARPS, 0, s>>>((int)d->n, (int)d->unit, (int)d->nunits, G, d->order[0], d->i, d->j, d->lin, d->uout, d->a, d->binv[0], b, d->y, d->counter, d->taken);
+  PetscCallCUDA(cudaGetLastError());
+  d->taken += (unsigned long long)blocks * MATSPMV_TRI_WARPS;
+  MatSpmvTriSolveKernel<PetscScalar, int, true, Chunk><<<blocks, 32 * MATSPMV_TRI_WARPS, 0, s>>>((int)d->n, (int)d->unit, (int)d->nunits, G, d->order[1], d->i, d->j, d->lin, d->uout, d->a, d->binv[1], d->y, x, d->counter, d->taken);
+  PetscCallCUDA(cudaGetLastError());
+  d->taken += (unsigned long long)blocks * MATSPMV_TRI_WARPS;
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatSpmvCUDATriSolve(MatSpmvTriDevice *d, const PetscScalar *b, PetscScalar *x)
 {
-  cudaStream_t s;
-  unsigned     blocks;
-  const int    G = MatSpmvTriLanesPerRow(d);
-
   PetscFunctionBegin;
   if (!d->n) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscGetCurrentCUDAStream(&s));
-  PetscCall(MatSpmvTriNextLaunch(d, s, &blocks));
-  MatSpmvTriSolveKernel<PetscScalar, int, false><<<blocks, 32 * MATSPMV_TRI_WARPS, 0, s>>>((int)d->n, (int)d->unit, (int)d->nunits, G, d->order[0], d->i, d->j, d->lin, d->uout, d->a, d->binv[0], b, d->y, d->flags, d->counter, d->taken, d->launch);
-  PetscCallCUDA(cudaGetLastError());
-  d->taken += (unsigned long long)blocks * MATSPMV_TRI_WARPS;
-  PetscCall(MatSpmvTriNextLaunch(d, s, &blocks));
-  MatSpmvTriSolveKernel<PetscScalar, int, true><<<blocks, 32 * MATSPMV_TRI_WARPS, 0, s>>>((int)d->n, (int)d->unit, (int)d->nunits, G, d->order[1], d->i, d->j, d->lin, d->uout, d->a, d->binv[1], d->y, x, d->flags, d->counter, d->taken, d->launch);
-  PetscCallCUDA(cudaGetLastError());
-  d->taken += (unsigned long long)blocks * MATSPMV_TRI_WARPS;
+  if (d->chunk > 4) PetscCall(MatSpmvCUDATriSolveChunk<8>(d, b, x));
+  else PetscCall(MatSpmvCUDATriSolveChunk<4>(d, b, x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
