@@ -10,6 +10,8 @@
 #   ex45jac    KSP ex45 160^3 (3D Laplacian, 7 points), CG + Jacobi: a short solve of products
 #   ex45gamg   the same with CG + GAMG (PETSc's defaults)
 #   ex56iccdef KSP ex56 -ne 47, CG + ICC(0) with PETSc's default factor package (-pc_type icc only)
+#   lapiccdef  KSP ex2, 2D Laplacian 1000 x 1000, CG + ICC(0) with PETSc's default factor package
+#   lapiccdef<k>  the same with k levels of fill (-pc_factor_levels k)
 #   ex56gamg   KSP ex56 -ne 48, CG + GAMG (Chebyshev/Jacobi smoothers, near-null space)
 #   ex56gamgdef  the same with PETSc's default GAMG options (no near-null space)
 #   ex56gamg0  the same, unsmoothed aggregation (-pc_gamg_agg_nsmooths 0)
@@ -29,7 +31,7 @@
 #   ex19isai   ex19spmv with the triangular solves approximated by incomplete sparse approximate
 #              inverses of L and U (-mat_spmvfactor_trsv isai); aijcusparse: cuSPARSE's exact solves
 #
-# Prints, per case and type: iterations, SNESSolve, KSPSolve, PCSetUp, PCApply, MatSolve, MatMult
+# Prints, per case and type: iterations (all linear solves'), SNESSolve, KSPSolve, PCSetUp, PCApply, MatSolve, MatMult
 # seconds, the format's build + refresh seconds, aijcusparse's CSR uploads (MatCUSPARSCopyTo: inside
 # "convert" for our types, inside MatMult for aijcusparse), the ghost exchange (VecScatterBegin + End,
 # max over ranks; 0 on one rank) and KSPSolve's host<->device copy counts.
@@ -84,6 +86,8 @@ args() { # case[@N] type -> the program and its options
   ex45jac) echo "$bin/ksp_ex45 -da_grid_x 160 -da_grid_y 160 -da_grid_z 160 -ksp_type cg -pc_type jacobi -ksp_converged_reason -dm_mat_type $t -dm_vec_type cuda ${load[*]}" ;;
   ex45gamg) echo "$bin/ksp_ex45 -da_grid_x 160 -da_grid_y 160 -da_grid_z 160 -ksp_type cg -pc_type gamg -ksp_converged_reason -dm_mat_type $t -dm_vec_type cuda ${load[*]}" ;;
   ex56iccdef) echo "$bin/ksp_ex56 -ne 47 -ksp_type cg $icc -ksp_converged_reason -mat_type $t -vec_type cuda ${load[*]}" ;;
+  lapiccdef) echo "$bin/ksp_ex2 -m 1000 -n 1000 -ksp_type cg $icc -ksp_converged_reason -mat_type $t -vec_type cuda ${load[*]}" ;;
+  lapiccdef[0-9]*) echo "$(args lapiccdef "$t") -${sub}pc_factor_levels ${c##*[a-z]}" ;;
   ex56gamgdef) echo "$bin/ksp_ex56 -ne 48 -ksp_type cg -pc_type gamg -ksp_converged_reason -mat_type $t -vec_type cuda ${load[*]}" ;;
   ex56gamg0) echo "$bin/ksp_ex56 -ne 48 -ksp_type cg -pc_type gamg -pc_gamg_agg_nsmooths 0 -ksp_converged_reason -mat_type $t -vec_type cuda ${load[*]}" ;;
   ex19mg) echo "$bin/ex19 -da_grid_x 65 -da_grid_y 65 -da_refine 2 -pc_type mg -pc_mg_galerkin pmat -snes_converged_reason -ksp_converged_reason -dm_vec_type cuda -dm_mat_type $t ${load[*]}" ;;
@@ -121,7 +125,7 @@ for c in $cases; do
       echo "  ($c $t: exit $rc, see $log)"
       { grep -m 6 "ERROR" "$log" || tail -n 8 "$log"; } | sed 's/^/  (log) /'
     fi
-    its=$(grep -Eo "iterations [0-9]+" "$log" | awk '{ s += $2 } END { print s + 0 }')
+    its=$(grep -E "Linear solve (converged|did not converge)" "$log" | grep -Eo "iterations [0-9]+" | awk '{ s += $2 } END { print s + 0 }')
     fmt=$(echo "$t" | tr a-z A-Z)
     cp=$(awk '$1 == "KSPSolve" { print $(NF-4) "/" $(NF-2) }' "$log")
     printf "%-10s %-12s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s %12s\n" "$c" "$t" "$its" "$(ev "$log" SNESSolve)" "$(ev "$log" KSPSolve)" "$(ev "$log" PCSetUp)" "$(ev "$log" PCApply)" "$(ev "$log" MatSolve)" \

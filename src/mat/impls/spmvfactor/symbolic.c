@@ -298,11 +298,10 @@ static PetscErrorCode MatSpmvFactorFill(Mat_SpmvFactor *f)
 
 /* As PCFactor's default package of our types (MatSpmvFactorFallback_C composed by the layer), the
    reason to hand the factorization to cuSPARSE's, or "" to keep it: settings this package does not
-   take (drop tolerances, pivot shifts, orderings other than natural), and shapes where cuSPARSE's
-   was measured faster (docs/results.md, "ILU(0) and ICC(0) by MATSOLVERSPMV next to cuSPARSE's"):
-   ICC(k) for k >= 1 (a 2D Laplacian's ICC(1)). Rows of more than MATSPMV_DEFAULT_MAX_ROW nonzeros on
-   average go there too: ours was measured up to KSP ex56's 81 (faster in units of its 3-row blocks:
-   KSPSolve 0.89x, PCSetUp 0.91-0.95x cuSPARSE's on the H200), longer rows never */
+   take (drop tolerances, pivot shifts, orderings other than natural), and rows of more than
+   MATSPMV_DEFAULT_MAX_ROW nonzeros on average: ours was measured up to KSP ex56's 81 (ICC(0) KSPSolve
+   0.37-0.39x cuSPARSE's, ICC(1) 0.53x; a 2D Laplacian's ICC(1) 0.50x, ICC(2) 0.37x: docs/results.md,
+   "The exact solves' values as their own flags"), longer rows never */
 #define MATSPMV_DEFAULT_MAX_ROW 96
 static PetscErrorCode MatSpmvFactorDefaultDeclines(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info, char *why, size_t len)
 {
@@ -314,10 +313,6 @@ static PetscErrorCode MatSpmvFactorDefaultDeclines(Mat F, Mat A, IS row, IS col,
   PetscFunctionBegin;
   PetscCall(MatSpmvFactorRefuses(F, row, col, info, why, len, &hint, &code));
   if (why[0]) PetscFunctionReturn(PETSC_SUCCESS);
-  if (F->factortype == MAT_FACTOR_ICC && info->levels >= 1) {
-    PetscCall(PetscSNPrintf(why, len, "ICC(%d), measured faster with cuSPARSE's", (int)info->levels));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
   PetscCall(MatGetInfo(A, MAT_LOCAL, &minfo));
   mean = A->rmap->n ? (PetscReal)minfo.nz_used / (PetscReal)A->rmap->n : 0;
   if (mean > MATSPMV_DEFAULT_MAX_ROW) PetscCall(PetscSNPrintf(why, len, "%.0f nonzeros per row on average (more than %d: longer rows than this package was measured on)", (double)mean, MATSPMV_DEFAULT_MAX_ROW));
