@@ -34,6 +34,8 @@ PetscErrorCode MatSpmvFactorReset(Mat_SpmvFactor *f)
   PetscCall(PetscFree2(f->order[0], f->order[1]));
   PetscCall(PetscFree4(f->a, f->idiag, f->work, f->m));
 #if defined(PETSC_HAVE_CUDA)
+  PetscCall(MatSpmvCUDAFree(f->d_vmap)); /* an error in the symbolic phase left it here */
+  f->d_vmap = NULL;
   if (f->device) PetscCall(MatSpmvCUDATriDestroy(&f->d));
 #endif
   f->device = PETSC_FALSE;

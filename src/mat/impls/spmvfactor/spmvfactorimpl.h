@@ -79,7 +79,9 @@ typedef struct {
   PetscInt         sweeps;               /* jacobi: sweeps per triangle after the first block-diagonal solve */
   PetscScalar     *a, *idiag, *work, *m; /* the factor on the host (host matrices only), 2 n of room for the sweeps, ISAI's inverses */
   PetscBool        device;
-  PetscBool        borrowed; /* i, j are A's own (the symbolic phase of a factor on the device reads them in place) */
+  PetscBool        borrowed;    /* i, j are A's own (the symbolic phase of a factor on the device reads them in place) */
+  const int       *d_ai, *d_aj; /* A's device CSR pattern, when it is the factor's (until the factor's device arrays are made) */
+  int             *d_vmap;      /* ICC: vmap made on the device (then vmap is NULL), until the factor's device arrays take it */
   MatSpmvTriDevice d;
 } Mat_SpmvFactor;
 
@@ -93,6 +95,8 @@ static inline void MatSpmvFactorReturnPattern(Mat_SpmvFactor *f)
   if (!f->borrowed) return;
   f->i        = NULL;
   f->j        = NULL;
+  f->d_ai     = NULL;
+  f->d_aj     = NULL;
   f->borrowed = PETSC_FALSE;
 }
 /* As PCFactor's default package, the layer's hand-over of F to cuSPARSE's package (F replaced in place,
@@ -114,7 +118,12 @@ PETSC_INTERN void           MatSpmvTriSweepsHost(const Mat_SpmvFactor *, const P
 PETSC_INTERN void           MatSpmvISAISolveHost(const Mat_SpmvFactor *, const PetscScalar *, PetscScalar *);
 
 /* ---- the device side (trsv.cu) ---- */
-PETSC_INTERN PetscErrorCode MatSpmvCUDATriCreate(MatSpmvTriDevice *, PetscInt, PetscInt, PetscInt, const PetscInt *, const PetscInt *, const PetscInt *, const PetscInt *, const PetscInt *, PetscInt *const[2], const PetscInt *);
+/* the factor on the device from the host symbolic phase; the pattern copied on the device from A's
+   device CSR where d_ai, d_aj are given, the device-made map of values *d_vmap taken over where given */
+PETSC_INTERN PetscErrorCode MatSpmvCUDATriCreate(MatSpmvTriDevice *, PetscInt, PetscInt, PetscInt, const PetscInt *, const PetscInt *, const PetscInt *, const PetscInt *, const PetscInt *, PetscInt *const[2], const PetscInt *, const int *, const int *, int **);
+/* ICC's map of values (vmap) of a structurally symmetric A from its device CSR (n rows, nnz
+   entries), in a new device array; NULL where A's pattern is not symmetric */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAFactorMirror(PetscInt, PetscInt, const int *, const int *, int **);
 PETSC_INTERN PetscErrorCode MatSpmvCUDATriDestroy(MatSpmvTriDevice *);
 /* ILU on the factor's pattern of A's device CSR values (gathered through vmap where set, fill zero): M's values and inverse pivots;
    *zeropivotrow is the first row whose pivot has magnitude (positive: real part) <= zeropivot, or -1 */

@@ -199,11 +199,11 @@ static PetscErrorCode MatSpmvFactorSetUp(Mat F, Mat A, PetscLogDouble tpattern)
   PetscCall(PetscFree(level));
   PetscCall(PetscTime(&t1));
 #if defined(PETSC_HAVE_CUDA)
-  if (f->device) PetscCall(MatSpmvCUDATriCreate(&f->d, n, f->nnz, f->unit, f->i, f->j, f->diag, f->lin, f->uout, f->order, f->vmap));
+  if (f->device) PetscCall(MatSpmvCUDATriCreate(&f->d, n, f->nnz, f->unit, f->i, f->j, f->diag, f->lin, f->uout, f->order, f->vmap, f->d_ai, f->d_aj, &f->d_vmap));
 #endif
   if (!f->device) PetscCall(PetscMalloc4(f->nnz, &f->a, n, &f->idiag, 2 * n, &f->work, f->nnz, &f->m));
   PetscCall(PetscTime(&t2));
-  PetscCall(PetscInfo(F, "%s(%" PetscInt_FMT ") of %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros (%" PetscInt_FMT " in the matrix), units of %" PetscInt_FMT " rows: %" PetscInt_FMT " (L) and %" PetscInt_FMT " (U) levels of units, on the %s, %s solves (host: %.0f ms for the pattern, %.0f ms for units and levels, %.0f ms to upload)\n", F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU", f->fill, n, f->nnz, f->annz, f->unit, f->levels[0], f->levels[1], f->device ? "GPU" : "host", MatSpmvTrsvTypes[f->trsv], 1e3 * tpattern, 1e3 * (t1 - t0), 1e3 * (t2 - t1)));
+  PetscCall(PetscInfo(F, "%s(%" PetscInt_FMT ") of %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros (%" PetscInt_FMT " in the matrix), units of %" PetscInt_FMT " rows: %" PetscInt_FMT " (L) and %" PetscInt_FMT " (U) levels of units, on the %s, %s solves (host: %.0f ms for the pattern, %.0f ms for units and levels, %.0f ms to upload%s)\n", F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU", f->fill, n, f->nnz, f->annz, f->unit, f->levels[0], f->levels[1], f->device ? "GPU" : "host", MatSpmvTrsvTypes[f->trsv], 1e3 * tpattern, 1e3 * (t1 - t0), 1e3 * (t2 - t1), f->d_ai ? "; the pattern is A's device CSR's" : ""));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -387,14 +387,27 @@ static PetscErrorCode MatSpmvFactorSymbolic(Mat F, Mat A, IS row, IS col, const 
   f->annz = ai[n];
   f->nnz  = ai[n];
   f->fill = (PetscInt)info->levels;
-  if (icc) { /* only the upper triangles are read: each row's first upper entry by a binary search */
+#if defined(PETSC_HAVE_CUDA)
+  if (f->device && !f->fill) { /* A's pattern is on the device: the factor's pattern (ILU(0), ICC(0) of a symmetric pattern) is copied there, ICC's map made there */
+    PetscBool usable;
+
+    PetscCall(MatSpmvDeviceCSRUsable(A, &usable));
+    if (usable) PetscCall(MatSpmvCUSPARSEGetIJ(A, &f->d_ai, &f->d_aj));
+    if (usable && icc) {
+      PetscCall(MatSpmvCUDAFactorMirror(n, f->annz, f->d_ai, f->d_aj, &f->d_vmap));
+      symmetric = (PetscBool)(f->d_vmap != NULL);
+    }
+  }
+#endif
+  if (icc && !symmetric) { /* only the upper triangles are read: each row's first upper entry by a binary search */
     PetscCall(PetscMalloc1(n, &upper));
     for (PetscInt r = 0; r < n; r++) upper[r] = MatSpmvFactorFirstAtLeast(aj, ai[r], ai[r + 1], r);
     PetscCall(PetscMalloc1(f->annz, &f->vmap));
     PetscCall(MatSpmvFactorMirrorInPlace(n, ai, aj, upper, f->vmap, &symmetric));
     if (!symmetric) PetscCall(PetscFree(f->vmap));
   }
-  if (icc && !symmetric) { /* the pattern of the upper triangle and its mirror image */
+  if (icc && !symmetric) {    /* the pattern of the upper triangle and its mirror image */
+    f->d_ai = f->d_aj = NULL; /* not A's */
     PetscCall(PetscCalloc1(n + 1, &next));
     for (PetscInt r = 0; r < n; r++) { /* row r: column r's upper entries mirrored, then row r's own */
       next[r + 1] += ai[r + 1] - upper[r];
@@ -426,6 +439,7 @@ static PetscErrorCode MatSpmvFactorSymbolic(Mat F, Mat A, IS row, IS col, const 
     f->j        = (PetscInt *)aj;
     f->borrowed = PETSC_TRUE;
   } else {
+    f->d_ai = f->d_aj = NULL; /* a copy for the host, or with fill */
     PetscCall(PetscMalloc1(n + 1, &f->i));
     PetscCall(PetscMalloc1(f->nnz, &f->j));
     PetscCall(PetscArraycpy(f->i, ai, n + 1));

@@ -468,6 +468,53 @@ static int MatSpmvTriLanesPerRow(const MatSpmvTriDevice *d)
   return G;
 }
 
+/* ICC's map of values for a structurally symmetric A, a warp per row r: vmap[k] = k on and above the
+   diagonal, below it the position of the mirror image, which is where entry k of A^T came from
+   (tpos) once A^T's pattern (ti, tj) is A's; *differs = 1 where it is not */
+template <typename I>
+__global__ void MatSpmvMirrorMapKernel(I n, const I *__restrict__ ai, const I *__restrict__ aj, const I *__restrict__ ti, const I *__restrict__ tj, const I *__restrict__ tpos, I *__restrict__ vmap, int *differs)
+{
+  const I lane = threadIdx.x % 32;
+
+  for (I r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < n; r += gridDim.x * blockDim.x / 32) {
+    if (ti[r + 1] != ai[r + 1]) *differs = 1;
+    for (I k = ai[r] + lane; k < ai[r + 1]; k += 32) {
+      if (tj[k] != aj[k]) *differs = 1;
+      vmap[k] = aj[k] >= r ? k : tpos[k];
+    }
+  }
+}
+
+PetscErrorCode MatSpmvCUDAFactorMirror(PetscInt n, PetscInt nnz, const int *d_i, const int *d_j, int **d_vmap)
+{
+  void        *stream;
+  cudaStream_t s;
+  int         *ti, *tj, *tpos, *flag, differs;
+
+  PetscFunctionBegin;
+  *d_vmap = NULL;
+  if (!n || !nnz) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvCUDAGetStream(&stream));
+  s = (cudaStream_t)stream;
+  PetscCall(MatSpmvCUDATransposeCSR(n, n, nnz, d_i, d_j, &ti, &tj, &tpos, stream));
+  PetscCall(MatSpmvCUDAMalloc((void **)d_vmap, nnz * sizeof(int)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&flag, sizeof(int)));
+  PetscCallCUDA(cudaMemsetAsync(flag, 0, sizeof(int), s));
+  MatSpmvMirrorMapKernel<int><<<MatSpmvGrid(32 * PetscMin(n, PETSC_INT_MAX / 32)), MATSPMV_THREADS, 0, s>>>((int)n, d_i, d_j, ti, tj, tpos, *d_vmap, flag);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCallCUDA(cudaMemcpyAsync(&differs, flag, sizeof(int), cudaMemcpyDeviceToHost, s));
+  PetscCallCUDA(cudaStreamSynchronize(s));
+  PetscCall(MatSpmvCUDAFree(flag));
+  PetscCall(MatSpmvCUDAFree(ti));
+  PetscCall(MatSpmvCUDAFree(tj));
+  PetscCall(MatSpmvCUDAFree(tpos));
+  if (differs) {
+    PetscCall(MatSpmvCUDAFree(*d_vmap));
+    *d_vmap = NULL;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* entries a lane of the exact solves reads at once: 4, or 8 where some row has more than 4 per lane
    outside its unit (KSP ex56's rows of L: 40 entries on 8 lanes; 8 there took ex56's MatSolve from
    0.173 to 0.145 s, 4 on SNES ex19's short rows from 1.83 to 1.53 s: docs/results.md) */
@@ -480,24 +527,35 @@ static int MatSpmvTriChunk(const MatSpmvTriDevice *d, const PetscInt *i, const P
   return (most + G - 1) / G > 4 ? 8 : 4;
 }
 
-PetscErrorCode MatSpmvCUDATriCreate(MatSpmvTriDevice *d, PetscInt n, PetscInt nnz, PetscInt unit, const PetscInt *i, const PetscInt *j, const PetscInt *diag, const PetscInt *lin, const PetscInt *uout, PetscInt *const order[2], const PetscInt *vmap)
+PetscErrorCode MatSpmvCUDATriCreate(MatSpmvTriDevice *d, PetscInt n, PetscInt nnz, PetscInt unit, const PetscInt *i, const PetscInt *j, const PetscInt *diag, const PetscInt *lin, const PetscInt *uout, PetscInt *const order[2], const PetscInt *vmap, const int *d_ai, const int *d_aj, int **d_vmap)
 {
   cudaStream_t s;
 
   PetscFunctionBegin;
+  PetscCall(PetscGetCurrentCUDAStream(&s));
   PetscCall(PetscMemzero(d, sizeof(*d)));
   d->n      = n;
   d->nnz    = nnz;
   d->unit   = unit;
   d->nunits = (n + unit - 1) / unit;
   d->chunk  = MatSpmvTriChunk(d, i, lin, uout);
-  PetscCall(MatSpmvCUDAUploadInt(&d->i, i, n + 1));
-  PetscCall(MatSpmvCUDAUploadInt(&d->j, j, nnz));
+  if (d_ai) { /* the pattern is A's, already on the device */
+    PetscCall(MatSpmvCUDAMalloc((void **)&d->i, (n + 1) * sizeof(int)));
+    PetscCall(MatSpmvCUDAMalloc((void **)&d->j, PetscMax(nnz, 1) * sizeof(int)));
+    PetscCallCUDA(cudaMemcpyAsync(d->i, d_ai, (n + 1) * sizeof(int), cudaMemcpyDeviceToDevice, s));
+    PetscCallCUDA(cudaMemcpyAsync(d->j, d_aj, nnz * sizeof(int), cudaMemcpyDeviceToDevice, s));
+  } else {
+    PetscCall(MatSpmvCUDAUploadInt(&d->i, i, n + 1));
+    PetscCall(MatSpmvCUDAUploadInt(&d->j, j, nnz));
+  }
   PetscCall(MatSpmvCUDAUploadInt(&d->diag, diag, n));
   PetscCall(MatSpmvCUDAUploadInt(&d->lin, lin, n));
   PetscCall(MatSpmvCUDAUploadInt(&d->uout, uout, n));
   for (int k = 0; k < 2; k++) PetscCall(MatSpmvCUDAUploadInt(&d->order[k], order[k], d->nunits));
-  if (vmap) PetscCall(MatSpmvCUDAUploadInt(&d->vmap, vmap, nnz));
+  if (d_vmap && *d_vmap) { /* taken over */
+    d->vmap = *d_vmap;
+    *d_vmap = NULL;
+  } else if (vmap) PetscCall(MatSpmvCUDAUploadInt(&d->vmap, vmap, nnz));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->a, nnz * sizeof(PetscScalar)));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->idiag, n * sizeof(PetscScalar)));
   for (int k = 0; k < 2; k++) PetscCall(MatSpmvCUDAMalloc((void **)&d->binv[k], d->nunits * unit * unit * sizeof(PetscScalar)));
@@ -506,8 +564,7 @@ PetscErrorCode MatSpmvCUDATriCreate(MatSpmvTriDevice *d, PetscInt n, PetscInt nn
   PetscCall(MatSpmvCUDAMalloc((void **)&d->flags, PetscMax(d->nunits, 1) * sizeof(int)));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->counter, sizeof(unsigned long long)));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->status, sizeof(int)));
-  /* on PETSc's stream (the solves' flags must be zero before a solve waits on them, whatever the stream type) */
-  PetscCall(PetscGetCurrentCUDAStream(&s));
+  /* on PETSc's stream (the factorization's flags must be zero before it waits on them, whatever the stream type) */
   PetscCallCUDA(cudaMemsetAsync(d->flags, 0, PetscMax(d->nunits, 1) * sizeof(int), s));
   PetscCallCUDA(cudaMemsetAsync(d->counter, 0, sizeof(unsigned long long), s));
   PetscFunctionReturn(PETSC_SUCCESS);
