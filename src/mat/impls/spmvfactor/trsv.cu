@@ -1,7 +1,8 @@
 /*
   MATSOLVERSPMV's device side: ILU(k) numeric factorization and the two triangular solves, each one
   launch without level synchronization (see spmvfactorimpl.h). Values other warps wrote are read
-  through L2 (__ldcg): L1 is not coherent between SMs.
+  through L2 (__ldcg in the factorization, relaxed device-scope atomics in the solves): L1 is not
+  coherent between SMs.
 */
 #include "spmvfactorimpl.h"
 #include "../spmvlayer/spmvkernels.h"

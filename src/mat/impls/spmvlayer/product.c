@@ -233,12 +233,9 @@ static PetscErrorCode MatSpmvRunDevicePhase(Mat C, PetscErrorCode (*f)(Mat))
     PetscCall(PetscObjectBaseTypeCompare((PetscObject)other, MATSEQAIJ, &sparse[1]));
   }
   if (sparse[0] && sparse[1]) {
-    const PetscScalar *v;
-
     /* host values newer than the device's (MatShift(), MatDiagonalScale() run on the host) reach the
        device first: only then does aijcusparse mark the transpose stale */
-    PetscCall(MatSpmvCUSPARSEGetValues(T, &v));
-    PetscCall(MatSpmvCUSPARSERestoreValues(T, &v));
+    PetscCall(MatSpmvCUSPARSEUpload(T));
     PetscCall(MatSpmvRefreshTranspose(T));
   }
   symbolic = (PetscBool)!p->data;
