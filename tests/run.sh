@@ -274,6 +274,12 @@ for t in $types; do
       $ex19 -pc_type jacobi -dm_mat_type aij -- $ex19 -pc_type jacobi -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
     run "$t: SNES ex19 with CUDA vectors, 2 ranks" same_iterations ex19 \
       $np2 $ex19 -pc_type jacobi -dm_mat_type aij -- $np2 $ex19 -pc_type jacobi -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
+    if [ $t = brc ]; then # the layer's, for every type: MPI products' ghost exchange beside the diagonal block's product
+      run "$t: SNES ex19 with CUDA vectors, 2 ranks, ghost exchange on its own stream (-info): same iterations as through PETSc's scatter (-petscspmv_ghost_stream 0)" same_iterations ex19 \
+        $np2 $ex19 -pc_type jacobi -dll_append $lib -dm_mat_type $t -dm_vec_type cuda -petscspmv_ghost_stream 0 -- \
+        bash -c 'out=$("$@" -info :mat 2>&1); rc=$?; echo "$out"; [ $rc = 0 ] && echo "$out" | grep -q "ghost exchange on a stream of its own"' _ \
+        $np2 $ex19 -pc_type jacobi -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
+    fi
     # GPU-resident: inside KSPSolve no more host<->device copies than aijcusparse makes; ARGCSR
     # plans its row groups on the host from the row lengths and uploads that O(rows) plan once, at
     # the layout build in the first product (docs/formats.md)

@@ -208,6 +208,69 @@ PetscErrorCode MatSpmvCUDASynchronizeDevice(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Not ordered with the legacy stream (PETSc's by default) but by events; of the highest priority: its
+   kernels' blocks are scheduled ahead of those still waiting of a product on PETSc's stream */
+PetscErrorCode MatSpmvCUDAStreamCreate(void **stream)
+{
+  cudaStream_t s;
+  int          least, greatest;
+
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  PetscCallCUDA(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest));
+  *stream = (void *)s;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDAStreamDestroy(void *stream)
+{
+  PetscFunctionBegin;
+  if (stream) PetscCallCUDA(cudaStreamDestroy((cudaStream_t)stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDAEventCreate(void **event)
+{
+  cudaEvent_t e;
+
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  *event = (void *)e;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDAEventDestroy(void *event)
+{
+  PetscFunctionBegin;
+  if (event) PetscCallCUDA(cudaEventDestroy((cudaEvent_t)event));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDAStreamWait(void *waiter, void *signaller, void *event)
+{
+  PetscFunctionBegin;
+  if (!waiter) PetscCall(MatSpmvCUDAGetStream(&waiter));
+  if (!signaller) PetscCall(MatSpmvCUDAGetStream(&signaller));
+  PetscCallCUDA(cudaEventRecord((cudaEvent_t)event, (cudaStream_t)signaller));
+  PetscCallCUDA(cudaStreamWaitEvent((cudaStream_t)waiter, (cudaEvent_t)event, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDAHostAlloc(void **ptr, size_t bytes)
+{
+  PetscFunctionBegin;
+  *ptr = NULL;
+  if (bytes) PetscCallCUDA(cudaMallocHost(ptr, bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDAHostFree(void *ptr)
+{
+  PetscFunctionBegin;
+  if (ptr) PetscCallCUDA(cudaFreeHost(ptr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatSpmvCUDACopyOnDevice(void *dst, const void *src, size_t bytes, void *stream)
 {
   PetscFunctionBegin;

@@ -1,9 +1,10 @@
 /*
   MPIAIJ-derived types: an MPIAIJ (with a GPU: MPIAIJCUSPARSE) whose diagonal and off-diagonal
-  blocks are the format's SeqAIJ-derived type. The base's MatMult already overlaps the blocks'
-  products with the ghost scatter (MPIAIJCUSPARSE's into a device ghost vector), so this type
-  only makes sure the blocks are of the right type, whatever created them (preallocation,
-  hash-mode MatSetUp, COO assembly, disassembly), and carries the options.
+  blocks are the format's SeqAIJ-derived type. This type makes sure the blocks are of the right
+  type, whatever created them (preallocation, hash-mode MatSetUp, COO assembly, disassembly), and
+  carries the options; its products are the base's (MPIAIJCUSPARSE's: the ghost scatter into a
+  device ghost vector around the diagonal block's product) except where MPI is not CUDA-aware:
+  there the ghost exchange runs on a stream of its own beside that product (ghost.c).
 */
 #include "spmvimpl.h"
 
@@ -130,21 +131,27 @@ static PetscErrorCode MatSpmvMPIBuildBlocks(Mat A, int t)
 
 static PetscErrorCode MatMult_MPIAIJSpmv(Mat A, Vec x, Vec y)
 {
+  PetscBool done;
+
   PetscFunctionBegin;
   PetscCall(MatSpmvMPILazyOptions(A));
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
   PetscCall(MatSpmvMPIBuildBlocks(A, 0));
-  PetscCall(MatSpmvMPIBase(A)->mult(A, x, y));
+  PetscCall(MatSpmvGhostsMult(A, &MatSpmvMPI(A)->ghosts, x, NULL, y, &done));
+  if (!done) PetscCall(MatSpmvMPIBase(A)->mult(A, x, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatMultAdd_MPIAIJSpmv(Mat A, Vec x, Vec z, Vec y)
 {
+  PetscBool done;
+
   PetscFunctionBegin;
   PetscCall(MatSpmvMPILazyOptions(A));
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
   PetscCall(MatSpmvMPIBuildBlocks(A, 0));
-  PetscCall(MatSpmvMPIBase(A)->multadd(A, x, z, y));
+  PetscCall(MatSpmvGhostsMult(A, &MatSpmvMPI(A)->ghosts, x, z, y, &done));
+  if (!done) PetscCall(MatSpmvMPIBase(A)->multadd(A, x, z, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -387,6 +394,7 @@ static PetscErrorCode MatSpmvMPIDataDestroy(PetscCtxRt ctx)
 
   PetscFunctionBegin;
   PetscCall(PetscFree(sp->params));
+  PetscCall(MatSpmvGhostsDestroy(&sp->ghosts));
   PetscCall(PetscFree(sp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

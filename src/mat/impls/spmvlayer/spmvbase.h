@@ -20,6 +20,17 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDACopyOnDevice(void *, const void *, size_t
 PETSC_INTERN PetscErrorCode MatSpmvCUDASynchronize(void *);
 /* waits for all of the device's work of this process, whatever its stream */
 PETSC_INTERN PetscErrorCode MatSpmvCUDASynchronizeDevice(void);
+/* a stream beside PETSc's, of the highest priority, ordered with others by events only */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAStreamCreate(void **);
+PETSC_INTERN PetscErrorCode MatSpmvCUDAStreamDestroy(void *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDAEventCreate(void **);
+PETSC_INTERN PetscErrorCode MatSpmvCUDAEventDestroy(void *);
+/* stream waiter's later work waits for the work queued on stream signaller so far (NULL: PETSc's),
+   through event */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAStreamWait(void *, void *, void *);
+/* page-locked host memory (copies from and to it run asynchronously) */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAHostAlloc(void **, size_t);
+PETSC_INTERN PetscErrorCode MatSpmvCUDAHostFree(void *);
 /* dst[k] = src[map[k]], or 0 where map[k] < 0, for k < n */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAGather(PetscInt, const int *, const PetscScalar *, PetscScalar *, void *);
 /* y[crow[k]] += t[k] for k < n */

@@ -198,6 +198,16 @@ PETSC_INTERN PetscErrorCode MatSpmvSaveBaseOps(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvGetBaseSeq(MatSpmvBaseOps **);
 /* Whether new petscspmv matrices are built on aijcusparse: CUDA PETSc and a visible GPU */
 PETSC_INTERN PetscErrorCode MatSpmvUseCUSPARSEBase(PetscBool *);
+
+/* ghost.c: an MPIAIJ product y = A x (+ z) whose ghost exchange runs on a stream of its own beside
+   the diagonal block's product, MPI on host buffers (taken where MPI is not CUDA-aware, with CUDA
+   vectors on more than one process and -petscspmv_ghost_stream, the default); *done false: not
+   taken, nothing done */
+typedef struct _n_MatSpmvGhosts *MatSpmvGhosts;
+PETSC_INTERN PetscErrorCode      MatSpmvGhostsMult(Mat, MatSpmvGhosts *, Vec, Vec, Vec, PetscBool *);
+PETSC_INTERN PetscErrorCode      MatSpmvGhostsDestroy(MatSpmvGhosts *);
+/* -petscspmv_ghost_stream: read once when the package is initialized */
+PETSC_INTERN PetscBool      MatSpmvGhostStream;
 PETSC_INTERN PetscErrorCode MatSpmvForgetBaseOps(void);
 
 /* the format of a type name (root, aij root, sequential or parallel), NULL if none */
@@ -278,6 +288,7 @@ typedef struct {
   PetscBool        frommaij; /* a MAIJ operand of a product, converted: products with it keep our type */
   PetscBool        derived;  /* PETSc made it (a transpose): its blocks are derived operators too */
   void            *data;     /* A->data when the blocks last got these settings: another means new insides */
+  MatSpmvGhosts    ghosts;   /* the ghost exchange beside the diagonal block's product (ghost.c) */
 } Mat_MPIAIJSpmv;
 #define MATSPMV_MPI_DATA "MatSpmvMPIData"
 /* the data of A, NULL if A is not one of our MPI matrices */
