@@ -275,10 +275,16 @@ for t in $types; do
     run "$t: SNES ex19 with CUDA vectors, 2 ranks" same_iterations ex19 \
       $np2 $ex19 -pc_type jacobi -dm_mat_type aij -- $np2 $ex19 -pc_type jacobi -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
     if [ $t = brc ]; then # the layer's, for every type: MPI products' ghost exchange beside the diagonal block's product
+      # taken where each process has a GPU of its own; -petscspmv_ghost_stream_shared takes it on a shared one too
       run "$t: SNES ex19 with CUDA vectors, 2 ranks, ghost exchange on its own stream (-info): same iterations as through PETSc's scatter (-petscspmv_ghost_stream 0)" same_iterations ex19 \
         $np2 $ex19 -pc_type jacobi -dll_append $lib -dm_mat_type $t -dm_vec_type cuda -petscspmv_ghost_stream 0 -- \
         bash -c 'out=$("$@" -info :mat 2>&1); rc=$?; echo "$out"; [ $rc = 0 ] && echo "$out" | grep -q "ghost exchange on a stream of its own"' _ \
+        $np2 $ex19 -pc_type jacobi -dll_append $lib -dm_mat_type $t -dm_vec_type cuda -petscspmv_ghost_stream_shared "${gpuopt[@]}"
+      run "$t: 2 ranks, the ghost exchange on its own stream only where no two processes share a GPU (-info)" \
+        bash -c 'out=$("$@" -info :mat 2>&1) || { echo "$out" | tail -30; exit 1; }; n=$(nvidia-smi -L | grep -c GPU); if [ "${CUDA_VISIBLE_DEVICES:-x}" != x ]; then n=$(echo "$CUDA_VISIBLE_DEVICES" | tr , "\n" | grep -c .); fi
+          if [ "$n" -ge 2 ]; then echo "$out" | grep -q "ghost exchange on a stream of its own"; else echo "$out" | grep -q "processes share a GPU"; fi' _ \
         $np2 $ex19 -pc_type jacobi -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
+      run "$t: value-changing operations, 2 ranks, ghost exchange on its own stream (-petscspmv_ghost_stream_shared)" $np2 $bin/test_ops -type $t "${gpuopt[@]}" -petscspmv_ghost_stream_shared
     fi
     # GPU-resident: inside KSPSolve no more host<->device copies than aijcusparse makes; ARGCSR
     # plans its row groups on the host from the row lengths and uploads that O(rows) plan once, at

@@ -256,6 +256,24 @@ PetscErrorCode MatSpmvCUDAStreamWait(void *waiter, void *signaller, void *event)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MatSpmvCUDADeviceUUID(char uuid[16])
+{
+  static char           cached[16];
+  static int            cacheddev = -1;
+  int                   dev;
+  struct cudaDeviceProp prop;
+
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaGetDevice(&dev));
+  if (dev != cacheddev) {
+    PetscCallCUDA(cudaGetDeviceProperties(&prop, dev));
+    PetscCall(PetscMemcpy(cached, prop.uuid.bytes, 16));
+    cacheddev = dev;
+  }
+  PetscCall(PetscMemcpy(uuid, cached, 16));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatSpmvCUDAHostAlloc(void **ptr, size_t bytes)
 {
   PetscFunctionBegin;

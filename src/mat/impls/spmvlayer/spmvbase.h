@@ -28,6 +28,8 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDAEventDestroy(void *);
 /* stream waiter's later work waits for the work queued on stream signaller so far (NULL: PETSc's),
    through event */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAStreamWait(void *, void *, void *);
+/* the current device's UUID: processes that share a GPU have the same */
+PETSC_INTERN PetscErrorCode MatSpmvCUDADeviceUUID(char[16]);
 /* page-locked host memory (copies from and to it run asynchronously) */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAHostAlloc(void **, size_t);
 PETSC_INTERN PetscErrorCode MatSpmvCUDAHostFree(void *);

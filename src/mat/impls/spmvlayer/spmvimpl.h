@@ -201,13 +201,14 @@ PETSC_INTERN PetscErrorCode MatSpmvUseCUSPARSEBase(PetscBool *);
 
 /* ghost.c: an MPIAIJ product y = A x (+ z) whose ghost exchange runs on a stream of its own beside
    the diagonal block's product, MPI on host buffers (taken where MPI is not CUDA-aware, with CUDA
-   vectors on more than one process and -petscspmv_ghost_stream, the default); *done false: not
-   taken, nothing done */
+   vectors on more than one process, no two of them on one GPU, and -petscspmv_ghost_stream, the
+   default); *done false: not taken, nothing done */
 typedef struct _n_MatSpmvGhosts *MatSpmvGhosts;
 PETSC_INTERN PetscErrorCode      MatSpmvGhostsMult(Mat, MatSpmvGhosts *, Vec, Vec, Vec, PetscBool *);
 PETSC_INTERN PetscErrorCode      MatSpmvGhostsDestroy(MatSpmvGhosts *);
-/* -petscspmv_ghost_stream: read once when the package is initialized */
-PETSC_INTERN PetscBool      MatSpmvGhostStream;
+/* -petscspmv_ghost_stream, -petscspmv_ghost_stream_shared (also where processes share a GPU, as
+   the tests run on one): read once when the package is initialized */
+PETSC_INTERN PetscBool      MatSpmvGhostStream, MatSpmvGhostStreamShared;
 PETSC_INTERN PetscErrorCode MatSpmvForgetBaseOps(void);
 
 /* the format of a type name (root, aij root, sequential or parallel), NULL if none */
