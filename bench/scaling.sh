@@ -4,7 +4,7 @@
 # is its rank modulo the visible GPUs; -device_view in each log says which GPU a rank took).
 #
 #   bench/scaling.sh [-t "aijcusparse brc spmv"] [-g "1 2"] [-s "ex19ilu@512 ex45gamg"]
-#                    [-w "ex19ilu@512 ex45gamg@160"] [-o DIR] [--timeout S] [--shared]
+#                    [-w "ex19ilu@512 ex45gamg@160"] [-o DIR] [--timeout S] [--shared] [--untimed]
 #
 #   -g  GPU counts (default: 1 and then doubling up to the GPUs nvidia-smi lists)
 #   -s  strong-scaling cases: the same problem on every count (solves.sh's case names; @N sizes)
@@ -15,6 +15,8 @@
 #   on 8)
 #   --shared  run counts above the GPUs present anyway (ranks then share GPUs: the code paths, not
 #       the scaling); without it such counts are skipped
+#   --untimed  without GPU timers (bench/solves.sh --untimed): KSPSolve as a user's run takes it, the
+#       ghost stream's overlap included; MatMult, MatSolve and the exchange then print "-"
 #
 # Output: DIR/<strong|weak>/np<g>/ (solves.sh's logs and table) and DIR/scaling.txt, a table per
 # case of KSPSolve, PCSetUp, MatMult and the ghost exchange (VecScatter) per count and type, with
@@ -23,7 +25,7 @@
 set -u
 cd "$(dirname "$0")/.."
 types="aijcusparse brc spmv" strong="ex19ilu@512 ex45gamg" weak="ex19ilu@512 ex45gamg@160"
-out=${OUT:+$OUT/scaling} limit=400 shared=0 counts=
+out=${OUT:+$OUT/scaling} limit=400 shared=0 counts= untimed=
 out=${out:-results/scaling}
 while [ $# -gt 0 ]; do
   case $1 in
@@ -34,6 +36,7 @@ while [ $# -gt 0 ]; do
   -o) out=$2; shift 2 ;;
   --timeout) limit=$2; shift 2 ;;
   --shared) shared=1; shift ;;
+  --untimed) untimed=--untimed; shift ;;
   -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
   *) echo "unknown argument $1"; exit 2 ;;
   esac
@@ -101,7 +104,7 @@ for g in $counts; do
     mkdir -p "$out/$kind/np$g"
     # -device_view: each rank's GPU, in the log
     PETSC_OPTIONS="${PETSC_OPTIONS:-} -device_view" bench/solves.sh -t "$types" -c "$cs" -n "$g" \
-      -o "$out/$kind/np$g" --timeout "$limit" | tee "$out/$kind/np$g.txt"
+      -o "$out/$kind/np$g" --timeout "$limit" $untimed | tee "$out/$kind/np$g.txt"
   done
 done
 python3 bench/scaling-report.py "$out" | tee "$out/scaling.txt"

@@ -3,7 +3,7 @@
 # acceptance cases of the GPU-resident types. Needs a GPU (and the stock programs: make).
 #
 #   bench/solves.sh [-t "aijcusparse brc cmrs argcsr ipcsr ellr"] [-c "ex19ilu ex56gamg ex19poly"] [-n 1]
-#                      [-o DIR] [--timeout S] [--flame]
+#                      [-o DIR] [--timeout S] [--flame] [--untimed]
 #
 #   ex19ilu    SNES ex19 256 x 256, PETSc's default PC (ILU(0); block Jacobi + ILU(0) on 2 ranks)
 #   ex19ilu512 the same on 512 x 512
@@ -38,11 +38,13 @@
 # Logs: DIR/<case>-<type>-np<n>.log (default: $OUT/solves when OUT is set, as on the lent GPU
 # machine, otherwise results/solves, git-ignored). --flame also keeps each run's nested timings
 # (PETSc's ascii_flamegraph) in <log>.flame and prints GAMG's set-up part by part next to
-# aijcusparse's (bench/gamg-setup.py DIR).
+# aijcusparse's (bench/gamg-setup.py DIR). --untimed leaves out -log_view_gpu_time: a timed kernel
+# waits for its stream, which serializes what runs beside it (the MPI types' ghost stream); KSPSolve
+# is then what a user's run takes, and the events with GPU work print "-".
 set -u
 cd "$(dirname "$0")/.."
 root=$PWD
-types="aijcusparse brc cmrs argcsr ipcsr ellr" cases="ex19ilu ex56gamg ex19poly" np=1 out=${OUT:+$OUT/solves} limit=400 flame=0
+types="aijcusparse brc cmrs argcsr ipcsr ellr" cases="ex19ilu ex56gamg ex19poly" np=1 out=${OUT:+$OUT/solves} limit=400 flame=0 timers="-log_view_gpu_time"
 out=${out:-results/solves}
 while [ $# -gt 0 ]; do
   case $1 in
@@ -52,6 +54,7 @@ while [ $# -gt 0 ]; do
   -o) out=$2; shift 2 ;;
   --timeout) limit=$2; shift 2 ;;
   --flame) flame=1; shift ;;
+  --untimed) timers=; shift ;;
   -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
   *) echo "unknown argument $1"; exit 2 ;;
   esac
@@ -60,7 +63,7 @@ done
 bin=$root/build/bin lib=$root/lib/libpetscspmv.so
 mkdir -p "$out"
 mpi="$PETSCSPMV_MPIEXEC_N $np"
-gpu="-log_view -log_view_gpu_time -use_gpu_aware_mpi 0"
+gpu="-log_view $timers -use_gpu_aware_mpi 0"
 poly="-pc_type ksp -ksp_ksp_type chebyshev -ksp_ksp_max_it 10 -ksp_ksp_norm_type none -ksp_pc_type jacobi -ksp_ksp_chebyshev_esteig 0,0.005,0,1.1"
 
 jac() { # case<k> type -> the options of k block-Jacobi sweeps (none for aijcusparse: cuSPARSE's exact solves)
@@ -106,10 +109,10 @@ args() { # case[@N] type -> the program and its options
   esac
 }
 ev() { # log event -> max time (s), or -
-  awk -v e="$2" '$1 == e && NF > 10 { t = $4 } END { print t == "" ? "-" : t }' "$1"
+  awk -v e="$2" '$1 == e && NF > 10 && $4 != "n/a" { t = $4 } END { print t == "" ? "-" : t }' "$1"
 }
 evsum() { # log regex -> summed max time of the events matching
-  awk -v e="$2" '$1 ~ e && NF > 10 { t += $4; n++ } END { print n ? sprintf("%.4g", t) : "-" }' "$1"
+  awk -v e="$2" '$1 ~ e && NF > 10 && $4 != "n/a" { t += $4; n++ } END { print n ? sprintf("%.4g", t) : "-" }' "$1"
 }
 printf "%-10s %-12s %9s %9s %9s %9s %9s %9s %9s %9s %9s %9s %12s\n" case type iters SNESSolve KSPSolve PCSetUp PCApply MatSolve MatMult convert upload scatter "KSP H2D/D2H"
 for c in $cases; do
