@@ -246,6 +246,13 @@ PetscErrorCode MatSpmvCUDAEventDestroy(void *event)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MatSpmvCUDAEventSynchronize(void *event)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaEventSynchronize((cudaEvent_t)event));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatSpmvCUDAStreamWait(void *waiter, void *signaller, void *event)
 {
   PetscFunctionBegin;

@@ -237,6 +237,9 @@ PetscErrorCode MatSpmvGhostsMult(Mat A, MatSpmvGhosts *gp, Vec x, Vec z, Vec y, 
     PetscCall(MatSpmvCUDAGather(g->npack, g->d_pack, dx, g->d_send, g->stream));
     PetscCall(MatSpmvCUDACopyToHost(g->h_send, g->d_send, g->npack * sizeof(PetscScalar), g->stream)); /* waits for the side stream only */
     PetscCall(PetscLogGpuToCpu(g->npack * sizeof(PetscScalar)));
+    /* the previous product's upload has read h_ghost before MPI writes it again (a process that sends
+       nothing has not waited for this stream above) */
+    PetscCall(MatSpmvCUDAEventSynchronize(g->join));
     PetscCall(PetscSFBcastWithMemTypeBegin(g->sf, MPIU_SCALAR, PETSC_MEMTYPE_HOST, g->h_send, PETSC_MEMTYPE_HOST, g->h_ghost, MPI_REPLACE));
     PetscCall(PetscLogEventEnd(VEC_ScatterBegin, A, x, g->ghost, 0));
     PetscCall(VecRestoreArrayReadAndMemType(x, &dx));
@@ -245,7 +248,6 @@ PetscErrorCode MatSpmvGhostsMult(Mat A, MatSpmvGhosts *gp, Vec x, Vec z, Vec y, 
     PetscCall(PetscLogEventBegin(VEC_ScatterEnd, A, x, g->ghost, 0));
     PetscCall(PetscSFBcastEnd(g->sf, MPIU_SCALAR, g->h_send, g->h_ghost, MPI_REPLACE));
     PetscCall(VecGetArrayWriteAndMemType(g->ghost, &dg, &mtype));
-    /* h_ghost is written again only after the next exchange's wait for this stream */
     PetscCall(MatSpmvCUDACopyToDevice(dg, g->h_ghost, g->nghost * sizeof(PetscScalar), g->stream));
     PetscCall(PetscLogCpuToGpu(g->nghost * sizeof(PetscScalar)));
     PetscCall(VecRestoreArrayWriteAndMemType(g->ghost, &dg));

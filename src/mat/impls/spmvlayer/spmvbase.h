@@ -28,6 +28,8 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDAEventDestroy(void *);
 /* stream waiter's later work waits for the work queued on stream signaller so far (NULL: PETSc's),
    through event */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAStreamWait(void *, void *, void *);
+/* the host waits for the work before the event's last record (none: returns at once) */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAEventSynchronize(void *);
 /* the current device's UUID: processes that share a GPU have the same */
 PETSC_INTERN PetscErrorCode MatSpmvCUDADeviceUUID(char[16]);
 /* page-locked host memory (copies from and to it run asynchronously) */
