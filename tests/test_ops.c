@@ -42,20 +42,29 @@ static PetscErrorCode CreateOperator(MatType type, PetscInt n, Mat *A)
 }
 
 /* rows coupled only within their process (3 k of them): an MPI matrix whose off-diagonal blocks have
-   no columns, where PETSc's graph of blocks takes its entry-by-entry path */
-static PetscErrorCode CreateDecoupled(MatType type, PetscInt k, Mat *A)
+   no columns, where PETSc's graph of blocks takes its entry-by-entry path. oneway: each row also reads
+   the next process's first row, so the first process receives ghost values and sends none, the last
+   sends and receives none */
+static PetscErrorCode CreateDecoupled(MatType type, PetscInt k, PetscBool oneway, Mat *A)
 {
-  PetscInt rstart, rend;
+  PetscInt rstart, rend, N;
 
   PetscFunctionBegin;
   PetscCall(MatCreate(PETSC_COMM_WORLD, A));
   PetscCall(MatSetSizes(*A, 3 * k, 3 * k, PETSC_DETERMINE, PETSC_DETERMINE));
   PetscCall(MatSetType(*A, type));
   PetscCall(MatSeqAIJSetPreallocation(*A, 5, NULL));
-  PetscCall(MatMPIAIJSetPreallocation(*A, 5, NULL, 0, NULL));
+  PetscCall(MatMPIAIJSetPreallocation(*A, 5, NULL, 1, NULL));
   PetscCall(MatGetOwnershipRange(*A, &rstart, &rend));
+  PetscCall(MatGetSize(*A, &N, NULL));
   for (PetscInt row = rstart; row < rend; row++) {
     const PetscInt off[5] = {0, -1, 1, -3, 3};
+
+    if (oneway && rend < N) {
+      const PetscScalar v = -0.5;
+
+      PetscCall(MatSetValues(*A, 1, &row, 1, &rend, &v, INSERT_VALUES));
+    }
 
     for (int e = 0; e < 5; e++) {
       const PetscInt col = row + off[e];
@@ -256,12 +265,19 @@ int main(int argc, char **argv)
   for (int k = 0; k < 2; k++) PetscCall(MatDiagonalScale(M[k], l, r));
   PetscCall(Check(A, Aref, rnd, "MatDiagonalScale"));
   PetscCall(CheckGraphs(A, Aref, PETSC_TRUE, rnd));
-  { /* processes without off-diagonal columns */
+  { /* processes without off-diagonal columns; then coupled one way (a process that receives ghost
+       values and sends none, one that sends and receives none): graphs and products */
     Mat D, Dref;
 
-    PetscCall(CreateDecoupled(type, 20, &D));
-    PetscCall(CreateDecoupled(MATAIJ, 20, &Dref));
+    PetscCall(CreateDecoupled(type, 20, PETSC_FALSE, &D));
+    PetscCall(CreateDecoupled(MATAIJ, 20, PETSC_FALSE, &Dref));
     PetscCall(CheckGraphs(D, Dref, PETSC_TRUE, rnd));
+    PetscCall(Check(D, Dref, rnd, "processes without off-diagonal columns"));
+    PetscCall(MatDestroy(&D));
+    PetscCall(MatDestroy(&Dref));
+    PetscCall(CreateDecoupled(type, 20, PETSC_TRUE, &D));
+    PetscCall(CreateDecoupled(MATAIJ, 20, PETSC_TRUE, &Dref));
+    PetscCall(Check(D, Dref, rnd, "processes coupled one way"));
     PetscCall(MatDestroy(&D));
     PetscCall(MatDestroy(&Dref));
   }
