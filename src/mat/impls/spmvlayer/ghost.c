@@ -16,9 +16,9 @@
   host buffers (MPI never sees device memory), and copied into a ghost vector of our own on that
   stream; PETSc's stream waits for that copy only before the off-diagonal block's product.
 
-  Where processes share a GPU (several on one, without MPS), their kernels take turns on it anyway:
-  there the stream only added its costs (SNES ex19 512^2, two processes on one H100: KSPSolve 5.64
-  against 5.48 s), so MPIAIJ's scatter stays.
+  Where processes share a GPU their kernels take turns on it anyway: there the stream only added its
+  costs (SNES ex19 512^2, two processes on one H100 without MPS: KSPSolve 5.64 against 5.48 s), so
+  MPIAIJ's scatter stays (with MPS too: not measured).
 */
 #include "spmvimpl.h"
 #include <petscsf.h>
