@@ -200,7 +200,6 @@ PetscErrorCode MatSpmvGhostsMult(Mat A, MatSpmvGhosts *gp, Vec x, Vec z, Vec y, 
   {
     MatSpmvGhosts      g;
     Mat                Ad, Ao;
-    const PetscInt    *garray;
     const PetscScalar *dx;
     PetscScalar       *dg;
     PetscMemType       mtype;
@@ -224,7 +223,7 @@ PetscErrorCode MatSpmvGhostsMult(Mat A, MatSpmvGhosts *gp, Vec x, Vec z, Vec y, 
       PetscCall(MatSpmvCUDAEventCreate(&g->join));
     }
     if (!g->sf || g->nzstate != A->nonzerostate || g->data != A->data) PetscCall(MatSpmvGhostsSetUp(A, g));
-    PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
+    PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
     PetscCheck(Ao->cmap->n == g->nghost, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The off-diagonal block has %" PetscInt_FMT " columns, its ghost exchange %" PetscInt_FMT, Ao->cmap->n, g->nghost);
 
     /* x's device copy first (an upload goes on PETSc's stream), then the side stream starts after it */
