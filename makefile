@@ -72,7 +72,8 @@ PETSCSPMV_CACHE_SRC := $(shell PETSCSPMV_VARIANT=$(PETSCSPMV_VARIANT) bash -c '.
 TESTS    = $(BINDIR)/test_matrices $(BINDIR)/test_ops $(BINDIR)/test_order $(BINDIR)/test_errors $(BINDIR)/test_spmv $(BINDIR)/test_compose $(BINDIR)/test_factor $(BINDIR)/test_installed
 EXAMPLES = $(BINDIR)/ex1
 BENCH    = $(BINDIR)/spmvbench
-STOCK    = $(BINDIR)/ex19 $(BINDIR)/ksp_ex2 $(BINDIR)/ksp_ex45 $(BINDIR)/ksp_ex56 $(BINDIR)/snes_ex12 $(BINDIR)/snes_ex62
+STOCK    = $(BINDIR)/ex19 $(BINDIR)/ksp_ex2 $(BINDIR)/ksp_ex45 $(BINDIR)/ksp_ex56 $(BINDIR)/snes_ex12 $(BINDIR)/snes_ex62 \
+           $(BINDIR)/ksp_ex29 $(BINDIR)/ksp_ex34 $(BINDIR)/snes_ex5 $(BINDIR)/ts_ex45 $(BINDIR)/ts_adr_ex5
 
 all: check-petsc $(LIB) $(TESTS) $(EXAMPLES) $(BENCH) $(STOCK)
 
@@ -145,26 +146,24 @@ $(BINDIR)/ex19: $(PETSC_SRC)/snes/tutorials/ex19.c $(PETSC_ID_FILE)
 	@mkdir -p $(@D)
 	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< $(PETSC_LIB)
 
-$(BINDIR)/ksp_ex2: $(PETSC_SRC)/ksp/ksp/tutorials/ex2.c $(PETSC_ID_FILE)
+# PETSc's tutorials by family: ksp_exN, snes_exN, ts_exN, ts_adr_exN (advection-diffusion-reaction,
+# with its shared reaction_diffusion.c). bench/suite.sh dumps snes_ex12's and snes_ex62's Jacobians
+# (Q2 Poisson, Q2-Q1 Stokes on DMPlex hexahedra); bench/stock.sh runs the others
+$(BINDIR)/ksp_ex%: $(PETSC_SRC)/ksp/ksp/tutorials/ex%.c $(PETSC_ID_FILE)
 	@mkdir -p $(@D)
 	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< $(PETSC_LIB)
 
-$(BINDIR)/ksp_ex45: $(PETSC_SRC)/ksp/ksp/tutorials/ex45.c $(PETSC_ID_FILE)
+$(BINDIR)/snes_ex%: $(PETSC_SRC)/snes/tutorials/ex%.c $(PETSC_ID_FILE)
 	@mkdir -p $(@D)
 	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< $(PETSC_LIB)
 
-$(BINDIR)/ksp_ex56: $(PETSC_SRC)/ksp/ksp/tutorials/ex56.c $(PETSC_ID_FILE)
+$(BINDIR)/ts_ex%: $(PETSC_SRC)/ts/tutorials/ex%.c $(PETSC_ID_FILE)
 	@mkdir -p $(@D)
 	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< $(PETSC_LIB)
 
-# bench/suite.sh dumps their Jacobians (Q2 Poisson, Q2-Q1 Stokes on DMPlex hexahedra)
-$(BINDIR)/snes_ex12: $(PETSC_SRC)/snes/tutorials/ex12.c $(PETSC_ID_FILE)
+$(BINDIR)/ts_adr_ex%: $(PETSC_SRC)/ts/tutorials/advection-diffusion-reaction/ex%.c $(PETSC_ID_FILE)
 	@mkdir -p $(@D)
-	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< $(PETSC_LIB)
-
-$(BINDIR)/snes_ex62: $(PETSC_SRC)/snes/tutorials/ex62.c $(PETSC_ID_FILE)
-	@mkdir -p $(@D)
-	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< $(PETSC_LIB)
+	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) -I$(PETSC_SRC)/ts/tutorials/advection-diffusion-reaction $< $(PETSC_SRC)/ts/tutorials/advection-diffusion-reaction/reaction_diffusion.c $(PETSC_LIB)
 
 # the CUDA architectures the library is built for (scripts/check-cuda-arch.sh)
 print-cuda-arch:

@@ -89,7 +89,7 @@ same_iterations() { # program-name reference-args -- test-args
 # iterations of the run: "cpu2gpu gpu2cpu iterations"
 copies() {
   local its
-  its=$(grep -Eo "Linear solve converged.* iterations [0-9]+" "$1" | awk '{ s += $NF } END { print s + 0 }')
+  its=$(grep -Eo "Linear solve (converged|did not converge).* iterations [0-9]+" "$1" | awk '{ s += $NF } END { print s + 0 }')
   awk -v its="$its" '$1 == "KSPSolve" { print $(NF-4), $(NF-2), its }' "$1"
 }
 # tolerance extra reference-args -- test-args. Tolerance 0: the test's KSPSolve makes no more copies
@@ -269,6 +269,21 @@ for t in $types; do
     run "$t: KSP ex2, $np rank(s), same iterations as aij" same_iterations ksp_ex2 \
       $mpi $bin/ksp_ex2 -m 40 -n 40 -ksp_converged_reason -mat_type aij -- $mpi $bin/ksp_ex2 -m 40 -n 40 -ksp_converged_reason -dll_append $lib -mat_type $t "${gpuopt[@]}"
   done
+  if [ $t = brc ]; then # the layer's, for every type: PCMG's interpolations on a DMDA of our type are ours too
+    ex29="$bin/ksp_ex29 -da_grid_x 33 -da_grid_y 33 -ksp_type cg -pc_type mg -pc_mg_levels 4 -ksp_converged_reason"
+    ref=aij vec=; [ $gpu = 1 ] && ref=aijcusparse vec=-dm_vec_type
+    for np in 1 2; do
+      mpi=; [ $np = 2 ] && mpi=$np2
+      run "$t: KSP ex29 PCMG on a DMDA, $np rank(s): interpolations of the DM's type (-info), same iterations as $ref" same_iterations ksp_ex29 \
+        $mpi $ex29 -dm_mat_type $ref ${vec:+$vec cuda} -- \
+        bash -c 'out=$("$@" -info :mat 2>&1); rc=$?; echo "$out"; [ $rc = 0 ] && echo "$out" | grep -q "DMDA interpolation .* made '$t'"' _ \
+        $mpi $ex29 -dll_append $lib -dm_mat_type $t ${vec:+$vec cuda} -petscspmv_layout_min_products 0
+      [ $gpu = 1 ] && run "$t: KSP ex29 PCMG on a DMDA, $np rank(s), PETSc's defaults: KSPSolve copies at most aijcusparse's" no_more_copies 0 0 \
+        $mpi $ex29 -dm_mat_type aijcusparse -dm_vec_type cuda -- $mpi $ex29 -dll_append $lib -dm_mat_type $t -dm_vec_type cuda
+      [ $gpu = 1 ] && run "$t: KSP ex29 PCMG on a DMDA, $np rank(s), every level with a layout: KSPSolve copies at most aijcusparse's (and each layout's one-time uploads)" no_more_copies 0 16 \
+        $mpi $ex29 -dm_mat_type aijcusparse -dm_vec_type cuda -- $mpi $ex29 -dll_append $lib -dm_mat_type $t -dm_vec_type cuda -petscspmv_layout_min_products 0
+    done
+  fi
   if [ $gpu = 1 ]; then
     run "$t: SNES ex19 with CUDA vectors, same iterations as aij" same_iterations ex19 \
       $ex19 -pc_type jacobi -dm_mat_type aij -- $ex19 -pc_type jacobi -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
@@ -285,6 +300,25 @@ for t in $types; do
           if [ "$n" -ge 2 ]; then echo "$out" | grep -q "ghost exchange on a stream of its own"; else echo "$out" | grep -q "processes share a GPU"; fi' _ \
         $np2 $ex19 -pc_type jacobi -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
       run "$t: value-changing operations, 2 ranks, ghost exchange on its own stream (-petscspmv_ghost_stream_shared)" $np2 $bin/test_ops -type $t "${gpuopt[@]}" -petscspmv_ghost_stream_shared
+      # the layer's, for every type: on the GPU a matrix takes aijcusparse's products until it has taken
+      # -petscspmv_layout_min_products (100) of them at its nonzero pattern, then its layout is built
+      for np in 1 2; do
+        mpi=; [ $np = 2 ] && mpi=$np2
+        few="-pc_type jacobi -snes_max_it 1 -ksp_max_it 30"
+        run "$t: a matrix of fewer products than -petscspmv_layout_min_products, $np rank(s): aijcusparse's products, no layout (-log_view), same iterations as aijcusparse" same_iterations ex19 \
+          $mpi $ex19 $few -dm_mat_type aijcusparse -dm_vec_type cuda -- \
+          bash -c 'out=$("$@" -log_view 2>&1); rc=$?; echo "$out"; [ $rc = 0 ] && ! echo "$out" | grep -Eq "^Mat[A-Z]+Build +[1-9]"' _ \
+          $mpi $ex19 $few -dll_append $lib -dm_mat_type $t -dm_vec_type cuda
+        run "$t: a matrix of fewer products than -petscspmv_layout_min_products, $np rank(s): KSPSolve copies at most aijcusparse's" no_more_copies 0 0 \
+          $mpi $ex19 $few -dm_mat_type aijcusparse -dm_vec_type cuda -- $mpi $ex19 $few -dll_append $lib -dm_mat_type $t -dm_vec_type cuda
+        run "$t: $np rank(s), -petscspmv_layout_min_products 0 or -mat_${t}_backend cuda: the layout at the first product" \
+          bash -c 'for o in "-petscspmv_layout_min_products 0" "-mat_'$t'_backend cuda"; do out=$("$@" $o -log_view 2>&1) || { echo "$out" | tail -30; exit 1; }; echo "$out" | grep -Eq "^Mat[A-Z]+Build +[1-9]" || { echo "no layout built with $o"; exit 1; }; done' _ \
+          $mpi $ex19 $few -dll_append $lib -dm_mat_type $t -dm_vec_type cuda
+        run "$t: a matrix of many products, $np rank(s): its layout after 100 (-info), same iterations as aijcusparse" same_iterations ex19 \
+          $mpi $ex19 -pc_type jacobi -dm_mat_type aijcusparse -dm_vec_type cuda -- \
+          bash -c 'out=$("$@" -info :mat -log_view 2>&1); rc=$?; echo "$out"; [ $rc = 0 ] && echo "$out" | grep -Eq "100 products of A through aijcusparse.s at this nonzero pattern" && echo "$out" | grep -Eq "^Mat[A-Z]+Build +[1-9]"' _ \
+          $mpi $ex19 -pc_type jacobi -dll_append $lib -dm_mat_type $t -dm_vec_type cuda
+      done
     fi
     # GPU-resident: inside KSPSolve no more host<->device copies than aijcusparse makes; ARGCSR
     # plans its row groups on the host from the row lengths and uploads that O(rows) plan once, at

@@ -54,6 +54,7 @@ static PetscErrorCode MatSpmvMPISyncBlocks(Mat A, PetscBool push)
     /* the off-diagonal block, and the blocks of a product's result, are operators the user did not choose a format for */
     if (b == 1 || A->product || sp->derived) MatSpmvSeq(blk[b])->derived = PETSC_TRUE;
     if (b == 1) MatSpmvSeq(blk[b])->offdiag = PETSC_TRUE;
+    for (int t = 0; t < 2; t++) PetscCall(MatSpmvAllowLayout_SeqAIJSpmv(blk[b], t, sp->allow[t]));
     if (!push) {
       PetscCall(MatSpmvPrepare_SeqAIJSpmv(blk[b]));
       continue;
@@ -105,14 +106,16 @@ static PetscErrorCode MatSpmvMPILazyOptions(Mat A)
    MatMult_MPIAIJ, the product would stop on one process after its ghost scatter started, leaving
    the scatter in use and the other processes waiting. So after every change of the nonzero pattern
    or of the parameters, all processes build their blocks' layouts for op(A) before the product and
-   agree on the outcome: every process then stops with an error, or none does. */
+   agree on the outcome: every process then stops with an error, or none does. They also agree on
+   whether any block has a layout: where none has (every block small), the products are exactly
+   aijcusparse's, ghost exchange included. */
 static PetscErrorCode MatSpmvMPIBuildBlocks(Mat A, int t)
 {
   Mat_MPIAIJSpmv *sp;
   PetscErrorCode  ierr = PETSC_SUCCESS;
   Mat             blk[2];
   const PetscInt *garray;
-  int             mine, worst;
+  int             mine[2], worst[2];
 
   PetscFunctionBegin;
   PetscCall(MatSpmvMPIGetData(A, &sp));
@@ -120,12 +123,42 @@ static PetscErrorCode MatSpmvMPIBuildBlocks(Mat A, int t)
   PetscCall(MatMPIAIJGetSeqAIJ(A, &blk[0], &blk[1], &garray));
   for (int b = 0; b < 2 && !ierr; b++)
     if (blk[b]) ierr = MatSpmvUpdateLayout_SeqAIJSpmv(blk[b], t);
-  mine = (int)ierr;
-  PetscCallMPI(MPIU_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
+  mine[0] = (int)ierr;
+  mine[1] = 0;
+  for (int b = 0; b < 2 && !ierr; b++)
+    if (blk[b] && !MatSpmvUsesBase_SeqAIJSpmv(blk[b], t)) mine[1] = 1;
+  PetscCallMPI(MPIU_Allreduce(mine, worst, 2, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
   PetscCall(ierr); /* this process's own error, with its message */
-  PetscCheck(!worst, PETSC_COMM_SELF, (PetscErrorCode)worst, "Another process could not build its %s layout of %s (error %d): see its message", sp->format->name, t ? "A^T" : "A", worst);
+  PetscCheck(!worst[0], PETSC_COMM_SELF, (PetscErrorCode)worst[0], "Another process could not build its %s layout of %s (error %d): see its message", sp->format->name, t ? "A^T" : "A", worst[0]);
+  sp->layouts[t]     = (PetscBool)worst[1];
   sp->agreed[t]      = PETSC_TRUE;
   sp->agreedstate[t] = A->nonzerostate;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The parallel products of op(A) at its nonzero pattern, the same count on every process (products
+   are collective; MPIAIJ's assembly sums the nonzero state over the processes): from
+   -petscspmv_layout_min_products of them the blocks of all processes build their layouts together
+   (seq.c says why a layout waits) */
+static PetscErrorCode MatSpmvMPICount(Mat A, int t)
+{
+  Mat_MPIAIJSpmv *sp = MatSpmvMPI(A);
+  PetscBool       allow;
+
+  PetscFunctionBegin;
+  if (sp->countstate != A->nonzerostate || sp->countdata != A->data) {
+    sp->nproducts[0] = sp->nproducts[1] = 0;
+    sp->allow[0] = sp->allow[1] = PETSC_FALSE;
+    sp->countstate              = A->nonzerostate;
+    sp->countdata               = A->data;
+  }
+  allow = (PetscBool)(sp->nproducts[t] >= MatSpmvLayoutMinProducts);
+  if (allow != sp->allow[t]) {
+    PetscCall(PetscInfo(A, "%s: %" PetscInt_FMT " products of %s through aijcusparse's at this nonzero pattern (-petscspmv_layout_min_products): the blocks build their layouts\n", sp->format->name, sp->nproducts[t], t ? "A^T" : "A"));
+    sp->allow[t]  = allow;
+    sp->agreed[t] = PETSC_FALSE;
+  }
+  sp->nproducts[t]++;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -135,9 +168,11 @@ static PetscErrorCode MatMult_MPIAIJSpmv(Mat A, Vec x, Vec y)
 
   PetscFunctionBegin;
   PetscCall(MatSpmvMPILazyOptions(A));
+  PetscCall(MatSpmvMPICount(A, 0));
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
   PetscCall(MatSpmvMPIBuildBlocks(A, 0));
-  PetscCall(MatSpmvGhostsMult(A, &MatSpmvMPI(A)->ghosts, x, NULL, y, &done));
+  done = PETSC_FALSE;
+  if (MatSpmvMPI(A)->layouts[0]) PetscCall(MatSpmvGhostsMult(A, &MatSpmvMPI(A)->ghosts, x, NULL, y, &done));
   if (!done) PetscCall(MatSpmvMPIBase(A)->mult(A, x, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -148,9 +183,11 @@ static PetscErrorCode MatMultAdd_MPIAIJSpmv(Mat A, Vec x, Vec z, Vec y)
 
   PetscFunctionBegin;
   PetscCall(MatSpmvMPILazyOptions(A));
+  PetscCall(MatSpmvMPICount(A, 0));
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
   PetscCall(MatSpmvMPIBuildBlocks(A, 0));
-  PetscCall(MatSpmvGhostsMult(A, &MatSpmvMPI(A)->ghosts, x, z, y, &done));
+  done = PETSC_FALSE;
+  if (MatSpmvMPI(A)->layouts[0]) PetscCall(MatSpmvGhostsMult(A, &MatSpmvMPI(A)->ghosts, x, z, y, &done));
   if (!done) PetscCall(MatSpmvMPIBase(A)->multadd(A, x, z, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -159,6 +196,7 @@ static PetscErrorCode MatMultTranspose_MPIAIJSpmv(Mat A, Vec x, Vec y)
 {
   PetscFunctionBegin;
   PetscCall(MatSpmvMPILazyOptions(A));
+  PetscCall(MatSpmvMPICount(A, 1));
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
   PetscCall(MatSpmvMPIBuildBlocks(A, 1));
   PetscCall(MatSpmvMPIBase(A)->multtranspose(A, x, y));
@@ -169,6 +207,7 @@ static PetscErrorCode MatMultTransposeAdd_MPIAIJSpmv(Mat A, Vec x, Vec z, Vec y)
 {
   PetscFunctionBegin;
   PetscCall(MatSpmvMPILazyOptions(A));
+  PetscCall(MatSpmvMPICount(A, 1));
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
   PetscCall(MatSpmvMPIBuildBlocks(A, 1));
   PetscCall(MatSpmvMPIBase(A)->multtransposeadd(A, x, z, y));

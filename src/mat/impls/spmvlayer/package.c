@@ -8,6 +8,8 @@ PetscInt         MatSpmvProductMinRows       = PETSC_INT_MAX;
 PetscInt         MatSpmvPtAPHostMinRows      = MATSPMV_PTAP_HOST_MIN_ROWS;
 PetscBool        MatSpmvGhostStream          = PETSC_TRUE;
 PetscBool        MatSpmvGhostStreamShared    = PETSC_FALSE;
+PetscInt         MatSpmvLayoutMinProducts    = MATSPMV_LAYOUT_MIN_PRODUCTS;
+PetscBool        MatSpmvDMInterpolation      = PETSC_TRUE;
 static PetscBool PetscSpmvPackageInitialized = PETSC_FALSE;
 
 static PetscErrorCode MatSpmvRegisterFormat(MatSpmvFormat *fmt)
@@ -73,16 +75,21 @@ PetscErrorCode PetscSpmvInitializePackage(void)
   PetscCall(MatSpmvRegisterBuildEvents());
   for (PetscInt f = 0; f < nformats; f++) PetscCall(MatSpmvRegisterFormat(formats[f]));
   PetscCall(MatSolverTypeRegister_Spmv());
+  PetscCall(MatSpmvRegisterDMDA());
   MatSpmvProductMinRows    = PETSC_INT_MAX;
   MatSpmvPtAPHostMinRows   = MATSPMV_PTAP_HOST_MIN_ROWS;
   MatSpmvGhostStream       = PETSC_TRUE;
   MatSpmvGhostStreamShared = PETSC_FALSE;
+  MatSpmvLayoutMinProducts = MATSPMV_LAYOUT_MIN_PRODUCTS;
+  MatSpmvDMInterpolation   = PETSC_TRUE;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "petscspmv matrix-matrix products", "Mat");
   PetscCall(PetscOptionsDeprecated("-mat_spmv_product_min_rows", "-petscspmv_product_min_rows", "1.1", NULL));
   PetscCall(PetscOptionsInt("-petscspmv_product_min_rows", "Results of sparse products with one of our matrices as A take its type from this many rows (default: never, but for PCMG's MAIJ chains)", "MatMatMult", MatSpmvProductMinRows, &MatSpmvProductMinRows, NULL));
   PetscCall(PetscOptionsInt("-petscspmv_ptap_host_min_rows", "A parallel P^T A P whose A is one of our matrices with this many rows or more on its largest process forms its off-process inner product on the host (cuSPARSE's SpGEMM refuses it from 1.7 million)", "MatPtAP", MatSpmvPtAPHostMinRows, &MatSpmvPtAPHostMinRows, NULL));
   PetscCall(PetscOptionsBool("-petscspmv_ghost_stream", "MPI products of our types exchange their ghost values on a stream of their own beside the diagonal block's product (where MPI is not CUDA-aware)", "MatMult", MatSpmvGhostStream, &MatSpmvGhostStream, NULL));
   PetscCall(PetscOptionsBool("-petscspmv_ghost_stream_shared", "Take -petscspmv_ghost_stream's path also where processes share a GPU (slower there; for tests)", "MatMult", MatSpmvGhostStreamShared, &MatSpmvGhostStreamShared, NULL));
+  PetscCall(PetscOptionsInt("-petscspmv_layout_min_products", "On the GPU a matrix takes aijcusparse's products until it has taken this many at its nonzero pattern, then its format's layout is built (0: at once; -mat_<fmt>_backend cuda: at once)", "MatMult", MatSpmvLayoutMinProducts, &MatSpmvLayoutMinProducts, NULL));
+  PetscCall(PetscOptionsBool("-petscspmv_dm_interpolation", "DMDA interpolations take the DM's matrix type when it is ours (PETSc makes them host AIJ for a type not named aij*)", "DMCreateInterpolation", MatSpmvDMInterpolation, &MatSpmvDMInterpolation, NULL));
   PetscOptionsEnd();
   PetscCall(PetscRegisterFinalize(PetscSpmvFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -117,24 +117,75 @@ PetscErrorCode MatSpmvAdoptParams_SeqAIJSpmv(Mat A, const void *params, MatSpmvB
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* On the GPU a layout is built for op(A) only once op(A) has taken -petscspmv_layout_min_products
+   products through aijcusparse's own at its nonzero pattern (its values may change: a refresh is one
+   gather). A build costs as much as a few hundred products' gain (docs/results.md, "When a layout
+   pays"), and multigrid levels, GAMG's coarse operators and interpolations, or a matrix of a few
+   Newton steps get fewer products than that: they stay exactly aijcusparse, while a Krylov solve's
+   operator gets its layout early in its first solve. A block of an MPI matrix waits for its parent,
+   which counts the parallel products and tells all processes' blocks together. A backend asked for
+   (-mat_<fmt>_backend cuda) builds at once */
+static PetscErrorCode MatSpmvCountPattern(Mat A)
+{
+  Mat_SeqAIJSpmv  *sp = MatSpmvSeq(A);
+  PetscObjectState nzstate;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetNonzeroState(A, &nzstate));
+  if (sp->countstate == nzstate && sp->countdata == A->data) PetscFunctionReturn(PETSC_SUCCESS);
+  if (sp->countstate != MATSPMV_NOSTATE && !sp->mpiblock) PetscCall(MatSpmvReset(sp)); /* a new pattern waits again */
+  sp->nbase[0] = sp->nbase[1] = 0;
+  sp->countstate              = nzstate;
+  sp->countdata               = A->data;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Options and backend settled: errors surface here, before MatMult_MPIAIJ starts its scatter */
 PetscErrorCode MatSpmvPrepare_SeqAIJSpmv(Mat A)
 {
   PetscFunctionBegin;
   PetscCall(MatSpmvLazyOptions(A));
   PetscCall(MatSpmvResolveBackend(A));
+  if (MatSpmvSeq(A)->ondevice && A->assembled) PetscCall(MatSpmvCountPattern(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* No GPU and no backend asked for: AIJ's own products, faster on a CPU than the formats' reference
-   kernels (-mat_<fmt>_backend host runs those) */
-static PetscBool MatSpmvUsesBaseProducts(Mat_SeqAIJSpmv *sp)
+/* op(A) still takes aijcusparse's products (after MatSpmvPrepare_SeqAIJSpmv()) */
+static PetscBool MatSpmvWaits(Mat_SeqAIJSpmv *sp, int t)
 {
-  return (PetscBool)(sp->resolved && !sp->ondevice && sp->backend == MAT_SPMV_BACKEND_AUTO);
+  if (!sp->ondevice || sp->backend != MAT_SPMV_BACKEND_AUTO || !sp->base->cusparse) return PETSC_FALSE;
+  if (sp->mpiblock) return (PetscBool)!sp->allowed[t];
+  return (PetscBool)(!sp->L[t] && sp->nbase[t] < MatSpmvLayoutMinProducts);
+}
+
+/* The base's own products for op(A): AIJ's without a GPU and no backend asked for (faster on a CPU
+   than the formats' reference kernels; -mat_<fmt>_backend host runs those), aijcusparse's while op(A)
+   waits for its layout */
+static PetscBool MatSpmvUsesBaseProducts(Mat_SeqAIJSpmv *sp, int t)
+{
+  return (PetscBool)(sp->resolved && ((!sp->ondevice && sp->backend == MAT_SPMV_BACKEND_AUTO) || MatSpmvWaits(sp, t)));
+}
+
+/* Whether op(A)'s products are its base's, no layout (bound to the CPU, no GPU, or waiting): after
+   MatSpmvPrepare_SeqAIJSpmv() */
+PetscBool MatSpmvUsesBase_SeqAIJSpmv(Mat A, int t)
+{
+  return (PetscBool)(A->ops->mult != MatMult_SeqAIJSpmv || MatSpmvUsesBaseProducts(MatSpmvSeq(A), t));
+}
+
+/* A block of an MPI matrix: its parent allows the layouts of op(A) on all processes at once */
+PetscErrorCode MatSpmvAllowLayout_SeqAIJSpmv(Mat A, int t, PetscBool allow)
+{
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
+
+  PetscFunctionBegin;
+  sp->mpiblock   = PETSC_TRUE;
+  sp->allowed[t] = allow;
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The layout for op(A) brought up to date ahead of a product (MPI: before its ghost scatter
-   starts); nothing for a block bound to the CPU, whose products are SeqAIJ's */
+   starts); nothing for a block bound to the CPU, whose products are SeqAIJ's, or one still waiting */
 PetscErrorCode MatSpmvUpdateLayout_SeqAIJSpmv(Mat A, int t)
 {
   MatSpmvLayout L;
@@ -142,24 +193,26 @@ PetscErrorCode MatSpmvUpdateLayout_SeqAIJSpmv(Mat A, int t)
   PetscFunctionBegin;
   if (A->ops->mult != MatMult_SeqAIJSpmv) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSpmvPrepare_SeqAIJSpmv(A));
-  if (MatSpmvUsesBaseProducts(MatSpmvSeq(A))) PetscFunctionReturn(PETSC_SUCCESS);
+  if (MatSpmvUsesBaseProducts(MatSpmvSeq(A), t)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSpmvUpdate(A, t, &L));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* y = op(A) x (+ z); t = 0: op(A) = A, t = 1: op(A) = A^T. Without a GPU and a backend asked for,
-   AIJ's own products */
+   AIJ's own products; on the GPU aijcusparse's until op(A) has earned its layout */
 static PetscErrorCode MatSpmvMult(Mat A, int t, Vec x, Vec z, Vec y)
 {
   Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
 
   PetscFunctionBegin;
   PetscCall(MatSpmvPrepare_SeqAIJSpmv(A));
-  if (MatSpmvUsesBaseProducts(sp)) {
+  if (MatSpmvUsesBaseProducts(sp, t)) {
     if (t == 0 && !z) PetscCall(sp->base->mult(A, x, y));
     else if (t == 0) PetscCall(sp->base->multadd(A, x, z, y));
     else if (!z) PetscCall(sp->base->multtranspose(A, x, y));
     else PetscCall(sp->base->multtransposeadd(A, x, z, y));
+    if (sp->ondevice && ++sp->nbase[t] == MatSpmvLayoutMinProducts && !sp->mpiblock)
+      PetscCall(PetscInfo(A, "%s: %" PetscInt_FMT " products of %s through aijcusparse's at this nonzero pattern (-petscspmv_layout_min_products): the next builds its layout\n", sp->format->name, sp->nbase[t], t ? "A^T" : "A"));
   } else PetscCall(MatSpmvApply(A, t, x, z, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -350,8 +403,13 @@ static PetscErrorCode MatView_SeqAIJSpmv(Mat A, PetscViewer viewer)
     MatSpmvLayout L;
 
     PetscCall(MatSpmvPrepare_SeqAIJSpmv(A));
-    if (MatSpmvUsesBaseProducts(sp)) {
+    if (MatSpmvUsesBaseProducts(sp, 0) && !sp->ondevice) {
       PetscCall(PetscViewerASCIIPrintf(viewer, "%s (%s): no GPU visible, products are AIJ's (-mat_%s_backend host runs the format's reference kernel)\n", sp->format->title, sp->format->name, sp->format->name));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    if (MatSpmvUsesBaseProducts(sp, 0)) {
+      PetscCall(PetscViewerASCIIPrintf(viewer, "%s (%s): products are aijcusparse's until the matrix has taken %" PetscInt_FMT " of them at its nonzero pattern (-petscspmv_layout_min_products; %" PetscInt_FMT " so far), then the format's\n",
+                                       sp->format->title, sp->format->name, MatSpmvLayoutMinProducts, sp->nbase[0]));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
     PetscCall(MatSpmvUpdate(A, 0, &L));
@@ -607,8 +665,9 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJSpmv(Mat A, MatType type, MatReuse reuse,
     sp->format = format;
     PetscCall(PetscMalloc(format->paramsize, &sp->params));
     PetscCall(PetscMemcpy(sp->params, format->paramsdefault, format->paramsize));
-    sp->backend  = MAT_SPMV_BACKEND_AUTO;
-    sp->colorder = MAT_SPMV_COLUMN_ORDER_AUTO;
+    sp->backend    = MAT_SPMV_BACKEND_AUTO;
+    sp->colorder   = MAT_SPMV_COLUMN_ORDER_AUTO;
+    sp->countstate = MATSPMV_NOSTATE;
     PetscCall(PetscObjectContainerCompose((PetscObject)B, MATSPMV_SEQ_DATA, sp, MatSpmvSeqDataDestroy));
   }
   PetscCall(MatSpmvReset(sp)); /* MatDuplicate copies nonzerostate: the fingerprint starts from an impossible one */

@@ -235,6 +235,13 @@ typedef struct {
   PetscBool          frommaij;   /* a MAIJ operand of a product, converted: products with it keep our type */
   PetscBool          bound;      /* bound to the CPU by MatBindToCPU() */
   PetscObjectState   boundstate; /* object state then */
+  /* products of op(A) through aijcusparse's at the nonzero pattern (state, base data) counted: a
+     layout is built from -petscspmv_layout_min_products of them; an MPI block waits for its parent */
+  PetscInt         nbase[2];
+  PetscObjectState countstate;
+  void            *countdata;
+  PetscBool        mpiblock;   /* a block of an MPI matrix of ours */
+  PetscBool        allowed[2]; /* then: its parent allows the layout of op(A) */
   /* fingerprint of the structure the layouts were built from */
   PetscObjectState nonzerostate;
   PetscInt         m, n, nnz;
@@ -286,6 +293,13 @@ typedef struct {
      state of A (MPIAIJ's assembly sums its blocks' states over the processes: the same on all) */
   PetscBool        agreed[2];
   PetscObjectState agreedstate[2];
+  PetscBool        layouts[2]; /* then: some process's block has a layout (else all wait: aijcusparse's products) */
+  /* parallel products of op(A) at the nonzero pattern (state, data): the blocks' layouts allowed from
+     -petscspmv_layout_min_products of them */
+  PetscInt         nproducts[2];
+  PetscObjectState countstate;
+  void            *countdata;
+  PetscBool        allow[2];
   PetscBool        frommaij; /* a MAIJ operand of a product, converted: products with it keep our type */
   PetscBool        derived;  /* PETSc made it (a transpose): its blocks are derived operators too */
   void            *data;     /* A->data when the blocks last got these settings: another means new insides */
@@ -458,6 +472,21 @@ PETSC_INTERN PetscErrorCode MatSpmvPrepare_SeqAIJSpmv(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvAdoptParams_SeqAIJSpmv(Mat, const void *, MatSpmvBackend, MatSpmvColumnOrder);
 /* build (or refresh) the layout of A (0) or A^T (1) now, as the next product would */
 PETSC_INTERN PetscErrorCode MatSpmvUpdateLayout_SeqAIJSpmv(Mat, int);
+/* whether op(A)'s products are its base's, no layout (bound to the CPU, no GPU, or op(A) waiting
+   for its layout): after MatSpmvPrepare_SeqAIJSpmv() */
+PETSC_INTERN PetscBool MatSpmvUsesBase_SeqAIJSpmv(Mat, int);
+/* a block of an MPI matrix: the layout of op(A) allowed (all processes together) or not yet */
+PETSC_INTERN PetscErrorCode MatSpmvAllowLayout_SeqAIJSpmv(Mat, int, PetscBool);
+/* -petscspmv_layout_min_products: on the GPU, op(A) takes aijcusparse's products until it has taken
+   this many at its nonzero pattern, then its layout is built. The default: docs/results.md, "When a
+   layout pays" */
+#define MATSPMV_LAYOUT_MIN_PRODUCTS 100
+PETSC_INTERN PetscInt MatSpmvLayoutMinProducts;
+
+/* dmda.c: DMDA's interpolation made the DM's matrix type where that is ours (PETSc leaves types not
+   named aij* as host AIJ); -petscspmv_dm_interpolation */
+PETSC_INTERN PetscErrorCode MatSpmvRegisterDMDA(void);
+PETSC_INTERN PetscBool      MatSpmvDMInterpolation;
 
 /* the solver package MATSOLVERSPMV (src/mat/impls/spmvfactor/), registered by package.c */
 PETSC_INTERN PetscErrorCode MatSolverTypeRegister_Spmv(void);
