@@ -12,8 +12,9 @@
 # kernel waits for its stream: KSPSolve is then what a user's run takes), where PETSc prints no time
 # for events with GPU work: those (PCSetUp mostly) are estimated from their share of the run (%T,
 # whole percents) and marked ~; --timed adds -log_view_gpu_time. -r N runs each case N times,
-# alternating the types, and keeps each type's fastest main event (timings move 5-15% between runs). Logs: DIR/<case>-<type>.log (default $OUT/stock on the lent GPU machine,
-# otherwise results/stock, git-ignored). --list prints the cases and their commands.
+# alternating the types, and keeps each type's fastest main event (timings move 5-15% between runs).
+# Logs: DIR/<case>-<type>.log (DIR/<case>-<type>-<run>.log with -r; default $OUT/stock on the lent
+# GPU machine, otherwise results/stock, git-ignored). --list prints the cases and their commands.
 set -u
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -117,5 +118,4 @@ for c in $cases; do
     if [ -z "$base" ]; then base=$main; elif [ "$main" != - ] && [ "$base" != - ]; then ratio=$(awk -v a="$main" -v b="$base" 'BEGIN { printf "%.2fx", a / b }'); fi
     printf "%-15s %-12s %3s %6s %10s %10s %10s %10s %10s %12s %7s\n" "$c" "$t" "$np" "$its" "$main" "$ksp" "$pcs" "$outside" "${total:--}" "${cp:--}" "$ratio"
   done
-  unset best
 done

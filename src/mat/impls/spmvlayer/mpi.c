@@ -54,7 +54,7 @@ static PetscErrorCode MatSpmvMPISyncBlocks(Mat A, PetscBool push)
     /* the off-diagonal block, and the blocks of a product's result, are operators the user did not choose a format for */
     if (b == 1 || A->product || sp->derived) MatSpmvSeq(blk[b])->derived = PETSC_TRUE;
     if (b == 1) MatSpmvSeq(blk[b])->offdiag = PETSC_TRUE;
-    for (int t = 0; t < 2; t++) PetscCall(MatSpmvAllowLayout_SeqAIJSpmv(blk[b], t, sp->allow[t]));
+    PetscCall(MatSpmvAllowLayouts_SeqAIJSpmv(blk[b], sp->allow));
     if (!push) {
       PetscCall(MatSpmvPrepare_SeqAIJSpmv(blk[b]));
       continue;
@@ -107,7 +107,7 @@ static PetscErrorCode MatSpmvMPILazyOptions(Mat A)
    the scatter in use and the other processes waiting. So after every change of the nonzero pattern
    or of the parameters, all processes build their blocks' layouts for op(A) before the product and
    agree on the outcome: every process then stops with an error, or none does. They also agree on
-   whether any block has a layout: where none has (every block small), the products are exactly
+   whether any block has a layout: where none has (every block still waits), the products are exactly
    aijcusparse's, ghost exchange included. */
 static PetscErrorCode MatSpmvMPIBuildBlocks(Mat A, int t)
 {

@@ -119,10 +119,10 @@ PetscErrorCode MatSpmvAdoptParams_SeqAIJSpmv(Mat A, const void *params, MatSpmvB
 
 /* On the GPU a layout is built for op(A) only once op(A) has taken -petscspmv_layout_min_products
    products through aijcusparse's own at its nonzero pattern (its values may change: a refresh is one
-   gather). A build costs as much as a few hundred products' gain (docs/results.md, "When a layout
-   pays"), and multigrid levels, GAMG's coarse operators and interpolations, or a matrix of a few
-   Newton steps get fewer products than that: they stay exactly aijcusparse, while a Krylov solve's
-   operator gets its layout early in its first solve. A block of an MPI matrix waits for its parent,
+   gather). A build costs as much as a few hundred products' gain (docs/results.md, "Never slower
+   than aijcusparse"), and multigrid levels, GAMG's coarse operators and interpolations, or a matrix
+   of a few Newton steps get fewer products than that: they stay exactly aijcusparse, while a Krylov
+   solve's operator gets its layout early in its first solve. A block of an MPI matrix waits for its parent,
    which counts the parallel products and tells all processes' blocks together. A backend asked for
    (-mat_<fmt>_backend cuda) builds at once */
 static PetscErrorCode MatSpmvCountPattern(Mat A)
@@ -173,14 +173,15 @@ PetscBool MatSpmvUsesBase_SeqAIJSpmv(Mat A, int t)
   return (PetscBool)(A->ops->mult != MatMult_SeqAIJSpmv || MatSpmvUsesBaseProducts(MatSpmvSeq(A), t));
 }
 
-/* A block of an MPI matrix: its parent allows the layouts of op(A) on all processes at once */
-PetscErrorCode MatSpmvAllowLayout_SeqAIJSpmv(Mat A, int t, PetscBool allow)
+/* A block of an MPI matrix: its parent allows the layouts of A and A^T on all processes at once */
+PetscErrorCode MatSpmvAllowLayouts_SeqAIJSpmv(Mat A, const PetscBool allow[2])
 {
   Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
 
   PetscFunctionBegin;
   sp->mpiblock   = PETSC_TRUE;
-  sp->allowed[t] = allow;
+  sp->allowed[0] = allow[0];
+  sp->allowed[1] = allow[1];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -211,7 +212,7 @@ static PetscErrorCode MatSpmvMult(Mat A, int t, Vec x, Vec z, Vec y)
     else if (t == 0) PetscCall(sp->base->multadd(A, x, z, y));
     else if (!z) PetscCall(sp->base->multtranspose(A, x, y));
     else PetscCall(sp->base->multtransposeadd(A, x, z, y));
-    if (sp->ondevice && ++sp->nbase[t] == MatSpmvLayoutMinProducts && !sp->mpiblock)
+    if (sp->ondevice && !sp->mpiblock && ++sp->nbase[t] == MatSpmvLayoutMinProducts)
       PetscCall(PetscInfo(A, "%s: %" PetscInt_FMT " products of %s through aijcusparse's at this nonzero pattern (-petscspmv_layout_min_products): the next builds its layout\n", sp->format->name, sp->nbase[t], t ? "A^T" : "A"));
   } else PetscCall(MatSpmvApply(A, t, x, z, y));
   PetscFunctionReturn(PETSC_SUCCESS);

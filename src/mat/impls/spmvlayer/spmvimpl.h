@@ -236,7 +236,8 @@ typedef struct {
   PetscBool          bound;      /* bound to the CPU by MatBindToCPU() */
   PetscObjectState   boundstate; /* object state then */
   /* products of op(A) through aijcusparse's at the nonzero pattern (state, base data) counted: a
-     layout is built from -petscspmv_layout_min_products of them; an MPI block waits for its parent */
+     layout is built from -petscspmv_layout_min_products of them; an MPI block waits for its parent
+     instead (not counted) */
   PetscInt         nbase[2];
   PetscObjectState countstate;
   void            *countdata;
@@ -475,11 +476,11 @@ PETSC_INTERN PetscErrorCode MatSpmvUpdateLayout_SeqAIJSpmv(Mat, int);
 /* whether op(A)'s products are its base's, no layout (bound to the CPU, no GPU, or op(A) waiting
    for its layout): after MatSpmvPrepare_SeqAIJSpmv() */
 PETSC_INTERN PetscBool MatSpmvUsesBase_SeqAIJSpmv(Mat, int);
-/* a block of an MPI matrix: the layout of op(A) allowed (all processes together) or not yet */
-PETSC_INTERN PetscErrorCode MatSpmvAllowLayout_SeqAIJSpmv(Mat, int, PetscBool);
+/* a block of an MPI matrix: the layouts of A and A^T allowed (all processes together) or not yet */
+PETSC_INTERN PetscErrorCode MatSpmvAllowLayouts_SeqAIJSpmv(Mat, const PetscBool[2]);
 /* -petscspmv_layout_min_products: on the GPU, op(A) takes aijcusparse's products until it has taken
-   this many at its nonzero pattern, then its layout is built. The default: docs/results.md, "When a
-   layout pays" */
+   this many at its nonzero pattern, then its layout is built. The default: docs/results.md, "Never
+   slower than aijcusparse" */
 #define MATSPMV_LAYOUT_MIN_PRODUCTS 100
 PETSC_INTERN PetscInt MatSpmvLayoutMinProducts;
 
