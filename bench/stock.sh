@@ -12,7 +12,9 @@
 # kernel waits for its stream: KSPSolve is then what a user's run takes), where PETSc prints no time
 # for events with GPU work: those (PCSetUp mostly) are estimated from their share of the run (%T,
 # whole percents) and marked ~; --timed adds -log_view_gpu_time. -r N runs each case N times,
-# alternating the types, and keeps each type's fastest main event (timings move 5-15% between runs).
+# alternating the types, and keeps each type's fastest main event (timings move 5-15% between runs;
+# on a shared host whole processes run up to 1.5x slower in host-only events): the line is the
+# fastest run's, the last column the ratio of the types' medians.
 # Logs: DIR/<case>-<type>.log (DIR/<case>-<type>-<run>.log with -r; default $OUT/stock on the lent
 # GPU machine, otherwise results/stock, git-ignored). --list prints the cases and their commands.
 set -u
@@ -85,9 +87,10 @@ ev() { # log event -> max time (s); from its share of the run (~) where PETSc pr
   awk -v e="$2" '$1 == "Time" && $2 == "(sec):" { T = $3 } $1 == e && NF > 10 { t = $4 == "n/a" ? sprintf("~%.3g", $11 * T / 100) : $4 } END { print t == "" ? "-" : t }' "$1"
 }
 num() { echo "${1#\~}"; }
-printf "%-15s %-12s %3s %6s %10s %10s %10s %10s %10s %12s %7s\n" case type np iters main KSPSolve PCSetUp outside total "KSP H2D/D2H" ratio
+printf "%-15s %-12s %3s %6s %10s %10s %10s %10s %10s %12s %7s%s\n" case type np iters main KSPSolve PCSetUp outside total "KSP H2D/D2H" ratio "$([ "$reps" = 1 ] || echo "  median ratio")"
+median() { tr ' ' '\n' | grep -v '^-*$' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 for c in $cases; do
-  declare -A best=()
+  declare -A best=() all=()
   for r in $(seq 1 "$reps"); do
     for t in $types; do
       line=$(cmdline "$c" "$t") || exit 2
@@ -102,10 +105,11 @@ for c in $cases; do
         { grep -m 6 "ERROR" "$log" || tail -n 8 "$log"; } | sed 's/^/  (log) /'
       fi
       main=$(num "$(ev "$log" "$event")")
+      all[$t]="${all[$t]:-} $main"
       if [ -z "${best[$t]:-}" ] || { [ "$main" != - ] && awk -v a="$main" -v b="${best[$t]%% *}" 'BEGIN { exit !(b == "-" || a < b) }'; }; then best[$t]="$main $log"; fi
     done
   done
-  base=
+  base= mbase=
   for t in $types; do
     IFS=' ' read -r main log <<<"${best[$t]}"
     IFS='|' read -r np event cmd <<<"$(cmdline "$c" "$t")"
@@ -116,6 +120,11 @@ for c in $cases; do
     outside=$(awk -v m="$main" -v k="$(num "$ksp")" -v T="$total" -v e="$event" 'BEGIN { if (k == "-" || m == "-") print "-"; else printf "%.4g", (e == "KSPSolve" ? T : m) - k }')
     ratio=-
     if [ -z "$base" ]; then base=$main; elif [ "$main" != - ] && [ "$base" != - ]; then ratio=$(awk -v a="$main" -v b="$base" 'BEGIN { printf "%.2fx", a / b }'); fi
-    printf "%-15s %-12s %3s %6s %10s %10s %10s %10s %10s %12s %7s\n" "$c" "$t" "$np" "$its" "$main" "$ksp" "$pcs" "$outside" "${total:--}" "${cp:--}" "$ratio"
+    mratio=
+    if [ "$reps" != 1 ]; then
+      med=$(echo "${all[$t]}" | median)
+      if [ -z "$mbase" ]; then mbase=$med mratio=" (median $med s)"; elif [ "$med" != - ] && [ "$mbase" != - ]; then mratio=$(awk -v a="$med" -v b="$mbase" 'BEGIN { printf "  %.2fx (median %s s)", a / b, a }'); fi
+    fi
+    printf "%-15s %-12s %3s %6s %10s %10s %10s %10s %10s %12s %7s%s\n" "$c" "$t" "$np" "$its" "$main" "$ksp" "$pcs" "$outside" "${total:--}" "${cp:--}" "$ratio" "$mratio"
   done
 done

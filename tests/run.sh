@@ -181,6 +181,11 @@ for t in $types; do
   fi
   run "$t: ILU(k) and ICC(k) by MATSOLVERSPMV, solves and transpose solves match PETSc's (shared and generated matrices, new values, refusals)" $bin/test_factor -type $t -dir "$mats" "${gpuopt[@]}"
   [ $gpu = 1 ] && run "$t: ILU(k) and ICC(k) by MATSOLVERSPMV with CUDA vectors" $bin/test_factor -type $t -dir "$mats" -vec_type cuda "${gpuopt[@]}"
+  if [ $gpu = 1 ]; then
+    for num in host cusparse; do # cuSPARSE's takes ILU(0), the kernel the others (-info says so)
+      run "$t: ILU(k) and ICC(k) by MATSOLVERSPMV with CUDA vectors, numeric phase by -mat_spmvfactor_numeric $num" $bin/test_factor -type $t -dir "$mats" -vec_type cuda -mat_spmvfactor_numeric $num "${gpuopt[@]}"
+    done
+  fi
   [ $gpu = 1 ] && run "$t: ILU(k) and ICC(k) by MATSOLVERSPMV with CUDA vectors, units of 3 rows (short last units)" $bin/test_factor -type $t -dir "$mats" -vec_type cuda -chain 100001 -mat_spmvfactor_trsv_unit 3 "${gpuopt[@]}"
   # -malloc_debug: the tests check that refused layouts (ellr's padding limit) leak nothing
   run "$t: bad input, 1 rank" $bin/test_errors -type $t -gpu $gpu -malloc_debug "${gpuopt[@]}"
@@ -284,6 +289,13 @@ for t in $types; do
         $mpi $ex29 -dm_mat_type aijcusparse -dm_vec_type cuda -- $mpi $ex29 -dll_append $lib -dm_mat_type $t -dm_vec_type cuda -petscspmv_layout_min_products 0
     done
   fi
+  if [ $gpu = 1 ] && [ $t = brc ]; then # the factor package's, for every type: a Jacobian assembled on the host and factored at every stage
+    adr="$bin/ts_adr_ex5 -da_grid_x 64 -da_grid_y 64 -ts_max_steps 10 -ksp_converged_reason -dm_vec_type cuda"
+    for num in auto device cusparse host; do
+      run "$t: TS ADR ex5 with PETSc's defaults (ILU(0) refactored 82 times), numeric phase $num: same iterations as aijcusparse's" same_iterations ts_adr_ex5 \
+        $adr -dm_mat_type aijcusparse -- $adr -dll_append $lib -dm_mat_type $t -mat_spmvfactor_numeric $num
+    done
+  fi
   if [ $gpu = 1 ]; then
     run "$t: SNES ex19 with CUDA vectors, same iterations as aij" same_iterations ex19 \
       $ex19 -pc_type jacobi -dm_mat_type aij -- $ex19 -pc_type jacobi -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
@@ -364,6 +376,12 @@ for t in $types; do
       [ $np = 2 ] && spmvilu="-pc_type bjacobi -sub_pc_type ilu -sub_pc_factor_mat_solver_type"
       run "$t: SNES ex19 ILU(0) by MATSOLVERSPMV on the GPU, $np rank(s), same iterations as aijcusparse's cuSPARSE ILU(0)" same_iterations ex19 \
         $PETSCSPMV_MPIEXEC_N $np $ex19 $spmvilu cusparse -dm_mat_type aijcusparse -dm_vec_type cuda -- $PETSCSPMV_MPIEXEC_N $np $ex19 $spmvilu spmv -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
+      for where in host cusparse; do
+        num="-mat_spmvfactor_numeric $where"
+        [ $np = 2 ] && num="-sub_mat_spmvfactor_numeric $where"
+        run "$t: SNES ex19 ILU(0) by MATSOLVERSPMV on the GPU, numeric phase by -mat_spmvfactor_numeric $where, $np rank(s), same iterations as aijcusparse's cuSPARSE ILU(0)" same_iterations ex19 \
+          $PETSCSPMV_MPIEXEC_N $np $ex19 $spmvilu cusparse -dm_mat_type aijcusparse -dm_vec_type cuda -- $PETSCSPMV_MPIEXEC_N $np $ex19 $spmvilu spmv $num -dll_append $lib -dm_mat_type $t -dm_vec_type cuda "${gpuopt[@]}"
+      done
       lev="-pc_factor_levels 2"
       [ $np = 2 ] && lev="-sub_pc_factor_levels 2"
       run "$t: SNES ex19 ILU(2) by MATSOLVERSPMV on the GPU, $np rank(s), same iterations as aijcusparse's cuSPARSE ILU(2)" same_iterations ex19 \

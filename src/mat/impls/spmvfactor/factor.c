@@ -14,7 +14,8 @@
 */
 #include "spmvfactorimpl.h"
 
-const char *const MatSpmvTrsvTypes[] = {"exact", "jacobi", "isai", "MatSpmvTrsvType", "MATSPMV_TRSV_", NULL};
+const char *const MatSpmvTrsvTypes[]    = {"exact", "jacobi", "isai", "MatSpmvTrsvType", "MATSPMV_TRSV_", NULL};
+const char *const MatSpmvNumericTypes[] = {"auto", "device", "cusparse", "host", "MatSpmvNumericType", "MATSPMV_NUMERIC_", NULL};
 
 static PetscErrorCode MatFactorGetSolverType_Spmv(Mat F, MatSolverType *type)
 {
@@ -32,8 +33,12 @@ PetscErrorCode MatSpmvFactorReset(Mat_SpmvFactor *f)
   PetscCall(PetscFree3(f->diag, f->lin, f->uout));
   PetscCall(PetscFree(f->vmap));
   PetscCall(PetscFree2(f->order[0], f->order[1]));
+  if (f->pinned) f->a = f->idiag = NULL; /* not the host factor's own arrays */
   PetscCall(PetscFree4(f->a, f->idiag, f->work, f->m));
+  PetscCall(PetscArrayzero(f->tnumeric, 4));
 #if defined(PETSC_HAVE_CUDA)
+  PetscCall(MatSpmvCUDAHostFree(f->pinned));
+  f->pinned = NULL;
   PetscCall(MatSpmvCUDAFree(f->d_vmap)); /* an error in the symbolic phase left it here */
   f->d_vmap = NULL;
   if (f->device) PetscCall(MatSpmvCUDATriDestroy(&f->d));
@@ -68,6 +73,8 @@ PetscErrorCode MatSpmvFactorSetFromOptions(Mat F, PetscInt *unit)
   PetscCall(PetscOptionsRangeInt("-mat_spmvfactor_trsv_unit", "Consecutive rows solved together by one warp (0: the candidate whose solve is estimated fastest)", "MATSOLVERSPMV", *unit, unit, NULL, 0, MATSPMV_TRI_MAX_UNIT));
   PetscCall(PetscOptionsEnum("-mat_spmvfactor_trsv", "Triangular solves: exact, or approximated by block-Jacobi sweeps over units or by incomplete sparse approximate inverses", "MATSOLVERSPMV", MatSpmvTrsvTypes, (PetscEnum)f->trsv, (PetscEnum *)&f->trsv, NULL));
   PetscCall(PetscOptionsBoundedInt("-mat_spmvfactor_trsv_sweeps", "Block-Jacobi sweeps per triangle after the block-diagonal solve (-mat_spmvfactor_trsv jacobi)", "MATSOLVERSPMV", f->sweeps, &f->sweeps, NULL, 0));
+  PetscCall(PetscOptionsEnum("-mat_spmvfactor_numeric", "Where a factor on the GPU is computed: auto (the fastest measured), device (this package's kernel), cusparse (csrilu02: ILU(0)), or host (then uploaded)", "MATSOLVERSPMV", MatSpmvNumericTypes,
+                             (PetscEnum)f->numeric, (PetscEnum *)&f->numeric, NULL));
   PetscOptionsEnd();
   PetscCheck(!(F->factortype == MAT_FACTOR_ICC && f->trsv == MATSPMV_TRSV_ISAI), PETSC_COMM_SELF, PETSC_ERR_SUP, "-mat_spmvfactor_trsv isai is for ILU: the approximate inverses of L and of U = D L^T are not each other's transposes, and CG needs a symmetric preconditioner; use -mat_spmvfactor_trsv jacobi with ICC");
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -103,6 +110,70 @@ static PetscErrorCode MatSpmvFactorShiftOnHost(Mat F, Mat A, const MatFactorInfo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#if defined(PETSC_HAVE_CUDA)
+/* where this numeric phase of a factor on the GPU runs (MatSpmvNumericType): where asked, if it can
+   take the factor (cuSPARSE: ILU(0) on A's own pattern; the host: not ICC's device-made map), else
+   auto's choice: the kernel first, then each other place once, the host only where the best time so
+   far is above what the host could take, then the fastest measured */
+static PetscErrorCode MatSpmvFactorNumericWhere(Mat F, MatSpmvNumericType *where)
+{
+  Mat_SpmvFactor    *f = (Mat_SpmvFactor *)F->data;
+  PetscBool          can[4];
+  MatSpmvNumericType best = MATSPMV_NUMERIC_DEVICE;
+
+  PetscFunctionBegin;
+  can[MATSPMV_NUMERIC_AUTO]     = PETSC_TRUE;
+  can[MATSPMV_NUMERIC_DEVICE]   = PETSC_TRUE;
+  can[MATSPMV_NUMERIC_CUSPARSE] = (PetscBool)(F->factortype == MAT_FACTOR_ILU && !f->fill && !f->vmap && !f->d.vmap);
+  can[MATSPMV_NUMERIC_HOST]     = (PetscBool)(f->vmap || !f->d.vmap);
+  *where                        = f->numeric;
+  if (!can[*where]) {
+    PetscCall(PetscInfo(F, "-mat_spmvfactor_numeric %s takes %s: the numeric factorization runs on the GPU's kernel\n", MatSpmvNumericTypes[*where], *where == MATSPMV_NUMERIC_CUSPARSE ? "ILU(0) only" : "no ICC made on the device"));
+    *where = MATSPMV_NUMERIC_DEVICE;
+  }
+  if (*where != MATSPMV_NUMERIC_AUTO) PetscFunctionReturn(PETSC_SUCCESS);
+  for (int k = MATSPMV_NUMERIC_DEVICE; k <= MATSPMV_NUMERIC_HOST; k++)
+    if (f->tnumeric[k] > 0.0 && f->tnumeric[k] < f->tnumeric[best]) best = (MatSpmvNumericType)k;
+  *where = best;
+  if (!f->tnumeric[MATSPMV_NUMERIC_DEVICE]) PetscFunctionReturn(PETSC_SUCCESS);
+  if (can[MATSPMV_NUMERIC_CUSPARSE] && !f->tnumeric[MATSPMV_NUMERIC_CUSPARSE]) *where = MATSPMV_NUMERIC_CUSPARSE;
+  else if (can[MATSPMV_NUMERIC_HOST] && !f->tnumeric[MATSPMV_NUMERIC_HOST] && f->tnumeric[best] > MATSPMV_HOST_NUMERIC_SECONDS_PER_NONZERO * f->nnz) *where = MATSPMV_NUMERIC_HOST;
+  if (*where != best)
+    PetscCall(PetscInfo(F, "Numeric factorization %.3g ms on %s so far: this one tried on %s\n", 1e3 * f->tnumeric[best], best == MATSPMV_NUMERIC_DEVICE ? "the GPU's kernel" : "cuSPARSE", *where == MATSPMV_NUMERIC_HOST ? "the host" : "cuSPARSE"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the host reference's numeric phase for a factor on the GPU, its values then uploaded (A's pattern
+   read again where the factor's is A's) */
+static PetscErrorCode MatSpmvFactorNumericHostToDevice(Mat F, Mat A, const MatFactorInfo *info, PetscBool positive, PetscInt *zerorow)
+{
+  Mat_SpmvFactor    *f        = (Mat_SpmvFactor *)F->data;
+  const PetscBool    borrowed = (PetscBool)!f->i;
+  const PetscScalar *v;
+  const PetscInt    *ai = NULL, *aj = NULL;
+  PetscInt           n;
+  PetscBool          done;
+
+  PetscFunctionBegin;
+  if (borrowed) {
+    PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
+    PetscCheck(done && n == f->n && ai[n] == f->nnz, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The matrix's pattern is not its symbolic factorization's: call the symbolic factorization again after a change of nonzero pattern");
+    f->i = (PetscInt *)ai;
+    f->j = (PetscInt *)aj;
+  }
+  PetscCall(MatSeqAIJGetArrayRead(A, &v));
+  PetscCall(MatSpmvILUHost(f, v, info->zeropivot, positive, zerorow));
+  PetscCall(MatSeqAIJRestoreArrayRead(A, &v));
+  if (borrowed) {
+    f->i = f->j = NULL;
+    PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
+  }
+  PetscCall(MatSpmvCUDATriSetValues(&f->d, f->a, f->idiag));
+  PetscCall(PetscLogCpuToGpu((f->nnz + f->n) * sizeof(PetscScalar)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 static PetscErrorCode MatLUFactorNumeric_SpmvFactor(Mat F, Mat A, const MatFactorInfo *info)
 {
   Mat_SpmvFactor *f        = (Mat_SpmvFactor *)F->data;
@@ -118,13 +189,46 @@ static PetscErrorCode MatLUFactorNumeric_SpmvFactor(Mat F, Mat A, const MatFacto
   if (f->device) {
 #if defined(PETSC_HAVE_CUDA)
     const PetscScalar *v;
+    MatSpmvNumericType where;
+    PetscLogDouble     t0, t1, tv;
+    void              *stream;
 
-    PetscCall(MatSpmvCUSPARSEGetValues(A, &v));
-    PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(MatSpmvCUDAILU(&f->d, v, info->zeropivot, positive, &zerorow));
-    if (f->trsv == MATSPMV_TRSV_ISAI) PetscCall(MatSpmvCUDAISAISetUp(&f->d));
-    PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(MatSpmvCUSPARSERestoreValues(A, &v));
+    PetscCall(MatSpmvFactorNumericWhere(F, &where));
+    /* one-time work out of the time measured: cuSPARSE's analysis, the host's page-locked values */
+    if (where == MATSPMV_NUMERIC_CUSPARSE) PetscCall(MatSpmvCUDAILUCuSPARSESetUp(&f->d));
+    if (where == MATSPMV_NUMERIC_HOST && !f->pinned) {
+      PetscCall(MatSpmvCUDAHostAlloc((void **)&f->pinned, (f->nnz + f->n) * sizeof(PetscScalar)));
+      f->a     = f->pinned;
+      f->idiag = f->pinned + f->nnz;
+    }
+    PetscCall(MatSpmvCUDAGetStream(&stream));
+    PetscCall(MatSpmvCUDASynchronize(stream)); /* the time measured is this phase's only */
+    PetscCall(PetscTime(&t0));
+    tv = t0;
+    if (where == MATSPMV_NUMERIC_HOST) PetscCall(MatSpmvFactorNumericHostToDevice(F, A, info, positive, &zerorow));
+    else {
+      PetscCall(MatSpmvCUSPARSEGetValues(A, &v));
+      PetscCall(MatSpmvCUDASynchronize(stream));
+      PetscCall(PetscTime(&tv));
+      PetscCall(PetscLogGpuTimeBegin());
+      if (where == MATSPMV_NUMERIC_CUSPARSE) PetscCall(MatSpmvCUDAILUCuSPARSE(&f->d, v, info->zeropivot, positive, &zerorow));
+      else PetscCall(MatSpmvCUDAILU(&f->d, v, info->zeropivot, positive, &zerorow));
+      PetscCall(PetscLogGpuTimeEnd());
+      PetscCall(MatSpmvCUSPARSERestoreValues(A, &v));
+    }
+    PetscCall(PetscTime(&t1));
+    if (!f->tnumeric[where])
+      PetscCall(PetscInfo(F, "Numeric factorization by %s: %.3g ms (%.3g ms of it to bring A's values to the device)\n",
+                          where == MATSPMV_NUMERIC_HOST       ? "the host, uploaded"
+                          : where == MATSPMV_NUMERIC_CUSPARSE ? "cuSPARSE"
+                                                              : "the GPU's kernel",
+                          1e3 * (t1 - t0), 1e3 * (tv - t0)));
+    f->tnumeric[where] = t1 - t0;
+    if (f->trsv == MATSPMV_TRSV_ISAI) {
+      PetscCall(PetscLogGpuTimeBegin());
+      PetscCall(MatSpmvCUDAISAISetUp(&f->d));
+      PetscCall(PetscLogGpuTimeEnd());
+    }
 #endif
   } else {
     const PetscScalar *v;
@@ -258,6 +362,8 @@ static PetscErrorCode MatView_SpmvFactor(Mat F, PetscViewer viewer)
   if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerASCIIPrintf(viewer, "spmv %s(%" PetscInt_FMT "): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, solved in units of %" PetscInt_FMT " rows without level synchronization, %s\n", F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU", f->fill, f->n, f->nnz, f->unit, f->device ? "on the GPU" : "host reference"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  dependency levels of units (taken in level order): %" PetscInt_FMT " in L, %" PetscInt_FMT " in U (%" PetscInt_FMT " units)\n", f->levels[0], f->levels[1], f->nunits));
+  if (f->device && (f->tnumeric[MATSPMV_NUMERIC_CUSPARSE] > 0.0 || f->tnumeric[MATSPMV_NUMERIC_HOST] > 0.0))
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  numeric factorization, last measured: %.3g ms by the GPU's kernel, %.3g ms by cuSPARSE, %.3g ms on the host and uploaded (0: not tried)\n", 1e3 * f->tnumeric[MATSPMV_NUMERIC_DEVICE], 1e3 * f->tnumeric[MATSPMV_NUMERIC_CUSPARSE], 1e3 * f->tnumeric[MATSPMV_NUMERIC_HOST]));
   if (f->trsv == MATSPMV_TRSV_JACOBI) PetscCall(PetscViewerASCIIPrintf(viewer, "  triangular solves approximated: the units' block-diagonal solve and %" PetscInt_FMT " block-Jacobi sweep(s) per triangle\n", f->sweeps));
   if (f->trsv == MATSPMV_TRSV_ISAI) PetscCall(PetscViewerASCIIPrintf(viewer, "  triangular solves approximated: incomplete sparse approximate inverses of L and U on their patterns (a product each)\n"));
   PetscFunctionReturn(PETSC_SUCCESS);

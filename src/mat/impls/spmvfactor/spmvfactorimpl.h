@@ -53,6 +53,7 @@ typedef struct {
   PetscScalar        *y;         /* L's solution, U's right-hand side */
   PetscScalar        *t;         /* the sweeps' other iterate */
   PetscScalar        *m;         /* ISAI: the approximate inverses of L (below the diagonal; its diagonal is 1) and of U, on the factor's pattern, or NULL */
+  void               *cusparse;  /* cuSPARSE's csrilu02 (handle, descriptor, analysis, buffer), or NULL */
   int                 launch;    /* number of the last launch */
   unsigned long long  taken;     /* counter value before the next launch */
 } MatSpmvTriDevice;
@@ -67,22 +68,46 @@ typedef enum {
 } MatSpmvTrsvType;
 PETSC_INTERN const char *const MatSpmvTrsvTypes[]; /* factor.c */
 
+/* where the numeric phase of a factor on the GPU runs: this package's kernel, cuSPARSE's csrilu02
+   (ILU(0) on A's own pattern: the factor's layout is its CSR), or the host reference, whose values
+   are then uploaded. The kernel follows the dependency chain row by row inside a unit: on a 2D
+   grid in natural order with few rows per level (TS ADR ex5's Jacobian, 575 levels of 8-row units)
+   it took ~20 ms where cuSPARSE's level-scheduled csrilu02 takes ~2 ms (docs/results.md). auto
+   measures the kernel at the first numeric phase, then cuSPARSE's and the host's once each where
+   they can take the factor (the host only where the best so far is slower than the host could be),
+   then keeps the fastest for the factor's pattern */
+typedef enum {
+  MATSPMV_NUMERIC_AUTO,
+  MATSPMV_NUMERIC_DEVICE,
+  MATSPMV_NUMERIC_CUSPARSE,
+  MATSPMV_NUMERIC_HOST
+} MatSpmvNumericType;
+PETSC_INTERN const char *const MatSpmvNumericTypes[]; /* factor.c */
+
+/* half the least time per factor nonzero a host numeric phase and its upload have taken (8-16 ns on
+   TS ADR ex5, SNES ex5 and ex19's ILU(0), one H100 host): a device phase faster than this is kept
+   without trying the host */
+#define MATSPMV_HOST_NUMERIC_SECONDS_PER_NONZERO 4.0e-9
+
 typedef struct {
-  PetscInt         n, nnz, unit, nunits;
-  PetscInt         fill;                      /* k of ILU(k)/ICC(k) */
-  PetscInt         annz;                      /* A's nonzeros (ICC: the factor mirrors A's upper triangle) */
-  PetscInt        *vmap;                      /* ICC: the entry of A's values behind each factor entry; NULL: A's own pattern */
-  PetscInt        *i, *j, *diag, *lin, *uout; /* see MatSpmvTriDevice */
-  PetscInt         levels[2];                 /* levels of units in L and in U */
-  PetscInt        *order[2];                  /* units by level in L, in U */
-  MatSpmvTrsvType  trsv;
-  PetscInt         sweeps;               /* jacobi: sweeps per triangle after the first block-diagonal solve */
-  PetscScalar     *a, *idiag, *work, *m; /* the factor on the host (host matrices only), 2 n of room for the sweeps, ISAI's inverses */
-  PetscBool        device;
-  PetscBool        borrowed;    /* i, j are A's own (the symbolic phase of a factor on the device reads them in place) */
-  const int       *d_ai, *d_aj; /* A's device CSR pattern, when it is the factor's (until the factor's device arrays are made) */
-  int             *d_vmap;      /* ICC: vmap made on the device (then vmap is NULL), until the factor's device arrays take it */
-  MatSpmvTriDevice d;
+  PetscInt           n, nnz, unit, nunits;
+  PetscInt           fill;                      /* k of ILU(k)/ICC(k) */
+  PetscInt           annz;                      /* A's nonzeros (ICC: the factor mirrors A's upper triangle) */
+  PetscInt          *vmap;                      /* ICC: the entry of A's values behind each factor entry; NULL: A's own pattern */
+  PetscInt          *i, *j, *diag, *lin, *uout; /* see MatSpmvTriDevice */
+  PetscInt           levels[2];                 /* levels of units in L and in U */
+  PetscInt          *order[2];                  /* units by level in L, in U */
+  MatSpmvTrsvType    trsv;
+  PetscInt           sweeps;               /* jacobi: sweeps per triangle after the first block-diagonal solve */
+  PetscScalar       *a, *idiag, *work, *m; /* the factor on the host (host matrices only), 2 n of room for the sweeps, ISAI's inverses */
+  PetscBool          device;
+  MatSpmvNumericType numeric;     /* a factor on the GPU: where its numeric phase runs (-mat_spmvfactor_numeric) */
+  PetscLogDouble     tnumeric[4]; /* seconds of the last numeric phase at each MatSpmvNumericType but auto (0: not measured) */
+  PetscScalar       *pinned;      /* a factor on the GPU factored on the host: its values and inverse pivots (page-locked; a, idiag point into it) */
+  PetscBool          borrowed;    /* i, j are A's own (the symbolic phase of a factor on the device reads them in place) */
+  const int         *d_ai, *d_aj; /* A's device CSR pattern, when it is the factor's (until the factor's device arrays are made) */
+  int               *d_vmap;      /* ICC: vmap made on the device (then vmap is NULL), until the factor's device arrays take it */
+  MatSpmvTriDevice   d;
 } Mat_SpmvFactor;
 
 /* ---- the Mat plumbing (factor.c) ---- */
@@ -128,6 +153,13 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDATriDestroy(MatSpmvTriDevice *);
 /* ILU on the factor's pattern of A's device CSR values (gathered through vmap where set, fill zero): M's values and inverse pivots;
    *zeropivotrow is the first row whose pivot has magnitude (positive: real part) <= zeropivot, or -1 */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAILU(MatSpmvTriDevice *, const PetscScalar *, PetscReal, PetscBool, PetscInt *);
+/* cuSPARSE's ILU(0) of A's device CSR values on the factor's pattern, which must be A's (no vmap): its analysis
+   (once), then the factorization, the inverse pivots and the units' block inverses; as MatSpmvCUDAILU() */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAILUCuSPARSESetUp(MatSpmvTriDevice *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDAILUCuSPARSE(MatSpmvTriDevice *, const PetscScalar *, PetscReal, PetscBool, PetscInt *);
+/* the factor's values and inverse pivots computed on the host (the host reference's layout, which is the
+   device's) copied to the device, the units' block inverses made from them; returns when done */
+PETSC_INTERN PetscErrorCode MatSpmvCUDATriSetValues(MatSpmvTriDevice *, const PetscScalar *, const PetscScalar *);
 /* x = U^{-1} L^{-1} b, device arrays */
 PETSC_INTERN PetscErrorCode MatSpmvCUDATriSolve(MatSpmvTriDevice *, const PetscScalar *, PetscScalar *);
 /* x = U^{-1} L^{-1} b approximated: per triangle, x = (block inverse of the units) b, then `sweeps`

@@ -10,6 +10,28 @@
 
 #define MATSPMV_TRI_WARPS 4 /* warps per thread block */
 
+/* cuSPARSE's csrilu02 for PetscScalar */
+#if defined(PETSC_USE_COMPLEX) && defined(PETSC_USE_REAL_SINGLE)
+  #define MatSpmvCsrilu02(name) cusparseC##name
+typedef cuComplex MatSpmvCuSPARSEScalar;
+#elif defined(PETSC_USE_COMPLEX)
+  #define MatSpmvCsrilu02(name) cusparseZ##name
+typedef cuDoubleComplex MatSpmvCuSPARSEScalar;
+#elif defined(PETSC_USE_REAL_SINGLE)
+  #define MatSpmvCsrilu02(name) cusparseS##name
+typedef float MatSpmvCuSPARSEScalar;
+#else
+  #define MatSpmvCsrilu02(name) cusparseD##name
+typedef double MatSpmvCuSPARSEScalar;
+#endif
+
+typedef struct {
+  cusparseHandle_t   handle;
+  cusparseMatDescr_t descr;
+  csrilu02Info_t     info;
+  void              *buffer;
+} MatSpmvCuSPARSEILU;
+
 /* what a pivot is compared with zeropivot by: its magnitude, or (positive definite) its real part */
 template <typename V>
 __device__ __forceinline__ PetscReal MatSpmvPivotSize(V v, bool positive)
@@ -565,6 +587,12 @@ PetscErrorCode MatSpmvCUDATriCreate(MatSpmvTriDevice *d, PetscInt n, PetscInt nn
   PetscCall(MatSpmvCUDAMalloc((void **)&d->flags, PetscMax(d->nunits, 1) * sizeof(int)));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->counter, sizeof(unsigned long long)));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->status, sizeof(int)));
+  { /* the factorization kernels loaded now (CUDA loads a kernel at its first launch), not in the first numeric phase, whose time decides where the next ones run */
+    cudaFuncAttributes attr;
+
+    PetscCallCUDA(cudaFuncGetAttributes(&attr, MatSpmvILUKernel<PetscScalar, int>));
+    PetscCallCUDA(cudaFuncGetAttributes(&attr, MatSpmvUnitInverseKernel<PetscScalar, int>));
+  }
   /* on PETSc's stream (the factorization's flags must be zero before it waits on them, whatever the stream type) */
   PetscCallCUDA(cudaMemsetAsync(d->flags, 0, PetscMax(d->nunits, 1) * sizeof(int), s));
   PetscCallCUDA(cudaMemsetAsync(d->counter, 0, sizeof(unsigned long long), s));
@@ -590,6 +618,15 @@ PetscErrorCode MatSpmvCUDATriDestroy(MatSpmvTriDevice *d)
   PetscCall(MatSpmvCUDAFree(d->flags));
   PetscCall(MatSpmvCUDAFree(d->counter));
   PetscCall(MatSpmvCUDAFree(d->status));
+  if (d->cusparse) {
+    MatSpmvCuSPARSEILU *c = (MatSpmvCuSPARSEILU *)d->cusparse;
+
+    PetscCallCUSPARSE(cusparseDestroyCsrilu02Info(c->info));
+    PetscCallCUSPARSE(cusparseDestroyMatDescr(c->descr));
+    PetscCallCUSPARSE(cusparseDestroy(c->handle));
+    PetscCall(MatSpmvCUDAFree(c->buffer));
+    PetscCall(PetscFree(d->cusparse));
+  }
   PetscCall(PetscMemzero(d, sizeof(*d)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -629,6 +666,87 @@ PetscErrorCode MatSpmvCUDAILU(MatSpmvTriDevice *d, const PetscScalar *acsr, Pets
   PetscCallCUDA(cudaMemcpyAsync(&row, d->status, sizeof(unsigned), cudaMemcpyDeviceToHost, s));
   PetscCallCUDA(cudaStreamSynchronize(s));
   if (row != 0xffffffffu) *zeropivotrow = (PetscInt)row;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* inverse pivots of a factor whose values are complete, and the first row whose pivot is at most zeropivot (MatSpmvPivotSize()) */
+template <typename S, typename I>
+__global__ void MatSpmvPivotKernel(I n, const I *__restrict__ diag, const S *__restrict__ a, S *__restrict__ idiag, PetscReal zeropivot, bool positive, unsigned *status)
+{
+  for (I r = blockIdx.x * blockDim.x + threadIdx.x; r < n; r += gridDim.x * blockDim.x) {
+    const S piv = a[diag[r]];
+
+    if (MatSpmvPivotSize(piv, positive) <= zeropivot) atomicMin(status, (unsigned)r);
+    idiag[r] = S(1) / piv;
+  }
+}
+
+PetscErrorCode MatSpmvCUDAILUCuSPARSESetUp(MatSpmvTriDevice *d)
+{
+  MatSpmvCuSPARSEILU *c;
+  cudaStream_t        s;
+  int                 bytes;
+
+  PetscFunctionBegin;
+  if (d->cusparse || !d->n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(!d->vmap, PETSC_COMM_SELF, PETSC_ERR_PLIB, "cuSPARSE's ILU(0) takes the matrix's own pattern");
+  PetscCall(PetscGetCurrentCUDAStream(&s));
+  PetscCall(PetscNew(&c));
+  d->cusparse = c;
+  PetscCallCUSPARSE(cusparseCreate(&c->handle));
+  PetscCallCUSPARSE(cusparseSetStream(c->handle, s));
+  PetscCallCUSPARSE(cusparseCreateMatDescr(&c->descr));
+  PetscCallCUSPARSE(cusparseSetMatIndexBase(c->descr, CUSPARSE_INDEX_BASE_ZERO));
+  PetscCallCUSPARSE(cusparseSetMatType(c->descr, CUSPARSE_MATRIX_TYPE_GENERAL));
+  PetscCallCUSPARSE(cusparseCreateCsrilu02Info(&c->info));
+  PetscCallCUSPARSE(MatSpmvCsrilu02(csrilu02_bufferSize)(c->handle, (int)d->n, (int)d->nnz, c->descr, (MatSpmvCuSPARSEScalar *)d->a, d->i, d->j, c->info, &bytes));
+  PetscCall(MatSpmvCUDAMalloc(&c->buffer, (size_t)bytes));
+  PetscCallCUSPARSE(MatSpmvCsrilu02(csrilu02_analysis)(c->handle, (int)d->n, (int)d->nnz, c->descr, (const MatSpmvCuSPARSEScalar *)d->a, d->i, d->j, c->info, CUSPARSE_SOLVE_POLICY_USE_LEVEL, c->buffer));
+  /* one factorization of zeros (its zero pivots are not looked at): cuSPARSE's kernels loaded now
+     (CUDA loads modules at their first launch), not in the first numeric phase, whose time decides */
+  PetscCallCUDA(cudaMemsetAsync(d->a, 0, d->nnz * sizeof(PetscScalar), s));
+  PetscCallCUSPARSE(MatSpmvCsrilu02(csrilu02)(c->handle, (int)d->n, (int)d->nnz, c->descr, (MatSpmvCuSPARSEScalar *)d->a, d->i, d->j, c->info, CUSPARSE_SOLVE_POLICY_USE_LEVEL, c->buffer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDAILUCuSPARSE(MatSpmvTriDevice *d, const PetscScalar *acsr, PetscReal zeropivot, PetscBool positive, PetscInt *zeropivotrow)
+{
+  MatSpmvCuSPARSEILU *c;
+  cudaStream_t        s;
+  unsigned            row;
+
+  PetscFunctionBegin;
+  *zeropivotrow = -1;
+  if (!d->n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvCUDAILUCuSPARSESetUp(d));
+  c = (MatSpmvCuSPARSEILU *)d->cusparse;
+  PetscCall(PetscGetCurrentCUDAStream(&s));
+  PetscCallCUSPARSE(cusparseSetStream(c->handle, s));
+  PetscCallCUDA(cudaMemcpyAsync(d->a, acsr, d->nnz * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, s));
+  PetscCallCUSPARSE(MatSpmvCsrilu02(csrilu02)(c->handle, (int)d->n, (int)d->nnz, c->descr, (MatSpmvCuSPARSEScalar *)d->a, d->i, d->j, c->info, CUSPARSE_SOLVE_POLICY_USE_LEVEL, c->buffer));
+  PetscCallCUDA(cudaMemsetAsync(d->status, 0xff, sizeof(int), s));
+  MatSpmvPivotKernel<PetscScalar, int><<<(unsigned)PetscMin((d->n + 255) / 256, 4096), 256, 0, s>>>((int)d->n, d->diag, d->a, d->idiag, zeropivot, (bool)positive, (unsigned *)d->status);
+  PetscCallCUDA(cudaGetLastError());
+  MatSpmvUnitInverseKernel<PetscScalar, int><<<(unsigned)((d->nunits + 127) / 128), 128, 0, s>>>((int)d->n, (int)d->unit, (int)d->nunits, d->j, d->lin, d->uout, d->a, d->binv[0], d->binv[1]);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCallCUDA(cudaMemcpyAsync(&row, d->status, sizeof(unsigned), cudaMemcpyDeviceToHost, s));
+  PetscCallCUDA(cudaStreamSynchronize(s));
+  if (row != 0xffffffffu) *zeropivotrow = (PetscInt)row;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDATriSetValues(MatSpmvTriDevice *d, const PetscScalar *a, const PetscScalar *idiag)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  if (!d->n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscGetCurrentCUDAStream(&s));
+  PetscCallCUDA(cudaMemcpyAsync(d->a, a, d->nnz * sizeof(PetscScalar), cudaMemcpyHostToDevice, s));
+  PetscCallCUDA(cudaMemcpyAsync(d->idiag, idiag, d->n * sizeof(PetscScalar), cudaMemcpyHostToDevice, s));
+  MatSpmvUnitInverseKernel<PetscScalar, int><<<(unsigned)((d->nunits + 127) / 128), 128, 0, s>>>((int)d->n, (int)d->unit, (int)d->nunits, d->j, d->lin, d->uout, d->a, d->binv[0], d->binv[1]);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCallCUDA(cudaStreamSynchronize(s)); /* the host's values are overwritten by the next numeric phase */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
