@@ -677,7 +677,7 @@ int main(int argc, char **argv)
 {
   char     type[64] = MATBRC, dir[PETSC_MAX_PATH_LEN] = "tests/matrices";
   char     vtype[64] = VECSEQ;
-  PetscInt count = 0, chain = 1000000;
+  PetscInt count = 0, chain = 1000000, maxbs = 8;
   DIR     *d;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -688,9 +688,10 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsString("-dir", "directory of .mtx files", NULL, dir, dir, sizeof(dir), NULL));
   PetscCall(PetscOptionsString("-vec_type", "vectors of the solves", NULL, vtype, vtype, sizeof(vtype), NULL));
   PetscCall(PetscOptionsInt("-chain", "rows of the bidiagonal matrix", NULL, chain, &chain, NULL));
+  PetscCall(PetscOptionsInt("-grid_max_unknowns", "grids of points with 1, 2, 3, 4 and 8 unknowns up to this many (fewer under compute-sanitizer)", NULL, maxbs, &maxbs, NULL));
   PetscOptionsEnd();
 
-  for (PetscInt bs = 1; bs <= 8; bs++) {
+  for (PetscInt bs = 1; bs <= maxbs; bs++) {
     Mat  A;
     char name[64];
 
