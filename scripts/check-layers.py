@@ -4,7 +4,7 @@
 The units and their floors come from the `## Files` table of docs/design.md:
 
     | file | floor | role |
-    | `src/mat/impls/spmvlayer/device.cu` | 0 | ... |     one file is one unit
+    | `src/mat/impls/spmvlayer/device/device.cu` | 0 | ... |     one file is one unit
     | `src/mat/impls/brc/`                | 2 | ... |     a directory (recursively) is one unit
     | `include/petscspmv.h`               | - | ... |     documentation only, not in the graph
 

@@ -55,7 +55,6 @@ static PetscErrorCode MatDestroy_SpmvFactor(Mat F)
   PetscCall(MatSpmvFactorReset(f));
   PetscCall(PetscFree(F->data));
   PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatFactorGetSolverType_C", NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatSpmvFactorSolveDevice_C", NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -316,7 +315,7 @@ static PetscErrorCode MatSolve_SpmvFactor(Mat F, Vec b, Vec x)
 
   PetscFunctionBegin;
   if (f->device) {
-    PetscCall(MatSpmvSolveStaged(F, b, x, "MatSpmvFactorSolveDevice_C"));
+    PetscCall(MatSpmvSolveStaged(F, b, x, MatSolveDevice_SpmvFactor));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(VecGetArrayRead(b, &bv));
@@ -395,7 +394,6 @@ static PetscErrorCode MatGetFactor_SeqAIJ_Spmv(Mat A, MatFactorType ftype, Mat *
   B->ops->destroy        = MatDestroy_SpmvFactor;
   B->ops->view           = MatView_SpmvFactor;
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatFactorGetSolverType_C", MatFactorGetSolverType_Spmv));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvFactorSolveDevice_C", MatSolveDevice_SpmvFactor));
   B->factortype   = ftype;
   B->assembled    = PETSC_TRUE; /* -ksp_view */
   B->preallocated = PETSC_TRUE;

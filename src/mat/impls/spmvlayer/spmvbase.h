@@ -139,8 +139,8 @@ PETSC_INTERN PetscErrorCode MatSpmvCUSPARSEUpload(Mat);
 /* bring the host CSR values of A up to date (aijcusparse copies them back from the device if needed):
    before AIJ code that reads them in place */
 PETSC_INTERN PetscErrorCode MatSpmvSyncHostValues(Mat);
-/* F's solve composed under key, on device vectors: host ones staged through work vectors kept with F */
-PETSC_INTERN PetscErrorCode MatSpmvSolveStaged(Mat, Vec, Vec, const char *);
+/* F's solve (a solve on device vectors) applied to b, x: host ones staged through work vectors kept with F */
+PETSC_INTERN PetscErrorCode MatSpmvSolveStaged(Mat, Vec, Vec, PetscErrorCode (*)(Mat, Vec, Vec));
 /* LU and ILU transpose solves by a second, fresh factorization of A (made at the first transpose solve after
    each numeric factorization): record the symbolic phase's orderings (NULL: natural) and settings, the numeric
    phase's A and settings; count the numeric phases; solve with package pkg */

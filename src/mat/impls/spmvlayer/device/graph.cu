@@ -3,8 +3,8 @@
   transpose added (the union of the two patterns), scaled by the diagonal. PETSc makes the same graph
   on the host (MatCreateGraph_Simple_AIJ): a copy, a transpose, a sum of different patterns.
 */
-#include "spmvimpl.h"
-#include "spmvkernels.h"
+#include "../spmvimpl.h"
+#include "../spmvkernels.h"
 #include <thrust/binary_search.h>
 #include <thrust/reduce.h>
 #include <thrust/iterator/transform_iterator.h>

@@ -4,7 +4,7 @@
   y = op(A) x (+ z) on PETSc vectors: host or device, host vectors staged through device buffers.
   The caller (the type) has read the options and resolved the backend.
 */
-#include "spmvimpl.h"
+#include "../spmvimpl.h"
 
 /* Bring the layout of A (t = 0) or A^T (t = 1) up to date with A */
 PetscErrorCode MatSpmvUpdate(Mat A, int t, MatSpmvLayout *Lout)

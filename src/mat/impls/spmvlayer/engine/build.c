@@ -5,7 +5,7 @@
   spread over many columns), and the format's host build or its device build from aijcusparse's
   device CSR. Choosing among a selecting format's candidates: tune.c.
 */
-#include "spmvimpl.h"
+#include "../spmvimpl.h"
 
 PetscLogEvent MATSPMV_RowStats, MATSPMV_FrequencyPlan, MATSPMV_RCMPlan, MATSPMV_Layout;
 

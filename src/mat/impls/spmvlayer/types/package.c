@@ -2,7 +2,7 @@
   The package: registration of the formats' types, log events and factor packages, and the entry
   points PETSc calls (-dll_append) or applications call (PetscSpmvInitializePackage()).
 */
-#include "spmvimpl.h"
+#include "../spmvimpl.h"
 
 PetscInt         MatSpmvProductMinRows       = PETSC_INT_MAX;
 PetscInt         MatSpmvPtAPHostMinRows      = MATSPMV_PTAP_HOST_MIN_ROWS;

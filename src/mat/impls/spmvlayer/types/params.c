@@ -2,7 +2,7 @@
   A format's parameters inside any petscspmv matrix, for the formats' setters (through the methods
   the types compose), and the options every type reads.
 */
-#include "spmvimpl.h"
+#include "../spmvimpl.h"
 
 PetscErrorCode MatSpmvGetParams_Private(Mat A, MatSpmvFormat **format, void **params)
 {

@@ -2,7 +2,7 @@
   The registered formats (one line per format) and their names: finding a format by type name, and
   the converters composed under every name a user may give.
 */
-#include "spmvimpl.h"
+#include "../spmvimpl.h"
 
 /* One line per format */
 PETSC_INTERN MatSpmvFormat  MatSpmvFormat_BRC, MatSpmvFormat_CMRS, MatSpmvFormat_ARGCSR, MatSpmvFormat_IPCSR, MatSpmvFormat_ELLR, MatSpmvFormat_SPMV;

@@ -4,7 +4,7 @@
   asks for tuning; derived operators fall back to a format that pads nothing. Above build.c (one
   layout) and apply.c (its values and products, for the timing).
 */
-#include "spmvimpl.h"
+#include "../spmvimpl.h"
 
 /* Microseconds per product of the filled layout L, from reps products after an untimed one; on the
    device, with its kernels on scratch vectors (the stored rows only, as the format writes them) */

@@ -4,7 +4,7 @@
   device values), x gathered into a renumbered column order, and the product on host or device arrays
   (compressed rows scattered into y).
 */
-#include "spmvimpl.h"
+#include "../spmvimpl.h"
 
 /* x in the layout's column order: x itself, or gathered into a work array when the columns are renumbered */
 PetscErrorCode MatSpmvGatherColumnsHost(Mat_SeqAIJSpmv *sp, MatSpmvLayout L, const PetscScalar **x)

@@ -8,7 +8,7 @@
   the new DM's createinterpolation, which converts a plain AIJ result to the DM's type when that is
   one of ours. -petscspmv_dm_interpolation 0 keeps PETSc's.
 */
-#include "spmvimpl.h"
+#include "../spmvimpl.h"
 #include <petsc/private/dmimpl.h>
 #include <petscdmda.h>
 

@@ -4,7 +4,7 @@
   copied to the host, changed there, uploaded again at the next use). A row without its diagonal
   entry (MatShift then inserts one) or a matrix bound to the CPU take the base's function.
 */
-#include "spmvimpl.h"
+#include "../spmvimpl.h"
 
 static PetscErrorCode MatShift_SeqAIJSpmv(Mat A, PetscScalar alpha)
 {

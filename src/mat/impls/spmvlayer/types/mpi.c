@@ -6,7 +6,7 @@
   device ghost vector around the diagonal block's product) except where MPI is not CUDA-aware:
   there the ghost exchange runs on a stream of its own beside that product (ghost.c).
 */
-#include "spmvimpl.h"
+#include "../spmvimpl.h"
 
 /* parameters or backend changed (collective calls): the blocks' layouts are built together again */
 static inline void MatSpmvMPIAgreeAgain(Mat A)

@@ -4,7 +4,7 @@
   aliased to the base's name; the result's type and operations; the explicit transposes aijcusparse
   leaves stale.
 */
-#include "spmvimpl.h"
+#include "../spmvimpl.h"
 
 /* Whether a new result (still the base's type) of a product whose A is ours takes A's type, for
    sequential and MPI results alike. Never after a host product into an aijcusparse matrix: it

@@ -3,7 +3,7 @@
   buffers when its structure, parameters or backend change, and host copies of a device-built layout
   for the layout checks.
 */
-#include "spmvimpl.h"
+#include "../spmvimpl.h"
 
 PetscErrorCode MatSpmvLayoutDestroy(MatSpmvLayout *L)
 {

@@ -13,7 +13,7 @@
   first coarse operator), sequential or parallel, take the same graphs: PETSc's made theirs on the
   host from a copy of the device values.
 */
-#include "spmvimpl.h"
+#include "../spmvimpl.h"
 
 #if defined(PETSC_HAVE_CUDA) && !defined(PETSC_USE_COMPLEX) /* graph.cu makes real graphs */
   #define MATSPMV_DEVICE_GRAPH

@@ -3,7 +3,7 @@
   nonzero in exactly one slot at its row and column with its current value, padding slots zero at a
   valid column, renumbered columns and compressed rows mapped back.
 */
-#include "spmvimpl.h"
+#include "../spmvimpl.h"
 
 /* The share of op(A)'s nonzeros in its max(1, n / 100) most frequent columns, counted on the host
    (what the layout's column plan counted, on the host or the device) */

@@ -14,7 +14,7 @@
   The layouts: the engine (operator.c and below) builds them, keeps them current and runs the products.
 */
 #include <petscdevice.h> /* PetscDeviceInitialize(): the module preload runs on PETSc's device */
-#include "spmvimpl.h"
+#include "../spmvimpl.h"
 
 static PetscErrorCode MatSpmvSetBackend_SeqAIJSpmv(Mat, MatSpmvBackend);
 static PetscErrorCode MatSpmvSetColumnOrder_SeqAIJSpmv(Mat, MatSpmvColumnOrder);

@@ -2,8 +2,8 @@
   Device services of the shared layer: memory, copies on PETSc's current stream, and the value
   refresh (a gather from the CSR values into the format's slots).
 */
-#include "spmvimpl.h"
-#include "spmvkernels.h"
+#include "../spmvimpl.h"
+#include "../spmvkernels.h"
 #include <unistd.h>
 #include <thrust/equal.h>
 #include <thrust/execution_policy.h>

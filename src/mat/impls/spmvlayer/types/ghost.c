@@ -20,7 +20,7 @@
   costs (SNES ex19 512^2, two processes on one H100 without MPS: KSPSolve 5.64 against 5.48 s), so
   MPIAIJ's scatter stays (with MPS too: not measured).
 */
-#include "spmvimpl.h"
+#include "../spmvimpl.h"
 #include <petscsf.h>
 #include <petsc/private/vecimpl.h> /* VEC_ScatterBegin, VEC_ScatterEnd: the exchange logged as PETSc's is */
 #include <petsc/private/logimpl.h> /* PetscLogGpuTimeFlag */

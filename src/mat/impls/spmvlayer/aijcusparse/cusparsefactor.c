@@ -4,12 +4,23 @@
   solves, for matrices whose type name is ours: each phase runs with our operand aliased to
   seqaijcusparse and wraps the next phase it chose; host vectors are staged through device ones.
 */
-#include "spmvimpl.h"
+#include "../spmvimpl.h"
+
+/* aijcusparse's solve (F's own, kept under key at the numeric phase) on staged device vectors */
+static PetscErrorCode MatSpmvSolveCUSPARSE(Mat F, Vec b, Vec x, const char *key)
+{
+  PetscErrorCode (*solve)(Mat, Vec, Vec) = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQueryFunction((PetscObject)F, key, &solve));
+  PetscCall(MatSpmvSolveStaged(F, b, x, solve));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static PetscErrorCode MatSolve_SeqAIJSpmv(Mat F, Vec b, Vec x)
 {
   PetscFunctionBegin;
-  PetscCall(MatSpmvSolveStaged(F, b, x, "MatSpmvSolve_C"));
+  PetscCall(MatSpmvSolveCUSPARSE(F, b, x, "MatSpmvSolve_C"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -23,7 +34,7 @@ static PetscErrorCode MatSolveTranspose_SeqAIJSpmv(Mat F, Vec b, Vec x)
   PetscFunctionBegin;
   PetscCall(MatSpmvTransposeFactorNumerics(F, &numerics));
   if (numerics > 1 && (F->factortype == MAT_FACTOR_LU || F->factortype == MAT_FACTOR_ILU)) PetscCall(MatSpmvTransposeFactorSolve(F, MATSOLVERCUSPARSE, b, x));
-  else PetscCall(MatSpmvSolveStaged(F, b, x, "MatSpmvSolveTranspose_C"));
+  else PetscCall(MatSpmvSolveCUSPARSE(F, b, x, "MatSpmvSolveTranspose_C"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -7,7 +7,7 @@
   process's range, interface rows reaching into the others') rarely do, and RCM brings their
   neighbours together.
 */
-#include "spmvimpl.h"
+#include "../spmvimpl.h"
 
 /* The share of the nonzeros in far groups of MATSPMV_SPAN_ROWS rows: groups whose k-th columns (the
    k-th entry of each of their rows, rows sorted by column) span MATSPMV_SPAN16 or more for some k.

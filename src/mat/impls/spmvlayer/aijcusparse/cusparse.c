@@ -6,7 +6,7 @@
   after (an "alias"), also when the call fails. Also: host values brought up to date before AIJ code
   reads them in place, and solves on device vectors for host ones.
 */
-#include "spmvimpl.h"
+#include "../spmvimpl.h"
 
 /* the name our matrix carries under an alias: its base's */
 static MatType MatSpmvBaseName(Mat_SeqAIJSpmv *sp)
@@ -221,13 +221,11 @@ PetscErrorCode MatSpmvCUSPARSERestoreArray(Mat A, PetscScalar **v)
 
 /* aijcusparse's (and MATSOLVERSPMV's) triangular solves read and write device arrays only (a host
    vector gives a wrong result): host vectors go through device work vectors kept with the factor */
-PetscErrorCode MatSpmvSolveStaged(Mat F, Vec b, Vec x, const char *key)
+PetscErrorCode MatSpmvSolveStaged(Mat F, Vec b, Vec x, PetscErrorCode (*solve)(Mat, Vec, Vec))
 {
-  PetscErrorCode (*solve)(Mat, Vec, Vec);
   PetscBool bdev, xdev;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectQueryFunction((PetscObject)F, key, &solve));
   PetscCheck(solve, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Lost the factor's solve");
   PetscCall(PetscObjectTypeCompareAny((PetscObject)b, &bdev, VECSEQCUDA, VECMPICUDA, ""));
   PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &xdev, VECSEQCUDA, VECMPICUDA, ""));

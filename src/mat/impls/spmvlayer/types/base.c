@@ -3,7 +3,7 @@
   aijcusparse types) that our types override and chain to, saved from pristine matrices, and whether
   new matrices are built on aijcusparse.
 */
-#include "spmvimpl.h"
+#include "../spmvimpl.h"
 
 MatSpmvBaseOps   MatSpmvBaseSeq, MatSpmvBaseMPI, MatSpmvBaseSeqCUSPARSE, MatSpmvBaseMPICUSPARSE;
 static PetscBool MatSpmvBaseSaved[4];
