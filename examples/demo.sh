@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 . scripts/petsc-env.sh
 export PETSC_OPTIONS="${PETSC_OPTIONS:-} -use_gpu_aware_mpi 0"
 lib=$PWD/lib/libpetscspmv.so
+types=$(scripts/formats.sh) # every registered format
 gpu=0
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; then gpu=1; fi
 n=${1:-$([ $gpu = 1 ] && echo 192 || echo 96)}
@@ -33,10 +34,10 @@ printf "%-26s %7s %9s %10s %10s %10s %10s %10s\n" type Newton MatMults MatMult P
 run "aij (CPU)" -dm_mat_type aij
 if [ $gpu = 1 ]; then
   run "aijcusparse (GPU)" -dm_mat_type aijcusparse -dm_vec_type cuda
-  for t in brc cmrs argcsr ipcsr ellr spmv; do run "$t (GPU)" -dll_append $lib -dm_mat_type $t -dm_vec_type cuda; done
+  for t in $types; do run "$t (GPU)" -dll_append $lib -dm_mat_type $t -dm_vec_type cuda; done
 else
   run "brc (no GPU: AIJ's product)" -dll_append $lib -dm_mat_type brc
-  for t in brc cmrs argcsr ipcsr ellr spmv; do run "$t (host reference)" -dll_append $lib -dm_mat_type $t -mat_${t}_backend host; done
+  for t in $types; do run "$t (host reference)" -dll_append $lib -dm_mat_type $t -mat_${t}_backend host; done
 fi
 # What a user gains per preconditioner, at a size where the GPU is not launch-bound: KSPSolve of
 # brc next to aijcusparse's on SNES ex19 256 x 256 (PETSc's defaults first)

@@ -16,7 +16,7 @@ logs=$root/$builddir/test-logs
 mkdir -p "$logs"
 export logs # the helpers below run in child shells (run: bash -c): their files go here, not to /
 np2="$PETSCSPMV_MPIEXEC_N 2" # the launcher (scripts/petsc-env.sh: $MPIEXEC, else PETSc's), --oversubscribe where Open MPI's
-types=${PETSCSPMV_TEST_TYPES:-brc cmrs argcsr ipcsr ellr spmv}
+types=${PETSCSPMV_TEST_TYPES:-$(scripts/formats.sh)} # every registered format
 export PETSC_OPTIONS="${PETSC_OPTIONS:-} -use_gpu_aware_mpi 0"
 
 gpu=0
@@ -148,6 +148,9 @@ export -f iters same_iterations copies no_more_copies failure_lines lists_option
 # the call graph keeps to the floors of docs/design.md (no PETSc, no GPU, no build needed)
 run "layers: no circle and no upward call among src/'s units" python3 scripts/check-layers.py
 run "layers: a circle is caught" tests/layers-fixture.sh "$logs/layers-fixture"
+# a format is its directory under src/mat/impls and its line in formats.c, from which the scripts' type lists come
+run "formats: the registered formats (scripts/formats.sh) are the format directories of src/mat/impls" bash -c \
+  'reg=$(scripts/formats.sh | tr " " "\n" | sort); dirs=$(ls src/mat/impls | grep -vx "spmvlayer\|spmvfactor" | sort); [ "$reg" = "$dirs" ] || { echo "registered: $reg"; echo "directories: $dirs"; exit 1; }' 
 # formatting: checked with the clang-format major version the sources were formatted with
 if command -v clang-format >/dev/null 2>&1 && clang-format --version | grep -q 'version 14\.'; then
   run "style: sources formatted by .clang-format (scripts/format.sh)" scripts/format.sh --check

@@ -18,7 +18,7 @@ check() { # program args...
   echo "memcheck $(basename "$1") ${*:2}: exit $rc"
   [ $rc = 0 ] || { bad=$((bad + 1)); echo "$out" | grep -A20 -m3 "Invalid\|uninitialised\|Mismatched\|overlap" | head -60; }
 }
-for t in ${PETSCSPMV_TEST_TYPES:-brc cmrs argcsr ipcsr ellr spmv}; do
+for t in ${PETSCSPMV_TEST_TYPES:-$(scripts/formats.sh)}; do
   host=-mat_${t}_backend\ host
   o=ellr; [ $t = ellr ] && o=brc
   check $bin/test_matrices -type $t -dir tests/matrices -params 0 $host
