@@ -1,15 +1,16 @@
 /*
   The solver package MATSOLVERSPMV ("spmv"): ILU(k) and ICC(k) whose numeric factorization and
   triangular solves run on the GPU without level synchronization (spmvfactorimpl.h, trsv.cu), for
-  our sequential types and aijcusparse. cuSPARSE's solves (aijcusparse's factor) synchronize once per
+  our sequential types and aijcusparse; the numeric factorization runs where it was measured
+  fastest (its kernel, cuSPARSE's csrilu02 for ILU(0), or the host: MatSpmvNumericType). cuSPARSE's solves (aijcusparse's factor) synchronize once per
   dependency level: about two thousand levels per triangle on SNES ex19's Jacobian. Without a GPU
   (a matrix on the AIJ base, or SeqAIJ) the same algorithm runs on the host, sequentially.
 
   Selected with -pc_factor_mat_solver_type spmv (-sub_pc_factor_mat_solver_type spmv under block
   Jacobi or ASM).
 
-  This file: the Mat plumbing (MatGetFactor(), the numeric phase's and MatSolve()'s dispatch between
-  the GPU and the host reference, options, viewing, registration); symbolic.c: the symbolic phase;
+  This file: the Mat plumbing (MatGetFactor(), the numeric phase's choice and MatSolve()'s dispatch
+  between the GPU and the host reference, options, viewing, registration); symbolic.c: the symbolic phase;
   host.c: the host reference; trsv.cu: the kernels.
 */
 #include "spmvfactorimpl.h"

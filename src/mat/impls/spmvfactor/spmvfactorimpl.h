@@ -21,7 +21,8 @@
   that completed them, so nothing is reset between factorizations.
 
   The package's files: factor.c (Mat plumbing, options, registration), symbolic.c (pattern, fill,
-  levels, units, orders), host.c (the host reference), trsv.cu (the kernels). From the shared layer it
+  levels, units, orders), host.c (the host reference), trsv.cu (the kernels, and cuSPARSE's csrilu02 as
+  the other device numeric phase). From the shared layer it
   uses only spmvbase.h (device services, aijcusparse access) and, in trsv.cu, spmvkernels.h.
 */
 #include <petsc/private/matimpl.h>
