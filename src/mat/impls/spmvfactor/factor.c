@@ -155,9 +155,8 @@ static PetscErrorCode MatSpmvFactorNumericHostToDevice(Mat F, Mat A, const MatFa
   PetscBool          done;
 
   PetscFunctionBegin;
-  if (borrowed) {
-    PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
-    PetscCheck(done && n == f->n && ai[n] == f->nnz, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The matrix's pattern is not its symbolic factorization's: call the symbolic factorization again after a change of nonzero pattern");
+  if (borrowed) { /* rows and nonzeros checked against the symbolic phase's by the caller */
+    PetscCall(MatSpmvFactorGetRows(A, &n, &ai, &aj));
     f->i = (PetscInt *)ai;
     f->j = (PetscInt *)aj;
   }
@@ -208,8 +207,10 @@ static PetscErrorCode MatLUFactorNumeric_SpmvFactor(Mat F, Mat A, const MatFacto
     if (where == MATSPMV_NUMERIC_HOST) PetscCall(MatSpmvFactorNumericHostToDevice(F, A, info, positive, &zerorow));
     else {
       PetscCall(MatSpmvCUSPARSEGetValues(A, &v));
-      PetscCall(MatSpmvCUDASynchronize(stream));
-      PetscCall(PetscTime(&tv));
+      if (!f->tnumeric[where]) { /* the upload's share, for -info at the first time measured */
+        PetscCall(MatSpmvCUDASynchronize(stream));
+        PetscCall(PetscTime(&tv));
+      }
       PetscCall(PetscLogGpuTimeBegin());
       if (where == MATSPMV_NUMERIC_CUSPARSE) PetscCall(MatSpmvCUDAILUCuSPARSE(&f->d, v, info->zeropivot, positive, &zerorow));
       else PetscCall(MatSpmvCUDAILU(&f->d, v, info->zeropivot, positive, &zerorow));

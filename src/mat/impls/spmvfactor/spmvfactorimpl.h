@@ -135,6 +135,8 @@ PETSC_INTERN PetscErrorCode MatSpmvFactorSetFromOptions(Mat, PetscInt *);
 /* ---- the symbolic phase (symbolic.c) ---- */
 PETSC_INTERN PetscErrorCode MatILUFactorSymbolic_SpmvFactor(Mat, Mat, IS, IS, const MatFactorInfo *);
 PETSC_INTERN PetscErrorCode MatICCFactorSymbolic_SpmvFactor(Mat, Mat, IS, const MatFactorInfo *);
+/* A's host rows (MatGetRowIJ(), checked: square, sizes in 32 bits); MatRestoreRowIJ() gives them back */
+PETSC_INTERN PetscErrorCode MatSpmvFactorGetRows(Mat, PetscInt *, const PetscInt **, const PetscInt **);
 
 /* ---- the host reference (host.c) ---- */
 PETSC_INTERN PetscErrorCode MatSpmvILUHost(Mat_SpmvFactor *, const PetscScalar *, PetscReal, PetscBool, PetscInt *);

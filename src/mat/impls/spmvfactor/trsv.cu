@@ -644,10 +644,26 @@ static PetscErrorCode MatSpmvTriNextLaunch(MatSpmvTriDevice *d, cudaStream_t s, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the end of every numeric phase on the device: the units' block inverses from the factor's values,
+   then (where zeropivotrow is given) the first zero pivot's row the phase left in d->status; returns
+   when done */
+static PetscErrorCode MatSpmvTriFinishNumeric(MatSpmvTriDevice *d, cudaStream_t s, PetscInt *zeropivotrow)
+{
+  unsigned row = 0xffffffffu;
+
+  PetscFunctionBegin;
+  MatSpmvUnitInverseKernel<PetscScalar, int><<<(unsigned)((d->nunits + 127) / 128), 128, 0, s>>>((int)d->n, (int)d->unit, (int)d->nunits, d->j, d->lin, d->uout, d->a, d->binv[0], d->binv[1]);
+  PetscCallCUDA(cudaGetLastError());
+  if (zeropivotrow) PetscCallCUDA(cudaMemcpyAsync(&row, d->status, sizeof(unsigned), cudaMemcpyDeviceToHost, s));
+  PetscCallCUDA(cudaStreamSynchronize(s));
+  if (zeropivotrow && row != 0xffffffffu) *zeropivotrow = (PetscInt)row;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatSpmvCUDAILU(MatSpmvTriDevice *d, const PetscScalar *acsr, PetscReal zeropivot, PetscBool positive, PetscInt *zeropivotrow)
 {
   cudaStream_t s;
-  unsigned     blocks, row;
+  unsigned     blocks;
 
   PetscFunctionBegin;
   *zeropivotrow = -1;
@@ -661,11 +677,7 @@ PetscErrorCode MatSpmvCUDAILU(MatSpmvTriDevice *d, const PetscScalar *acsr, Pets
     <<<blocks, 32 * MATSPMV_TRI_WARPS, 0, s>>>((int)d->n, (int)d->unit, (int)d->nunits, d->order[0], d->i, d->j, d->diag, d->a, d->idiag, d->flags, d->counter, d->taken, d->launch, zeropivot, (bool)positive, (unsigned *)d->status);
   PetscCallCUDA(cudaGetLastError());
   d->taken += (unsigned long long)blocks * MATSPMV_TRI_WARPS;
-  MatSpmvUnitInverseKernel<PetscScalar, int><<<(unsigned)((d->nunits + 127) / 128), 128, 0, s>>>((int)d->n, (int)d->unit, (int)d->nunits, d->j, d->lin, d->uout, d->a, d->binv[0], d->binv[1]);
-  PetscCallCUDA(cudaGetLastError());
-  PetscCallCUDA(cudaMemcpyAsync(&row, d->status, sizeof(unsigned), cudaMemcpyDeviceToHost, s));
-  PetscCallCUDA(cudaStreamSynchronize(s));
-  if (row != 0xffffffffu) *zeropivotrow = (PetscInt)row;
+  PetscCall(MatSpmvTriFinishNumeric(d, s, zeropivotrow));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -713,7 +725,6 @@ PetscErrorCode MatSpmvCUDAILUCuSPARSE(MatSpmvTriDevice *d, const PetscScalar *ac
 {
   MatSpmvCuSPARSEILU *c;
   cudaStream_t        s;
-  unsigned            row;
 
   PetscFunctionBegin;
   *zeropivotrow = -1;
@@ -727,11 +738,7 @@ PetscErrorCode MatSpmvCUDAILUCuSPARSE(MatSpmvTriDevice *d, const PetscScalar *ac
   PetscCallCUDA(cudaMemsetAsync(d->status, 0xff, sizeof(int), s));
   MatSpmvPivotKernel<PetscScalar, int><<<(unsigned)PetscMin((d->n + 255) / 256, 4096), 256, 0, s>>>((int)d->n, d->diag, d->a, d->idiag, zeropivot, (bool)positive, (unsigned *)d->status);
   PetscCallCUDA(cudaGetLastError());
-  MatSpmvUnitInverseKernel<PetscScalar, int><<<(unsigned)((d->nunits + 127) / 128), 128, 0, s>>>((int)d->n, (int)d->unit, (int)d->nunits, d->j, d->lin, d->uout, d->a, d->binv[0], d->binv[1]);
-  PetscCallCUDA(cudaGetLastError());
-  PetscCallCUDA(cudaMemcpyAsync(&row, d->status, sizeof(unsigned), cudaMemcpyDeviceToHost, s));
-  PetscCallCUDA(cudaStreamSynchronize(s));
-  if (row != 0xffffffffu) *zeropivotrow = (PetscInt)row;
+  PetscCall(MatSpmvTriFinishNumeric(d, s, zeropivotrow));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -744,9 +751,7 @@ PetscErrorCode MatSpmvCUDATriSetValues(MatSpmvTriDevice *d, const PetscScalar *a
   PetscCall(PetscGetCurrentCUDAStream(&s));
   PetscCallCUDA(cudaMemcpyAsync(d->a, a, d->nnz * sizeof(PetscScalar), cudaMemcpyHostToDevice, s));
   PetscCallCUDA(cudaMemcpyAsync(d->idiag, idiag, d->n * sizeof(PetscScalar), cudaMemcpyHostToDevice, s));
-  MatSpmvUnitInverseKernel<PetscScalar, int><<<(unsigned)((d->nunits + 127) / 128), 128, 0, s>>>((int)d->n, (int)d->unit, (int)d->nunits, d->j, d->lin, d->uout, d->a, d->binv[0], d->binv[1]);
-  PetscCallCUDA(cudaGetLastError());
-  PetscCallCUDA(cudaStreamSynchronize(s)); /* the host's values are overwritten by the next numeric phase */
+  PetscCall(MatSpmvTriFinishNumeric(d, s, NULL)); /* the host's values are overwritten by the next numeric phase */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
