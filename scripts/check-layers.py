@@ -8,8 +8,9 @@ The units and their floors come from the `## Files` table of docs/design.md:
     | `src/mat/impls/brc/`                | 2 | ... |     a directory (recursively) is one unit
     | `include/petscspmv.h`               | - | ... |     documentation only, not in the graph
 
-A format registered in src/mat/impls/spmvlayer/types/formats.c's MatSpmvFormats[] line whose
-directory src/mat/impls/<name>/ has no row is a unit of floor 5 all the same.
+A format registered in src/mat/impls/spmvlayer/types/formats.c's MatSpmvFormats[] line (as
+ROOT/scripts/formats.sh lists them) whose directory src/mat/impls/<name>/ has no row is a unit of
+floor 5 all the same.
 
 Checks (all reported, exit 1 if any fails; one summary line and exit 0 when clean):
   1. every .c/.cu file under src/ belongs to exactly one unit, and every path in the table exists;
@@ -29,6 +30,7 @@ an identifier that merely shares a function's name (a local variable) counts as 
 """
 import argparse
 import re
+import subprocess
 import sys
 from collections import defaultdict, deque
 from pathlib import Path
@@ -163,11 +165,11 @@ def main():
             else:
                 errors.append(f"{table.name}:{no}: `{p}` has a floor but is neither a .c/.cu file nor a directory ending in / (give it floor -)")
     # a registered format's directory is a unit of floor 5 without a row of its own (a format is its
-    # directory and its line in formats.c: docs/design.md, "Adding a format")
-    registry = root / "src/mat/impls/spmvlayer/types/formats.c"
-    line = next((l for l in registry.read_text().splitlines() if re.search(r"MatSpmvFormats\[\]\s*=", l)), "") if registry.is_file() else ""
-    for name in re.findall(r"MatSpmvFormat_(\w+)", line):
-        d = f"src/mat/impls/{name.lower()}/"
+    # directory and its line in formats.c, which scripts/formats.sh reads: docs/design.md, "Adding a format")
+    formats = root / "scripts/formats.sh"
+    names = subprocess.run([str(formats)], capture_output=True, text=True, check=True).stdout.split() if formats.is_file() else []
+    for name in names:
+        d = f"src/mat/impls/{name}/"
         if d not in floor and (root / d).is_dir():
             floor[d] = 5
     sources = sorted(f.relative_to(root).as_posix() for f in (root / "src").rglob("*") if f.suffix in (".c", ".cu") and f.is_file())
