@@ -6,7 +6,7 @@
     0 device services        device.cu (spmvkernels.h: device helpers for the formats' kernels)
     1 base                   base.c (saved base operations), formats.c (the registered formats),
                              cusparse.c (aijcusparse access); spmvbase.h declares floors 0-1
-    2 engine                 order.c, layout.c, build.c, apply.c, tune.c, operator.c, check.c:
+    2 engine                 order.c, layout.c, build.c, apply.c, select.c, operator.c, check.c:
                              a format's layout of one operator, built, kept current and applied
     3 PETSc types            params.c, product.c, cusparsefactor.c, seq.c, mpi.c
     4 package and API        package.c, api.c
@@ -394,8 +394,8 @@ PETSC_INTERN PetscErrorCode MatSpmvRegisterBuildEvents(void);
 PETSC_INTERN PetscErrorCode MatSpmvTryBuild(Mat, int, const MatSpmvCSR *, MatSpmvFormat *, const void *, MatSpmvColumnPlan *, PetscBool, MatSpmvLayout *, PetscErrorCode *);
 
 /* apply.c: values and products of one layout */
-/* bring the values of a layout, last filled at object state *lstate, up to date with A */
-PETSC_INTERN PetscErrorCode MatSpmvRefresh(Mat, MatSpmvLayout, PetscObjectState *);
+/* bring the values of a layout, last filled at object state *lstate, up to date with A (sp: A's data) */
+PETSC_INTERN PetscErrorCode MatSpmvRefresh(Mat, Mat_SeqAIJSpmv *, MatSpmvLayout, PetscObjectState *);
 /* x in the layout's column order (host): x itself, or gathered into a work array when renumbered */
 PETSC_INTERN PetscErrorCode MatSpmvGatherColumnsHost(Mat_SeqAIJSpmv *, MatSpmvLayout, const PetscScalar **);
 /* the same on the device, on the given cudaStream_t */
@@ -404,15 +404,15 @@ PETSC_INTERN PetscErrorCode MatSpmvGatherColumnsDevice(Mat_SeqAIJSpmv *, MatSpmv
 PETSC_INTERN PetscErrorCode MatSpmvLayoutMultHost(Mat_SeqAIJSpmv *, MatSpmvLayout, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode MatSpmvLayoutMultDevice(Mat_SeqAIJSpmv *, MatSpmvLayout, PetscScalar *, const PetscScalar *, PetscScalar *, void *);
 
-/* tune.c: build sp->L[t] for A (t = 0) or A^T (t = 1) from A's CSR pattern, in A's format or its
+/* select.c: build sp->L[t] for A (t = 0) or A^T (t = 1) from A's CSR pattern, in A's format or its
    selecting format's choice (the first candidate that builds, or the fastest when it asks for tuning) */
-PETSC_INTERN PetscErrorCode MatSpmvBuild(Mat, int, const MatSpmvCSR *);
+PETSC_INTERN PetscErrorCode MatSpmvSelectLayout(Mat, int, const MatSpmvCSR *);
 
 /* operator.c: the layout of A (t = 0) or A^T (t = 1) brought up to date with A (built, rebuilt or
    refreshed), and y = op(A) x (+ z, NULL allowed) through it. The caller has read the options and
-   resolved the backend (the type's MatSpmvPrepare_SeqAIJSpmv()) */
-PETSC_INTERN PetscErrorCode MatSpmvUpdate(Mat, int, MatSpmvLayout *);
-PETSC_INTERN PetscErrorCode MatSpmvApply(Mat, int, Vec, Vec, Vec);
+   resolved the backend (the type's MatSpmvPrepare_SeqAIJSpmv()), and passes A's data (looked up once a product) */
+PETSC_INTERN PetscErrorCode MatSpmvUpdate(Mat, Mat_SeqAIJSpmv *, int, MatSpmvLayout *);
+PETSC_INTERN PetscErrorCode MatSpmvApply(Mat, Mat_SeqAIJSpmv *, int, Vec, Vec, Vec);
 
 /* check.c: layout invariants of A's and A^T's layouts against the CSR (tests) */
 PETSC_INTERN PetscErrorCode MatSpmvCheckLayouts(Mat);

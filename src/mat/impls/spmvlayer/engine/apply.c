@@ -45,9 +45,8 @@ static void MatSpmvGatherHost(MatSpmvLayout L, const PetscScalar *aa, PetscScala
 }
 
 /* Bring the values of layout L, last filled at object state *lstate, up to date with A */
-PetscErrorCode MatSpmvRefresh(Mat A, MatSpmvLayout L, PetscObjectState *lstate)
+PetscErrorCode MatSpmvRefresh(Mat A, Mat_SeqAIJSpmv *sp, MatSpmvLayout L, PetscObjectState *lstate)
 {
-  Mat_SeqAIJSpmv  *sp = MatSpmvSeq(A);
   PetscObjectState state;
 
   PetscFunctionBegin;

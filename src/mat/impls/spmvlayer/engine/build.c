@@ -3,7 +3,7 @@
   from the CSR pattern: the transpose's CSR, the compressed rows of mostly empty blocks, the column
   numbering (by frequency where a few columns hold many nonzeros, reverse Cuthill-McKee where rows
   spread over many columns), and the format's host build or its device build from aijcusparse's
-  device CSR. Choosing among a selecting format's candidates: tune.c.
+  device CSR. Choosing among a selecting format's candidates: select.c.
 */
 #include "../spmvimpl.h"
 

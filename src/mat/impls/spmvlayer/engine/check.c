@@ -41,7 +41,7 @@ PetscErrorCode MatSpmvCheckLayouts(Mat A)
   for (int t = 0; t < 2; t++) {
     MatSpmvLayout L;
 
-    PetscCall(MatSpmvUpdate(A, t, &L));
+    PetscCall(MatSpmvUpdate(A, sp, t, &L));
     PetscCall(MatSpmvLayoutDownload(L));
     PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &mrows, &ai, &aj, &done));
     PetscCall(MatSeqAIJGetArrayRead(A, &aa));

@@ -1,15 +1,14 @@
 /*
   A matrix's layouts at product time: the fingerprint that rebuilds a layout when the structure changed
-  (tune.c builds it), the refresh of its values when only they changed (apply.c), and the product
+  (select.c builds it), the refresh of its values when only they changed (apply.c), and the product
   y = op(A) x (+ z) on PETSc vectors: host or device, host vectors staged through device buffers.
   The caller (the type) has read the options and resolved the backend.
 */
 #include "../spmvimpl.h"
 
-/* Bring the layout of A (t = 0) or A^T (t = 1) up to date with A */
-PetscErrorCode MatSpmvUpdate(Mat A, int t, MatSpmvLayout *Lout)
+/* Bring the layout of A (t = 0) or A^T (t = 1) up to date with A (sp: A's data) */
+PetscErrorCode MatSpmvUpdate(Mat A, Mat_SeqAIJSpmv *sp, int t, MatSpmvLayout *Lout)
 {
-  Mat_SeqAIJSpmv  *sp = MatSpmvSeq(A);
   PetscObjectState nzstate;
   const PetscInt  *ai, *aj;
   PetscInt         m;
@@ -18,6 +17,13 @@ PetscErrorCode MatSpmvUpdate(Mat A, int t, MatSpmvLayout *Lout)
 
   PetscFunctionBegin;
   PetscCall(MatGetNonzeroState(A, &nzstate));
+  /* the pattern of the layout's build: PETSc raises the nonzero state at every change of the pattern
+     and MatHeaderMerge() swaps in new data, so only the values may need a refresh */
+  if (sp->L[t] && nzstate == sp->nonzerostate && A->data == sp->data) {
+    *Lout = sp->L[t];
+    PetscCall(MatSpmvRefresh(A, sp, sp->L[t], &sp->state[t]));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   /* the pattern is always current on the host (aijcusparse only moves values) */
   PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatGetRowIJ() gave no CSR for a %s matrix", ((PetscObject)A)->type_name);
@@ -26,7 +32,7 @@ PetscErrorCode MatSpmvUpdate(Mat A, int t, MatSpmvLayout *Lout)
   csr.nnz = ai ? ai[csr.m] : 0;
   csr.i   = ai;
   csr.j   = aj;
-  /* as stored; MatSpmvBuild() plans the order and counts the rows */
+  /* as stored; MatSpmvSelectLayout() plans the order and counts the rows */
   csr.colorder = MAT_SPMV_COLUMN_ORDER_NATURAL;
   csr.stats    = NULL;
   if (nzstate != sp->nonzerostate || csr.m != sp->m || csr.n != sp->n || csr.nnz != sp->nnz || A->data != sp->data) {
@@ -37,21 +43,20 @@ PetscErrorCode MatSpmvUpdate(Mat A, int t, MatSpmvLayout *Lout)
     sp->n            = csr.n;
     sp->nnz          = csr.nnz;
   }
-  if (!sp->L[t]) PetscCall(MatSpmvBuild(A, t, &csr));
+  if (!sp->L[t]) PetscCall(MatSpmvSelectLayout(A, t, &csr));
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
   *Lout = sp->L[t];
-  PetscCall(MatSpmvRefresh(A, sp->L[t], &sp->state[t]));
+  PetscCall(MatSpmvRefresh(A, sp, sp->L[t], &sp->state[t]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* y = op(A) x (+ z); t = 0: op(A) = A, t = 1: op(A) = A^T; host vectors staged through device buffers */
-PetscErrorCode MatSpmvApply(Mat A, int t, Vec x, Vec z, Vec y)
+PetscErrorCode MatSpmvApply(Mat A, Mat_SeqAIJSpmv *sp, int t, Vec x, Vec z, Vec y)
 {
-  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
-  MatSpmvLayout   L;
+  MatSpmvLayout L;
 
   PetscFunctionBegin;
-  PetscCall(MatSpmvUpdate(A, t, &L));
+  PetscCall(MatSpmvUpdate(A, sp, t, &L));
   PetscCall(PetscLogEventBegin(t ? sp->format->event_multT : sp->format->event_mult, A, x, y, 0));
   if (!sp->ondevice) {
     const PetscScalar *px, *pz = NULL;

@@ -63,19 +63,16 @@ static PetscErrorCode MatSetFromOptions_SeqAIJSpmv(Mat A, PetscOptionItems Petsc
 }
 
 /* Programs that never call MatSetFromOptions() still get -mat_<fmt>_* honoured at the first product */
-static PetscErrorCode MatSpmvLazyOptions(Mat A)
+static PetscErrorCode MatSpmvLazyOptions(Mat A, Mat_SeqAIJSpmv *sp)
 {
-  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
-
   PetscFunctionBegin;
   if (!sp->paramsset) PetscCall(MatSpmvReadOptions(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatSpmvResolveBackend(Mat A)
+static PetscErrorCode MatSpmvResolveBackend(Mat A, Mat_SeqAIJSpmv *sp)
 {
-  Mat_SeqAIJSpmv *sp  = MatSpmvSeq(A);
-  PetscBool       gpu = PETSC_FALSE;
+  PetscBool gpu = PETSC_FALSE;
 
   PetscFunctionBegin;
   if (sp->resolved) PetscFunctionReturn(PETSC_SUCCESS);
@@ -125,9 +122,8 @@ PetscErrorCode MatSpmvAdoptParams_SeqAIJSpmv(Mat A, const void *params, MatSpmvB
    solve's operator gets its layout early in its first solve. A block of an MPI matrix waits for its parent,
    which counts the parallel products and tells all processes' blocks together. A backend asked for
    (-mat_<fmt>_backend cuda) builds at once */
-static PetscErrorCode MatSpmvCountPattern(Mat A)
+static PetscErrorCode MatSpmvCountPattern(Mat A, Mat_SeqAIJSpmv *sp)
 {
-  Mat_SeqAIJSpmv  *sp = MatSpmvSeq(A);
   PetscObjectState nzstate;
 
   PetscFunctionBegin;
@@ -141,12 +137,19 @@ static PetscErrorCode MatSpmvCountPattern(Mat A)
 }
 
 /* Options and backend settled: errors surface here, before MatMult_MPIAIJ starts its scatter */
+static PetscErrorCode MatSpmvPrepare(Mat A, Mat_SeqAIJSpmv *sp)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvLazyOptions(A, sp));
+  PetscCall(MatSpmvResolveBackend(A, sp));
+  if (sp->ondevice && A->assembled) PetscCall(MatSpmvCountPattern(A, sp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatSpmvPrepare_SeqAIJSpmv(Mat A)
 {
   PetscFunctionBegin;
-  PetscCall(MatSpmvLazyOptions(A));
-  PetscCall(MatSpmvResolveBackend(A));
-  if (MatSpmvSeq(A)->ondevice && A->assembled) PetscCall(MatSpmvCountPattern(A));
+  PetscCall(MatSpmvPrepare(A, MatSpmvSeq(A)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -189,13 +192,15 @@ PetscErrorCode MatSpmvAllowLayouts_SeqAIJSpmv(Mat A, const PetscBool allow[2])
    starts); nothing for a block bound to the CPU, whose products are SeqAIJ's, or one still waiting */
 PetscErrorCode MatSpmvUpdateLayout_SeqAIJSpmv(Mat A, int t)
 {
-  MatSpmvLayout L;
+  Mat_SeqAIJSpmv *sp;
+  MatSpmvLayout   L;
 
   PetscFunctionBegin;
   if (A->ops->mult != MatMult_SeqAIJSpmv) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatSpmvPrepare_SeqAIJSpmv(A));
-  if (MatSpmvUsesBaseProducts(MatSpmvSeq(A), t)) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatSpmvUpdate(A, t, &L));
+  sp = MatSpmvSeq(A);
+  PetscCall(MatSpmvPrepare(A, sp));
+  if (MatSpmvUsesBaseProducts(sp, t)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvUpdate(A, sp, t, &L));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -206,7 +211,7 @@ static PetscErrorCode MatSpmvMult(Mat A, int t, Vec x, Vec z, Vec y)
   Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
 
   PetscFunctionBegin;
-  PetscCall(MatSpmvPrepare_SeqAIJSpmv(A));
+  PetscCall(MatSpmvPrepare(A, sp));
   if (MatSpmvUsesBaseProducts(sp, t)) {
     if (t == 0 && !z) PetscCall(sp->base->mult(A, x, y));
     else if (t == 0) PetscCall(sp->base->multadd(A, x, z, y));
@@ -214,7 +219,7 @@ static PetscErrorCode MatSpmvMult(Mat A, int t, Vec x, Vec z, Vec y)
     else PetscCall(sp->base->multtransposeadd(A, x, z, y));
     if (sp->ondevice && !sp->mpiblock && ++sp->nbase[t] == MatSpmvLayoutMinProducts)
       PetscCall(PetscInfo(A, "%s: %" PetscInt_FMT " products of %s through aijcusparse's at this nonzero pattern (-petscspmv_layout_min_products): the next builds its layout\n", sp->format->name, sp->nbase[t], t ? "A^T" : "A"));
-  } else PetscCall(MatSpmvApply(A, t, x, z, y));
+  } else PetscCall(MatSpmvApply(A, sp, t, x, z, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -403,7 +408,7 @@ static PetscErrorCode MatView_SeqAIJSpmv(Mat A, PetscViewer viewer)
   if (A->assembled && !A->factortype) {
     MatSpmvLayout L;
 
-    PetscCall(MatSpmvPrepare_SeqAIJSpmv(A));
+    PetscCall(MatSpmvPrepare(A, sp));
     if (MatSpmvUsesBaseProducts(sp, 0) && !sp->ondevice) {
       PetscCall(PetscViewerASCIIPrintf(viewer, "%s (%s): no GPU visible, products are AIJ's (-mat_%s_backend host runs the format's reference kernel)\n", sp->format->title, sp->format->name, sp->format->name));
       PetscFunctionReturn(PETSC_SUCCESS);
@@ -413,7 +418,7 @@ static PetscErrorCode MatView_SeqAIJSpmv(Mat A, PetscViewer viewer)
                                        sp->format->title, sp->format->name, MatSpmvLayoutMinProducts, sp->nbase[0]));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
-    PetscCall(MatSpmvUpdate(A, 0, &L));
+    PetscCall(MatSpmvUpdate(A, sp, 0, &L));
     PetscCall(PetscViewerASCIIPrintf(viewer, "%s (%s), backend %s, base %s\n", sp->format->title, sp->format->name, sp->ondevice ? "CUDA" : "host reference", sp->base->cusparse ? "aijcusparse" : "aij"));
     PetscCall(PetscViewerASCIIPushTab(viewer));
     PetscCall(PetscViewerASCIIPrintf(viewer, "slots %" PetscInt_FMT " for %" PetscInt_FMT " nonzeros: padding ratio %.3f, %.2f bytes per nonzero stored (CSR: %.2f)%s\n", L->nslots, L->nnz, L->nnz ? (double)L->nslots / (double)L->nnz : 1.0,
@@ -604,11 +609,12 @@ static PetscErrorCode MatSpmvGetParams_SeqAIJSpmv(Mat A, MatSpmvFormat **format,
 
 static PetscErrorCode MatSpmvGetStorage_SeqAIJSpmv(Mat A, PetscInt *nslots, PetscLogDouble *bytes)
 {
-  MatSpmvLayout L;
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
+  MatSpmvLayout   L;
 
   PetscFunctionBegin;
-  PetscCall(MatSpmvPrepare_SeqAIJSpmv(A));
-  PetscCall(MatSpmvUpdate(A, 0, &L));
+  PetscCall(MatSpmvPrepare(A, sp));
+  PetscCall(MatSpmvUpdate(A, sp, 0, &L));
   if (nslots) *nslots = L->nslots;
   if (bytes) *bytes = (PetscLogDouble)L->nslots * sizeof(PetscScalar) + (PetscLogDouble)L->indexbytes;
   PetscFunctionReturn(PETSC_SUCCESS);
