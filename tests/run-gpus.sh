@@ -2,7 +2,7 @@
 # The GPU suite on a machine of several GPUs: one copy of tests/run.sh per visible GPU, in parallel,
 # each taking the next case no other copy has taken (several copies on one GPU slow every case many
 # times over, unless NVIDIA's MPS daemon runs: then PETSCSPMV_TEST_PER_GPU=2 runs two on each).
-#   tests/run-gpus.sh [-k pattern]      the cases tests/run.sh -k would run (PETSCSPMV_TEST_TYPES too)
+#   tests/run-gpus.sh [run.sh's arguments]  the cases tests/run.sh would run with them (ids, -k, -t; PETSCSPMV_TEST_TYPES too)
 #   CUDA_VISIBLE_DEVICES=2,3            only those GPUs
 #   PETSCSPMV_TEST_PER_GPU=2            copies of tests/run.sh on each GPU (default 1)
 #   PETSCSPMV_TEST_DONE=file            leave out the cases an earlier output (its PASS lines) passed
@@ -19,7 +19,7 @@ else mapfile -t gpus < <(nvidia-smi --query-gpu=index --format=csv,noheader 2>/d
 mapfile -t cases < <(PETSCSPMV_TEST_LIST=1 tests/run.sh "$@" | sed -n 's/^CASE //p')
 if [ -n "${PETSCSPMV_TEST_DONE:-}" ]; then
   mapfile -t cases < <(printf '%s\n' "${cases[@]}" | while IFS= read -r c; do
-    grep -qF "PASS $c (" "$PETSCSPMV_TEST_DONE" || printf '%s\n' "$c"; done)
+    grep -qF "PASS $c  " "$PETSCSPMV_TEST_DONE" || printf '%s\n' "$c"; done)
 fi
 [ ${#cases[@]} -gt 0 ] || { echo "no case to run"; exit 1; }
 per_gpu=${PETSCSPMV_TEST_PER_GPU:-1}
@@ -31,13 +31,13 @@ for ((k = 1; k <= per_gpu; k++)); do
   done
 done
 # every copy walks the same list and runs the cases it claims first: the copies end together
-printf '%s\n' "${cases[@]}" >"$out/cases.names"
+printf '%s\n' "${cases[@]}" >"$out/cases.ids"
 claims=$out/claims
 rm -rf "$claims" && mkdir -p "$claims"
 echo "${#cases[@]} cases on GPUs ${gpus[*]}, $per_gpu cop$([ "$per_gpu" = 1 ] && echo y || echo ies) each (output in $out/)"
 for ((w = 0; w < ${#copies[@]}; w++)); do
   ( t0=$SECONDS name=${copies[w]}
-    CUDA_VISIBLE_DEVICES=${copy_gpu[w]} PETSCSPMV_TEST_NAMES=$out/cases.names PETSCSPMV_TEST_CLAIMS=$claims tests/run.sh "$@" >"$out/$name.txt" 2>&1
+    CUDA_VISIBLE_DEVICES=${copy_gpu[w]} PETSCSPMV_TEST_IDS=$out/cases.ids PETSCSPMV_TEST_CLAIMS=$claims tests/run.sh "$@" >"$out/$name.txt" 2>&1
     echo "$name: $(tail -1 "$out/$name.txt") ($((SECONDS - t0)) s)" ) &
 done
 wait

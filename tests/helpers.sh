@@ -1,0 +1,150 @@
+# The checks the cases of tests/cases run (sourced by tests/run.sh, exported to each case's shell).
+# Each takes the programs to run as arguments and prints what it compared.
+
+
+# the Newton and linear iteration counts of a stock-program run (error norms left out)
+iters() { grep -E "Linear solve converged|Nonlinear solve converged|Number of SNES iterations|iterations [0-9]+$" "$1" | sed -E 's/ due to [A-Z_]+//; s/Norm of error [^ ]+ //'; }
+same_iterations() { # program-name reference-args -- test-args
+  local prog=$1; shift
+  local ref=() tst=() side=ref
+  for a in "$@"; do
+    if [ "$a" = -- ]; then side=tst; continue; fi
+    if [ $side = ref ]; then ref+=("$a"); else tst+=("$a"); fi
+  done
+  local dir
+  dir=$(mktemp -d "$logs/$prog.XXXXXX")
+  "${ref[@]}" >"$dir/ref.log" 2>&1 || { echo "reference run failed"; cat "$dir/ref.log"; return 1; }
+  "${tst[@]}" >"$dir/test.log" 2>&1 || { echo "test run failed"; cat "$dir/test.log"; return 1; }
+  iters "$dir/ref.log" >"$dir/ref.it"; iters "$dir/test.log" >"$dir/test.it"
+  [ -s "$dir/ref.it" ] || { echo "no iteration counts in the reference run"; return 1; }
+  local tol=${ITER_TOL:-0}
+  # single precision: products summed in another order change GMRES's rounding
+  [ "${PETSCSPMV_VARIANT:-real}" = single ] && [ "$tol" = 0 ] && tol=2
+  if [ "$tol" != 0 ]; then
+    # linear counts may move by up to tol% (at least 1): rows summed in another order (atomics, a
+    # different kernel) change the rounding; Newton counts and the number of solves must match
+    paste -d'|' "$dir/ref.it" "$dir/test.it" | awk -F'|' -v tol="$tol" '
+      { na = split($1, a, " "); nb = split($2, b, " "); ra = a[na]; rb = b[nb]; $1 = $1 }
+      { sub(/[0-9]+$/, "", $1); sub(/[0-9]+$/, "", $2) }
+      $1 != $2 { bad = 1 }
+      $1 ~ /Nonlinear|SNES/ && ra != rb { bad = 1 }
+      ra != rb && (ra - rb > tol / 100 * ra + 1 || rb - ra > tol / 100 * ra + 1) { bad = 1 }
+      END { exit bad }' && [ "$(wc -l <"$dir/ref.it")" = "$(wc -l <"$dir/test.it")" ] ||
+      { diff "$dir/ref.it" "$dir/test.it"; echo "iteration counts differ by more than $tol% (reference < > $prog)"; return 1; }
+  else
+    diff "$dir/ref.it" "$dir/test.it" || { echo "iteration counts differ (reference < > $prog)"; return 1; }
+  fi
+  echo "same iterations:"; cat "$dir/test.it"
+}
+# KSPSolve's host<->device copies (counts) in a -log_view -log_view_gpu_time log and the linear
+# iterations of the run: "cpu2gpu gpu2cpu iterations"
+copies() {
+  local its
+  its=$(grep -Eo "Linear solve (converged|did not converge).* iterations [0-9]+" "$1" | awk '{ s += $NF } END { print s + 0 }')
+  awk -v its="$its" '$1 == "KSPSolve" { print $(NF-4), $(NF-2), its }' "$1"
+}
+# tolerance extra reference-args -- test-args. Tolerance 0: the test's KSPSolve makes no more copies
+# than the reference's plus extra uploads (runs that take the same iterations: ILU, Jacobi,
+# polynomial; extra: a format's one-time upload of a plan made on the host). Tolerance
+# t%: no more copies per linear iteration than the reference's plus t% (GAMG: its iteration
+# counts, and with them aijcusparse's own copy counts, vary from run to run; a copy per product
+# or per level setup would still show as several percent)
+no_more_copies() {
+  local tol=$1 extra=$2 ref=() tst=() side=ref
+  shift 2
+  for a in "$@"; do
+    if [ "$a" = -- ]; then side=tst; continue; fi
+    if [ $side = ref ]; then ref+=("$a"); else tst+=("$a"); fi
+  done
+  local dir
+  dir=$(mktemp -d "$logs/copies.XXXXXX")
+  "${ref[@]}" -log_view -log_view_gpu_time >"$dir/ref.log" 2>&1 || { echo "reference run failed"; cat "$dir/ref.log"; return 1; }
+  "${tst[@]}" -log_view -log_view_gpu_time >"$dir/test.log" 2>&1 || { echo "test run failed"; cat "$dir/test.log"; return 1; }
+  read -r rc rg ri <<<"$(copies "$dir/ref.log")"; read -r tc tg ti <<<"$(copies "$dir/test.log")"
+  [ -n "$rc" ] && [ -n "$tc" ] && [ "${ri:-0}" -gt 0 ] && [ "${ti:-0}" -gt 0 ] || { echo "no KSPSolve line with copy counts, or no iterations"; return 1; }
+  echo "KSPSolve copies CpuToGpu/GpuToCpu in linear iterations: reference $rc/$rg in $ri, test $tc/$tg in $ti (tolerance $tol%, extra uploads $extra)"
+  if [ "$tol" = 0 ]; then
+    [ "$tc" -le $((rc + extra)) ] && [ "$tg" -le "$rg" ]
+  else
+    # each direction: no more per iteration, or no more in all (the set-up's few copies, divided by
+    # fewer iterations than the reference's, would otherwise count as more per iteration)
+    awk -v a="$tc" -v b="$rc" -v c="$tg" -v d="$rg" -v ti="$ti" -v ri="$ri" -v t="$tol" 'BEGIN { f = 1 + t / 100; exit !((a / ti <= f * b / ri || a <= b) && (c / ti <= f * d / ri || c <= d)) }'
+  fi
+}
+# a failed program's long output: its error message's first lines (the cause, past -help's or -info's
+# lines, or the options a PETSc error ends with), then its last ones (log [how many, default 8])
+failure_lines() {
+  grep -m 12 'PETSC ERROR' "$1"
+  echo "..."
+  tail -"${2:-8}" "$1"
+}
+# -help lists the format's options: option -- command... (the command's output must name the option)
+lists_option() {
+  local opt=$1; shift; shift
+  "$@" -help >"$logs/help.$$.log" 2>&1 || { echo "the program failed"; failure_lines "$logs/help.$$.log"; return 1; }
+  grep -q -- "$opt" "$logs/help.$$.log" || { echo "$opt not listed by: $*"; return 1; }
+}
+# the factor package -ksp_view reports (PCFactor's "package used to perform factorization"), and a
+# line -info must print (none: "")
+factor_package() { # expected-package info-pattern program args...
+  local want=$1 info=$2; shift 2
+  local log="$logs/factor.$$.log"
+  "$@" -ksp_view -info :mat >"$log" 2>&1 || { echo "the program failed"; failure_lines "$log"; return 1; }
+  grep "package used to perform factorization" "$log" | sort -u
+  grep -q "package used to perform factorization: $want\$" "$log" || { echo "expected the $want package"; return 1; }
+  [ -z "$info" ] || grep -m1 -- "$info" "$log" || { echo "no -info line matching: $info"; return 1; }
+}
+
+# examples/ex1 (what a user copies): CG + ICC(0) by MATSOLVERSPMV on brc, made by -mat_type and by
+# MatConvert, and on aij: the same iterations as aij with PETSc's own ICC(0), the same factorization
+ex1_case() { # np matrix-type-shown solver-type-shown ex1-options...
+  local np=$1 mtype=$2 stype=$3 dir ref tst tol=0 sub=
+  shift 3
+  [ $np -gt 1 ] && sub=sub_ # block Jacobi
+  dir=$(mktemp -d "$logs/ex1.XXXXXX")
+  $PETSCSPMV_MPIEXEC_N $np $bin/ex1 -n 40 -mat_type aij -${sub}pc_factor_mat_solver_type petsc >"$dir/ref.log" 2>&1 ||
+    { echo "reference run failed"; cat "$dir/ref.log"; return 1; }
+  $PETSCSPMV_MPIEXEC_N $np $bin/ex1 -n 40 "$@" >"$dir/test.log" 2>&1 || { echo "ex1 $* failed"; cat "$dir/test.log"; return 1; }
+  cat "$dir/test.log"
+  grep -q "^Matrix: $mtype," "$dir/test.log" || { echo "not a $mtype matrix"; return 1; }
+  grep -q "factor solver type: $stype\$" "$dir/test.log" || { echo "the factor is not $stype's"; return 1; }
+  grep -q "factor solver type: petsc\$" "$dir/ref.log" || { echo "the reference's factor is not PETSc's"; cat "$dir/ref.log"; return 1; }
+  ref=$(sed -n 's/.*: CONVERGED_[A-Z_]* after \([0-9]*\) iterations.*/\1/p' "$dir/ref.log")
+  tst=$(sed -n 's/.*: CONVERGED_[A-Z_]* after \([0-9]*\) iterations.*/\1/p' "$dir/test.log")
+  [ -n "$ref" ] && [ -n "$tst" ] || { echo "did not converge (reference: ${ref:-no}, ex1: ${tst:-no})"; return 1; }
+  [ "${PETSCSPMV_VARIANT:-real}" = single ] && tol=$((ref / 50 + 1)) # products summed in another order
+  [ $((tst - ref)) -le $tol ] && [ $((ref - tst)) -le $tol ] || { echo "iterations $tst, aij with PETSc's ICC(0) $ref"; return 1; }
+  echo "iterations $tst, as aij with PETSc's ICC(0)"
+}
+
+# petsc4py must load this PETSc's library, not another build's of the same version
+same_petsc() {
+  local so
+  so=$(find "$1" -name 'PETSc*.so' -path '*petsc4py*' | head -1)
+  [ -n "$so" ] || { echo "no petsc4py extension in $1"; return 1; }
+  local got
+  got=$(ldd "$so" | awk '/libpetsc\.so/ { print $3; exit }')
+  echo "petsc4py loads $got"
+  # compared as resolved directories: the library may be reached through a link (the GPU bundle)
+  [ -n "$got" ] && [ "$(readlink -f "$(dirname "$got")")" = "$(readlink -f "$PETSC_DIR/${PETSC_ARCH:-}/lib")" ] ||
+    { echo "petsc4py in $1 does not load the PETSc at $PETSC_DIR (rebuild it: rm -rf $1; make python)"; return 1; }
+}
+
+# make install's pkg-config file builds a program against the installed copy alone (a tree without
+# make, PETSc's compiler or its PETSc.pc, such as the GPU bundle, cannot install: there the same
+# program as built in the tree by make)
+installed() {
+  local prefix pcpath cc
+  prefix=$(mktemp -d "$logs/install.XXXXXX")
+  make --no-print-directory -C "$root" install PREFIX="$prefix" || return 1
+  pcpath=$prefix/lib/pkgconfig:$PETSC_DIR/${PETSC_ARCH:-}/lib/pkgconfig
+  cat "$prefix/lib/pkgconfig/petscspmv.pc"
+  cc=$(PKG_CONFIG_PATH=$pcpath pkg-config --variable=ccompiler PETSc) || return 1
+  # shellcheck disable=SC2046
+  $cc -o "$prefix/prog" "$root/tests/test_installed.c" $(PKG_CONFIG_PATH=$pcpath pkg-config --cflags --libs petscspmv) \
+    -Wl,-rpath,"$(PKG_CONFIG_PATH=$pcpath pkg-config --variable=libdir PETSc)" || return 1
+  ldd "$prefix/prog" | grep -F "$prefix/lib/libpetscspmv.so" || { echo "not linked to the installed library"; return 1; }
+  "$prefix/prog" && $np2 "$prefix/prog"
+}
+
+export -f iters same_iterations copies no_more_copies failure_lines lists_option factor_package ex1_case same_petsc installed
