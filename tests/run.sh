@@ -26,7 +26,7 @@ else builddir=${BUILDDIR:-build/$PETSCSPMV_VARIANT} libdir=${LIBDIR:-$builddir/l
 bin=$root/$builddir/bin
 lib=$root/$libdir/libpetscspmv.so
 mats=$root/tests/matrices
-logs=$root/$builddir/test-logs
+logs=${PETSCSPMV_TEST_LOGS:-$root/$builddir/test-logs}
 mkdir -p "$logs"
 np2="$PETSCSPMV_MPIEXEC_N 2" # the launcher (scripts/petsc-env.sh: $MPIEXEC, else PETSc's), --oversubscribe where Open MPI's
 types=${PETSCSPMV_TEST_TYPES:-$(scripts/formats.sh)} # every registered format
@@ -90,7 +90,7 @@ run() { # id name limit command...
   if [ $list = 1 ]; then printf '%s\t%s\n' "$id" "$name"; return 0; fi
   # copies sharing PETSCSPMV_TEST_CLAIMS (tests/run-gpus.sh) each run the cases they claim first
   if [ -n "${PETSCSPMV_TEST_CLAIMS:-}" ]; then mkdir "$PETSCSPMV_TEST_CLAIMS/$(printf '%s' "$id" | md5sum | cut -c1-32)" 2>/dev/null || return 0; fi
-  local log="$logs/$(echo "$id" | tr -c 'A-Za-z0-9_.-' _).log" t0=$SECONDS
+  local log="$logs/$(printf '%s' "$id" | tr -c 'A-Za-z0-9_.-' _).log" t0=$SECONDS
   if timeout "$limit" bash -c '"$@"' _ "$@" >"$log" 2>&1 </dev/null; then
     pass=$((pass + 1)); echo "PASS $id  $name ($((SECONDS - t0)) s)"
   else
@@ -108,7 +108,7 @@ one_case() {
   for d in "${defs[@]}"; do eval "$d"; done
   eval "cid=\"$c_id\""
   [ -n "$t" ] && cid=$t/$cid
-  [ -z "${seen[$cid]+x}" ] || { echo "tests/cases: the id $cid is given twice"; exit 2; }
+  [ -z "${seen[$cid]+x}" ] || { echo "${PETSCSPMV_TEST_CASES:-tests/cases}: the id $cid is given twice"; exit 2; }
   seen[$cid]=1
   tags="$t np$np $c_gpu $c_labels $axisvals"
   selected "$cid" "$tags" || return 0
@@ -140,7 +140,7 @@ expand() { # axis... : one case per value of each axis ("name=v1,v2")
   done
 }
 
-mapfile -t lines <tests/cases
+mapfile -t lines <"${PETSCSPMV_TEST_CASES:-tests/cases}" # PETSCSPMV_TEST_CASES: another table (tests/harness-fixture.sh)
 defs=()
 for line in "${lines[@]}"; do
   case $line in '' | '#'*) continue ;; 'def '*) defs+=("${line#def }"); continue ;; esac

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# tests/run.sh on a table of its own: one case runs by its id, axes and tags expand and select, PASS
+# and FAIL are counted in the last line, a repeated id is refused.   tests/harness-fixture.sh DIR
+set -u
+dir=$1
+cd "$(dirname "$0")/.."
+rm -rf "$dir" && mkdir -p "$dir"
+printf '%s\n' '# fixture' 'def word=yes' \
+  'ok-np$np | type=brc np=1,2 even | passes, $ranks | test $word = yes' \
+  'fails | broken | fails | false' \
+  'gpu-only | gpu | needs a GPU | true' >"$dir/cases"
+export PETSCSPMV_TEST_CASES=$dir/cases PETSCSPMV_TEST_TYPES=brc PETSCSPMV_TEST_LOGS=$dir/logs
+check() { # what expected-output command...
+  local what=$1 want=$2 got
+  shift 2
+  got=$("$@" 2>&1)
+  [ "$got" = "$want" ] || { printf '%s: expected\n%s\ngot\n%s\n' "$what" "$want" "$got"; exit 1; }
+  echo "ok $what"
+}
+check "the table's ids" "$(printf 'brc/ok-np1\nbrc/ok-np2\nfails')" bash -c 'PATH=/nonexistent-gpu:$PATH tests/run.sh --list | cut -f1 | grep -v "^gpu-only$"'
+check "one case by its id" "brc/ok-np2	brc: passes, 2 ranks" tests/run.sh --list brc/ok-np2
+check "tags select (all of them)" "brc/ok-np1" bash -c 'tests/run.sh --list -t even -t np1 | cut -f1'
+check "-k on ids" "fails" bash -c 'tests/run.sh --list -k ail | cut -f1'
+out=$(tests/run.sh brc/ok-np1 fails 2>&1); rc=$?
+echo "$out"
+[ $rc != 0 ] && grep -q '^PASS brc/ok-np1 ' <<<"$out" && grep -q '^FAIL fails ' <<<"$out" && [ "$(tail -1 <<<"$out")" = "1 passed, 1 failed" ] ||
+  { echo "a run of one passing and one failing case: exit $rc"; exit 1; }
+echo "ok PASS and FAIL counted, exit $rc"
+printf '%s\n' 'twice | a | first | true' 'twice | b | second | true' >"$dir/cases"
+out=$(tests/run.sh --list 2>&1); rc=$?
+[ $rc = 2 ] && grep -q 'the id twice is given twice' <<<"$out" || { echo "a repeated id: exit $rc, $out"; exit 1; }
+echo "ok a repeated id refused: $out"
