@@ -36,6 +36,7 @@ typedef enum {
 
 typedef struct {
   char          name[64];   /* the setter */
+  void         *fn;         /* found in the program's libraries when the line is read */
   char          target[32]; /* A, or another matrix the program names (test_errors: aij, a petscspmv type) */
   FormatArgKind kind;
   PetscInt64    i; /* integer, boolean and enum values */
@@ -251,6 +252,8 @@ static inline PetscErrorCode FormatParseCall(const char *where, const char *s, F
   l = (size_t)(q - p);
   PetscCheck(l > 0 && l < sizeof(c->name), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: cannot read a setter's name at '%s'", where, s);
   PetscCall(PetscStrncpy(c->name, p, l + 1));
+  PetscCall(PetscDLSym(NULL, c->name, &c->fn));
+  PetscCheck(c->fn, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: no function %s in the program or its libraries: a misspelt setter, or one PETSc's dynamic loader cannot see", where, c->name);
   p = q;
   while (isspace((unsigned char)*p)) p++;
   PetscCheck(*p == '(', PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: %s must be followed by (target, (Type)value)", where, c->name);
@@ -315,6 +318,7 @@ static inline PetscErrorCode FormatParseItems(const char *where, const char text
   PetscFunctionBegin;
   PetscCall(PetscMemzero(it, sizeof(*it)));
   PetscCall(PetscStrncpy(it->text, text, sizeof(it->text)));
+  for (size_t l = strlen(it->text); l && isspace((unsigned char)it->text[l - 1]); l--) it->text[l - 1] = 0;
   for (;;) {
     size_t l;
 
@@ -353,34 +357,30 @@ static inline PetscErrorCode FormatParseItems(const char *where, const char text
 /* The setter's call on M; its error code returned (under PetscReturnErrorHandler, for the caller to compare) */
 static inline PetscErrorCode FormatCallApply(const FormatCall *c, Mat M)
 {
-  void *fp = NULL;
-
   PetscFunctionBegin;
-  PetscCall(PetscDLSym(NULL, c->name, &fp));
-  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "No function %s in the program or its libraries: a misspelt setter in a format's test file, or one PETSc's dynamic loader cannot see", c->name);
   switch (c->kind) {
   case FORMAT_ARG_INT: {
     PetscErrorCode (*f)(Mat, PetscInt);
 
-    *(void **)&f = fp;
+    *(void **)&f = c->fn;
     PetscCall((*f)(M, (PetscInt)c->i));
   } break;
   case FORMAT_ARG_REAL: {
     PetscErrorCode (*f)(Mat, PetscReal);
 
-    *(void **)&f = fp;
+    *(void **)&f = c->fn;
     PetscCall((*f)(M, c->r));
   } break;
   case FORMAT_ARG_BOOL: {
     PetscErrorCode (*f)(Mat, PetscBool);
 
-    *(void **)&f = fp;
+    *(void **)&f = c->fn;
     PetscCall((*f)(M, (PetscBool)c->i));
   } break;
   case FORMAT_ARG_ENUM: {
     PetscErrorCode (*f)(Mat, PetscEnum);
 
-    *(void **)&f = fp;
+    *(void **)&f = c->fn;
     PetscCall((*f)(M, (PetscEnum)c->i));
   } break;
   }
