@@ -40,6 +40,10 @@ M*/
 #define PETSCSPMV_VERSION_GE(MAJOR, MINOR, SUBMINOR) \
   (PETSCSPMV_VERSION_MAJOR > (MAJOR) || (PETSCSPMV_VERSION_MAJOR == (MAJOR) && (PETSCSPMV_VERSION_MINOR > (MINOR) || (PETSCSPMV_VERSION_MINOR == (MINOR) && PETSCSPMV_VERSION_SUBMINOR >= (SUBMINOR)))))
 
+/* The formats' public names and setters, for users' programs. A format needs none of it: the layer
+   registers it from its directory (docs/design.md, "Adding a format"), and -mat_type <name> with
+   its -mat_<name>_* options select and set it. */
+
 /*MC
    MATBRC - "brc" - Blocked Row-Column storage (Ashari et al., ICS'14) for GPU SpMV.
 

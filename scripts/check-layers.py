@@ -8,7 +8,7 @@ The units and their floors come from the `## Files` table of docs/design.md:
     | `src/mat/impls/brc/`                | 2 | ... |     a directory (recursively) is one unit
     | `include/petscspmv.h`               | - | ... |     documentation only, not in the graph
 
-A format registered in src/mat/impls/spmvlayer/types/formats.c's MatSpmvFormats[] line (as
+A format registered on src/mat/impls/spmvlayer/types/formats.c's MATSPMV_FORMATS line (as
 ROOT/scripts/formats.sh lists them) whose directory src/mat/impls/<name>/ has no row is a unit of
 floor 5 all the same.
 

@@ -1,8 +1,10 @@
 static char help[] = "Bad input gets a clear PETSc error, and the matrix stays intact.\n"
-                     "  -type <brc>  petscspmv type to test\n";
+                     "  -type <brc>     petscspmv type to test (its own cases: src/mat/impls/<type>/test-errors)\n"
+                     "  -srcdir <path>  the repository root, where the formats' test-errors are (default: found above the program or the working directory)\n";
 
 #include <petscspmv.h>
 #include "check.h"
+#include "formatfile.h" /* a format's test-errors */
 
 static PetscErrorCode Laplacian(MatType type, PetscInt n, Mat *A)
 {
@@ -36,34 +38,207 @@ static PetscErrorCode Laplacian(MatType type, PetscInt n, Mat *A)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok %s fails with error %d\n", #call, (int)ierr_)); \
   } while (0)
 
-static PetscErrorCode SetFromOptionsWith(Mat A, const char *opt, const char *val)
+/* The matrices a format's test-errors may name as a setter's target besides A: aij, a plain AIJ
+   matrix, or a petscspmv type, a matrix of that type (both Laplacians of 50 rows, made once) */
+typedef struct {
+  PetscInt n;
+  char     name[8][32];
+  Mat      M[8];
+} Targets;
+
+static PetscErrorCode TargetGet(void *ctx, const char name[], Mat *M)
+{
+  Targets  *t = (Targets *)ctx;
+  PetscBool aij;
+
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < t->n; k++) {
+    PetscBool match;
+
+    PetscCall(PetscStrcmp(name, t->name[k], &match));
+    if (match) {
+      *M = t->M[k];
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+  PetscCheck(t->n < (PetscInt)PETSC_STATIC_ARRAY_LENGTH(t->M), PETSC_COMM_SELF, PETSC_ERR_SUP, "More than %d target matrices", (int)PETSC_STATIC_ARRAY_LENGTH(t->M));
+  PetscCall(PetscStrcmp(name, "aij", &aij));
+  PetscCall(Laplacian(aij ? MATAIJ : name, 50, &t->M[t->n]));
+  PetscCall(PetscStrncpy(t->name[t->n], name, sizeof(t->name[0])));
+  *M = t->M[t->n++];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TargetsDestroy(Targets *t)
+{
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < t->n; k++) PetscCall(MatDestroy(&t->M[k]));
+  t->n = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* What a line of a format's test-errors expects of its items, applied to A (tests/formatfile.h):
+     -> PETSC_ERR_...            they fail with that error class (the matrix stays intact: its
+                                 products are checked after all such lines)
+     -> ok                       they succeed, and A's products then match MATAIJ's
+     -> same layout as <items>   after the rejected settings, they give A exactly the layout of a
+                                 new matrix given <items> (A there is that new matrix): the
+                                 rejected values were not stored
+   or the line declares a padding limit (TestPaddingLimit()):
+     padding-limit <default> <option> [<setter>] */
+typedef enum {
+  LINE_ERROR,
+  LINE_OK,
+  LINE_SAME_LAYOUT,
+  LINE_PADDING_LIMIT
+} LineKind;
+
+typedef struct {
+  LineKind       kind;
+  char           where[PETSC_MAX_PATH_LEN + 16];
+  FormatItems    items, fresh; /* fresh: the items of "same layout as" */
+  PetscErrorCode code;         /* LINE_ERROR */
+  PetscReal      dflt;         /* LINE_PADDING_LIMIT: the default limit, its option and setter ("": none) */
+  char           option[64], setter[64];
+} ErrorLine;
+
+/* The error classes a line may expect, by name */
+static PetscErrorCode ErrorCode(const char *where, const char name[], PetscErrorCode *code)
+{
+  static const struct {
+    const char    *name;
+    PetscErrorCode code;
+  } codes[] = {
+    {"PETSC_ERR_ARG_OUTOFRANGE",   PETSC_ERR_ARG_OUTOFRANGE  },
+    {"PETSC_ERR_ARG_WRONG",        PETSC_ERR_ARG_WRONG       },
+    {"PETSC_ERR_ARG_WRONGSTATE",   PETSC_ERR_ARG_WRONGSTATE  },
+    {"PETSC_ERR_ARG_INCOMP",       PETSC_ERR_ARG_INCOMP      },
+    {"PETSC_ERR_ARG_UNKNOWN_TYPE", PETSC_ERR_ARG_UNKNOWN_TYPE},
+    {"PETSC_ERR_ARG_SIZ",          PETSC_ERR_ARG_SIZ         },
+    {"PETSC_ERR_USER",             PETSC_ERR_USER            },
+    {"PETSC_ERR_USER_INPUT",       PETSC_ERR_USER_INPUT      },
+    {"PETSC_ERR_SUP",              PETSC_ERR_SUP             },
+    {"PETSC_ERR_SUP_SYS",          PETSC_ERR_SUP_SYS         },
+    {"PETSC_ERR_MEM",              PETSC_ERR_MEM             },
+  };
+
+  PetscFunctionBegin;
+  for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(codes); k++) {
+    if (!strcmp(name, codes[k].name)) {
+      *code = codes[k].code;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: expected '-> PETSC_ERR_<class>', '-> ok' or '-> same layout as <items>', not '-> %s' (error classes known here: tests/test_errors.c, ErrorCode())", where, name);
+}
+
+/* The lines of src/mat/impls/<type>/test-errors (none without the file) */
+static PetscErrorCode ReadErrorLines(const char type[], PetscInt *nlines, ErrorLine **lines)
+{
+  FormatFile f;
+  PetscBool  found;
+
+  PetscFunctionBegin;
+  *nlines = 0;
+  *lines  = NULL;
+  PetscCall(FormatFileRead(type, "test-errors", &f, &found));
+  if (!found) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: no format-specific cases (no %s)\n", type, f.path));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscCalloc1(f.nlines, lines));
+  for (PetscInt l = 0; l < f.nlines; l++) {
+    ErrorLine *e = &(*lines)[l];
+    char      *items, *expect;
+
+    PetscCall(PetscSNPrintf(e->where, sizeof(e->where), "%s:%" PetscInt_FMT, f.path, f.lineno[l]));
+    if (!strncmp(f.line[l], "padding-limit ", 14)) {
+      char *end;
+      int   n;
+
+      e->kind = LINE_PADDING_LIMIT;
+      e->dflt = (PetscReal)strtod(f.line[l] + 14, &end);
+      n       = sscanf(end, "%63s %63s", e->option, e->setter);
+      PetscCheck(end != f.line[l] + 14 && e->dflt >= 1 && n >= 1 && e->option[0] == '-', PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: write padding-limit <default ratio> <option> [<setter>]", e->where);
+      if (n < 2) e->setter[0] = 0;
+      continue;
+    }
+    FormatLineSplit(f.line[l], &items, &expect);
+    PetscCheck(expect[0], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: a line needs its expectation: items -> PETSC_ERR_<class>, ok or same layout as <items>", e->where);
+    PetscCall(FormatParseItems(e->where, items, &e->items));
+    if (!strcmp(expect, "ok")) e->kind = LINE_OK;
+    else if (!strncmp(expect, "same layout as ", 15)) {
+      e->kind = LINE_SAME_LAYOUT;
+      PetscCall(FormatParseItems(e->where, expect + 15, &e->fresh));
+    } else {
+      e->kind = LINE_ERROR;
+      PetscCall(ErrorCode(e->where, expect, &e->code));
+    }
+  }
+  *nlines = f.nlines;
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %" PetscInt_FMT " lines from %s\n", type, *nlines, f.path));
+  PetscCall(FormatFileDestroy(&f));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The items of a line applied to A fail with its error class */
+static PetscErrorCode CheckError(const ErrorLine *e, Mat A, Targets *t)
 {
   PetscErrorCode ierr;
 
   PetscFunctionBegin;
-  PetscCall(PetscOptionsSetValue(NULL, opt, val));
-  ierr = MatSetFromOptions(A);
-  PetscCall(PetscOptionsClearValue(NULL, opt));
-  PetscFunctionReturn(ierr);
+  for (PetscInt k = 0; k < e->items.ncalls; k++) { /* made before errors are returned instead of raised */
+    Mat M;
+
+    if (strcmp(e->items.call[k].target, "A")) PetscCall(TargetGet(t, e->items.call[k].target, &M));
+  }
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = FormatItemsApply(&e->items, A, TargetGet, t);
+  PetscCall(PetscPopErrorHandler());
+  PetscCheck(ierr == e->code, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: %s returned %d, expected %d", e->where, e->items.text, (int)ierr, (int)e->code);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok %s fails with error %d\n", e->items.text, (int)ierr));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* After rejected settings, a valid option gives A exactly the layout of a fresh matrix given the
-   same setting through its setter: the rejected values were not stored */
-static PetscErrorCode CheckValidOptionAfterRejected(Mat A, Mat Aref, MatType type, const char *opt, const char *val, PetscErrorCode (*setter)(Mat, PetscInt), PetscInt setval, PetscRandom rnd)
+/* The valid items of a line (after the rejected ones): A's products, and for "same layout as" A's
+   layout against a new matrix given the right side's items */
+static PetscErrorCode CheckValid(const ErrorLine *e, Mat A, Mat Aref, MatType type, Targets *t, PetscRandom rnd)
 {
-  Mat            F;
-  PetscInt       ns, nsf;
-  PetscLogDouble b, bf;
+  char label[sizeof(e->items.text) + 64];
 
   PetscFunctionBegin;
-  PetscCall(SetFromOptionsWith(A, opt, val));
-  PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &F));
-  PetscCall(setter(F, setval));
-  PetscCall(MatSpmvGetStorage(A, &ns, &b));
-  PetscCall(MatSpmvGetStorage(F, &nsf, &bf));
-  PetscCheck(ns == nsf && b == bf, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Rejected settings changed the layout: %" PetscInt_FMT " slots, expected %" PetscInt_FMT, ns, nsf);
-  PetscCall(CheckProducts(A, Aref, rnd, "after a valid option"));
-  PetscCall(MatDestroy(&F));
+  PetscCall(FormatItemsApply(&e->items, A, TargetGet, t));
+  PetscCall(PetscSNPrintf(label, sizeof(label), "after %s", e->items.text));
+  if (e->kind == LINE_SAME_LAYOUT) {
+    Mat            F;
+    PetscInt       ns, nsf;
+    PetscLogDouble b, bf;
+
+    PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &F));
+    PetscCall(FormatItemsApply(&e->fresh, F, TargetGet, t));
+    PetscCall(MatSpmvGetStorage(A, &ns, &b));
+    PetscCall(MatSpmvGetStorage(F, &nsf, &bf));
+    PetscCheck(ns == nsf && b == bf, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: rejected settings changed the layout: %" PetscInt_FMT " slots, expected %" PetscInt_FMT, e->where, ns, nsf);
+    PetscCall(MatDestroy(&F));
+  }
+  PetscCall(CheckProducts(A, Aref, rnd, label));
+  if (e->kind == LINE_SAME_LAYOUT) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok %s: the layout of a new matrix given %s\n", e->items.text, e->fresh.text));
+  else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok %s: products as MATAIJ's\n", e->items.text));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The padding limit of a line "padding-limit" set to r on M, through the option or the setter
+   (the option where the line names no setter) */
+static PetscErrorCode SetPaddingLimit(const ErrorLine *e, Mat M, PetscBool setter, PetscReal r)
+{
+  char        text[256];
+  FormatItems it;
+
+  PetscFunctionBegin;
+  if (setter && e->setter[0]) PetscCall(PetscSNPrintf(text, sizeof(text), "%s(A, (PetscReal)%g)", e->setter, (double)r));
+  else PetscCall(PetscSNPrintf(text, sizeof(text), "%s %g", e->option, (double)r));
+  PetscCall(FormatParseItems(e->where, text, &it));
+  PetscCall(FormatItemsApply(&it, M, NULL, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -120,13 +295,15 @@ static PetscErrorCode MemoryInUse(PetscLogDouble *bytes)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ELLR pads every row to the longest: a long row among short ones must be refused with
+/* A format that pads every row to the longest (ellr), declared by the line "padding-limit <default>
+   <option> [<setter>]" of its test-errors: a long row among short ones must be refused with
    PETSC_ERR_SUP at the first product, before anything is allocated, leaking nothing and leaving
-   the matrix usable (its transpose, whose rows are short, still multiplies); a larger
-   -mat_ellr_max_padding then lets it through. On two processes the long row is on the first only:
-   both must refuse. A long column is not refused: A^T's layout goes to ipcsr. */
-static PetscErrorCode TestELLRPadding(PetscRandom rnd)
+   the matrix usable (its transpose, whose rows are short, still multiplies); a larger limit then
+   lets it through. On two processes the long row is on the first only: both must refuse. A long
+   column is not refused: A^T's layout goes to the layer's fallback format. */
+static PetscErrorCode TestPaddingLimit(const ErrorLine *e, MatType type, PetscRandom rnd)
 {
+  char           label[256];
   Mat            E, Eref, Huge;
   Vec            x, y, xt, yt;
   PetscLogDouble before, after;
@@ -135,7 +312,7 @@ static PetscErrorCode TestELLRPadding(PetscRandom rnd)
 
   PetscFunctionBegin;
   PetscCall(PetscMallocGetDebug(&debug, NULL, NULL));
-  PetscCall(OneLongRow(MATELLR, 2000, &E));
+  PetscCall(OneLongRow(type, 2000, &E));
   PetscCall(OneLongRow(MATAIJ, 2000, &Eref));
   PetscCall(MatCreateVecs(E, &x, &y));
   PetscCall(VecSet(x, 1.0));
@@ -146,7 +323,7 @@ static PetscErrorCode TestELLRPadding(PetscRandom rnd)
     EXPECT_ERROR(MatMultAdd(E, x, y, y), PETSC_ERR_SUP);
     PetscCall(MemoryInUse(&after));
     /* the first time, a process without the long row keeps the layouts it could build */
-    PetscCheck(after == before || (k == 0 && rstart > 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "A refused ELLR layout leaked %g bytes", after - before);
+    PetscCheck(after == before || (k == 0 && rstart > 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "A refused %s layout leaked %g bytes", type, after - before);
   }
   if (debug) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok nothing leaked by the refused builds (-malloc_debug)\n"));
   /* A^T has short rows: its products work while A's are refused */
@@ -156,30 +333,32 @@ static PetscErrorCode TestELLRPadding(PetscRandom rnd)
   PetscCall(VecDestroy(&xt));
   PetscCall(VecDestroy(&yt));
   /* raised through the options, the setter, then back to the default: refused again */
-  PetscCall(SetFromOptionsWith(E, "-mat_ellr_max_padding", "1000"));
+  PetscCall(SetPaddingLimit(e, E, PETSC_FALSE, 1000));
   PetscCall(MatSpmvCheckLayout(E));
-  PetscCall(CheckProducts(E, Eref, rnd, "after -mat_ellr_max_padding 1000"));
-  PetscCall(MatELLRSetMaxPadding(E, 3.0));
+  PetscCall(PetscSNPrintf(label, sizeof(label), "after %s 1000", e->option));
+  PetscCall(CheckProducts(E, Eref, rnd, label));
+  PetscCall(SetPaddingLimit(e, E, PETSC_TRUE, e->dflt));
   EXPECT_ERROR(MatMult(E, x, y), PETSC_ERR_SUP);
-  PetscCall(MatELLRSetMaxPadding(E, 1000.0));
-  PetscCall(CheckProducts(E, Eref, rnd, "after MatELLRSetMaxPadding(E, 1000)"));
+  PetscCall(SetPaddingLimit(e, E, PETSC_TRUE, 1000));
+  PetscCall(PetscSNPrintf(label, sizeof(label), "after %s(E, 1000)", e->setter[0] ? e->setter : e->option));
+  PetscCall(CheckProducts(E, Eref, rnd, label));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
   PetscCall(MatDestroy(&E));
 
   /* the long row as a long column: A's rows are short, A^T's layout (which the user did not choose
-     ELLR for) would be refused and goes to ipcsr instead; both products right */
+     the format for) would be refused and goes to the fallback format instead; both products right */
   PetscCall(MatTranspose(Eref, MAT_INPLACE_MATRIX, &Eref));
-  PetscCall(MatConvert(Eref, MATELLR, MAT_INITIAL_MATRIX, &E));
+  PetscCall(MatConvert(Eref, type, MAT_INITIAL_MATRIX, &E));
   PetscCall(MatSpmvCheckLayout(E));
-  PetscCall(CheckProducts(E, Eref, rnd, "a long column: A^T given to ipcsr"));
-  { /* MatTranspose() of it has the long row: a new ELLR matrix PETSc derived, given to ipcsr too */
+  PetscCall(CheckProducts(E, Eref, rnd, "a long column: A^T given to the fallback format"));
+  { /* MatTranspose() of it has the long row: a new matrix of the type PETSc derived, given to the fallback format too */
     Mat T, Tref;
 
     PetscCall(MatTranspose(E, MAT_INITIAL_MATRIX, &T));
     PetscCall(MatTranspose(Eref, MAT_INITIAL_MATRIX, &Tref));
     PetscCall(MatSpmvCheckLayout(T));
-    PetscCall(CheckProducts(T, Tref, rnd, "MatTranspose of a long column: a derived operator given to ipcsr"));
+    PetscCall(CheckProducts(T, Tref, rnd, "MatTranspose of a long column: a derived operator given to the fallback format"));
     PetscCall(MatDestroy(&T));
     PetscCall(MatDestroy(&Tref));
   }
@@ -189,16 +368,16 @@ static PetscErrorCode TestELLRPadding(PetscRandom rnd)
   /* the issue's case scaled down: one row of 200000 entries in 200000 rows would ask for 4e10
      slots (640 GB of values and indices); refused at once, even under a limit too large for the
      32-bit indices */
-  PetscCall(OneLongRow(MATELLR, 200000, &Huge));
+  PetscCall(OneLongRow(type, 200000, &Huge));
   PetscCall(MatCreateVecs(Huge, &x, &y));
   PetscCall(VecSet(x, 1.0));
   PetscCall(MatGetOwnershipRange(Huge, &rstart, NULL));
   PetscCall(MemoryInUse(&before));
   EXPECT_ERROR(MatMult(Huge, x, y), PETSC_ERR_SUP);
-  PetscCall(MatELLRSetMaxPadding(Huge, 1e6));
+  PetscCall(SetPaddingLimit(e, Huge, PETSC_TRUE, 1e6));
   EXPECT_ERROR(MatMult(Huge, x, y), PETSC_ERR_SUP);
   PetscCall(MemoryInUse(&after));
-  PetscCheck(after == before || rstart > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A refused ELLR layout leaked %g bytes", after - before);
+  PetscCheck(after == before || rstart > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A refused %s layout leaked %g bytes", type, after - before);
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
   PetscCall(MatDestroy(&Huge));
@@ -210,141 +389,34 @@ int main(int argc, char **argv)
   char        type[64] = MATBRC;
   Mat         A, Aref, Plain;
   PetscRandom rnd;
-  PetscBool   isbrc, iscmrs, gpu = PETSC_FALSE;
-  PetscBool   isargcsr, isipcsr, isellr, isspmv;
+  PetscBool   gpu = PETSC_FALSE;
+  PetscInt    nlines;
+  ErrorLine  *lines;
+  Targets     targets = {0};
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscSpmvInitializePackage());
   PetscCall(PetscOptionsGetString(NULL, NULL, "-type", type, sizeof(type), NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu", &gpu, NULL));
+  PetscCall(ReadErrorLines(type, &nlines, &lines));
   PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
   PetscCall(Laplacian(type, 500, &A));
   PetscCall(Laplacian(MATAIJ, 500, &Aref));
-  PetscCall(Laplacian(MATAIJ, 50, &Plain));
+  PetscCall(TargetGet(&targets, "aij", &Plain));
   PetscCall(CheckProducts(A, Aref, rnd, "before"));
 
-  PetscCall(PetscStrcmp(type, MATBRC, &isbrc));
-  if (isbrc) {
-    EXPECT_ERROR(MatBRCSetBlockHeight(A, 3), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(MatBRCSetBlockHeight(A, 512), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(MatBRCSetBlockWidth(A, -2), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(MatBRCSetCoarsening(A, 5000), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(MatBRCSetSortWindow(A, -2), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(MatBRCSetBlockWidth(Plain, 8), PETSC_ERR_ARG_WRONG);
-    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_brc_b1", "24"), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_brc_b2_max", "0"), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_brc_coarsen", "-1"), PETSC_ERR_ARG_OUTOFRANGE);
-  }
-  PetscCall(PetscStrcmp(type, MATCMRS, &iscmrs));
-  if (iscmrs) {
-    EXPECT_ERROR(MatCMRSSetHeight(A, 0), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(MatCMRSSetHeight(A, 17), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(MatCMRSSetHeight(Plain, 2), PETSC_ERR_ARG_WRONG);
-    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_cmrs_height", "32"), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_cmrs_lanes", "12"), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_cmrs_modulo", "6"), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_cmrs_kernel", "fancy"), PETSC_ERR_USER);
-    EXPECT_ERROR(MatCMRSSetKernel(A, (MatCMRSKernel)5), PETSC_ERR_ARG_OUTOFRANGE);
-  }
-  PetscCall(PetscStrcmp(type, MATARGCSR, &isargcsr));
-  if (isargcsr) {
-    EXPECT_ERROR(MatARGCSRSetChunkSize(A, -1), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(MatARGCSRSetBlockSize(A, 0), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(MatARGCSRSetBlockSize(A, 48), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(MatARGCSRSetBlockSize(A, 2048), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(MatARGCSRSetChunkSize(Plain, 4), PETSC_ERR_ARG_WRONG);
-    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_argcsr_chunk", "-3"), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_argcsr_block", "100"), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_argcsr_block", "16"), PETSC_ERR_ARG_OUTOFRANGE);
-  }
-  PetscCall(PetscStrcmp(type, MATIPCSR, &isipcsr));
-  if (isipcsr) {
-    EXPECT_ERROR(MatIPCSRSetKernel(A, (MatIPCSRKernel)5), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(MatIPCSRSetKernel(A, (MatIPCSRKernel)-1), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(MatIPCSRSetSharedSize(A, -8), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(MatIPCSRSetSharedSize(A, (PetscInt)sizeof(PetscScalar) - 1), PETSC_ERR_ARG_OUTOFRANGE); /* less than one entry */
-    EXPECT_ERROR(MatIPCSRSetSharedSize(A, 232449), PETSC_ERR_ARG_OUTOFRANGE);                            /* more than a block has */
-    EXPECT_ERROR(MatIPCSRSetFragmentSize(A, 0), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(MatIPCSRSetFragmentSize(A, 8193), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(MatIPCSRSetKernel(Plain, MAT_IPCSR_KERNEL_CSRM), PETSC_ERR_ARG_WRONG);
-    EXPECT_ERROR(MatIPCSRSetSharedSize(Plain, 4096), PETSC_ERR_ARG_WRONG);
-    EXPECT_ERROR(MatIPCSRSetFragmentSize(Plain, 512), PETSC_ERR_ARG_WRONG);
-    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_ipcsr_kernel", "fancy"), PETSC_ERR_USER);
-    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_ipcsr_shared", "-1"), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_ipcsr_shared", "3"), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_ipcsr_shared", "1000000"), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_ipcsr_fragment", "0"), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_ipcsr_fragment", "10000"), PETSC_ERR_ARG_OUTOFRANGE);
-  }
-  if (isbrc) EXPECT_ERROR(MatIPCSRSetFragmentSize(A, 512), PETSC_ERR_ARG_WRONG); /* a petscspmv matrix of another format */
-  PetscCall(PetscStrcmp(type, MATELLR, &isellr));
-  if (isellr) {
-    Mat Other;
-
-    EXPECT_ERROR(MatELLRSetThreadsPerRow(A, 3), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(MatELLRSetThreadsPerRow(A, 64), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(MatELLRSetThreadsPerRow(A, -1), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(MatELLRSetBlockSize(A, 0), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(MatELLRSetBlockSize(A, 100), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(MatELLRSetBlockSize(A, 2048), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(MatELLRSetMaxPadding(A, 0.5), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(MatELLRSetMaxPadding(A, -3.0), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(MatELLRSetThreadsPerRow(Plain, 2), PETSC_ERR_ARG_WRONG);
-    EXPECT_ERROR(MatELLRSetMaxPadding(Plain, 10.0), PETSC_ERR_ARG_WRONG);
-    PetscCall(Laplacian(MATBRC, 50, &Other)); /* another petscspmv type */
-    EXPECT_ERROR(MatELLRSetBlockSize(Other, 64), PETSC_ERR_ARG_WRONG);
-    EXPECT_ERROR(MatELLRSetMaxPadding(Other, 10.0), PETSC_ERR_ARG_WRONG);
-    PetscCall(MatDestroy(&Other));
-    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_ellr_t", "12"), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_ellr_t", "64"), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_ellr_block", "48"), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_ellr_block", "2048"), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_ellr_max_padding", "0.9"), PETSC_ERR_ARG_OUTOFRANGE);
-  }
-  PetscCall(PetscStrcmp(type, MATSPMV, &isspmv));
-  if (isspmv) {
-    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_spmv_formats", "brc,fancy"), PETSC_ERR_ARG_UNKNOWN_TYPE);
-    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_spmv_formats", "spmv"), PETSC_ERR_ARG_UNKNOWN_TYPE); /* not a candidate of itself */
-    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_brc_b1", "3"), PETSC_ERR_ARG_OUTOFRANGE);            /* each candidate's options are checked */
-    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_ellr_t", "12"), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(MatBRCSetBlockHeight(A, 3), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(MatELLRSetMaxPadding(A, 0.5), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_spmv_tune_reps", "0"), PETSC_ERR_ARG_OUTOFRANGE);
-    EXPECT_ERROR(SetFromOptionsWith(A, "-mat_spmv_tune_max_time", "-1"), PETSC_ERR_ARG_OUTOFRANGE);
-  }
+  /* the format's rejected settings (its test-errors), then every type's */
+  for (PetscInt l = 0; l < nlines; l++)
+    if (lines[l].kind == LINE_ERROR) PetscCall(CheckError(&lines[l], A, &targets));
   EXPECT_ERROR(MatSpmvSetColumnOrder(Plain, MAT_SPMV_COLUMN_ORDER_FREQUENCY), PETSC_ERR_ARG_WRONG);
   EXPECT_ERROR(MatSpmvSetColumnOrder(A, (MatSpmvColumnOrder)5), PETSC_ERR_ARG_OUTOFRANGE);
   EXPECT_ERROR(MatSpmvSetBackend(Plain, MAT_SPMV_BACKEND_HOST), PETSC_ERR_ARG_WRONG);
   EXPECT_ERROR(MatSpmvSetBackend(A, (MatSpmvBackend)7), PETSC_ERR_ARG_OUTOFRANGE);
   PetscCall(CheckProducts(A, Aref, rnd, "after rejected settings"));
-  if (isbrc) PetscCall(CheckValidOptionAfterRejected(A, Aref, MATBRC, "-mat_brc_b2", "2", MatBRCSetBlockWidth, 2, rnd));
-  if (isargcsr) {
-    PetscCall(CheckValidOptionAfterRejected(A, Aref, MATARGCSR, "-mat_argcsr_block", "64", MatARGCSRSetBlockSize, 64, rnd));
-    /* the largest chunk size is valid: the split threshold chunk x block must not overflow */
-    PetscCall(MatARGCSRSetChunkSize(A, PETSC_INT_MAX));
-    PetscCall(CheckProducts(A, Aref, rnd, "with the largest chunk size"));
-    PetscCall(MatARGCSRSetChunkSize(A, 0));
-    PetscCall(CheckProducts(A, Aref, rnd, "back to the automatic chunk size"));
-  }
-  if (isipcsr) {
-    PetscCall(CheckValidOptionAfterRejected(A, Aref, MATIPCSR, "-mat_ipcsr_shared", "64", MatIPCSRSetSharedSize, 64, rnd));
-    /* both kernels, the smallest budget (one entry: every row of the Laplacian split) and the largest fragment */
-    PetscCall(MatIPCSRSetKernel(A, MAT_IPCSR_KERNEL_IPCSR));
-    PetscCall(MatIPCSRSetSharedSize(A, (PetscInt)sizeof(PetscScalar)));
-    PetscCall(CheckProducts(A, Aref, rnd, "with a budget of one entry"));
-    PetscCall(MatIPCSRSetKernel(A, MAT_IPCSR_KERNEL_CSRM));
-    PetscCall(MatIPCSRSetFragmentSize(A, 8192));
-    PetscCall(CheckProducts(A, Aref, rnd, "with the largest fragment"));
-    PetscCall(MatIPCSRSetKernel(A, MAT_IPCSR_KERNEL_AUTO));
-    PetscCall(MatIPCSRSetSharedSize(A, 16384));
-    PetscCall(MatIPCSRSetFragmentSize(A, 1024));
-    PetscCall(CheckProducts(A, Aref, rnd, "back to the defaults"));
-    PetscCall(MatIPCSRSetSharedSize(A, 0));
-    PetscCall(CheckProducts(A, Aref, rnd, "with the paper's shared-memory formula"));
-  }
-  if (isellr) {
-    PetscCall(CheckValidOptionAfterRejected(A, Aref, MATELLR, "-mat_ellr_t", "4", MatELLRSetThreadsPerRow, 4, rnd));
-    PetscCall(TestELLRPadding(rnd));
+  /* the format's valid settings after them, in the order of its test-errors */
+  for (PetscInt l = 0; l < nlines; l++) {
+    if (lines[l].kind == LINE_OK || lines[l].kind == LINE_SAME_LAYOUT) PetscCall(CheckValid(&lines[l], A, Aref, type, &targets, rnd));
+    else if (lines[l].kind == LINE_PADDING_LIMIT) PetscCall(TestPaddingLimit(&lines[l], type, rnd));
   }
   if (!gpu) {
     /* a GPU run asked for where there is none */
@@ -362,7 +434,8 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all bad inputs rejected for %s\n", type));
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&Aref));
-  PetscCall(MatDestroy(&Plain));
+  PetscCall(TargetsDestroy(&targets));
+  PetscCall(PetscFree(lines));
   PetscCall(PetscRandomDestroy(&rnd));
   PetscCall(PetscFinalize());
   return 0;

@@ -1,10 +1,12 @@
 static char help[] = "Layout invariants and every product against MATAIJ, on the shared real matrices and on edge cases.\n"
                      "  -type <brc>       petscspmv type to test\n"
                      "  -dir <path>       folder of Matrix Market files (../shared/matrices)\n"
-                     "  -params <k>       test only parameter set k of the format (default: all)\n";
+                     "  -params <k>       test only parameter set k of the format (default: all; the sets: src/mat/impls/<type>/test-params)\n"
+                     "  -srcdir <path>    the repository root, where the formats' test-params are (default: found above the program or the working directory)\n";
 
 #include <petscspmv.h>
 #include "check.h"
+#include "formatfile.h"   /* a format's test-params */
 #include "matrixmarket.h" /* util/: MatLoadMatrixMarket(), Hash() */
 #include <dirent.h>
 
@@ -194,125 +196,57 @@ static PetscErrorCode EdgeMatrix(EdgeCase e, Mat *A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Format parameter sets that stress the layout: defaults, extremes, coarsening */
-static PetscErrorCode SetParams(Mat A, MatType type, PetscInt k, PetscBool *exists, PetscReal *ellrlimit)
+/* A parameter set of the format: a line of its test-params (tests/formatfile.h), and what is expected
+   of it: "-> padding-limit r", the format pads every nonempty row to the longest and must refuse
+   (PETSC_ERR_SUP) exactly the layouts padded beyond r times their nonzeros (CheckPaddingLimit) */
+typedef struct {
+  FormatItems items;
+  PetscReal   paddinglimit; /* 0: every layout is built */
+} ParamSet;
+
+/* The format's parameter sets, from src/mat/impls/<type>/test-params; without that file one set,
+   the defaults */
+static PetscErrorCode ReadParamSets(const char type[], PetscInt *nsets, ParamSet **sets)
 {
-  PetscBool brc, cmrs;
-  PetscBool argcsr, ipcsr, ellr;
+  FormatFile f;
+  PetscBool  found;
 
   PetscFunctionBegin;
-  *exists = PETSC_FALSE;
-  PetscCall(PetscStrcmp(type, MATIPCSR, &ipcsr));
-  PetscCall(PetscStrcmp(type, MATELLR, &ellr));
-  PetscCall(PetscStrcmp(type, MATBRC, &brc));
-  PetscCall(PetscStrcmp(type, MATCMRS, &cmrs));
-  PetscCall(PetscStrcmp(type, MATARGCSR, &argcsr));
-  PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_pack"));
-  PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_lanes"));
-  PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_modulo"));
-  PetscCall(PetscOptionsClearValue(NULL, "-mat_ipcsr_kernel"));
-  PetscCall(PetscOptionsClearValue(NULL, "-mat_ipcsr_fragment"));
-  if (ipcsr) {
-    /* kernel 0 ipcsr, 1 csrm, 2 automatic. ipcsr: budgets in matrix entries (-1: the default
-       16 KB, 0: the paper's formula); 1 and 2 entries split every longer row into pieces of one or two entries, 7 to 1000
-       put the ipcsr-thresholds rows on both sides of "a block of its own" (S / 4) and "split"
-       (S); 14000 entries need more than 48 KB of shared memory in double and complex (the opt-in
-       path on a GPU). csrm: fragments of 1 to 8192 nonzeros, fragment ends at row ends, inside
-       rows, and rows spanning many fragments. The last sets take their values from the options. */
-    const PetscInt    kernel[]  = {2, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2};
-    const PetscInt    shared[]  = {-1, 0, 1, 2, 7, 33, 100, 1000, 14000, 0, 0, 0, 0, 0, 0, 5, 0};
-    const PetscInt    frag[]    = {0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 7, 32, 1024, 8192, 3, 0};
-    const char *const okernel[] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "csrm"};
-    const char *const ofrag[]   = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "50"};
-    if (k >= (PetscInt)PETSC_STATIC_ARRAY_LENGTH(kernel)) PetscFunctionReturn(PETSC_SUCCESS);
-    PetscCall(MatIPCSRSetKernel(A, (MatIPCSRKernel)kernel[k]));
-    if (shared[k] >= 0) PetscCall(MatIPCSRSetSharedSize(A, shared[k] * (PetscInt)sizeof(PetscScalar)));
-    if (frag[k]) PetscCall(MatIPCSRSetFragmentSize(A, frag[k]));
-    /* read by MatSetFromOptions() below */
-    if (okernel[k]) PetscCall(PetscOptionsSetValue(NULL, "-mat_ipcsr_kernel", okernel[k]));
-    if (ofrag[k]) PetscCall(PetscOptionsSetValue(NULL, "-mat_ipcsr_fragment", ofrag[k]));
-    *exists = PETSC_TRUE;
-  } else if (ellr) {
-    /* every T (0: automatic) and block sizes from one warp to 1024 threads. Limit 0: the default,
-       3 slots per nonzero, which many of the matrices exceed (their builds must be refused); 64
-       lets all but the most irregular through; 400 also the one-long-row case (333) and rajat01
-       (228), never the arrow matrix (15500). The set with 0 block goes through the options. */
-    const PetscInt  T[]     = {0, 1, 2, 4, 8, 16, 32, 4, 32, 1, 0};
-    const PetscInt  block[] = {0, 32, 64, 128, 256, 1024, 96, 0, 32, 1024, 0};
-    const PetscReal limit[] = {0, 64, 64, 64, 64, 64, 64, 16, 400, 400, 64};
-    PetscCall(PetscOptionsClearValue(NULL, "-mat_ellr_t"));
-    PetscCall(PetscOptionsClearValue(NULL, "-mat_ellr_block"));
-    PetscCall(PetscOptionsClearValue(NULL, "-mat_ellr_max_padding"));
-    if (k >= (PetscInt)PETSC_STATIC_ARRAY_LENGTH(T)) PetscFunctionReturn(PETSC_SUCCESS);
-    *ellrlimit = limit[k] > 0 ? limit[k] : 3.0;
-    if (block[k]) {
-      PetscCall(MatELLRSetThreadsPerRow(A, T[k]));
-      PetscCall(MatELLRSetBlockSize(A, block[k]));
-      if (limit[k] > 0) PetscCall(MatELLRSetMaxPadding(A, limit[k]));
-    } else if (k) { /* read by MatSetFromOptions() below */
-      char buf[32];
+  PetscCall(FormatFileRead(type, "test-params", &f, &found));
+  if (!found) {
+    *nsets = 1;
+    PetscCall(PetscCalloc1(1, sets));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: one parameter set, the defaults (no %s)\n", type, f.path));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCheck(f.nlines > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s holds no parameter set: write one per line, or remove the file for the default set", f.path);
+  *nsets = f.nlines;
+  PetscCall(PetscCalloc1(f.nlines, sets));
+  for (PetscInt l = 0; l < f.nlines; l++) {
+    char  where[PETSC_MAX_PATH_LEN + 16], *items, *expect;
+    char *end;
 
-      PetscCall(PetscSNPrintf(buf, sizeof(buf), "%" PetscInt_FMT, T[k]));
-      PetscCall(PetscOptionsSetValue(NULL, "-mat_ellr_t", buf));
-      PetscCall(PetscOptionsSetValue(NULL, "-mat_ellr_block", "160"));
-      PetscCall(PetscSNPrintf(buf, sizeof(buf), "%g", (double)limit[k]));
-      PetscCall(PetscOptionsSetValue(NULL, "-mat_ellr_max_padding", buf));
-    }
-    *exists = PETSC_TRUE;
-  } else if (argcsr) {
-    /* chunk 0: automatic; block 0: 128 through -mat_argcsr_block (read by MatSetFromOptions() below).
-       Rows longer than chunk * block are split into pieces: chunk 1 with block 32 splits rows of
-       more than 32 entries into many pieces of one entry per thread, chunk 2 and 5 give pieces of
-       several entries per thread (5: more than one batch of loads on the device); the last set,
-       a huge chunk, splits nothing and groups up to block rows */
-    const PetscInt chunk[] = {0, 1, 32, 0, 1, 3, 32, 2, 5, 1000000000}, block[] = {256, 32, 64, 1024, 1024, 96, 0, 32, 32, 64};
-    PetscCall(PetscOptionsClearValue(NULL, "-mat_argcsr_block"));
-    if (k >= (PetscInt)PETSC_STATIC_ARRAY_LENGTH(chunk)) PetscFunctionReturn(PETSC_SUCCESS);
-    PetscCall(MatARGCSRSetChunkSize(A, chunk[k]));
-    if (block[k]) PetscCall(MatARGCSRSetBlockSize(A, block[k]));
-    else PetscCall(PetscOptionsSetValue(NULL, "-mat_argcsr_block", "128"));
-    *exists = PETSC_TRUE;
-  } else if (brc) {
-    /* the last set: 32-bit column indices on the GPU (the others compress where the spans allow);
-       the one before: one offset per slot, no column runs */
-    const PetscInt  b1[] = {32, 1, 8, 256, 32, 16, 32, 32, 32}, b2[] = {0, 1, 3, 0, 7, 0, 0, 0, 0}, rep[] = {0, 1, 3, 2, 1, 5, 1, 1, 1}, window[] = {0, 0, 7, 100, 64, 1000, -1, -1, 0};
-    const PetscBool compress[] = {1, 1, 1, 1, 1, 1, 1, 1, 0}, runs[] = {1, 1, 1, 1, 1, 1, 1, 0, 1};
-    if (k >= (PetscInt)PETSC_STATIC_ARRAY_LENGTH(b1)) PetscFunctionReturn(PETSC_SUCCESS);
-    PetscCall(MatBRCSetCompress(A, compress[k]));
-    PetscCall(MatBRCSetColumnRuns(A, runs[k]));
-    PetscCall(MatBRCSetBlockHeight(A, b1[k]));
-    PetscCall(MatBRCSetBlockWidth(A, b2[k]));
-    PetscCall(MatBRCSetCoarsening(A, rep[k]));
-    PetscCall(MatBRCSetSortWindow(A, window[k]));
-    *exists = PETSC_TRUE;
-  } else if (cmrs) {
-    /* height 0: the kernel's default; kernel 1: modified; modulo and lanes 0: automatic */
-    const PetscInt    height[] = {4, 1, 3, 16, 8, 13, 2, 0, 0, 16, 4, 5, 1, 7};
-    const PetscInt    kernel[] = {0, 0, 0, 2, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2}; /* 2: automatic */
-    const PetscBool   sort[]   = {0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 1, 0, 1};
-    const PetscBool   pack[]   = {1, 1, 1, 1, 0, 0, 0, 1, 1, 1, 0, 0, 1, 1};
-    const char *const lanes[]  = {NULL, "4", "32", NULL, "8", "16", "4", NULL, NULL, NULL, NULL, NULL, NULL, "8"};
-    const char *const modulo[] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "2", "8", "32", "32", NULL};
-    if (k >= (PetscInt)PETSC_STATIC_ARRAY_LENGTH(height)) PetscFunctionReturn(PETSC_SUCCESS);
-    if (height[k]) PetscCall(MatCMRSSetHeight(A, height[k]));
-    PetscCall(MatCMRSSetKernel(A, (MatCMRSKernel)kernel[k]));
-    PetscCall(MatCMRSSetSort(A, sort[k]));
-    /* read by MatSetFromOptions() below */
-    if (!pack[k]) PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_pack", "0")); /* the unpacked variant */
-    if (lanes[k]) PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_lanes", lanes[k]));
-    if (modulo[k]) PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_modulo", modulo[k]));
-    *exists = PETSC_TRUE;
-  } else *exists = k == 0;
+    PetscCall(PetscSNPrintf(where, sizeof(where), "%s:%" PetscInt_FMT, f.path, f.lineno[l]));
+    FormatLineSplit(f.line[l], &items, &expect);
+    PetscCall(FormatParseItems(where, items, &(*sets)[l].items));
+    if (!expect[0]) continue;
+    PetscCheck(!strncmp(expect, "padding-limit ", 14), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: expected '-> padding-limit <ratio>' or nothing after the items, not '-> %s'", where, expect);
+    (*sets)[l].paddinglimit = (PetscReal)strtod(expect + 14, &end);
+    PetscCheck(end != expect + 14 && !*end && (*sets)[l].paddinglimit >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: padding-limit %s must be a ratio of at least 1", where, expect + 14);
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %" PetscInt_FMT " parameter sets from %s\n", type, *nsets, f.path));
+  PetscCall(FormatFileDestroy(&f));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Whether ELLR must refuse the layout of this process's diagonal block (one process: A) under the
-   padding limit maxpad: a layout pads its nonempty rows to the longest, and is refused when that
-   exceeds maxpad times the nonzeros, or 32-bit slot indices. Counted here from Aref's own block.
-   refuse[1] says whether A^T's layout is over the limit too: A^T and the off-diagonal block are
-   operators the user did not choose ELLR for, which ELLR gives to ipcsr instead of refusing, so
-   their products are checked like any other. */
-static PetscErrorCode ELLRRefuses(Mat Aref, PetscReal maxpad, PetscBool refuse[2])
+/* Whether a format that pads every nonempty row to the longest must refuse the layout of this
+   process's diagonal block (one process: A) under the padding limit maxpad: it is refused when
+   (nonempty rows) x (longest row) exceeds maxpad times the nonzeros, or 32-bit slot indices.
+   Counted here from Aref's own block. refuse[1] says whether A^T's layout is over the limit too:
+   A^T and the off-diagonal block are operators the user did not choose the format for, which the
+   layer gives to its fallback format instead of refusing, so their products are checked like any
+   other. */
+static PetscErrorCode PaddingRefuses(Mat Aref, PetscReal maxpad, PetscBool refuse[2])
 {
   Mat             blk = Aref;
   PetscMPIInt     size;
@@ -377,61 +311,49 @@ static PetscErrorCode CheckProductOrRefusal(Mat A, Mat Aref, PetscBool transpose
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ELLR: the layout check must fail with PETSC_ERR_SUP exactly where the padding is over the limit,
-   and then the refused products too; *refused says whether any was, so the full product check is skipped */
-static PetscErrorCode CheckELLRLimit(Mat A, Mat Aref, PetscReal maxpad, PetscRandom rnd, const char *label, PetscBool *refused)
+/* A set with a padding limit (ellr's): the layout check must fail with PETSC_ERR_SUP exactly where
+   the padding is over the limit, and then the refused products too; *refused says whether any was,
+   so the full product check is skipped */
+static PetscErrorCode CheckPaddingLimit(Mat A, Mat Aref, MatType type, PetscReal maxpad, PetscRandom rnd, const char *label, PetscBool *refused)
 {
   PetscBool      mine[2], any[2];
   PetscErrorCode ierr;
 
   PetscFunctionBegin;
-  PetscCall(ELLRRefuses(Aref, maxpad, mine));
+  PetscCall(PaddingRefuses(Aref, maxpad, mine));
   PetscCallMPI(MPIU_Allreduce(mine, any, 2, MPI_C_BOOL, MPI_LOR, PETSC_COMM_WORLD));
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   ierr = MatSpmvCheckLayout(A);
   PetscCall(PetscPopErrorHandler());
-  PetscCheck(ierr == (mine[0] ? PETSC_ERR_SUP : PETSC_SUCCESS), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: ELLR layout check returned error %d with padding limit %g, expected %s", label, (int)ierr, (double)maxpad, mine[0] ? "a refusal" : "success");
+  PetscCheck(ierr == (mine[0] ? PETSC_ERR_SUP : PETSC_SUCCESS), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %s layout check returned error %d with padding limit %g, expected %s", label, type, (int)ierr, (double)maxpad, mine[0] ? "a refusal" : "success");
   *refused = any[0];
   if (*refused) {
     PetscCall(CheckProductOrRefusal(A, Aref, PETSC_FALSE, PETSC_TRUE, rnd, label));
     PetscCall(CheckProductOrRefusal(A, Aref, PETSC_TRUE, PETSC_FALSE, rnd, label));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok ellr %s: padding over the limit %.1f refused for A%s\n", label, (double)maxpad, any[1] ? ", A^T given to ipcsr" : ""));
-  } else if (any[1]) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok ellr %s: A^T over the padding limit %.1f given to ipcsr\n", label, (double)maxpad));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok %s %s: padding over the limit %.1f refused for A%s\n", type, label, (double)maxpad, any[1] ? ", A^T given to the fallback format" : ""));
+  } else if (any[1]) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok %s %s: A^T over the padding limit %.1f given to the fallback format\n", type, label, (double)maxpad));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode TestOne(Mat Aref, MatType type, PetscInt only, PetscRandom rnd, const char *name)
+static PetscErrorCode TestOne(Mat Aref, MatType type, PetscInt nsets, const ParamSet *sets, PetscInt only, PetscRandom rnd, const char *name)
 {
+  PetscMPIInt size;
+
   PetscFunctionBegin;
-  for (PetscInt k = 0;; k++) {
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  for (PetscInt k = 0; k < nsets; k++) {
     Mat       A;
-    PetscBool exists;
-    char      label[PETSC_MAX_PATH_LEN];
+    char      label[PETSC_MAX_PATH_LEN], as[64];
+    PetscBool refused = PETSC_FALSE;
 
-    char        as[64];
-    PetscMPIInt size;
-    PetscReal   ellrlimit = 0;
-
+    if (only >= 0 && only != k) continue;
     /* MatConvert() under the root name, the aij root name and the concrete name */
-    PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
     PetscCall(PetscSNPrintf(as, sizeof(as), "%s%s", k % 3 == 0 ? "" : (k % 3 == 1 ? "aij" : (size > 1 ? "mpiaij" : "seqaij")), type));
     PetscCall(MatConvert(Aref, as, MAT_INITIAL_MATRIX, &A));
-    PetscCall(SetParams(A, type, k, &exists, &ellrlimit));
-    if (!exists) {
-      PetscCall(MatDestroy(&A));
-      break;
-    }
-    if (only < 0 || only == k) {
-      PetscBool isellr, refused = PETSC_FALSE;
-
-      PetscCall(MatSetFromOptions(A)); /* command-line options override */
-      PetscCall(PetscSNPrintf(label, sizeof(label), "%s [params %" PetscInt_FMT "]", name, k));
-      PetscCall(PetscStrcmp(type, MATELLR, &isellr));
-      if (isellr) PetscCall(CheckELLRLimit(A, Aref, ellrlimit, rnd, label, &refused));
-      if (refused) {
-        PetscCall(MatDestroy(&A));
-        continue;
-      }
+    PetscCall(FormatItemsApply(&sets[k].items, A, NULL, NULL)); /* ends with MatSetFromOptions(): command-line options override */
+    PetscCall(PetscSNPrintf(label, sizeof(label), "%s [params %" PetscInt_FMT "]", name, k));
+    if (sets[k].paddinglimit > 0) PetscCall(CheckPaddingLimit(A, Aref, type, sets[k].paddinglimit, rnd, label, &refused));
+    if (!refused) {
       PetscCall(MatSpmvCheckLayout(A));
       PetscCall(CheckProducts(A, Aref, rnd, label));
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok %s %s\n", type, label));
@@ -444,7 +366,8 @@ static PetscErrorCode TestOne(Mat Aref, MatType type, PetscInt only, PetscRandom
 int main(int argc, char **argv)
 {
   char        type[64] = MATBRC, dir[PETSC_MAX_PATH_LEN] = "../shared/matrices";
-  PetscInt    only = -1, count = 0;
+  PetscInt    only = -1, count = 0, nsets;
+  ParamSet   *sets;
   PetscRandom rnd;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -452,6 +375,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-type", type, sizeof(type), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-dir", dir, sizeof(dir), NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-params", &only, NULL));
+  PetscCall(ReadParamSets(type, &nsets, &sets));
+  PetscCheck(only < nsets, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-params %" PetscInt_FMT ": %s has %" PetscInt_FMT " parameter sets, 0 to %" PetscInt_FMT, only, type, nsets, nsets - 1);
   PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
   PetscCall(PetscRandomSetFromOptions(rnd));
 
@@ -459,7 +384,7 @@ int main(int argc, char **argv)
     Mat Aref;
 
     PetscCall(EdgeMatrix((EdgeCase)e, &Aref));
-    PetscCall(TestOne(Aref, type, only, rnd, EdgeNames[e]));
+    PetscCall(TestOne(Aref, type, nsets, sets, only, rnd, EdgeNames[e]));
     PetscCall(MatDestroy(&Aref));
     count++;
   }
@@ -485,7 +410,7 @@ int main(int argc, char **argv)
 
       PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", dir, names[k]));
       PetscCall(MatLoadMatrixMarket(PETSC_COMM_WORLD, path, MATAIJ, &Aref));
-      PetscCall(TestOne(Aref, type, only, rnd, names[k]));
+      PetscCall(TestOne(Aref, type, nsets, sets, only, rnd, names[k]));
       PetscCall(MatDestroy(&Aref));
       PetscCall(PetscFree(names[k]));
       count++;
@@ -495,6 +420,7 @@ int main(int argc, char **argv)
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all %" PetscInt_FMT " matrices passed for %s\n", count, type));
   PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(PetscFree(sets));
   PetscCall(PetscFinalize());
   return 0;
 }

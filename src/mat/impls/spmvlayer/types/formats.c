@@ -1,12 +1,18 @@
 /*
-  The registered formats (one line per format) and their names: finding a format by type name, and
+  The registered formats (one line) and their names: finding a format by type name, and
   the converters composed under every name a user may give.
 */
 #include "../spmvimpl.h"
 
-/* One line per format */
-PETSC_INTERN MatSpmvFormat  MatSpmvFormat_BRC, MatSpmvFormat_CMRS, MatSpmvFormat_ARGCSR, MatSpmvFormat_IPCSR, MatSpmvFormat_ELLR, MatSpmvFormat_SPMV;
-static MatSpmvFormat *const MatSpmvFormats[] = {&MatSpmvFormat_BRC, &MatSpmvFormat_CMRS, &MatSpmvFormat_ARGCSR, &MatSpmvFormat_IPCSR, &MatSpmvFormat_ELLR, &MatSpmvFormat_SPMV};
+/* The registered formats, in this order, on one line: F(<NAME>) for each format's table
+   MatSpmvFormat_<NAME>, which its directory defines. A new format adds its F(<NAME>) here and
+   nothing else outside its directory; scripts/formats.sh reads this line */
+#define MATSPMV_FORMATS(F) F(BRC) F(CMRS) F(ARGCSR) F(IPCSR) F(ELLR) F(SPMV)
+
+#define MATSPMV_FORMAT_DECLARE(NAME) PETSC_INTERN MatSpmvFormat MatSpmvFormat_##NAME;
+#define MATSPMV_FORMAT_ADDRESS(NAME) &MatSpmvFormat_##NAME,
+MATSPMV_FORMATS(MATSPMV_FORMAT_DECLARE)
+static MatSpmvFormat *const MatSpmvFormats[] = {MATSPMV_FORMATS(MATSPMV_FORMAT_ADDRESS)};
 
 const char *const MatSpmvBackends[]     = {"auto", "cuda", "host", "MatSpmvBackend", "MAT_SPMV_BACKEND_", NULL};
 const char *const MatSpmvColumnOrders[] = {"auto", "natural", "frequency", "rcm", "MatSpmvColumnOrder", "MAT_SPMV_COLUMN_ORDER_", NULL};
