@@ -9,6 +9,7 @@ printf '%s\n' '# fixture' 'def word=yes' \
   'ok-np$np | type=brc np=1,2 even | passes, $ranks | test $word = yes' \
   'fails | broken | fails | false' \
   'gpu-only | gpu | needs a GPU | true' >"$dir/cases"
+unset PETSCSPMV_TEST_IDS PETSCSPMV_TEST_CLAIMS PETSCSPMV_TEST_LIST # a run's own selection (tests/run-gpus.sh) is not the fixture's
 export PETSCSPMV_TEST_CASES=$dir/cases PETSCSPMV_TEST_TYPES=brc PETSCSPMV_TEST_LOGS=$dir/logs
 check() { # what expected-output command...
   local what=$1 want=$2 got

@@ -198,6 +198,8 @@ PETSC_INTERN PetscErrorCode MatSpmvSaveBaseOps(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvGetBaseSeq(MatSpmvBaseOps **);
 /* Whether new petscspmv matrices are built on aijcusparse: CUDA PETSc and a visible GPU */
 PETSC_INTERN PetscErrorCode MatSpmvUseCUSPARSEBase(PetscBool *);
+/* whether aijcusparse's products take these vectors (NULL: none): CUDA vectors only (docs/limits.md) */
+PETSC_INTERN PetscErrorCode MatSpmvCUSPARSETakesVecs(Vec, Vec, Vec, PetscBool *);
 
 /* ghost.c: an MPIAIJ product y = A x (+ z) whose ghost exchange runs on a stream of its own beside
    the diagonal block's product, MPI on host buffers (taken where MPI is not CUDA-aware, with CUDA

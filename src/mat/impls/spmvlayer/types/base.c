@@ -18,6 +18,24 @@ PetscErrorCode MatSpmvUseCUSPARSEBase(PetscBool *use)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* aijcusparse's products read and write their vectors as device arrays: with a host vector for x,
+   z or y (on 2 processes any of them) they return a wrong y without an error (docs/limits.md) */
+PetscErrorCode MatSpmvCUSPARSETakesVecs(Vec x, Vec z, Vec y, PetscBool *takes)
+{
+  const Vec v[3] = {x, z, y};
+
+  PetscFunctionBegin;
+  *takes = PETSC_TRUE;
+  for (int k = 0; k < 3; k++) {
+    PetscBool cuda;
+
+    if (!v[k]) continue;
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)v[k], &cuda, VECSEQCUDA, VECMPICUDA, ""));
+    if (!cuda) *takes = PETSC_FALSE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Functions of a pristine base matrix, saved the first time one is converted */
 PetscErrorCode MatSpmvSaveBaseOps(Mat A)
 {

@@ -139,11 +139,12 @@ static PetscErrorCode MatSpmvMPIBuildBlocks(Mat A, int t)
 /* The parallel products of op(A) at its nonzero pattern, the same count on every process (products
    are collective; MPIAIJ's assembly sums the nonzero state over the processes): from
    -petscspmv_layout_min_products of them the blocks of all processes build their layouts together
-   (seq.c says why a layout waits) */
-static PetscErrorCode MatSpmvMPICount(Mat A, int t)
+   (seq.c says why a layout waits). A product with host vectors (x, z, y; their types are the same on
+   every process), which aijcusparse's products get wrong, builds them at once */
+static PetscErrorCode MatSpmvMPICount(Mat A, int t, Vec x, Vec z, Vec y)
 {
   Mat_MPIAIJSpmv *sp = MatSpmvMPI(A);
-  PetscBool       allow;
+  PetscBool       allow, takes = PETSC_TRUE;
 
   PetscFunctionBegin;
   if (sp->countstate != A->nonzerostate || sp->countdata != A->data) {
@@ -151,6 +152,11 @@ static PetscErrorCode MatSpmvMPICount(Mat A, int t)
     sp->allow[0] = sp->allow[1] = PETSC_FALSE;
     sp->countstate              = A->nonzerostate;
     sp->countdata               = A->data;
+  }
+  if (!sp->allow[t] && MatSpmvMPIBase(A)->cusparse) PetscCall(MatSpmvCUSPARSETakesVecs(x, z, y, &takes));
+  if (!takes && sp->nproducts[t] < MatSpmvLayoutMinProducts) {
+    PetscCall(PetscInfo(A, "%s: a product of %s with host vectors, which aijcusparse's products get wrong: the blocks build their layouts now\n", sp->format->name, t ? "A^T" : "A"));
+    sp->nproducts[t] = MatSpmvLayoutMinProducts;
   }
   allow = (PetscBool)(sp->nproducts[t] >= MatSpmvLayoutMinProducts);
   if (allow != sp->allow[t]) {
@@ -168,7 +174,7 @@ static PetscErrorCode MatMult_MPIAIJSpmv(Mat A, Vec x, Vec y)
 
   PetscFunctionBegin;
   PetscCall(MatSpmvMPILazyOptions(A));
-  PetscCall(MatSpmvMPICount(A, 0));
+  PetscCall(MatSpmvMPICount(A, 0, x, NULL, y));
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
   PetscCall(MatSpmvMPIBuildBlocks(A, 0));
   done = PETSC_FALSE;
@@ -183,7 +189,7 @@ static PetscErrorCode MatMultAdd_MPIAIJSpmv(Mat A, Vec x, Vec z, Vec y)
 
   PetscFunctionBegin;
   PetscCall(MatSpmvMPILazyOptions(A));
-  PetscCall(MatSpmvMPICount(A, 0));
+  PetscCall(MatSpmvMPICount(A, 0, x, z, y));
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
   PetscCall(MatSpmvMPIBuildBlocks(A, 0));
   done = PETSC_FALSE;
@@ -196,7 +202,7 @@ static PetscErrorCode MatMultTranspose_MPIAIJSpmv(Mat A, Vec x, Vec y)
 {
   PetscFunctionBegin;
   PetscCall(MatSpmvMPILazyOptions(A));
-  PetscCall(MatSpmvMPICount(A, 1));
+  PetscCall(MatSpmvMPICount(A, 1, x, NULL, y));
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
   PetscCall(MatSpmvMPIBuildBlocks(A, 1));
   PetscCall(MatSpmvMPIBase(A)->multtranspose(A, x, y));
@@ -207,7 +213,7 @@ static PetscErrorCode MatMultTransposeAdd_MPIAIJSpmv(Mat A, Vec x, Vec z, Vec y)
 {
   PetscFunctionBegin;
   PetscCall(MatSpmvMPILazyOptions(A));
-  PetscCall(MatSpmvMPICount(A, 1));
+  PetscCall(MatSpmvMPICount(A, 1, x, z, y));
   PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
   PetscCall(MatSpmvMPIBuildBlocks(A, 1));
   PetscCall(MatSpmvMPIBase(A)->multtransposeadd(A, x, z, y));

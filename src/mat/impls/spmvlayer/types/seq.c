@@ -205,18 +205,31 @@ PetscErrorCode MatSpmvUpdateLayout_SeqAIJSpmv(Mat A, int t)
 }
 
 /* y = op(A) x (+ z); t = 0: op(A) = A, t = 1: op(A) = A^T. Without a GPU and a backend asked for,
-   AIJ's own products; on the GPU aijcusparse's until op(A) has earned its layout */
+   AIJ's own products; on the GPU aijcusparse's until op(A) has earned its layout, or takes host
+   vectors, which aijcusparse's products get wrong (ours stage them: the layout is built at once) */
 static PetscErrorCode MatSpmvMult(Mat A, int t, Vec x, Vec z, Vec y)
 {
   Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
 
   PetscFunctionBegin;
   PetscCall(MatSpmvPrepare(A, sp));
+  if (!sp->mpiblock && MatSpmvWaits(sp, t)) {
+    PetscBool takes;
+
+    PetscCall(MatSpmvCUSPARSETakesVecs(x, z, y, &takes));
+    if (!takes) {
+      PetscCall(PetscInfo(A, "%s: a product of %s with host vectors, which aijcusparse's products get wrong: its layout now\n", sp->format->name, t ? "A^T" : "A"));
+      sp->nbase[t] = MatSpmvLayoutMinProducts;
+    }
+  }
   if (MatSpmvUsesBaseProducts(sp, t)) {
     if (t == 0 && !z) PetscCall(sp->base->mult(A, x, y));
     else if (t == 0) PetscCall(sp->base->multadd(A, x, z, y));
     else if (!z) PetscCall(sp->base->multtranspose(A, x, y));
-    else PetscCall(sp->base->multtransposeadd(A, x, z, y));
+    else if (z == y || !sp->base->cusparse) PetscCall(sp->base->multtransposeadd(A, x, z, y));
+    else { /* aijcusparse's keeps y's old contents when y is not z (docs/limits.md): run in place */ PetscCall(VecCopy(z, y));
+      PetscCall(sp->base->multtransposeadd(A, x, y, y));
+    }
     if (sp->ondevice && !sp->mpiblock && ++sp->nbase[t] == MatSpmvLayoutMinProducts)
       PetscCall(PetscInfo(A, "%s: %" PetscInt_FMT " products of %s through aijcusparse's at this nonzero pattern (-petscspmv_layout_min_products): the next builds its layout\n", sp->format->name, sp->nbase[t], t ? "A^T" : "A"));
   } else PetscCall(MatSpmvApply(A, sp, t, x, z, y));
