@@ -337,6 +337,8 @@ static PetscErrorCode MatSpmvResultApply(Mat C, int op, Vec x, Vec z, Vec y)
   Vec       xw, yw;
 
   PetscFunctionBegin;
+  /* aijcusparse's Hermitian transpose-add asks cuSPARSE for the conjugate transpose, refused for a real matrix (docs/limits.md) */
+  if (!PetscDefined(USE_COMPLEX) && op >= 4) op -= 2;
   if (op % 2) PetscCall(PetscObjectQueryFunction((PetscObject)C, MatSpmvResultMultKeys[op], &multadd));
   else PetscCall(PetscObjectQueryFunction((PetscObject)C, MatSpmvResultMultKeys[op], &mult));
   PetscCheck(mult || multadd, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "The product result lost the base's %s", MatSpmvResultMultKeys[op]);

@@ -340,8 +340,9 @@ static PetscErrorCode MatSpmvSetProducts(Mat A)
   A->ops->multadd          = MatMultAdd_SeqAIJSpmv;
   A->ops->multtranspose    = MatMultTranspose_SeqAIJSpmv;
   A->ops->multtransposeadd = MatMultTransposeAdd_SeqAIJSpmv;
-  /* aijcusparse's MatMultHermitianTransposeAdd() keeps y's old contents when y is not z (docs/limits.md):
-     in real arithmetic it is the transpose's, ours; in complex PETSc's conjugates around MatMultTranspose() */
+  /* aijcusparse's MatMultHermitianTransposeAdd() asks cuSPARSE for the conjugate transpose, refused for a real
+     matrix, and keeps y's old contents when y is not z (docs/limits.md): in real arithmetic it is the
+     transpose's, ours; in complex PETSc's conjugates around MatMultTranspose() */
   if (MatSpmvSeq(A)->base->cusparse) A->ops->multhermitiantransposeadd = PetscDefined(USE_COMPLEX) ? NULL : MatMultTransposeAdd_SeqAIJSpmv;
   PetscCall(MatSpmvSetValueOps_SeqAIJSpmv(A)); /* MatShift, MatDiagonalScale on the device (values.c) */
   PetscCall(MatSpmvSetGraphOps_SeqAIJSpmv(A)); /* MatCreateGraph on the device (graph.c) */
