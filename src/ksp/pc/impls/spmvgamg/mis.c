@@ -5,7 +5,7 @@
   the aggregates around it (roots; then their neighbours; at distance 2 the nodes two steps away join
   the neighbouring aggregate of the highest root). This file holds the host reference, the
   specification that device/aggregate.cu follows array for array. Registered as the MatCoarsen type
-  "spmvmis", on the device where the graph is a seqaijcusparse matrix whose CSR is on the GPU: the
+  "spmvmis", on the device where the graph is a seqaijcusparse matrix not bound to the CPU: the
   lists PCGAMG's prolongator reads (root first, then the members in increasing index; isolated nodes
   in none, as PETSc's MIS leaves them). One process for now.
 */
@@ -114,8 +114,8 @@ PetscErrorCode MatCoarsenSpmvAggregateHost(PetscInt n, const PetscInt ai[], cons
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Whether the device path takes G: a seqaijcusparse graph whose CSR is on the GPU (GAMG's graph of
-   our matrices, graph.c's); -info says why not */
+/* Whether the device path takes G: a seqaijcusparse graph not bound to the CPU (GAMG's graph of our
+   matrices, graph.c's); -info says why not */
 static PetscErrorCode MatCoarsenSpmvUseDevice(MatCoarsen_SpmvMIS *mis, Mat G, PetscBool *device)
 {
   PetscBool cusparse;
@@ -127,8 +127,7 @@ static PetscErrorCode MatCoarsenSpmvUseDevice(MatCoarsen_SpmvMIS *mis, Mat G, Pe
   if (mis->host) PetscCall(PetscInfo(G, "Host reference: -mat_coarsen_spmvmis_host\n"));
   else if (!cusparse) PetscCall(PetscInfo(G, "Host reference: the graph is %s, not %s\n", ((PetscObject)G)->type_name, MATSEQAIJCUSPARSE));
   else if (G->boundtocpu) PetscCall(PetscInfo(G, "Host reference: the graph is bound to the CPU\n"));
-  else if (!(G->offloadmask & PETSC_OFFLOAD_GPU)) PetscCall(PetscInfo(G, "Host reference: the graph's CSR is not on the GPU, only on the host\n"));
-  else *device = PETSC_TRUE;
+  else *device = PETSC_TRUE; /* a CSR only on the host goes up once (MatSeqAIJCUSPARSEGetIJ()): far less than the host's rounds */
 #else
   PetscCall(PetscInfo(G, "Host reference: PETSc is built without CUDA\n"));
 #endif
@@ -260,6 +259,20 @@ static PetscErrorCode MatCoarsenCreate_SpmvMIS(MatCoarsen coarse)
   coarse->ops->setfromoptions = MatCoarsenSetFromOptions_SpmvMIS;
   coarse->ops->view           = MatCoarsenView_SpmvMIS;
   coarse->ops->destroy        = MatCoarsenDestroy_SpmvMIS;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The distance GAMG's level asks for (2 on aggressive levels), over the option's */
+PetscErrorCode MatCoarsenSpmvMISSetDistance(MatCoarsen coarse, PetscInt distance)
+{
+  MatCoarsen_SpmvMIS *mis = (MatCoarsen_SpmvMIS *)coarse->subctx;
+  PetscBool           match;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)coarse, MATCOARSENSPMVMIS, &match));
+  PetscCheck(match, PetscObjectComm((PetscObject)coarse), PETSC_ERR_ARG_WRONG, "The coarsener is %s, not %s", ((PetscObject)coarse)->type_name, MATCOARSENSPMVMIS);
+  PetscCheck(distance == 1 || distance == 2, PetscObjectComm((PetscObject)coarse), PETSC_ERR_ARG_OUTOFRANGE, "The independent set's distance is 1 or 2, not %" PetscInt_FMT, distance);
+  mis->distance = distance;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

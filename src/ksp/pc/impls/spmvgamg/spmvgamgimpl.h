@@ -34,5 +34,8 @@ PETSC_INTERN PetscErrorCode MatCoarsenSpmvAggregateDevice(PetscInt, const PetscI
    (n entries: aggregate a's members at d_aggptr[a] to d_aggptr[a + 1] - 1, then the rows in no
    aggregate, increasing), device arrays the caller allocates: (n, nagg, d_agg, d_roots, d_aggptr, d_members) */
 PETSC_INTERN PetscErrorCode MatCoarsenSpmvAggregateMembersDevice(PetscInt, PetscInt, const PetscInt *, const PetscInt *, PetscInt *, PetscInt *);
-/* MatCoarsen type "spmvmis" */
+/* MatCoarsen type "spmvmis", and the distance a GAMG level asks of it */
 PETSC_INTERN PetscErrorCode MatCoarsenRegister_SpmvMIS(void);
+PETSC_INTERN PetscErrorCode MatCoarsenSpmvMISSetDistance(MatCoarsen, PetscInt);
+/* PCGAMG with the coarsening above for our operators (gamg.c), and spmvmis; once, at the package's start */
+PETSC_INTERN PetscErrorCode PCRegister_GAMGSpmv(void);

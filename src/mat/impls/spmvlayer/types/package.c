@@ -77,7 +77,7 @@ PetscErrorCode PetscSpmvInitializePackage(void)
   for (PetscInt f = 0; f < nformats; f++) PetscCall(MatSpmvRegisterFormat(formats[f]));
   PetscCall(MatSolverTypeRegister_Spmv());
   PetscCall(MatSpmvRegisterDMDA());
-  PetscCall(MatCoarsenRegister_SpmvMIS());
+  PetscCall(PCRegister_GAMGSpmv());
   MatSpmvProductMinRows    = PETSC_INT_MAX;
   MatSpmvPtAPHostMinRows   = MATSPMV_PTAP_HOST_MIN_ROWS;
   MatSpmvGhostStream       = PETSC_TRUE;

@@ -1,0 +1,252 @@
+/*
+  PCGAMG with our coarsening (issue 51): PETSc's "gamg" creator stays PETSc's, registered again under
+  its name by a creator that calls it and wraps the PC's set-up. For a set-up whose operator is one of
+  our types (or any AIJ operator with -pc_gamg_spmv_all_operators), the aggregation sub-type's coarsen
+  is ours for that set-up only: the strength graph's maximal independent set at distance 2 on
+  aggressive levels (no squared graph) and 1 on the others, and the aggregates around it, on the
+  device where the graph is (mis.c, device/aggregate.cu). Everything else is PETSc's: the graph, the
+  prolongator and its smoothing, the Galerkin products, views, re-typing. A level our coarsening
+  cannot take (several processes, HEM, MIS-k other than PETSc's defaults) runs PETSc's, -info says why.
+*/
+#include <petsc/private/pcgamgimpl.h>
+#include <petscversion.h>
+#include "spmvgamgimpl.h"
+#include "../../../../mat/impls/spmvlayer/spmvimpl.h"
+
+/* agg.c's private context, which the coarsening reads (the aggressive levels and how PETSc would
+   coarsen them): mirrored for the PETSc release it was read from; others take PETSc's coarsening */
+#if PETSC_VERSION_GE(3, 26, 0) && PETSC_VERSION_LT(3, 27, 0)
+  #define PCGAMGSPMV_AGG_MIRRORED 1
+typedef struct {
+  PetscInt   nsmooths;
+  PetscInt   aggressive_coarsening_levels;
+  PetscInt   aggressive_mis_k;
+  PetscBool  use_aggressive_square_graph;
+  PetscBool  use_minimum_degree_ordering;
+  PetscBool  use_low_mem_filter;
+  PetscBool  graph_symmetrize;
+  MatCoarsen crs;
+} PC_GAMG_AGG_Mirror;
+#endif
+
+typedef struct {
+  PetscBool use;                                             /* -pc_gamg_spmv: our coarsening for our operators */
+  PetscBool all;                                             /* -pc_gamg_spmv_all_operators: and for any AIJ operator */
+  PetscInt  levels;                                          /* levels our coarsening took in the last set-up, for the view */
+  PetscErrorCode (*coarsen)(PC, Mat *, PetscCoarsenData **); /* PETSc's, during a set-up */
+} PC_GAMG_Spmv;
+
+static PetscErrorCode (*PCCreate_GAMG_PETSc)(PC);
+static PetscErrorCode (*PCSetUp_GAMG_PETSc)(PC);
+static PetscErrorCode (*PCSetFromOptions_GAMG_PETSc)(PC, PetscOptionItems);
+static PetscErrorCode (*PCView_GAMG_PETSc)(PC, PetscViewer);
+
+static const char PCGAMGSpmvKey[] = "PCGAMGSpmv";
+
+/* -pc_gamg_spmv's default: off until the device prolongator and its measurements (issue 51) */
+#define PCGAMGSPMV_DEFAULT PETSC_FALSE
+
+static PetscErrorCode PCGAMGSpmvGet(PC pc, PC_GAMG_Spmv **sp)
+{
+  PetscContainer container;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)pc, PCGAMGSpmvKey, (PetscObject *)&container));
+  if (container) PetscCall(PetscContainerGetPointer(container, sp));
+  else {
+    PetscCall(PetscNew(sp));
+    PetscCall(PetscObjectContainerCompose((PetscObject)pc, PCGAMGSpmvKey, *sp, PetscCtxDestroyDefault));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Why level's graph G stays with PETSc's coarsening (NULL: ours takes it); *distance: the independent set's */
+static PetscErrorCode PCGAMGSpmvLevelReason(PC pc, Mat G, const char **reason, PetscInt *distance)
+{
+  PC_MG      *mg      = (PC_MG *)pc->data;
+  PC_GAMG    *pc_gamg = (PC_GAMG *)mg->innerctx;
+  PetscMPIInt size;
+  PetscBool   aij, misk, mis;
+  PetscInt    bs;
+
+  PetscFunctionBegin;
+  *reason   = NULL;
+  *distance = 1;
+#if defined(PCGAMGSPMV_AGG_MIRRORED)
+  {
+    PC_GAMG_AGG_Mirror *agg = (PC_GAMG_AGG_Mirror *)pc_gamg->subctx;
+
+    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)G), &size));
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)G, &aij, MATSEQAIJ, MATSEQAIJCUSPARSE, ""));
+    PetscCall(MatGetBlockSize(G, &bs));
+    if (size > 1) *reason = "several processes (ours runs on one for now)";
+    else if (!aij) *reason = "the graph is not SeqAIJ or aijcusparse";
+    else if (bs != 1) *reason = "the graph has block size > 1";
+    else if (!agg || !agg->crs || ((PetscObject)agg->crs)->classid != MAT_COARSEN_CLASSID) *reason = "PCGAMG's aggregation context is not the one this library was built for";
+    else {
+      const PetscBool aggressive = (PetscBool)(pc_gamg->current_level < agg->aggressive_coarsening_levels);
+
+      PetscCall(PetscObjectTypeCompare((PetscObject)agg->crs, MATCOARSENMISK, &misk));
+      PetscCall(PetscObjectTypeCompare((PetscObject)agg->crs, MATCOARSENMIS, &mis));
+      if (!misk && !mis) *reason = "the coarsener asked for is not MIS or MIS-k";
+      else if (aggressive && !agg->use_aggressive_square_graph && agg->aggressive_mis_k != 2) *reason = "aggressive MIS-k with k other than 2";
+      else if (!aggressive && misk) {
+        PetscInt k;
+
+        PetscCall(MatCoarsenMISKGetDistance(agg->crs, &k));
+        if (k != 1) *reason = "MIS-k with k > 1 on a level that is not aggressive";
+      }
+      if (!*reason && aggressive) *distance = 2;
+    }
+  }
+#else
+  (void)pc_gamg, (void)size, (void)aij, (void)misk, (void)mis, (void)bs;
+  *reason = "PETSc is not the release whose PCGAMG aggregation context this library mirrors (3.26)";
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The aggregation's coarsen with our maximal independent set: the lists PETSc's prolongator reads (root
+   first), on the graph itself at every level (no squared graph) */
+static PetscErrorCode PCGAMGCoarsen_Spmv(PC pc, Mat *G, PetscCoarsenData **lists)
+{
+  PC_MG        *mg      = (PC_MG *)pc->data;
+  PC_GAMG      *pc_gamg = (PC_GAMG *)mg->innerctx;
+  PC_GAMG_Spmv *sp;
+  const char   *reason, *prefix;
+  PetscInt      distance;
+  MatCoarsen    crs;
+
+  PetscFunctionBegin;
+  PetscCall(PCGAMGSpmvGet(pc, &sp));
+  PetscCall(PCGAMGSpmvLevelReason(pc, *G, &reason, &distance));
+  if (reason) {
+    PetscCall(PetscInfo(pc, "Level %" PetscInt_FMT ": PETSc's coarsening, since %s\n", pc_gamg->current_level, reason));
+    PetscCall((*sp->coarsen)(pc, G, lists));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_COARSEN], 0, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_MIS], 0, 0, 0, 0));
+  PetscCall(MatCoarsenCreate(PetscObjectComm((PetscObject)*G), &crs));
+  PetscCall(PCGetOptionsPrefix(pc, &prefix));
+  PetscCall(PetscObjectSetOptionsPrefix((PetscObject)crs, prefix));
+  PetscCall(PetscObjectAppendOptionsPrefix((PetscObject)crs, "pc_gamg_spmv_"));
+  PetscCall(MatCoarsenSetType(crs, MATCOARSENSPMVMIS));
+  PetscCall(MatCoarsenSetFromOptions(crs));
+  PetscCall(MatCoarsenSpmvMISSetDistance(crs, distance));
+  PetscCall(MatCoarsenSetAdjacency(crs, *G));
+  PetscCall(MatCoarsenApply(crs));
+  PetscCall(MatCoarsenGetData(crs, lists));
+  PetscCall(MatCoarsenDestroy(&crs));
+  sp->levels++;
+  PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_MIS], 0, 0, 0, 0));
+  PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_COARSEN], 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether this set-up takes our coarsening; -info says why not */
+static PetscErrorCode PCGAMGSpmvTakes(PC pc, PC_GAMG_Spmv *sp, PetscBool *takes)
+{
+  const char    *type;
+  MatSpmvFormat *fmt = NULL;
+  PetscBool      agg, aij = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  *takes = PETSC_FALSE;
+  if (!sp->use || !pc->pmat) PetscFunctionReturn(PETSC_SUCCESS);
+  /* the name PCGAMGSetType() copied: PCGAMGGetType() returns the caller's string, gone after an option's -pc_gamg_type */
+  type = ((PC_GAMG *)((PC_MG *)pc->data)->innerctx)->gamg_type_name;
+  PetscCall(PetscStrcmp(type, PCGAMGAGG, &agg));
+  PetscCall(MatSpmvFormatFind(((PetscObject)pc->pmat)->type_name, &fmt));
+  if (sp->all) PetscCall(PetscObjectTypeCompareAny((PetscObject)pc->pmat, &aij, MATSEQAIJ, MATMPIAIJ, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE, ""));
+  if (!agg) PetscCall(PetscInfo(pc, "PETSc's coarsening: PCGAMG type %s, ours is for %s\n", type, PCGAMGAGG));
+  else if (!fmt && !aij) PetscCall(PetscInfo(pc, "PETSc's coarsening: the operator is %s, not one of ours (-pc_gamg_spmv_all_operators takes any AIJ)\n", ((PetscObject)pc->pmat)->type_name));
+  else *takes = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* PETSc's set-up with our coarsen in the aggregation's ops, PETSc's again afterwards (also on error):
+   PCGAMGSetType() re-creates the ops, so they are swapped only for the set-up's duration */
+static PetscErrorCode PCSetUp_GAMGSpmv(PC pc)
+{
+  PC_MG         *mg      = (PC_MG *)pc->data;
+  PC_GAMG       *pc_gamg = (PC_GAMG *)mg->innerctx;
+  PC_GAMG_Spmv  *sp;
+  PetscBool      takes;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(PCGAMGSpmvGet(pc, &sp));
+  PetscCall(PCGAMGSpmvTakes(pc, sp, &takes));
+  if (!takes || !pc_gamg->ops->coarsen) {
+    PetscCall((*PCSetUp_GAMG_PETSc)(pc));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  sp->coarsen           = pc_gamg->ops->coarsen;
+  sp->levels            = 0;
+  pc_gamg->ops->coarsen = PCGAMGCoarsen_Spmv;
+  ierr                  = (*PCSetUp_GAMG_PETSc)(pc);
+  pc_gamg->ops->coarsen = sp->coarsen;
+  sp->coarsen           = NULL;
+  PetscCall(ierr);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCSetFromOptions_GAMGSpmv(PC pc, PetscOptionItems PetscOptionsObject)
+{
+  PC_GAMG_Spmv *sp;
+
+  PetscFunctionBegin;
+  PetscCall((*PCSetFromOptions_GAMG_PETSc)(pc, PetscOptionsObject));
+  PetscCall(PCGAMGSpmvGet(pc, &sp));
+  PetscOptionsHeadBegin(PetscOptionsObject, "GAMG's coarsening by petscspmv");
+  PetscCall(PetscOptionsBool("-pc_gamg_spmv", "Coarsen by petscspmv's maximal independent sets (on the device) where the operator is one of its types", "PCSetUp", sp->use, &sp->use, NULL));
+  PetscCall(PetscOptionsBool("-pc_gamg_spmv_all_operators", "Also where the operator is any other AIJ matrix (aijcusparse on the device, AIJ by the host reference)", "PCSetUp", sp->all, &sp->all, NULL));
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCView_GAMGSpmv(PC pc, PetscViewer viewer)
+{
+  PC_GAMG_Spmv *sp;
+  PetscBool     isascii;
+
+  PetscFunctionBegin;
+  PetscCall((*PCView_GAMG_PETSc)(pc, viewer));
+  PetscCall(PCGAMGSpmvGet(pc, &sp));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (isascii && sp->levels) PetscCall(PetscViewerASCIIPrintf(viewer, "  petscspmv coarsened %" PetscInt_FMT " level(s): maximal independent sets by hashed priorities (distance 2 on aggressive levels)\n", sp->levels));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* PETSc's creator, then our set-up, options and view (GAMG's part of PCMG's) around PETSc's */
+static PetscErrorCode PCCreate_GAMGSpmv(PC pc)
+{
+  PC_GAMG_Spmv *sp;
+
+  PetscFunctionBegin;
+  PetscCall((*PCCreate_GAMG_PETSc)(pc));
+  PCSetUp_GAMG_PETSc          = pc->ops->setup;
+  PCSetFromOptions_GAMG_PETSc = pc->ops->setfromoptions;
+  PCView_GAMG_PETSc           = ((PC_MG *)pc->data)->view;
+  pc->ops->setup              = PCSetUp_GAMGSpmv;
+  pc->ops->setfromoptions     = PCSetFromOptions_GAMGSpmv;
+  ((PC_MG *)pc->data)->view   = PCView_GAMGSpmv;
+  PetscCall(PCGAMGSpmvGet(pc, &sp));
+  sp->use = PCGAMGSPMV_DEFAULT;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PCRegister_GAMGSpmv(void)
+{
+  PetscErrorCode (*create)(PC) = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatCoarsenRegister_SpmvMIS());
+  PetscCall(PCInitializePackage()); /* PETSc's PCs registered first (PCRegisterAll()), so that ours replaces its "gamg" */
+  PetscCall(PetscFunctionListFind(PCList, PCGAMG, &create));
+  if (!create || create == PCCreate_GAMGSpmv) PetscFunctionReturn(PETSC_SUCCESS);
+  PCCreate_GAMG_PETSc = create;
+  PetscCall(PCRegister(PCGAMG, PCCreate_GAMGSpmv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
