@@ -127,6 +127,11 @@ static inline PetscErrorCode CheckProductsWith(Mat A, Mat Aref, Vec x, Vec y, Ve
   PetscCall(MatMultTransposeAdd(A, xt, yt, yt));
   PetscCall(CheckClose(Aabs, PETSC_TRUE, xtr, ztr, yt, ytr, "MatMultTransposeAdd with y == z", name));
 
+  PetscCall(MatMultHermitianTranspose(Aref, xtr, ytr));
+  PetscCall(Poison(yt));
+  PetscCall(MatMultHermitianTranspose(A, xt, yt));
+  PetscCall(CheckClose(Aabs, PETSC_TRUE, xtr, NULL, yt, ytr, "MatMultHermitianTranspose", name));
+
   PetscCall(MatMultHermitianTransposeAdd(Aref, xtr, ztr, ytr));
   PetscCall(Poison(yt));
   PetscCall(MatMultHermitianTransposeAdd(A, xt, zt, yt));

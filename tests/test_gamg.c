@@ -1,13 +1,16 @@
-static char help[] = "GAMG's coarsening for our matrices (MatCoarsen spmvmis, host reference): on 2D and 3D grid\n"
-                     "graphs, a random graph and one with isolated rows, at distance 1 and 2, the roots are\n"
-                     "independent and maximal at that distance, every row with a neighbour is in exactly one\n"
-                     "aggregate (isolated rows in none), each aggregate is connected and holds its root first, and\n"
-                     "the same aggregates come again. The tentative prolongator P0 on spmvmis's aggregates of 2D\n"
-                     "and 3D grids and on random ones (1-node aggregates, fewer rows than modes, not contiguous,\n"
-                     "one too large for shared memory) with constants, 2D and 3D rigid-body modes and a\n"
-                     "MatSetNearNullSpace() space: the host reference's P0 R = B and Q^T Q = I per aggregate, and\n"
-                     "P0 and R equal to PETSc's own prolongator fed the same lists; with -device (and a GPU) the\n"
-                     "CUDA P0 and R equal to the host's.\n"
+static char help[] = "GAMG's coarsening for our matrices (MatCoarsen spmvmis): on 2D and 3D grid graphs, random\n"
+                     "graphs (one of many components), graphs with isolated or empty rows and of 0 and 1 rows, at\n"
+                     "distance 1 and 2, the host reference's roots are independent and maximal at that distance, every\n"
+                     "row with a neighbour is in exactly one aggregate (isolated rows in none), each aggregate is\n"
+                     "connected and holds its root first, and the same aggregates come again. With -device (a GPU:\n"
+                     "otherwise skipped), the device path on the same graphs as seqaijcusparse matrices, and on a 64^3\n"
+                     "grid, at both distances and two seeds, gives the host reference's lists exactly (the same\n"
+                     "aggregates, roots, and members in the same order: root first, then increasing).\n"
+                     "The tentative prolongator P0 on spmvmis's aggregates of 2D and 3D grids and on random ones\n"
+                     "(1-node aggregates, fewer rows than modes, not contiguous, one too large for shared memory)\n"
+                     "with constants, 2D and 3D rigid-body modes and a MatSetNearNullSpace() space: the host\n"
+                     "reference's P0 R = B and Q^T Q = I per aggregate, and P0 and R equal to PETSc's own\n"
+                     "prolongator fed the same lists; with -device the CUDA P0 and R equal to the host's.\n"
                      "-coarsen 0, -tentative 0: leave out the coarsening's or the tentative prolongator's checks.\n";
 
 #include <petscspmv.h>
@@ -19,13 +22,14 @@ static char help[] = "GAMG's coarsening for our matrices (MatCoarsen spmvmis, ho
 #endif
 
 /* The symmetric graph of a grid of nx x ny x nz points (7-point neighbours), or of n random edges
-   among nx points (ny = nz = 0), with rows beyond 'isolated' left without neighbours */
-static PetscErrorCode Graph(PetscInt nx, PetscInt ny, PetscInt nz, PetscInt nrand, PetscInt isolated, Mat *G)
+   among nx points (ny = nz = 0), then 'isolated' rows with only their diagonal and 'empty' rows with
+   no entry (aijcusparse then keeps compressed row offsets) */
+static PetscErrorCode Graph(PetscInt nx, PetscInt ny, PetscInt nz, PetscInt nrand, PetscInt isolated, PetscInt empty, Mat *G)
 {
   PetscInt n = nx * PetscMax(ny, 1) * PetscMax(nz, 1);
 
   PetscFunctionBegin;
-  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, n + isolated, n + isolated, 8, NULL, G));
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, n + isolated + empty, n + isolated + empty, 8, NULL, G));
   PetscCall(MatSetOption(*G, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   for (PetscInt r = 0; r < n + isolated; r++) PetscCall(MatSetValue(*G, r, r, 1.0, INSERT_VALUES));
   if (nrand) {
@@ -137,7 +141,9 @@ static PetscErrorCode Coarsen(Mat G, PetscInt d, PetscInt *agg, PetscInt *nagg)
     (*nagg)++;
   }
   for (PetscInt i = 0; i < n; i++) {
-    PetscBool alone = (PetscBool)(ai[i + 1] - ai[i] <= 1);
+    PetscBool alone = PETSC_TRUE;
+
+    for (PetscInt k = ai[i]; k < ai[i + 1]; k++) alone = (PetscBool)(alone && aj[k] == i);
 
     PetscCheck(alone == (agg[i] < 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Row %" PetscInt_FMT " (%s) is %sin an aggregate", i, alone ? "isolated" : "with neighbours", agg[i] < 0 ? "not " : "");
     if (isroot[i]) { /* independent: no other root within d; connected: every member reached inside the aggregate */
@@ -156,6 +162,97 @@ static PetscErrorCode Coarsen(Mat G, PetscInt d, PetscInt *agg, PetscInt *nagg)
   PetscCall(PetscFree3(dist, queue, isroot));
   PetscCall(MatRestoreRowIJ(G, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
   PetscCall(PetscCDDestroy(lists));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The lists of MatCoarsen spmvmis on G (distance d, seed; the host reference with host), flattened:
+   list l's ids at ids[ptr[l]] to ids[ptr[l + 1] - 1]; *device: whether it ran on the device (its view) */
+static PetscErrorCode Lists(Mat G, PetscInt d, PetscInt seed, PetscBool host, PetscInt *ptr, PetscInt *ids, PetscBool *device)
+{
+  MatCoarsen        crs;
+  PetscCoarsenData *lists;
+  PetscViewer       viewer;
+  PetscInt          n;
+  char              val[32], view[256] = "";
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(val, sizeof(val), "%" PetscInt_FMT, d));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_coarsen_spmvmis_distance", val));
+  PetscCall(PetscSNPrintf(val, sizeof(val), "%" PetscInt_FMT, seed));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_coarsen_spmvmis_seed", val));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_coarsen_spmvmis_host", host ? "1" : "0"));
+  PetscCall(MatCoarsenCreate(PETSC_COMM_SELF, &crs));
+  PetscCall(MatCoarsenSetType(crs, "spmvmis"));
+  PetscCall(MatCoarsenSetFromOptions(crs));
+  PetscCall(MatCoarsenSetAdjacency(crs, G));
+  PetscCall(MatCoarsenSetStrictAggs(crs, PETSC_TRUE));
+  PetscCall(MatCoarsenApply(crs));
+  PetscCall(MatCoarsenGetData(crs, &lists));
+  PetscCall(PetscViewerStringOpen(PETSC_COMM_SELF, view, sizeof(view), &viewer));
+  PetscCall(MatCoarsenView(crs, viewer));
+  PetscCall(PetscViewerDestroy(&viewer));
+  *device = strstr(view, ",device") ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(MatCoarsenDestroy(&crs));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_coarsen_spmvmis_distance"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_coarsen_spmvmis_seed"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_coarsen_spmvmis_host"));
+  PetscCall(MatGetLocalSize(G, &n, NULL));
+  ptr[0] = 0;
+  for (PetscInt l = 0; l < n; l++) {
+    PetscCDIntNd *pos;
+
+    ptr[l + 1] = ptr[l];
+    PetscCall(PetscCDGetHeadPos(lists, l, &pos));
+    while (pos) {
+      PetscCheck(ptr[l + 1] < n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The lists hold more than the %" PetscInt_FMT " rows", n);
+      PetscCall(PetscCDIntNdGetID(pos, &ids[ptr[l + 1]++]));
+      PetscCall(PetscCDGetNextPos(lists, l, &pos));
+    }
+  }
+  PetscCall(PetscCDDestroy(lists));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The device path on G (made a seqaijcusparse matrix whose CSR is on the GPU) gives the host
+   reference's lists exactly, at distance 1 and 2 and two seeds */
+static PetscErrorCode CompareDevice(Mat G, const char *name)
+{
+  Mat            Gd;
+  PetscInt       n, *ptr[2], *ids[2];
+  PetscMemType   mtype;
+  const PetscInt seeds[] = {0, 12345};
+
+  PetscFunctionBegin;
+  PetscCall(MatConvert(G, MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, &Gd));
+  PetscCall(MatSeqAIJGetCSRAndMemType(Gd, NULL, NULL, NULL, &mtype)); /* the CSR to the GPU */
+  PetscCheck(PetscMemTypeDevice(mtype), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the seqaijcusparse graph's CSR is not on the GPU", name);
+  PetscCall(MatGetLocalSize(G, &n, NULL));
+  for (int k = 0; k < 2; k++) PetscCall(PetscMalloc2(n + 1, &ptr[k], PetscMax(n, 1), &ids[k]));
+  for (PetscInt d = 1; d <= 2; d++) {
+    for (size_t sd = 0; sd < PETSC_STATIC_ARRAY_LENGTH(seeds); sd++) {
+      PetscBool device[2], same;
+      PetscInt  nagg = 0;
+
+      PetscCall(Lists(Gd, d, seeds[sd], PETSC_TRUE, ptr[0], ids[0], &device[0]));
+      PetscCall(Lists(Gd, d, seeds[sd], PETSC_FALSE, ptr[1], ids[1], &device[1]));
+      PetscCheck(!device[0] && device[1], PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s, distance %" PetscInt_FMT ": the reference ran %s, the device path %s", name, d, device[0] ? "on the device" : "on the host", device[1] ? "on the device" : "on the host (see -info)");
+      for (PetscInt l = 0; l < n; l++) nagg += ptr[0][l + 1] > ptr[0][l];
+      PetscCall(PetscArraycmp(ptr[0], ptr[1], n + 1, &same));
+      if (same) PetscCall(PetscArraycmp(ids[0], ids[1], ptr[0][n], &same));
+      if (!same) {
+        for (PetscInt l = 0; l < n; l++) {
+          PetscBool eq = (PetscBool)(ptr[0][l + 1] - ptr[0][l] == ptr[1][l + 1] - ptr[1][l]);
+
+          for (PetscInt k = 0; eq && k < ptr[0][l + 1] - ptr[0][l]; k++) eq = (PetscBool)(ids[0][ptr[0][l] + k] == ids[1][ptr[1][l] + k]);
+          PetscCheck(eq, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s, distance %" PetscInt_FMT ", seed %" PetscInt_FMT ": the list at row %" PetscInt_FMT " has %" PetscInt_FMT " rows on the device (first %" PetscInt_FMT "), %" PetscInt_FMT " in the host reference (first %" PetscInt_FMT ")", name, d, seeds[sd], l, ptr[1][l + 1] - ptr[1][l], ptr[1][l + 1] > ptr[1][l] ? ids[1][ptr[1][l]] : -1, ptr[0][l + 1] - ptr[0][l], ptr[0][l + 1] > ptr[0][l] ? ids[0][ptr[0][l]] : -1);
+        }
+        SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s, distance %" PetscInt_FMT ", seed %" PetscInt_FMT ": the device's lists differ from the host reference's", name, d, seeds[sd]);
+      }
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok device %s (%" PetscInt_FMT " rows), distance %" PetscInt_FMT ", seed %" PetscInt_FMT ": %" PetscInt_FMT " aggregates, the host reference's lists exactly\n", name, n, d, seeds[sd], nagg));
+    }
+  }
+  for (int k = 0; k < 2; k++) PetscCall(PetscFree2(ptr[k], ids[k]));
+  PetscCall(MatDestroy(&Gd));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -515,36 +612,22 @@ static PetscErrorCode CompareWithPETSc(const NearNull *nn, PetscInt nagg, Mat P,
 }
 
 #if defined(PETSC_HAVE_CUDA)
-/* Whether CUDA sees a device (no driver, the stub driver or no device: none) */
-static PetscBool HaveGPU(void)
+static PetscErrorCode UploadInt(const PetscInt *h, PetscInt n, PetscInt **d)
 {
-  int n = 0;
-
-  if (cudaGetDeviceCount(&n) != cudaSuccess) n = 0;
-  (void)cudaGetLastError();
-  return n > 0 ? PETSC_TRUE : PETSC_FALSE;
-}
-
-static PetscErrorCode UploadInt(const PetscInt *h, PetscInt n, int **d)
-{
-  int *t;
-
   PetscFunctionBegin;
-  PetscCall(PetscMalloc1(n, &t));
-  for (PetscInt i = 0; i < n; i++) t[i] = (int)h[i];
-  PetscCallCUDA(cudaMalloc((void **)d, PetscMax(n, 1) * sizeof(int)));
-  PetscCallCUDA(cudaMemcpy(*d, t, n * sizeof(int), cudaMemcpyHostToDevice));
-  PetscCall(PetscFree(t));
+  PetscCallCUDA(cudaMalloc((void **)d, PetscMax(n, 1) * sizeof(PetscInt)));
+  PetscCallCUDA(cudaMemcpy(*d, h, n * sizeof(PetscInt), cudaMemcpyHostToDevice));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The device P0 and coarse data on the same input against the host reference's: the same CSR, the
    same values to TOL_EQUAL (the same bits expected: the same operations in the same order) */
-static PetscErrorCode CompareDevice(const NearNull *nn, PetscInt nagg, const PetscInt *agg, const PetscInt *roots, const PetscInt *pi, const PetscInt *pj, const PetscScalar *pv, const PetscReal *cdata, PetscReal *diff, PetscInt *nsame, PetscInt *ntotal)
+static PetscErrorCode CompareTentativeDevice(const NearNull *nn, PetscInt nagg, const PetscInt *agg, const PetscInt *roots, const PetscInt *pi, const PetscInt *pj, const PetscScalar *pv, const PetscReal *cdata, PetscReal *diff, PetscInt *nsame, PetscInt *ntotal)
 {
   const PetscInt rows = nn->nloc * nn->bs, nnz = pi[rows], n = nn->n;
   PetscInt      *aggptr, *members;
-  int           *d_agg, *d_aggptr, *d_members, *d_pi, *d_pj, *hi, *hj;
+  PetscInt      *d_agg, *d_aggptr, *d_members;
+  int           *d_pi, *d_pj, *hi, *hj;
   PetscReal     *d_data, *d_cdata, *hc, cdiff;
   PetscScalar   *d_pv, *hv;
   PetscInt       csame;
@@ -630,7 +713,7 @@ static PetscErrorCode Tentative(const NearNull *nn, const char *aggs, PetscCoars
   if (device) {
     PetscInt ntotal = 0;
 
-    PetscCall(CompareDevice(nn, nagg, agg, roots, pi, pj, pv, cdata, &diff, &nsame, &ntotal));
+    PetscCall(CompareTentativeDevice(nn, nagg, agg, roots, pi, pj, pv, cdata, &diff, &nsame, &ntotal));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok tentative %s, %s on the device: equal to the host's to %.1e (%" PetscInt_FMT " of %" PetscInt_FMT " entries the same bits)\n", nn->name, aggs, (double)diff, nsame, ntotal));
   }
 #endif
@@ -653,7 +736,7 @@ static PetscErrorCode TentativeCases(PetscBool device)
     NearNull          nn;
     PetscCoarsenData *lists;
 
-    PetscCall(Graph(40, 40, 0, 0, 0, &G));
+    PetscCall(Graph(40, 40, 0, 0, 0, 0, &G));
     PetscCall(NearNullSpace("2D grid 40x40, constants", 1600, 1, 0, NULL, PETSC_FALSE, &nn));
     for (PetscInt d = 1; d <= 2; d++) {
       PetscCall(MISLists(G, d, &lists));
@@ -667,7 +750,7 @@ static PetscErrorCode TentativeCases(PetscBool device)
     const PetscInt nx = dim == 2 ? 20 : 8, nloc = dim == 2 ? 400 : 512 + 3;
     Mat            G;
 
-    PetscCall(Graph(nx, nx, dim == 2 ? 0 : nx, 0, dim == 2 ? 0 : 3, &G));
+    PetscCall(Graph(nx, nx, dim == 2 ? 0 : nx, 0, dim == 2 ? 0 : 3, 0, &G));
     for (PetscInt moved = 0; moved < 2; moved++) {
       NearNull   nn;
       PetscReal *coords;
@@ -732,46 +815,61 @@ static PetscErrorCode TentativeCases(PetscBool device)
 
 int main(int argc, char **argv)
 {
-  const PetscInt cases[][5] = {
-    {40,   40, 0,  0,    0}, /* 2D grid */
-    {12,   12, 12, 0,    3}, /* 3D grid and 3 isolated rows */
-    {2000, 0,  0,  5000, 0}, /* random graph */
-    {1,    0,  0,  0,    4}  /* a single row and isolated ones: no aggregate */
+  const PetscInt cases[][6] = {
+    {40,   40, 0,  0,    0, 0 }, /* 2D grid */
+    {12,   12, 12, 0,    3, 0 }, /* 3D grid and 3 isolated rows */
+    {2000, 0,  0,  5000, 0, 0 }, /* random graph */
+    {1,    0,  0,  0,    4, 0 }, /* a single row and isolated ones: no aggregate */
+    {3000, 0,  0,  1200, 0, 0 }, /* a sparser random graph: many components */
+    {10,   0,  0,  0,    0, 40}, /* a path and empty rows (compressed rows) */
+    {0,    0,  0,  0,    0, 0 }, /* no row */
+    {1,    0,  0,  0,    0, 0 }  /* one row */
   };
-
-  PetscBool device = PETSC_FALSE, coarsen = PETSC_TRUE, tentative = PETSC_TRUE;
+  PetscBool device = PETSC_FALSE, gpu = PETSC_FALSE, coarsen = PETSC_TRUE, tentative = PETSC_TRUE;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscSpmvInitializePackage());
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-device", &device, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu", &gpu, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-coarsen", &coarsen, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-tentative", &tentative, NULL));
-  PetscCall(PetscOptionsGetBool(NULL, NULL, "-device", &device, NULL));
-#if defined(PETSC_HAVE_CUDA)
-  if (device && !HaveGPU()) {
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "SKIP the device's tentative prolongator: no GPU\n"));
+  if (device && !gpu) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "skipped: -device needs a GPU (-gpu 1)\n"));
     PetscCall(PetscFinalize());
     return 0;
   }
-#else
+#if !defined(PETSC_HAVE_CUDA)
   PetscCheck(!device, PETSC_COMM_WORLD, PETSC_ERR_SUP, "-device: this PETSc has no CUDA");
 #endif
   for (size_t c = 0; coarsen && c < PETSC_STATIC_ARRAY_LENGTH(cases); c++) {
     Mat      G;
     PetscInt n, *agg, *again, nagg, nagain;
+    char     name[64];
 
-    PetscCall(Graph(cases[c][0], cases[c][1], cases[c][2], cases[c][3], cases[c][4], &G));
+    PetscCall(Graph(cases[c][0], cases[c][1], cases[c][2], cases[c][3], cases[c][4], cases[c][5], &G));
     PetscCall(MatGetSize(G, &n, NULL));
-    PetscCall(PetscMalloc2(n, &agg, n, &again));
-    for (PetscInt d = 1; d <= 2; d++) {
-      PetscBool same;
+    PetscCall(PetscSNPrintf(name, sizeof(name), "graph %d", (int)c));
+    if (device) PetscCall(CompareDevice(G, name));
+    else {
+      PetscCall(PetscMalloc2(n, &agg, n, &again));
+      for (PetscInt d = 1; d <= 2; d++) {
+        PetscBool same;
 
-      PetscCall(Coarsen(G, d, agg, &nagg));
-      PetscCall(Coarsen(G, d, again, &nagain));
-      PetscCall(PetscArraycmp(agg, again, n, &same));
-      PetscCheck(same && nagg == nagain, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Case %d, distance %" PetscInt_FMT ": other aggregates the second time", (int)c, d);
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok graph %d (%" PetscInt_FMT " rows), distance %" PetscInt_FMT ": %" PetscInt_FMT " aggregates, independent, maximal, connected, the same again\n", (int)c, n, d, nagg));
+        PetscCall(Coarsen(G, d, agg, &nagg));
+        PetscCall(Coarsen(G, d, again, &nagain));
+        PetscCall(PetscArraycmp(agg, again, n, &same));
+        PetscCheck(same && nagg == nagain, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Case %d, distance %" PetscInt_FMT ": other aggregates the second time", (int)c, d);
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok graph %d (%" PetscInt_FMT " rows), distance %" PetscInt_FMT ": %" PetscInt_FMT " aggregates, independent, maximal, connected, the same again\n", (int)c, n, d, nagg));
+      }
+      PetscCall(PetscFree2(agg, again));
     }
-    PetscCall(PetscFree2(agg, again));
+    PetscCall(MatDestroy(&G));
+  }
+  if (coarsen && device) { /* many blocks: a 64^3 grid (its host checks would take minutes: the lists only) */
+    Mat G;
+
+    PetscCall(Graph(64, 64, 64, 0, 0, 0, &G));
+    PetscCall(CompareDevice(G, "64^3 grid"));
     PetscCall(MatDestroy(&G));
   }
   if (tentative) PetscCall(TentativeCases(device));

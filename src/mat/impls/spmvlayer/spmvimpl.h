@@ -200,6 +200,8 @@ PETSC_INTERN PetscErrorCode MatSpmvGetBaseSeq(MatSpmvBaseOps **);
 PETSC_INTERN PetscErrorCode MatSpmvUseCUSPARSEBase(PetscBool *);
 /* whether aijcusparse's products take these vectors (NULL: none): CUDA vectors only (docs/limits.md) */
 PETSC_INTERN PetscErrorCode MatSpmvCUSPARSETakesVecs(Vec, Vec, Vec, PetscBool *);
+/* y = A^T x + z (NULL not allowed) through aijcusparse's transpose-add, run in place (docs/limits.md) */
+PETSC_INTERN PetscErrorCode MatSpmvCUSPARSEMultTransposeAdd(PetscErrorCode (*)(Mat, Vec, Vec, Vec), Mat, Vec, Vec, Vec);
 
 /* ghost.c: an MPIAIJ product y = A x (+ z) whose ghost exchange runs on a stream of its own beside
    the diagonal block's product, MPI on host buffers (taken where MPI is not CUDA-aware, with CUDA

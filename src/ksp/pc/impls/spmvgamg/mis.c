@@ -1,29 +1,24 @@
 /*
-  GAMG's coarsening for our matrices, host reference (issue 51, step 1): a maximal independent set of
-  the strength graph at distance 1 or 2, found in rounds as a GPU finds it (a node joins when its
-  priority, a hash of its global index, is the largest among the undecided nodes within the distance;
-  no squared graph), and the aggregates around it (roots; then their neighbours; at distance 2 the
-  nodes two steps away join the neighbouring aggregate of the highest root). Registered as the
-  MatCoarsen type "spmvmis": the lists PCGAMG's prolongator reads (root first, then the members in
-  increasing index; isolated nodes in none, as PETSc's MIS leaves them). One process for now.
+  GAMG's coarsening for our matrices (issue 51): a maximal independent set of the strength graph at
+  distance 1 or 2, found in rounds as a GPU finds it (a node joins when its priority, a hash of its
+  global index, is the largest among the undecided nodes within the distance; no squared graph), and
+  the aggregates around it (roots; then their neighbours; at distance 2 the nodes two steps away join
+  the neighbouring aggregate of the highest root). This file holds the host reference, the
+  specification that device/aggregate.cu follows array for array. Registered as the MatCoarsen type
+  "spmvmis", on the device where the graph is a seqaijcusparse matrix whose CSR is on the GPU: the
+  lists PCGAMG's prolongator reads (root first, then the members in increasing index; isolated nodes
+  in none, as PETSc's MIS leaves them). One process for now.
 */
 #include <petsc/private/matimpl.h>
 #include "spmvgamgimpl.h"
+#include "../../../../mat/impls/spmvlayer/spmvbase.h"
 
 typedef struct {
-  PetscInt distance; /* 1 or 2 */
-  PetscInt seed;
+  PetscInt  distance; /* 1 or 2 */
+  PetscInt  seed;
+  PetscBool host;     /* -mat_coarsen_spmvmis_host: the host reference wherever the graph is */
+  PetscBool ondevice; /* where the last MatCoarsenApply() ran, for the view */
 } MatCoarsen_SpmvMIS;
-
-/* A node's priority: splitmix64 of (global index, seed); ties (none in practice) go to the larger index */
-static inline uint64_t MatCoarsenSpmvHash(PetscInt gid, PetscInt seed)
-{
-  uint64_t z = (uint64_t)gid + 0x9e3779b97f4a7c15ULL * (uint64_t)(seed + 1);
-
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 static inline PetscBool MatCoarsenSpmvAbove(const uint64_t *prio, PetscInt a, PetscInt b) /* a's key above b's */
 {
@@ -119,37 +114,104 @@ PetscErrorCode MatCoarsenSpmvAggregateHost(PetscInt n, const PetscInt ai[], cons
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Whether the device path takes G: a seqaijcusparse graph whose CSR is on the GPU (GAMG's graph of
+   our matrices, graph.c's); -info says why not */
+static PetscErrorCode MatCoarsenSpmvUseDevice(MatCoarsen_SpmvMIS *mis, Mat G, PetscBool *device)
+{
+  PetscBool cusparse;
+
+  PetscFunctionBegin;
+  *device = PETSC_FALSE;
+  PetscCall(PetscObjectTypeCompare((PetscObject)G, MATSEQAIJCUSPARSE, &cusparse));
+#if defined(PETSC_HAVE_CUDA)
+  if (mis->host) PetscCall(PetscInfo(G, "Host reference: -mat_coarsen_spmvmis_host\n"));
+  else if (!cusparse) PetscCall(PetscInfo(G, "Host reference: the graph is %s, not %s\n", ((PetscObject)G)->type_name, MATSEQAIJCUSPARSE));
+  else if (G->boundtocpu) PetscCall(PetscInfo(G, "Host reference: the graph is bound to the CPU\n"));
+  else if (!(G->offloadmask & PETSC_OFFLOAD_GPU)) PetscCall(PetscInfo(G, "Host reference: the graph's CSR is not on the GPU, only on the host\n"));
+  else *device = PETSC_TRUE;
+#else
+  PetscCall(PetscInfo(G, "Host reference: PETSc is built without CUDA\n"));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The host reference's aggregates into lists (one per aggregate at its root's index: the root, then
+   the members in index order) */
+static PetscErrorCode MatCoarsenSpmvApplyHost(MatCoarsen_SpmvMIS *mis, Mat G, PetscInt rstart, PetscCoarsenData *lists, PetscInt *nagg)
+{
+  const PetscInt *ai, *aj;
+  PetscInt        n, *agg, *roots;
+  PetscBool       done;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetRowIJ(G, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCoarsen spmvmis needs the graph's CSR (MatGetRowIJ), which a %s matrix does not give", ((PetscObject)G)->type_name);
+  PetscCall(PetscMalloc2(n, &agg, n, &roots));
+  PetscCall(MatCoarsenSpmvAggregateHost(n, ai, aj, rstart, mis->distance, mis->seed, agg, roots, nagg));
+  for (PetscInt a = 0; a < *nagg; a++) PetscCall(PetscCDAppendID(lists, roots[a], rstart + roots[a]));
+  for (PetscInt i = 0; i < n; i++)
+    if (agg[i] >= 0 && roots[agg[i]] != i) PetscCall(PetscCDAppendID(lists, roots[agg[i]], rstart + i));
+  PetscCall(PetscFree2(agg, roots));
+  PetscCall(MatRestoreRowIJ(G, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The same on the device (MatCoarsenSpmvUseDevice() said yes): the lists from each aggregate's
+   members as the device orders them, which is the host's order; only the lists come to the host */
+static PetscErrorCode MatCoarsenSpmvApplyDevice(MatCoarsen_SpmvMIS *mis, Mat G, PetscInt n, PetscInt rstart, PetscCoarsenData *lists, PetscInt *nagg)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  {
+    const PetscInt *d_ai, *d_aj;
+    PetscInt       *d_work, *d_agg, *d_roots, *d_aggptr, *d_members, *roots, *aggptr, *members;
+
+    /* aijcusparse's device CSR holds PetscInt indices (64-bit ones with 64-bit PetscInt), row offsets uncompressed */
+    PetscCall(MatSeqAIJCUSPARSEGetIJ(G, PETSC_FALSE, &d_ai, &d_aj));
+    PetscCall(MatSpmvCUDAMalloc((void **)&d_work, (4 * (size_t)n + 1) * sizeof(PetscInt)));
+    d_agg     = d_work;
+    d_roots   = d_agg + n;
+    d_aggptr  = d_roots + n;
+    d_members = d_aggptr + n + 1;
+    PetscCall(MatCoarsenSpmvAggregateDevice(n, d_ai, d_aj, rstart, mis->distance, mis->seed, d_agg, d_roots, nagg));
+    PetscCall(MatSeqAIJCUSPARSERestoreIJ(G, PETSC_FALSE, &d_ai, &d_aj));
+    PetscCall(MatCoarsenSpmvAggregateMembersDevice(n, *nagg, d_agg, d_roots, d_aggptr, d_members));
+    PetscCall(PetscMalloc3(*nagg, &roots, *nagg + 1, &aggptr, n, &members));
+    PetscCall(MatSpmvCUDACopyToHost(roots, d_roots, *nagg * sizeof(PetscInt), NULL));
+    PetscCall(MatSpmvCUDACopyToHost(aggptr, d_aggptr, (*nagg + 1) * sizeof(PetscInt), NULL));
+    PetscCall(MatSpmvCUDACopyToHost(members, d_members, aggptr[*nagg] * sizeof(PetscInt), NULL));
+    PetscCall(MatSpmvCUDAFree(d_work));
+    for (PetscInt a = 0; a < *nagg; a++) {
+      PetscCheck(aggptr[a] < aggptr[a + 1] && members[aggptr[a]] == roots[a], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Aggregate %" PetscInt_FMT " does not start with its root %" PetscInt_FMT ": a bug, please report it (-mat_coarsen_spmvmis_host takes the host reference)", a, rstart + roots[a]);
+      for (PetscInt k = aggptr[a]; k < aggptr[a + 1]; k++) PetscCall(PetscCDAppendID(lists, roots[a], rstart + members[k]));
+    }
+    PetscCall(PetscFree3(roots, aggptr, members));
+  }
+#else
+  (void)mis, (void)G, (void)n, (void)rstart, (void)lists, (void)nagg;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCoarsen spmvmis runs on the device only with PETSc built with CUDA: use -mat_coarsen_spmvmis_host");
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatCoarsenApply_SpmvMIS(MatCoarsen coarse)
 {
   MatCoarsen_SpmvMIS *mis = (MatCoarsen_SpmvMIS *)coarse->subctx;
   Mat                 G   = coarse->graph;
-  const PetscInt     *ai, *aj;
-  PetscInt            n, rstart, nagg, *agg, *roots;
-  PetscBool           done;
+  PetscInt            n, rstart, nagg;
   PetscMPIInt         size;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)G), &size));
   PetscCheck(size == 1, PetscObjectComm((PetscObject)G), PETSC_ERR_SUP, "MatCoarsen spmvmis runs on one process for now: use -mat_coarsen_type mis or misk on %d", size);
   PetscCall(MatGetOwnershipRange(G, &rstart, NULL));
-  PetscCall(MatGetRowIJ(G, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
-  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCoarsen spmvmis needs the graph's CSR (MatGetRowIJ), which a %s matrix does not give", ((PetscObject)G)->type_name);
-  PetscCall(PetscMalloc2(n, &agg, n, &roots));
-  PetscCall(MatCoarsenSpmvAggregateHost(n, ai, aj, rstart, mis->distance, mis->seed, agg, roots, &nagg));
-  PetscCall(MatGetLocalSize(G, &n, NULL)); /* MatRestoreRowIJ() below zeroes it */
-  {
-    PetscInt m;
-
-    PetscCall(MatRestoreRowIJ(G, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
-  }
-  /* one list per aggregate at its root's index: the root, then the members in index order */
+  PetscCall(MatGetLocalSize(G, &n, NULL));
   if (coarse->agg_lists) PetscCall(PetscCDDestroy(coarse->agg_lists));
   PetscCall(PetscCDCreate(n, &coarse->agg_lists));
-  for (PetscInt a = 0; a < nagg; a++) PetscCall(PetscCDAppendID(coarse->agg_lists, roots[a], rstart + roots[a]));
-  for (PetscInt i = 0; i < n; i++)
-    if (agg[i] >= 0 && roots[agg[i]] != i) PetscCall(PetscCDAppendID(coarse->agg_lists, roots[agg[i]], rstart + i));
-  PetscCall(PetscInfo(G, "%" PetscInt_FMT " aggregates of %" PetscInt_FMT " nodes, independent set at distance %" PetscInt_FMT "\n", nagg, n, mis->distance));
-  PetscCall(PetscFree2(agg, roots));
+  PetscCall(MatCoarsenSpmvUseDevice(mis, G, &mis->ondevice));
+  if (mis->ondevice) PetscCall(MatCoarsenSpmvApplyDevice(mis, G, n, rstart, coarse->agg_lists, &nagg));
+  else PetscCall(MatCoarsenSpmvApplyHost(mis, G, rstart, coarse->agg_lists, &nagg));
+  PetscCall(PetscInfo(G, "%" PetscInt_FMT " aggregates of %" PetscInt_FMT " nodes, independent set at distance %" PetscInt_FMT " (%s)\n", nagg, n, mis->distance, mis->ondevice ? "device" : "host reference"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -161,6 +223,7 @@ static PetscErrorCode MatCoarsenSetFromOptions_SpmvMIS(MatCoarsen coarse, PetscO
   PetscOptionsHeadBegin(PetscOptionsObject, "MatCoarsen spmvmis options");
   PetscCall(PetscOptionsRangeInt("-mat_coarsen_spmvmis_distance", "Distance of the independent set: 1 or 2 (aggressive coarsening)", "MatCoarsenApply", mis->distance, &mis->distance, NULL, 1, 2));
   PetscCall(PetscOptionsInt("-mat_coarsen_spmvmis_seed", "Seed of the nodes' priorities (a hash of their global index)", "MatCoarsenApply", mis->seed, &mis->seed, NULL));
+  PetscCall(PetscOptionsBool("-mat_coarsen_spmvmis_host", "The host reference even where the graph's CSR is on the GPU (the same aggregates)", "MatCoarsenApply", mis->host, &mis->host, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -168,11 +231,13 @@ static PetscErrorCode MatCoarsenSetFromOptions_SpmvMIS(MatCoarsen coarse, PetscO
 static PetscErrorCode MatCoarsenView_SpmvMIS(MatCoarsen coarse, PetscViewer viewer)
 {
   MatCoarsen_SpmvMIS *mis = (MatCoarsen_SpmvMIS *)coarse->subctx;
-  PetscBool           isascii;
+  PetscBool           isascii, isstring;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
-  if (isascii) PetscCall(PetscViewerASCIIPrintf(viewer, "  independent set at distance %" PetscInt_FMT ", seed %" PetscInt_FMT " (host reference)\n", mis->distance, mis->seed));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERSTRING, &isstring));
+  if (isascii) PetscCall(PetscViewerASCIIPrintf(viewer, "  independent set at distance %" PetscInt_FMT ", seed %" PetscInt_FMT " (%s)\n", mis->distance, mis->seed, mis->ondevice ? "on the device" : "host reference"));
+  else if (isstring) PetscCall(PetscViewerStringSPrintf(viewer, " distance=%" PetscInt_FMT ",seed=%" PetscInt_FMT ",%s", mis->distance, mis->seed, mis->ondevice ? "device" : "host"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -295,13 +295,6 @@ static PetscErrorCode MatSpmvMPIProductResult(Mat C, Mat A, Mat B, PetscBool dev
 static const char *const MatSpmvResultMultKeys[] =
   {"MatSpmvResultMult_C", "MatSpmvResultMultAdd_C", "MatSpmvResultMultTranspose_C", "MatSpmvResultMultTransposeAdd_C", "MatSpmvResultMultHermitianTranspose_C", "MatSpmvResultMultHermitianTransposeAdd_C"};
 
-static PetscErrorCode MatSpmvVecOnDevice(Vec v, PetscBool *dev)
-{
-  PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)v, dev, VECSEQCUDA, VECMPICUDA, ""));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode MatSpmvVecCopyValues(Vec from, Vec to)
 {
   const PetscScalar *a;
@@ -340,21 +333,19 @@ static PetscErrorCode MatSpmvResultApply(Mat C, int op, Vec x, Vec z, Vec y)
   const PetscBool transpose                     = (PetscBool)(op >= 2);
   PetscErrorCode (*mult)(Mat, Vec, Vec)         = NULL;
   PetscErrorCode (*multadd)(Mat, Vec, Vec, Vec) = NULL;
-  PetscBool xdev, ydev, zdev = PETSC_TRUE;
+  PetscBool dev;
   Vec       xw, yw;
 
   PetscFunctionBegin;
+  /* aijcusparse's Hermitian transpose-add asks cuSPARSE for the conjugate transpose, refused for a real matrix (docs/limits.md) */
+  if (!PetscDefined(USE_COMPLEX) && op >= 4) op -= 2;
   if (op % 2) PetscCall(PetscObjectQueryFunction((PetscObject)C, MatSpmvResultMultKeys[op], &multadd));
   else PetscCall(PetscObjectQueryFunction((PetscObject)C, MatSpmvResultMultKeys[op], &mult));
   PetscCheck(mult || multadd, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "The product result lost the base's %s", MatSpmvResultMultKeys[op]);
-  PetscCall(MatSpmvVecOnDevice(x, &xdev));
-  PetscCall(MatSpmvVecOnDevice(y, &ydev));
-  if (z) PetscCall(MatSpmvVecOnDevice(z, &zdev));
-  if (xdev && ydev && zdev) {
-    if (multadd && transpose && z != y) { /* aijcusparse's y = C^T x + z keeps y's old contents where y is not z (docs/limits.md): in place */
-      PetscCall(VecCopy(z, y));
-      PetscCall((*multadd)(C, x, y, y));
-    } else if (multadd) PetscCall((*multadd)(C, x, z, y));
+  PetscCall(MatSpmvCUSPARSETakesVecs(x, z, y, &dev));
+  if (dev) {
+    if (multadd && transpose) PetscCall(MatSpmvCUSPARSEMultTransposeAdd(multadd, C, x, z, y));
+    else if (multadd) PetscCall((*multadd)(C, x, z, y));
     else PetscCall((*mult)(C, x, y));
     PetscFunctionReturn(PETSC_SUCCESS);
   }

@@ -17,34 +17,31 @@ PetscErrorCode MatSpmvUpdate(Mat A, Mat_SeqAIJSpmv *sp, int t, MatSpmvLayout *Lo
 
   PetscFunctionBegin;
   PetscCall(MatGetNonzeroState(A, &nzstate));
-  /* the pattern of the layout's build: PETSc raises the nonzero state at every change of the pattern
-     and MatHeaderMerge() swaps in new data, so only the values may need a refresh */
-  if (sp->L[t] && nzstate == sp->nonzerostate && A->data == sp->data) {
-    *Lout = sp->L[t];
-    PetscCall(MatSpmvRefresh(A, sp, sp->L[t], &sp->state[t]));
-    PetscFunctionReturn(PETSC_SUCCESS);
+  /* a layout built at this nonzero state and data is current but for its values: PETSc raises the
+     nonzero state at every change of the pattern, MatHeaderMerge() swaps in new data */
+  if (!sp->L[t] || nzstate != sp->nonzerostate || A->data != sp->data) {
+    /* the pattern is always current on the host (aijcusparse only moves values) */
+    PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
+    PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatGetRowIJ() gave no CSR for a %s matrix", ((PetscObject)A)->type_name);
+    csr.m   = A->rmap->n;
+    csr.n   = A->cmap->n;
+    csr.nnz = ai ? ai[csr.m] : 0;
+    csr.i   = ai;
+    csr.j   = aj;
+    /* as stored; MatSpmvSelectLayout() plans the order and counts the rows */
+    csr.colorder = MAT_SPMV_COLUMN_ORDER_NATURAL;
+    csr.stats    = NULL;
+    if (nzstate != sp->nonzerostate || csr.m != sp->m || csr.n != sp->n || csr.nnz != sp->nnz || A->data != sp->data) {
+      PetscCall(MatSpmvReset(sp));
+      sp->data         = A->data; /* MatHeaderMerge() swaps in new data under the same state */
+      sp->nonzerostate = nzstate;
+      sp->m            = csr.m;
+      sp->n            = csr.n;
+      sp->nnz          = csr.nnz;
+    }
+    if (!sp->L[t]) PetscCall(MatSpmvSelectLayout(A, t, &csr));
+    PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
   }
-  /* the pattern is always current on the host (aijcusparse only moves values) */
-  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
-  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatGetRowIJ() gave no CSR for a %s matrix", ((PetscObject)A)->type_name);
-  csr.m   = A->rmap->n;
-  csr.n   = A->cmap->n;
-  csr.nnz = ai ? ai[csr.m] : 0;
-  csr.i   = ai;
-  csr.j   = aj;
-  /* as stored; MatSpmvSelectLayout() plans the order and counts the rows */
-  csr.colorder = MAT_SPMV_COLUMN_ORDER_NATURAL;
-  csr.stats    = NULL;
-  if (nzstate != sp->nonzerostate || csr.m != sp->m || csr.n != sp->n || csr.nnz != sp->nnz || A->data != sp->data) {
-    PetscCall(MatSpmvReset(sp));
-    sp->data         = A->data; /* MatHeaderMerge() swaps in new data under the same state */
-    sp->nonzerostate = nzstate;
-    sp->m            = csr.m;
-    sp->n            = csr.n;
-    sp->nnz          = csr.nnz;
-  }
-  if (!sp->L[t]) PetscCall(MatSpmvSelectLayout(A, t, &csr));
-  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
   *Lout = sp->L[t];
   PetscCall(MatSpmvRefresh(A, sp, sp->L[t], &sp->state[t]));
   PetscFunctionReturn(PETSC_SUCCESS);

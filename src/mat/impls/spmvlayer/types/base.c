@@ -18,6 +18,16 @@ PetscErrorCode MatSpmvUseCUSPARSEBase(PetscBool *use)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* y = A^T x + z by aijcusparse's MatMultTransposeAdd() (or its Hermitian one), which keeps y's old
+   contents where y is not z (docs/limits.md): run in place */
+PetscErrorCode MatSpmvCUSPARSEMultTransposeAdd(PetscErrorCode (*multtransposeadd)(Mat, Vec, Vec, Vec), Mat A, Vec x, Vec z, Vec y)
+{
+  PetscFunctionBegin;
+  if (z != y) PetscCall(VecCopy(z, y));
+  PetscCall((*multtransposeadd)(A, x, y, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* aijcusparse's products read and write their vectors as device arrays: with a host vector for x,
    z or y (on 2 processes any of them) they return a wrong y without an error (docs/limits.md) */
 PetscErrorCode MatSpmvCUSPARSETakesVecs(Vec x, Vec z, Vec y, PetscBool *takes)

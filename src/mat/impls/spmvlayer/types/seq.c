@@ -226,10 +226,8 @@ static PetscErrorCode MatSpmvMult(Mat A, int t, Vec x, Vec z, Vec y)
     if (t == 0 && !z) PetscCall(sp->base->mult(A, x, y));
     else if (t == 0) PetscCall(sp->base->multadd(A, x, z, y));
     else if (!z) PetscCall(sp->base->multtranspose(A, x, y));
-    else if (z == y || !sp->base->cusparse) PetscCall(sp->base->multtransposeadd(A, x, z, y));
-    else { /* aijcusparse's keeps y's old contents when y is not z (docs/limits.md): run in place */ PetscCall(VecCopy(z, y));
-      PetscCall(sp->base->multtransposeadd(A, x, y, y));
-    }
+    else if (sp->base->cusparse) PetscCall(MatSpmvCUSPARSEMultTransposeAdd(sp->base->multtransposeadd, A, x, z, y));
+    else PetscCall(sp->base->multtransposeadd(A, x, z, y));
     if (sp->ondevice && !sp->mpiblock && ++sp->nbase[t] == MatSpmvLayoutMinProducts)
       PetscCall(PetscInfo(A, "%s: %" PetscInt_FMT " products of %s through aijcusparse's at this nonzero pattern (-petscspmv_layout_min_products): the next builds its layout\n", sp->format->name, sp->nbase[t], t ? "A^T" : "A"));
   } else PetscCall(MatSpmvApply(A, sp, t, x, z, y));
@@ -342,8 +340,9 @@ static PetscErrorCode MatSpmvSetProducts(Mat A)
   A->ops->multadd          = MatMultAdd_SeqAIJSpmv;
   A->ops->multtranspose    = MatMultTranspose_SeqAIJSpmv;
   A->ops->multtransposeadd = MatMultTransposeAdd_SeqAIJSpmv;
-  /* aijcusparse's MatMultHermitianTransposeAdd() keeps y's old contents when y is not z (docs/limits.md):
-     in real arithmetic it is the transpose's, ours; in complex PETSc's conjugates around MatMultTranspose() */
+  /* aijcusparse's MatMultHermitianTransposeAdd() asks cuSPARSE for the conjugate transpose, refused for a real
+     matrix, and keeps y's old contents when y is not z (docs/limits.md): in real arithmetic it is the
+     transpose's, ours; in complex PETSc's conjugates around MatMultTranspose() */
   if (MatSpmvSeq(A)->base->cusparse) A->ops->multhermitiantransposeadd = PetscDefined(USE_COMPLEX) ? NULL : MatMultTransposeAdd_SeqAIJSpmv;
   PetscCall(MatSpmvSetValueOps_SeqAIJSpmv(A)); /* MatShift, MatDiagonalScale on the device (values.c) */
   PetscCall(MatSpmvSetGraphOps_SeqAIJSpmv(A)); /* MatCreateGraph on the device (graph.c) */

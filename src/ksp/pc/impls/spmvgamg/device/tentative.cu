@@ -74,15 +74,16 @@ __device__ void MatSpmvGAMGWarpLarfLeft(I m, I n, const PetscReal *v, PetscReal 
 
 /* A warp per aggregate a: its block W (md x n, column-major), QR as dgeqr2, R into cdata, Q as
    dorg2r, Q's first m rows into P0's rows of the members. With scratch NULL W is the warp's slab of
-   slab reals in shared memory; otherwise W is at scratch + (aggptr[a] bs + a n) n */
-template <typename I>
-__global__ void MatSpmvGAMGTentativeKernel(I nagg, I bs, I n, I ldd, const PetscReal *__restrict__ data, const I *__restrict__ aggptr, const I *__restrict__ members, const I *__restrict__ pi, I *__restrict__ pj, PetscScalar *__restrict__ pv, PetscReal *__restrict__ cdata, PetscReal *scratch, I slab)
+   slab reals in shared memory; otherwise W is at scratch + (aggptr[a] bs + a n) n. J: the
+   aggregates' index type (the coarsening's PetscInt), I: P0's (aijcusparse's int) */
+template <typename J, typename I>
+__global__ void MatSpmvGAMGTentativeKernel(I nagg, I bs, I n, I ldd, const PetscReal *__restrict__ data, const J *__restrict__ aggptr, const J *__restrict__ members, const I *__restrict__ pi, I *__restrict__ pj, PetscScalar *__restrict__ pv, PetscReal *__restrict__ cdata, PetscReal *scratch, I slab)
 {
   extern __shared__ __align__(16) unsigned char MatSpmvGAMGTentativeShared[];
   const int                                     lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
 
   for (I a = (I)blockIdx.x * warps + warp; a < nagg; a += (I)gridDim.x * warps) { /* the same a in every lane */
-    const I    first = aggptr[a], m = (aggptr[a + 1] - first) * bs, md = m > n ? m : n;
+    const I    first = (I)aggptr[a], m = ((I)aggptr[a + 1] - first) * bs, md = m > n ? m : n;
     PetscReal *W     = scratch ? scratch + ((size_t)first * bs + (size_t)a * n) * n : reinterpret_cast<PetscReal *>(MatSpmvGAMGTentativeShared) + (size_t)warp * slab;
     PetscReal  mytau = 0; /* lane k keeps reflector k's tau */
 
@@ -118,7 +119,7 @@ __global__ void MatSpmvGAMGTentativeKernel(I nagg, I bs, I n, I ldd, const Petsc
       __syncwarp();
     }
     for (I i = lane; i < m; i += 32) {
-      const I off = pi[members[first + i / bs] * bs + i % bs];
+      const I off = pi[(I)members[first + i / bs] * bs + i % bs];
 
       for (I k = 0; k < n; k++) {
         pj[off + k] = a * n + k;
@@ -130,22 +131,22 @@ __global__ void MatSpmvGAMGTentativeKernel(I nagg, I bs, I n, I ldd, const Petsc
 }
 
 /* a row's entries in P0: n where its node is in an aggregate; 0 past the last row (the scan's total) */
-template <typename I>
+template <typename J, typename I>
 struct MatSpmvGAMGRowLength {
-  const I *agg;
+  const J *agg;
   I        bs, n, rows;
 
   __host__ __device__ I operator()(I row) const { return row < rows && agg[row / bs] >= 0 ? n : I(0); }
 };
 
-template <typename I>
+template <typename J, typename I>
 struct MatSpmvGAMGAggregateSize {
-  const I *aggptr;
+  const J *aggptr;
 
-  __host__ __device__ I operator()(I a) const { return aggptr[a + 1] - aggptr[a]; }
+  __host__ __device__ I operator()(I a) const { return (I)(aggptr[a + 1] - aggptr[a]); }
 };
 
-PetscErrorCode MatSpmvGAMGTentativeDevice(PetscInt nloc, PetscInt bs, PetscInt ncols, const PetscReal *d_data, PetscInt nagg, const int *d_agg, const int *d_aggptr, const int *d_members, int *d_pi, int *d_pj, PetscScalar *d_pv, PetscReal *d_cdata, void *stream)
+PetscErrorCode MatSpmvGAMGTentativeDevice(PetscInt nloc, PetscInt bs, PetscInt ncols, const PetscReal *d_data, PetscInt nagg, const PetscInt *d_agg, const PetscInt *d_aggptr, const PetscInt *d_members, int *d_pi, int *d_pj, PetscScalar *d_pv, PetscReal *d_cdata, void *stream)
 {
   const size_t shmax = 48 * 1024; /* shared memory a block gets without opting in */
   cudaStream_t s;
@@ -156,29 +157,27 @@ PetscErrorCode MatSpmvGAMGTentativeDevice(PetscInt nloc, PetscInt bs, PetscInt n
   PetscFunctionBegin;
   PetscCheck(ncols >= 1 && ncols <= MATSPMVGAMG_DEVICE_MAX_COLS, PETSC_COMM_SELF, PETSC_ERR_SUP, "The device tentative prolongator takes 1 to %d near-null vectors (a lane each), not %" PetscInt_FMT ": use PETSc's prolongator", MATSPMVGAMG_DEVICE_MAX_COLS, ncols);
   PetscCheck(bs >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Block size %" PetscInt_FMT " is not positive", bs);
-  PetscCheck((PetscInt64)nloc * bs * ncols < PETSC_INT32_MAX && (PetscInt64)nagg * ncols * ncols < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "The device tentative prolongator has 32-bit indices: %" PetscInt_FMT " rows of %" PetscInt_FMT " entries are too many, use PETSc's prolongator", nloc * bs, ncols);
+  PetscCheck((PetscInt64)nloc * bs * ncols < PETSC_INT32_MAX && (PetscInt64)nagg * ncols * ncols < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "The device tentative prolongator has 32-bit indices (aijcusparse's): %" PetscInt_FMT " rows of %" PetscInt_FMT " entries are too many, use PETSc's prolongator", nloc * bs, ncols);
   if (!stream) PetscCall(MatSpmvCUDAGetStream(&stream));
   s = (cudaStream_t)stream;
   {
-    const int                                                                             rows = (int)(nloc * bs);
-    MatSpmvGAMGRowLength<int>                                                             len{d_agg, (int)bs, (int)ncols, rows};
-    thrust::counting_iterator<int>                                                        zero(0);
-    thrust::transform_iterator<MatSpmvGAMGRowLength<int>, thrust::counting_iterator<int>> lengths(zero, len);
+    const int rows    = (int)(nloc * bs);
+    auto      lengths = thrust::make_transform_iterator(thrust::counting_iterator<int>(0), MatSpmvGAMGRowLength<PetscInt, int>{d_agg, (int)bs, (int)ncols, rows});
 
     MatSpmvCallThrust(thrust::exclusive_scan(thrust::cuda::par.on(s), lengths, lengths + rows + 1, d_pi));
   }
   if (!nagg) PetscFunctionReturn(PETSC_SUCCESS);
-  MatSpmvCallThrust(largest = thrust::transform_reduce(thrust::cuda::par.on(s), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)nagg), MatSpmvGAMGAggregateSize<int>{d_aggptr}, 0, thrust::maximum<int>()));
+  MatSpmvCallThrust(largest = thrust::transform_reduce(thrust::cuda::par.on(s), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)nagg), MatSpmvGAMGAggregateSize<PetscInt, int>{d_aggptr}, 0, thrust::maximum<int>()));
   slab = (size_t)PetscMax(largest * bs, ncols) * ncols;
   while (warps > 1 && warps * slab * sizeof(PetscReal) > shmax) warps /= 2;
   if (slab * sizeof(PetscReal) > shmax) { /* too large for shared memory: a global block per aggregate */
-    int nmembers;
+    PetscInt nmembers;
 
-    PetscCall(MatSpmvCUDACopyToHost(&nmembers, d_aggptr + nagg, sizeof(int), stream));
+    PetscCall(MatSpmvCUDACopyToHost(&nmembers, d_aggptr + nagg, sizeof(PetscInt), stream));
     PetscCall(MatSpmvCUDAMalloc((void **)&scratch, ((size_t)nmembers * bs + (size_t)nagg * ncols) * ncols * sizeof(PetscReal)));
     warps = 8;
   }
-  MatSpmvGAMGTentativeKernel<int><<<(unsigned)PetscMin((nagg + warps - 1) / warps, 65536), 32 * warps, scratch ? 0 : warps * slab * sizeof(PetscReal), s>>>((int)nagg, (int)bs, (int)ncols, (int)(nloc * bs), d_data, d_aggptr, d_members, d_pi, d_pj, d_pv, d_cdata, scratch, (int)slab);
+  MatSpmvGAMGTentativeKernel<PetscInt, int><<<(unsigned)PetscMin((nagg + warps - 1) / warps, 65536), 32 * warps, scratch ? 0 : warps * slab * sizeof(PetscReal), s>>>((int)nagg, (int)bs, (int)ncols, (int)(nloc * bs), d_data, d_aggptr, d_members, d_pi, d_pj, d_pv, d_cdata, scratch, (int)slab);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(MatSpmvCUDAFree(scratch)); /* cudaFree waits for the kernel */
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -186,7 +185,7 @@ PetscErrorCode MatSpmvGAMGTentativeDevice(PetscInt nloc, PetscInt bs, PetscInt n
 
 #else
 
-PetscErrorCode MatSpmvGAMGTentativeDevice(PetscInt nloc, PetscInt bs, PetscInt ncols, const PetscReal *d_data, PetscInt nagg, const int *d_agg, const int *d_aggptr, const int *d_members, int *d_pi, int *d_pj, PetscScalar *d_pv, PetscReal *d_cdata, void *stream)
+PetscErrorCode MatSpmvGAMGTentativeDevice(PetscInt nloc, PetscInt bs, PetscInt ncols, const PetscReal *d_data, PetscInt nagg, const PetscInt *d_agg, const PetscInt *d_aggptr, const PetscInt *d_members, int *d_pi, int *d_pj, PetscScalar *d_pv, PetscReal *d_cdata, void *stream)
 {
   PetscFunctionBegin;
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The device tentative prolongator is for real scalars: with complex ones use PETSc's prolongator");
