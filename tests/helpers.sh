@@ -149,7 +149,8 @@ installed() {
 
 # GAMG with our coarsening against PETSc's (issue 51): reference-args -- test-args, both with -ksp_view.
 # The test's view says our coarsening ran; its linear iterations are at most 1.15x the reference's
-# (plus 1), and it has as many levels, each operator within 20% of the reference's rows
+# (plus 1), and it has as many levels, each operator within 20% of the reference's rows; with
+# GAMG_EXPECT set, the test's log has a line matching that extended regular expression
 gamg_like_petsc() {
   local ref=() tst=() side=ref
   for a in "$@"; do
@@ -162,6 +163,7 @@ gamg_like_petsc() {
   "${tst[@]}" >"$dir/test.log" 2>&1 || { echo "test run failed"; cat "$dir/test.log"; return 1; }
   grep -q "petscspmv coarsened" "$dir/test.log" || { echo "the test run did not take petscspmv's coarsening"; grep -i "coarsening" "$dir/test.log"; return 1; }
   ! grep -q "petscspmv coarsened" "$dir/ref.log" || { echo "the reference run took petscspmv's coarsening"; return 1; }
+  [ -z "${GAMG_EXPECT:-}" ] || grep -Eq "$GAMG_EXPECT" "$dir/test.log" || { echo "the test run's log has no line matching $GAMG_EXPECT"; grep "petscspmv coarsened" "$dir/test.log"; return 1; }
   # each level's operator: the first rows= after a level's solver header
   levels() { awk '/(Coarse grid solver|Down solver \(pre-smoother\) on level)/ { want = 1 } want && /rows=/ { sub(/.*rows=/, ""); sub(/,.*/, ""); print; want = 0 }' "$1"; }
   levels "$dir/ref.log" >"$dir/ref.rows"; levels "$dir/test.log" >"$dir/test.rows"

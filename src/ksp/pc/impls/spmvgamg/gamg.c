@@ -12,6 +12,7 @@
 #include <petscversion.h>
 #include "spmvgamgimpl.h"
 #include "../../../../mat/impls/spmvlayer/spmvimpl.h"
+#include "../../../../mat/impls/spmvlayer/spmvbase.h"
 
 /* agg.c's private context, which the coarsening reads (the aggressive levels and how PETSc would
    coarsen them): mirrored for the PETSc release it was read from; others take PETSc's coarsening */
@@ -30,10 +31,18 @@ typedef struct {
 #endif
 
 typedef struct {
-  PetscBool use;                                             /* -pc_gamg_spmv: our coarsening for our operators */
-  PetscBool all;                                             /* -pc_gamg_spmv_all_operators: and for any AIJ operator */
-  PetscInt  levels;                                          /* levels our coarsening took in the last set-up, for the view */
-  PetscErrorCode (*coarsen)(PC, Mat *, PetscCoarsenData **); /* PETSc's, during a set-up */
+  PetscBool use;                                                     /* -pc_gamg_spmv: our coarsening for our operators */
+  PetscBool all;                                                     /* -pc_gamg_spmv_all_operators: and for any AIJ operator */
+  PetscBool prolong;                                                 /* -pc_gamg_spmv_prolongator: the tentative prolongator on the device too */
+  PetscInt  levels;                                                  /* levels our coarsening took in the last set-up, for the view */
+  PetscInt  prolongs;                                                /* of which our prolongator made P0 */
+  PetscErrorCode (*coarsen)(PC, Mat *, PetscCoarsenData **);         /* PETSc's, during a set-up */
+  PetscErrorCode (*prolongator)(PC, Mat, PetscCoarsenData *, Mat *); /* PETSc's, during a set-up */
+  /* a level's aggregates kept on the device by our coarsen for our prolongator, with the (empty)
+     lists handed to PETSc in between, by which the prolongator knows them */
+  PetscCoarsenData *lists;
+  PetscInt          n, nagg;
+  PetscInt         *d_work; /* agg[n], roots[n], aggptr[n + 1], members[n] */
 } PC_GAMG_Spmv;
 
 static PetscErrorCode (*PCCreate_GAMG_PETSc)(PC);
@@ -46,6 +55,27 @@ static const char PCGAMGSpmvKey[] = "PCGAMGSpmv";
 /* -pc_gamg_spmv's default: off until the device prolongator and its measurements (issue 51) */
 #define PCGAMGSPMV_DEFAULT PETSC_FALSE
 
+static PetscErrorCode PCGAMGSpmvFreeKept(PC_GAMG_Spmv *sp)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(MatSpmvCUDAFree(sp->d_work));
+#endif
+  sp->d_work = NULL;
+  sp->lists  = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCGAMGSpmvDestroy(PetscCtxRt ctx)
+{
+  PC_GAMG_Spmv *sp = *(PC_GAMG_Spmv **)ctx;
+
+  PetscFunctionBegin;
+  PetscCall(PCGAMGSpmvFreeKept(sp));
+  PetscCall(PetscFree(sp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PCGAMGSpmvGet(PC pc, PC_GAMG_Spmv **sp)
 {
   PetscContainer container;
@@ -55,7 +85,7 @@ static PetscErrorCode PCGAMGSpmvGet(PC pc, PC_GAMG_Spmv **sp)
   if (container) PetscCall(PetscContainerGetPointer(container, sp));
   else {
     PetscCall(PetscNew(sp));
-    PetscCall(PetscObjectContainerCompose((PetscObject)pc, PCGAMGSpmvKey, *sp, PetscCtxDestroyDefault));
+    PetscCall(PetscObjectContainerCompose((PetscObject)pc, PCGAMGSpmvKey, *sp, PCGAMGSpmvDestroy));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -134,13 +164,119 @@ static PetscErrorCode PCGAMGCoarsen_Spmv(PC pc, Mat *G, PetscCoarsenData **lists
   PetscCall(MatCoarsenSetType(crs, MATCOARSENSPMVMIS));
   PetscCall(MatCoarsenSetFromOptions(crs));
   PetscCall(MatCoarsenSpmvMISSetDistance(crs, distance));
+  PetscCall(MatCoarsenSpmvMISSetKeepDevice(crs, sp->prolong && !PetscDefined(USE_COMPLEX) && !pc_gamg->use_aggs_in_asm && pc_gamg->data_cell_cols <= MATSPMVGAMG_DEVICE_MAX_COLS ? PETSC_TRUE : PETSC_FALSE));
   PetscCall(MatCoarsenSetAdjacency(crs, *G));
   PetscCall(MatCoarsenApply(crs));
   PetscCall(MatCoarsenGetData(crs, lists));
+  PetscCall(PCGAMGSpmvFreeKept(sp));
+  PetscCall(MatCoarsenSpmvMISTakeDevice(crs, &sp->n, &sp->nagg, &sp->d_work));
+  if (sp->d_work) sp->lists = *lists;
   PetscCall(MatCoarsenDestroy(&crs));
   sp->levels++;
   PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_MIS], 0, 0, 0, 0));
   PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_COARSEN], 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The tentative prolongator P0 and the coarse near-null space from the aggregates our coarsen kept on
+   the device (device/tentative.cu: PETSc's formProl0 to the bit), P0 of A's type as PETSc makes it;
+   PETSc's prolongator for lists that are not those */
+static PetscErrorCode PCGAMGProlongator_Spmv(PC pc, Mat A, PetscCoarsenData *lists, Mat *P)
+{
+  PC_MG        *mg      = (PC_MG *)pc->data;
+  PC_GAMG      *pc_gamg = (PC_GAMG *)mg->innerctx;
+  PC_GAMG_Spmv *sp;
+
+  PetscFunctionBegin;
+  PetscCall(PCGAMGSpmvGet(pc, &sp));
+  if (!sp->d_work || lists != sp->lists) {
+    PetscCall(PCGAMGSpmvFreeKept(sp));
+    PetscCall((*sp->prolongator)(pc, A, lists, P));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#if defined(PETSC_HAVE_CUDA)
+  {
+    const PetscInt ncols = pc_gamg->data_cell_cols;
+    PetscInt       bs, rows, nmembers, nnz, *pi, *pj;
+    PetscScalar   *pv, *d_pv;
+    PetscReal     *d_data, *d_cdata, *cdata;
+    int           *d_pi, *d_pj;
+    void          *stream;
+    MatType        mtype;
+    Mat            Prol;
+
+    PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_PROL], 0, 0, 0, 0));
+    PetscCall(MatGetBlockSize(A, &bs));
+    PetscCall(MatGetLocalSize(A, &rows, NULL));
+    PetscCheck(rows == sp->n * bs && pc_gamg->data_cell_rows == bs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "GAMG's level of %" PetscInt_FMT " rows (block size %" PetscInt_FMT ", near-null rows %" PetscInt_FMT ") is not the graph of %" PetscInt_FMT " nodes the aggregates were made on", rows, bs,
+               pc_gamg->data_cell_rows, sp->n);
+    if (!sp->nagg) {
+      PetscCall(PetscInfo(pc, "%s: No selected points on coarse grid\n", ((PetscObject)pc)->prefix));
+      PetscCall(PCGAMGSpmvFreeKept(sp));
+      *P = NULL;
+      PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_PROL], 0, 0, 0, 0));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscCall(PetscInfo(pc, "%s: New grid %" PetscInt_FMT " nodes (P0 on the device)\n", ((PetscObject)pc)->prefix, sp->nagg));
+    PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_PROLB], 0, 0, 0, 0));
+    PetscCall(MatSpmvCUDAGetStream(&stream));
+    PetscCall(MatSpmvCUDACopyToHost(&nmembers, sp->d_work + 3 * sp->n + sp->nagg, sizeof(PetscInt), stream)); /* aggptr[nagg] */
+    nnz = nmembers * bs * ncols;
+    PetscCheck(nnz < PETSC_INT32_MAX && rows < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "P0 of %" PetscInt_FMT " entries is too large for the device prolongator: use -pc_gamg_spmv_prolongator 0", nnz);
+    PetscCall(MatSpmvCUDAMalloc((void **)&d_data, sizeof(PetscReal) * (size_t)rows * ncols));
+    PetscCall(MatSpmvCUDAMalloc((void **)&d_cdata, sizeof(PetscReal) * (size_t)ncols * ncols * sp->nagg));
+    PetscCall(MatSpmvCUDAMalloc((void **)&d_pi, sizeof(int) * (size_t)(rows + 1)));
+    PetscCall(MatSpmvCUDAMalloc((void **)&d_pj, sizeof(int) * (size_t)PetscMax(nnz, 1)));
+    PetscCall(MatSpmvCUDAMalloc((void **)&d_pv, sizeof(PetscScalar) * (size_t)PetscMax(nnz, 1)));
+    PetscCall(MatSpmvCUDACopyToDevice(d_data, pc_gamg->data, sizeof(PetscReal) * (size_t)rows * ncols, stream));
+    PetscCall(PetscLogCpuToGpu(sizeof(PetscReal) * (size_t)rows * ncols));
+    PetscCall(MatSpmvGAMGTentativeDevice(sp->n, bs, ncols, d_data, sp->nagg, sp->d_work, sp->d_work + 2 * sp->n, sp->d_work + 3 * sp->n + 1, d_pi, d_pj, d_pv, d_cdata, stream));
+    PetscCall(PetscMalloc3(rows + 1, &pi, nnz, &pj, nnz, &pv));
+    PetscCall(PetscMalloc1(ncols * ncols * sp->nagg, &cdata));
+    if (sizeof(PetscInt) == sizeof(int)) {
+      PetscCall(MatSpmvCUDACopyToHost(pi, d_pi, sizeof(int) * (size_t)(rows + 1), stream));
+      PetscCall(MatSpmvCUDACopyToHost(pj, d_pj, sizeof(int) * (size_t)nnz, stream));
+    } else { /* 64-bit PetscInt: P0's device CSR has aijcusparse's int indices */
+      int *i32;
+
+      PetscCall(PetscMalloc1(PetscMax(rows + 1, nnz), &i32));
+      PetscCall(MatSpmvCUDACopyToHost(i32, d_pi, sizeof(int) * (size_t)(rows + 1), stream));
+      for (PetscInt k = 0; k <= rows; k++) pi[k] = i32[k];
+      PetscCall(MatSpmvCUDACopyToHost(i32, d_pj, sizeof(int) * (size_t)nnz, stream));
+      for (PetscInt k = 0; k < nnz; k++) pj[k] = i32[k];
+      PetscCall(PetscFree(i32));
+    }
+    PetscCall(MatSpmvCUDACopyToHost(pv, d_pv, sizeof(PetscScalar) * (size_t)nnz, stream));
+    PetscCall(MatSpmvCUDACopyToHost(cdata, d_cdata, sizeof(PetscReal) * (size_t)ncols * ncols * sp->nagg, stream));
+    PetscCall(PetscLogGpuToCpu(sizeof(int) * (size_t)(rows + 1 + nnz) + sizeof(PetscScalar) * (size_t)nnz + sizeof(PetscReal) * (size_t)ncols * ncols * sp->nagg));
+    PetscCall(MatSpmvCUDAFree(d_pv));
+    PetscCall(MatSpmvCUDAFree(d_pj));
+    PetscCall(MatSpmvCUDAFree(d_pi));
+    PetscCall(MatSpmvCUDAFree(d_cdata));
+    PetscCall(MatSpmvCUDAFree(d_data));
+    /* P0 as agg.c makes it: A's type, block sizes (bs, ncols); the coarse data replaces the fine */
+    PetscCall(MatGetType(A, &mtype));
+    PetscCall(MatCreate(PETSC_COMM_SELF, &Prol));
+    PetscCall(MatSetSizes(Prol, rows, sp->nagg * ncols, PETSC_DETERMINE, PETSC_DETERMINE));
+    PetscCall(MatSetBlockSizes(Prol, bs, ncols));
+    PetscCall(MatSetType(Prol, mtype));
+    PetscCall(MatSeqAIJSetPreallocationCSR(Prol, pi, pj, pv));
+    PetscCall(PetscFree3(pi, pj, pv));
+    PetscCall(PetscFree(pc_gamg->data));
+    pc_gamg->data           = cdata;
+    pc_gamg->data_cell_rows = ncols;
+    pc_gamg->data_sz        = ncols * ncols * sp->nagg;
+    PetscCall(PCGAMGSpmvFreeKept(sp));
+    sp->prolongs++;
+    *P = Prol;
+    PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_PROLB], 0, 0, 0, 0));
+    PetscCall(MatViewFromOptions(Prol, NULL, "-pc_gamg_agg_view_initial_prolongation"));
+    PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_PROL], 0, 0, 0, 0));
+  }
+#else
+  (void)pc_gamg;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Aggregates on the device without CUDA");
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -178,16 +314,22 @@ static PetscErrorCode PCSetUp_GAMGSpmv(PC pc)
   PetscFunctionBegin;
   PetscCall(PCGAMGSpmvGet(pc, &sp));
   PetscCall(PCGAMGSpmvTakes(pc, sp, &takes));
-  if (!takes || !pc_gamg->ops->coarsen) {
+  if (!takes || !pc_gamg->ops->coarsen || !pc_gamg->ops->prolongator) {
     PetscCall((*PCSetUp_GAMG_PETSc)(pc));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  sp->coarsen           = pc_gamg->ops->coarsen;
-  sp->levels            = 0;
-  pc_gamg->ops->coarsen = PCGAMGCoarsen_Spmv;
-  ierr                  = (*PCSetUp_GAMG_PETSc)(pc);
-  pc_gamg->ops->coarsen = sp->coarsen;
-  sp->coarsen           = NULL;
+  sp->coarsen               = pc_gamg->ops->coarsen;
+  sp->prolongator           = pc_gamg->ops->prolongator;
+  sp->levels                = 0;
+  sp->prolongs              = 0;
+  pc_gamg->ops->coarsen     = PCGAMGCoarsen_Spmv;
+  pc_gamg->ops->prolongator = PCGAMGProlongator_Spmv;
+  ierr                      = (*PCSetUp_GAMG_PETSc)(pc);
+  pc_gamg->ops->coarsen     = sp->coarsen;
+  pc_gamg->ops->prolongator = sp->prolongator;
+  sp->coarsen               = NULL;
+  sp->prolongator           = NULL;
+  PetscCall(PCGAMGSpmvFreeKept(sp));
   PetscCall(ierr);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -201,6 +343,7 @@ static PetscErrorCode PCSetFromOptions_GAMGSpmv(PC pc, PetscOptionItems PetscOpt
   PetscCall(PCGAMGSpmvGet(pc, &sp));
   PetscOptionsHeadBegin(PetscOptionsObject, "GAMG's coarsening by petscspmv");
   PetscCall(PetscOptionsBool("-pc_gamg_spmv", "Coarsen by petscspmv's maximal independent sets (on the device) where the operator is one of its types", "PCSetUp", sp->use, &sp->use, NULL));
+  PetscCall(PetscOptionsBool("-pc_gamg_spmv_prolongator", "With -pc_gamg_spmv, the tentative prolongator on the device too (where the aggregates were made there)", "PCSetUp", sp->prolong, &sp->prolong, NULL));
   PetscCall(PetscOptionsBool("-pc_gamg_spmv_all_operators", "Also where the operator is any other AIJ matrix (aijcusparse on the device, AIJ by the host reference)", "PCSetUp", sp->all, &sp->all, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -215,7 +358,8 @@ static PetscErrorCode PCView_GAMGSpmv(PC pc, PetscViewer viewer)
   PetscCall((*PCView_GAMG_PETSc)(pc, viewer));
   PetscCall(PCGAMGSpmvGet(pc, &sp));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
-  if (isascii && sp->levels) PetscCall(PetscViewerASCIIPrintf(viewer, "  petscspmv coarsened %" PetscInt_FMT " level(s): maximal independent sets by hashed priorities (distance 2 on aggressive levels)\n", sp->levels));
+  if (isascii && sp->levels)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  petscspmv coarsened %" PetscInt_FMT " level(s): maximal independent sets by hashed priorities (distance 2 on aggressive levels); tentative prolongator on the device on %" PetscInt_FMT "\n", sp->levels, sp->prolongs));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -233,7 +377,8 @@ static PetscErrorCode PCCreate_GAMGSpmv(PC pc)
   pc->ops->setfromoptions     = PCSetFromOptions_GAMGSpmv;
   ((PC_MG *)pc->data)->view   = PCView_GAMGSpmv;
   PetscCall(PCGAMGSpmvGet(pc, &sp));
-  sp->use = PCGAMGSPMV_DEFAULT;
+  sp->use     = PCGAMGSPMV_DEFAULT;
+  sp->prolong = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -18,6 +18,9 @@ typedef struct {
   PetscInt  seed;
   PetscBool host;     /* -mat_coarsen_spmvmis_host: the host reference wherever the graph is */
   PetscBool ondevice; /* where the last MatCoarsenApply() ran, for the view */
+  PetscBool keep;     /* a device apply keeps its aggregates for MatCoarsenSpmvMISTakeDevice() and leaves the lists empty */
+  PetscInt  kept_n, kept_nagg;
+  PetscInt *d_kept; /* agg[n], roots[n], aggptr[n + 1], members[n] (MatCoarsenSpmvAggregateMembersDevice()'s) */
 } MatCoarsen_SpmvMIS;
 
 static inline PetscBool MatCoarsenSpmvAbove(const uint64_t *prio, PetscInt a, PetscInt b) /* a's key above b's */
@@ -175,6 +178,13 @@ static PetscErrorCode MatCoarsenSpmvApplyDevice(MatCoarsen_SpmvMIS *mis, Mat G, 
     PetscCall(MatCoarsenSpmvAggregateDevice(n, d_ai, d_aj, rstart, mis->distance, mis->seed, d_agg, d_roots, nagg));
     PetscCall(MatSeqAIJCUSPARSERestoreIJ(G, PETSC_FALSE, &d_ai, &d_aj));
     PetscCall(MatCoarsenSpmvAggregateMembersDevice(n, *nagg, d_agg, d_roots, d_aggptr, d_members));
+    if (mis->keep) { /* GAMG's device prolongator reads them there: no lists */
+      PetscCall(MatSpmvCUDAFree(mis->d_kept));
+      mis->d_kept    = d_work;
+      mis->kept_n    = n;
+      mis->kept_nagg = *nagg;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
     PetscCall(PetscMalloc3(*nagg, &roots, *nagg + 1, &aggptr, n, &members));
     PetscCall(MatSpmvCUDACopyToHost(roots, d_roots, *nagg * sizeof(PetscInt), NULL));
     PetscCall(MatSpmvCUDACopyToHost(aggptr, d_aggptr, (*nagg + 1) * sizeof(PetscInt), NULL));
@@ -242,7 +252,12 @@ static PetscErrorCode MatCoarsenView_SpmvMIS(MatCoarsen coarse, PetscViewer view
 
 static PetscErrorCode MatCoarsenDestroy_SpmvMIS(MatCoarsen coarse)
 {
+  MatCoarsen_SpmvMIS *mis = (MatCoarsen_SpmvMIS *)coarse->subctx;
+
   PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(MatSpmvCUDAFree(mis->d_kept));
+#endif
   PetscCall(PetscFree(coarse->subctx));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -273,6 +288,28 @@ PetscErrorCode MatCoarsenSpmvMISSetDistance(MatCoarsen coarse, PetscInt distance
   PetscCheck(match, PetscObjectComm((PetscObject)coarse), PETSC_ERR_ARG_WRONG, "The coarsener is %s, not %s", ((PetscObject)coarse)->type_name, MATCOARSENSPMVMIS);
   PetscCheck(distance == 1 || distance == 2, PetscObjectComm((PetscObject)coarse), PETSC_ERR_ARG_OUTOFRANGE, "The independent set's distance is 1 or 2, not %" PetscInt_FMT, distance);
   mis->distance = distance;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether a device apply keeps its aggregates on the device, leaving the lists empty */
+PetscErrorCode MatCoarsenSpmvMISSetKeepDevice(MatCoarsen coarse, PetscBool keep)
+{
+  PetscFunctionBegin;
+  ((MatCoarsen_SpmvMIS *)coarse->subctx)->keep = keep;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The device aggregates the last apply kept (*d_work NULL: none, the lists hold them), handed over:
+   the caller frees d_work with MatSpmvCUDAFree() */
+PetscErrorCode MatCoarsenSpmvMISTakeDevice(MatCoarsen coarse, PetscInt *n, PetscInt *nagg, PetscInt **d_work)
+{
+  MatCoarsen_SpmvMIS *mis = (MatCoarsen_SpmvMIS *)coarse->subctx;
+
+  PetscFunctionBegin;
+  *n          = mis->kept_n;
+  *nagg       = mis->kept_nagg;
+  *d_work     = mis->d_kept;
+  mis->d_kept = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

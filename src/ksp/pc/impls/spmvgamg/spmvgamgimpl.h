@@ -39,6 +39,10 @@ PETSC_INTERN PetscErrorCode MatCoarsenSpmvAggregateMembersDevice(PetscInt, Petsc
 /* MatCoarsen type "spmvmis", and the distance a GAMG level asks of it */
 PETSC_INTERN PetscErrorCode MatCoarsenRegister_SpmvMIS(void);
 PETSC_INTERN PetscErrorCode MatCoarsenSpmvMISSetDistance(MatCoarsen, PetscInt);
+/* A device apply may keep its aggregates on the device instead of filling the lists; taken with
+   (n, nagg, d_work): d_work = agg[n], roots[n], aggptr[n + 1], members[n] (NULL: the lists hold them) */
+PETSC_INTERN PetscErrorCode MatCoarsenSpmvMISSetKeepDevice(MatCoarsen, PetscBool);
+PETSC_INTERN PetscErrorCode MatCoarsenSpmvMISTakeDevice(MatCoarsen, PetscInt *, PetscInt *, PetscInt **);
 /* PCGAMG with the coarsening above for our operators (gamg.c), and spmvmis; once, at the package's start */
 PETSC_INTERN PetscErrorCode PCRegister_GAMGSpmv(void);
 
