@@ -196,14 +196,15 @@ static PetscErrorCode PCGAMGProlongator_Spmv(PC pc, Mat A, PetscCoarsenData *lis
   }
 #if defined(PETSC_HAVE_CUDA)
   {
-    const PetscInt ncols = pc_gamg->data_cell_cols;
-    PetscInt       bs, rows, nmembers, nnz, *pi, *pj;
-    PetscScalar   *pv, *d_pv;
-    PetscReal     *d_data, *d_cdata, *cdata;
-    int           *d_pi, *d_pj;
-    void          *stream;
-    MatType        mtype;
-    Mat            Prol;
+    const PetscInt  ncols = pc_gamg->data_cell_cols;
+    const PetscInt *d_agg = sp->d_work, *d_aggptr = d_agg + 2 * sp->n, *d_members = d_aggptr + sp->n + 1; /* mis.c's layout */
+    PetscInt        bs, rows, nmembers, nnz, *pi, *pj;
+    PetscScalar    *pv, *d_pv;
+    PetscReal      *d_data, *d_cdata, *cdata;
+    int            *d_pi, *d_pj;
+    void           *stream;
+    MatType         mtype;
+    Mat             Prol;
 
     PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_PROL], 0, 0, 0, 0));
     PetscCall(MatGetBlockSize(A, &bs));
@@ -220,7 +221,7 @@ static PetscErrorCode PCGAMGProlongator_Spmv(PC pc, Mat A, PetscCoarsenData *lis
     PetscCall(PetscInfo(pc, "%s: New grid %" PetscInt_FMT " nodes (P0 on the device)\n", ((PetscObject)pc)->prefix, sp->nagg));
     PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_PROLB], 0, 0, 0, 0));
     PetscCall(MatSpmvCUDAGetStream(&stream));
-    PetscCall(MatSpmvCUDACopyToHost(&nmembers, sp->d_work + 3 * sp->n + sp->nagg, sizeof(PetscInt), stream)); /* aggptr[nagg] */
+    PetscCall(MatSpmvCUDACopyToHost(&nmembers, d_aggptr + sp->nagg, sizeof(PetscInt), stream)); /* the nodes in an aggregate */
     nnz = nmembers * bs * ncols;
     PetscCheck(nnz < PETSC_INT32_MAX && rows < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "P0 of %" PetscInt_FMT " entries is too large for the device prolongator: use -pc_gamg_spmv_prolongator 0", nnz);
     PetscCall(MatSpmvCUDAMalloc((void **)&d_data, sizeof(PetscReal) * (size_t)rows * ncols));
@@ -230,7 +231,7 @@ static PetscErrorCode PCGAMGProlongator_Spmv(PC pc, Mat A, PetscCoarsenData *lis
     PetscCall(MatSpmvCUDAMalloc((void **)&d_pv, sizeof(PetscScalar) * (size_t)PetscMax(nnz, 1)));
     PetscCall(MatSpmvCUDACopyToDevice(d_data, pc_gamg->data, sizeof(PetscReal) * (size_t)rows * ncols, stream));
     PetscCall(PetscLogCpuToGpu(sizeof(PetscReal) * (size_t)rows * ncols));
-    PetscCall(MatSpmvGAMGTentativeDevice(sp->n, bs, ncols, d_data, sp->nagg, sp->d_work, sp->d_work + 2 * sp->n, sp->d_work + 3 * sp->n + 1, d_pi, d_pj, d_pv, d_cdata, stream));
+    PetscCall(MatSpmvGAMGTentativeDevice(sp->n, bs, ncols, d_data, sp->nagg, d_agg, d_aggptr, d_members, d_pi, d_pj, d_pv, d_cdata, stream));
     PetscCall(PetscMalloc3(rows + 1, &pi, nnz, &pj, nnz, &pv));
     PetscCall(PetscMalloc1(ncols * ncols * sp->nagg, &cdata));
     if (sizeof(PetscInt) == sizeof(int)) {
