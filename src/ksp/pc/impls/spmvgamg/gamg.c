@@ -1,12 +1,14 @@
 /*
-  PCGAMG with our coarsening (issue 51): PETSc's "gamg" creator stays PETSc's, registered again under
-  its name by a creator that calls it and wraps the PC's set-up. For a set-up whose operator is one of
-  our types (or any AIJ operator with -pc_gamg_spmv_all_operators), the aggregation sub-type's coarsen
-  is ours for that set-up only: the strength graph's maximal independent set at distance 2 on
-  aggressive levels (no squared graph) and 1 on the others, and the aggregates around it, on the
-  device where the graph is (mis.c, device/aggregate.cu). Everything else is PETSc's: the graph, the
-  prolongator and its smoothing, the Galerkin products, views, re-typing. A level our coarsening
-  cannot take (several processes, HEM, MIS-k other than PETSc's defaults) runs PETSc's, -info says why.
+  PCGAMG with our set-up (issue 51): PETSc's "gamg" creator stays PETSc's, registered again under its
+  name by a creator that calls it and wraps the PC's set-up, options and view. For a set-up whose
+  operator is one of our types on a GPU (by default; -pc_gamg_spmv forces it on or off, and
+  -pc_gamg_spmv_all_operators takes any AIJ operator), the aggregation's coarsen and prolongator are
+  ours for that set-up only: the strength graph's maximal independent set at distance 2 on aggressive
+  levels (no squared graph) and 1 on the others, the aggregates around it (mis.c,
+  device/aggregate.cu), and the tentative prolongator with the coarse near-null space (device/
+  tentative.cu, PETSc's formProl0 to the bit), all on the device where the graph is. PETSc's remain the
+  graph, the prolongator's smoothing, the Galerkin products, views and re-typing. A level ours cannot
+  take (several processes, HEM, MIS-k other than PETSc's defaults) runs PETSc's, -info says why.
 */
 #include <petsc/private/pcgamgimpl.h>
 #include <petscversion.h>
@@ -31,11 +33,11 @@ typedef struct {
 #endif
 
 typedef struct {
-  PetscBool use;                                                     /* -pc_gamg_spmv: our coarsening for our operators */
-  PetscBool all;                                                     /* -pc_gamg_spmv_all_operators: and for any AIJ operator */
-  PetscBool prolong;                                                 /* -pc_gamg_spmv_prolongator: the tentative prolongator on the device too */
-  PetscInt  levels;                                                  /* levels our coarsening took in the last set-up, for the view */
-  PetscInt  prolongs;                                                /* of which our prolongator made P0 */
+  PetscBool3 use;                                                    /* -pc_gamg_spmv: our coarsening for our operators (unset: where they are on the device) */
+  PetscBool  all;                                                    /* -pc_gamg_spmv_all_operators: and for any AIJ operator */
+  PetscBool  prolong;                                                /* -pc_gamg_spmv_prolongator: the tentative prolongator on the device too */
+  PetscInt   levels;                                                 /* levels our coarsening took in the last set-up, for the view */
+  PetscInt   prolongs;                                               /* of which our prolongator made P0 */
   PetscErrorCode (*coarsen)(PC, Mat *, PetscCoarsenData **);         /* PETSc's, during a set-up */
   PetscErrorCode (*prolongator)(PC, Mat, PetscCoarsenData *, Mat *); /* PETSc's, during a set-up */
   /* a level's aggregates kept on the device by our coarsen for our prolongator, with the (empty)
@@ -51,9 +53,6 @@ static PetscErrorCode (*PCSetFromOptions_GAMG_PETSc)(PC, PetscOptionItems);
 static PetscErrorCode (*PCView_GAMG_PETSc)(PC, PetscViewer);
 
 static const char PCGAMGSpmvKey[] = "PCGAMGSpmv";
-
-/* -pc_gamg_spmv's default: off until the device prolongator and its measurements (issue 51) */
-#define PCGAMGSPMV_DEFAULT PETSC_FALSE
 
 static PetscErrorCode PCGAMGSpmvFreeKept(PC_GAMG_Spmv *sp)
 {
@@ -108,9 +107,15 @@ static PetscErrorCode PCGAMGSpmvLevelReason(PC pc, Mat G, const char **reason, P
 
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)G), &size));
     PetscCall(PetscObjectTypeCompareAny((PetscObject)G, &aij, MATSEQAIJ, MATSEQAIJCUSPARSE, ""));
+    if (!aij) { /* a graph of our type (one made on the host): its SeqAIJ CSR is the host reference's */
+      MatSpmvFormat *fmt;
+
+      PetscCall(MatSpmvFormatFind(((PetscObject)G)->type_name, &fmt));
+      aij = (PetscBool) !!fmt;
+    }
     PetscCall(MatGetBlockSize(G, &bs));
     if (size > 1) *reason = "several processes (ours runs on one for now)";
-    else if (!aij) *reason = "the graph is not SeqAIJ or aijcusparse";
+    else if (!aij) *reason = "the graph is not SeqAIJ, aijcusparse or one of ours";
     else if (bs != 1) *reason = "the graph has block size > 1";
     else if (!agg || !agg->crs || ((PetscObject)agg->crs)->classid != MAT_COARSEN_CLASSID) *reason = "PCGAMG's aggregation context is not the one this library was built for";
     else {
@@ -290,7 +295,7 @@ static PetscErrorCode PCGAMGSpmvTakes(PC pc, PC_GAMG_Spmv *sp, PetscBool *takes)
 
   PetscFunctionBegin;
   *takes = PETSC_FALSE;
-  if (!sp->use || !pc->pmat) PetscFunctionReturn(PETSC_SUCCESS);
+  if (sp->use == PETSC_BOOL3_FALSE || !pc->pmat) PetscFunctionReturn(PETSC_SUCCESS);
   /* the name PCGAMGSetType() copied: PCGAMGGetType() returns the caller's string, gone after an option's -pc_gamg_type */
   type = ((PC_GAMG *)((PC_MG *)pc->data)->innerctx)->gamg_type_name;
   PetscCall(PetscStrcmp(type, PCGAMGAGG, &agg));
@@ -298,7 +303,13 @@ static PetscErrorCode PCGAMGSpmvTakes(PC pc, PC_GAMG_Spmv *sp, PetscBool *takes)
   if (sp->all) PetscCall(PetscObjectTypeCompareAny((PetscObject)pc->pmat, &aij, MATSEQAIJ, MATMPIAIJ, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE, ""));
   if (!agg) PetscCall(PetscInfo(pc, "PETSc's coarsening: PCGAMG type %s, ours is for %s\n", type, PCGAMGAGG));
   else if (!fmt && !aij) PetscCall(PetscInfo(pc, "PETSc's coarsening: the operator is %s, not one of ours (-pc_gamg_spmv_all_operators takes any AIJ)\n", ((PetscObject)pc->pmat)->type_name));
-  else *takes = PETSC_TRUE;
+  else if (sp->use == PETSC_BOOL3_UNKNOWN) { /* by default where the set-up can run on the device: its host reference gains nothing */ PetscBool device;
+
+    PetscCall(MatSpmvUseCUSPARSEBase(&device));
+    if (!device) PetscCall(PetscInfo(pc, "PETSc's coarsening: no GPU (-pc_gamg_spmv takes ours, by its host reference)\n"));
+    else if (pc->pmat->boundtocpu) PetscCall(PetscInfo(pc, "PETSc's coarsening: the operator is bound to the CPU (-pc_gamg_spmv takes ours, by its host reference)\n"));
+    else *takes = PETSC_TRUE;
+  } else *takes = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -343,7 +354,7 @@ static PetscErrorCode PCSetFromOptions_GAMGSpmv(PC pc, PetscOptionItems PetscOpt
   PetscCall((*PCSetFromOptions_GAMG_PETSc)(pc, PetscOptionsObject));
   PetscCall(PCGAMGSpmvGet(pc, &sp));
   PetscOptionsHeadBegin(PetscOptionsObject, "GAMG's coarsening by petscspmv");
-  PetscCall(PetscOptionsBool("-pc_gamg_spmv", "Coarsen by petscspmv's maximal independent sets (on the device) where the operator is one of its types", "PCSetUp", sp->use, &sp->use, NULL));
+  PetscCall(PetscOptionsBool3("-pc_gamg_spmv", "Coarsen by petscspmv's maximal independent sets and tentative prolongator (on the device) where the operator is one of its types (default: where it is on a GPU)", "PCSetUp", sp->use == PETSC_BOOL3_FALSE ? PETSC_FALSE : PETSC_TRUE, &sp->use, NULL));
   PetscCall(PetscOptionsBool("-pc_gamg_spmv_prolongator", "With -pc_gamg_spmv, the tentative prolongator on the device too (where the aggregates were made there)", "PCSetUp", sp->prolong, &sp->prolong, NULL));
   PetscCall(PetscOptionsBool("-pc_gamg_spmv_all_operators", "Also where the operator is any other AIJ matrix (aijcusparse on the device, AIJ by the host reference)", "PCSetUp", sp->all, &sp->all, NULL));
   PetscOptionsHeadEnd();
@@ -378,7 +389,7 @@ static PetscErrorCode PCCreate_GAMGSpmv(PC pc)
   pc->ops->setfromoptions     = PCSetFromOptions_GAMGSpmv;
   ((PC_MG *)pc->data)->view   = PCView_GAMGSpmv;
   PetscCall(PCGAMGSpmvGet(pc, &sp));
-  sp->use     = PCGAMGSPMV_DEFAULT;
+  sp->use     = PETSC_BOOL3_UNKNOWN;
   sp->prolong = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
