@@ -147,4 +147,35 @@ installed() {
   "$prefix/prog" && $np2 "$prefix/prog"
 }
 
-export -f iters same_iterations copies no_more_copies failure_lines lists_option factor_package ex1_case same_petsc installed
+# GAMG with our coarsening against PETSc's (issue 51): reference-args -- test-args, both with -ksp_view.
+# The test's view says our coarsening ran; its linear iterations are at most 1.15x the reference's
+# (plus 1), and it has as many levels, each operator within 20% of the reference's rows; with
+# GAMG_EXPECT set, the test's log has a line matching that extended regular expression
+gamg_like_petsc() {
+  local ref=() tst=() side=ref
+  for a in "$@"; do
+    if [ "$a" = -- ]; then side=tst; continue; fi
+    if [ $side = ref ]; then ref+=("$a"); else tst+=("$a"); fi
+  done
+  local dir
+  dir=$(mktemp -d "$logs/gamg.XXXXXX")
+  "${ref[@]}" >"$dir/ref.log" 2>&1 || { echo "reference run failed"; cat "$dir/ref.log"; return 1; }
+  "${tst[@]}" >"$dir/test.log" 2>&1 || { echo "test run failed"; cat "$dir/test.log"; return 1; }
+  grep -q "petscspmv coarsened" "$dir/test.log" || { echo "the test run did not take petscspmv's coarsening"; grep -i "coarsening" "$dir/test.log"; return 1; }
+  ! grep -q "petscspmv coarsened" "$dir/ref.log" || { echo "the reference run took petscspmv's coarsening"; return 1; }
+  [ -z "${GAMG_EXPECT:-}" ] || grep -Eq "$GAMG_EXPECT" "$dir/test.log" || { echo "the test run's log has no line matching $GAMG_EXPECT"; grep "petscspmv coarsened" "$dir/test.log"; return 1; }
+  # each level's operator: the first rows= after a level's solver header
+  levels() { awk '/(Coarse grid solver|Down solver \(pre-smoother\) on level)/ { want = 1 } want && /rows=/ { sub(/.*rows=/, ""); sub(/,.*/, ""); print; want = 0 }' "$1"; }
+  levels "$dir/ref.log" >"$dir/ref.rows"; levels "$dir/test.log" >"$dir/test.rows"
+  [ -s "$dir/ref.rows" ] || { echo "no -ksp_view levels in the reference run"; return 1; }
+  echo "levels' rows, PETSc's | ours:"; paste -d'|' "$dir/ref.rows" "$dir/test.rows"
+  [ "$(wc -l <"$dir/ref.rows")" = "$(wc -l <"$dir/test.rows")" ] || { echo "not as many levels as PETSc's"; return 1; }
+  paste "$dir/ref.rows" "$dir/test.rows" | awk '{ d = $2 - $1; if (d < 0) d = -d; if (d > 0.2 * $1) bad = 1 } END { exit bad }' ||
+    { echo "a level's rows differ from PETSc's by more than 20%"; return 1; }
+  local ri ti
+  ri=$(iters "$dir/ref.log" | awk '{ s += $NF } END { print s + 0 }')
+  ti=$(iters "$dir/test.log" | awk '{ s += $NF } END { print s + 0 }')
+  echo "linear iterations, PETSc's coarsening $ri, ours $ti"
+  [ "$ri" -gt 0 ] && awk -v r="$ri" -v t="$ti" 'BEGIN { exit !(t <= 1.15 * r + 1) }' || { echo "more than 1.15x PETSc's iterations"; return 1; }
+}
+export -f iters same_iterations copies no_more_copies failure_lines lists_option factor_package ex1_case same_petsc installed gamg_like_petsc

@@ -3,7 +3,9 @@
 # every shared matrix and edge case, on the value-changing operations and on the matrix-matrix
 # products, initcheck on the value-changing operations, racecheck on the product tests; then
 # memcheck on MATSOLVERSPMV's (numeric phase by its kernel and by cuSPARSE, solves) on a few shared
-# matrices (racecheck did not finish it in 150 s on an H100: the sync-free kernels spin).
+# matrices (racecheck did not finish it in 150 s on an H100: the sync-free kernels spin); memcheck,
+# initcheck and racecheck on GAMG's coarsening and tentative prolongator on the device (test_gamg
+# -device, whatever the types).
 # Run through scripts/gpu-bundle.sh run tests/sanitize.sh when PETSc is a bundle.
 #   PETSCSPMV_TEST_TYPES="brc cmrs argcsr ipcsr ellr" tests/sanitize.sh   (PETSCSPMV_TEST_TYPES="": the factor's only)
 set -u
@@ -40,5 +42,10 @@ for num in device cusparse; do
   check memcheck $bin/test_factor -type brc -dir "$fm" -vec_type cuda -chain 20000 -grid_max_unknowns 2 -mat_spmvfactor_numeric $num
 done
 rm -rf "$fm"
+# GAMG's coarsening on the device (every graph of test_gamg, a 64^3 grid among them) and its
+# tentative prolongator (every case of test_gamg, shared-memory and global blocks)
+for tool in memcheck initcheck racecheck; do
+  check $tool $bin/test_gamg -device -gpu 1
+done
 echo "sanitizer runs with findings: $bad"
 [ $bad = 0 ]

@@ -3,6 +3,7 @@
   points PETSc calls (-dll_append) or applications call (PetscSpmvInitializePackage()).
 */
 #include "../spmvimpl.h"
+#include "../../../../ksp/pc/impls/spmvgamg/spmvgamgimpl.h"
 
 PetscInt         MatSpmvProductMinRows       = PETSC_INT_MAX;
 PetscInt         MatSpmvPtAPHostMinRows      = MATSPMV_PTAP_HOST_MIN_ROWS;
@@ -76,6 +77,7 @@ PetscErrorCode PetscSpmvInitializePackage(void)
   for (PetscInt f = 0; f < nformats; f++) PetscCall(MatSpmvRegisterFormat(formats[f]));
   PetscCall(MatSolverTypeRegister_Spmv());
   PetscCall(MatSpmvRegisterDMDA());
+  PetscCall(PCRegister_GAMGSpmv());
   MatSpmvProductMinRows    = PETSC_INT_MAX;
   MatSpmvPtAPHostMinRows   = MATSPMV_PTAP_HOST_MIN_ROWS;
   MatSpmvGhostStream       = PETSC_TRUE;

@@ -1,0 +1,409 @@
+/*
+  PCGAMG with our set-up (issue 51): PETSc's "gamg" creator stays PETSc's, registered again under its
+  name by a creator that calls it and wraps the PC's set-up, options and view. For a set-up whose
+  operator is one of our types on a GPU (by default; -pc_gamg_spmv forces it on or off, and
+  -pc_gamg_spmv_all_operators takes any AIJ operator), the aggregation's coarsen and prolongator are
+  ours for that set-up only: the strength graph's maximal independent set at distance 2 on aggressive
+  levels (no squared graph) and 1 on the others, the aggregates around it (mis.c,
+  device/aggregate.cu), and the tentative prolongator with the coarse near-null space (device/
+  tentative.cu, PETSc's formProl0 to the bit), all on the device where the graph is. PETSc's remain the
+  graph, the prolongator's smoothing, the Galerkin products, views and re-typing. A level ours cannot
+  take (several processes, HEM, MIS-k other than PETSc's defaults) runs PETSc's, -info says why.
+*/
+#include <petsc/private/pcgamgimpl.h>
+#include <petscversion.h>
+#include "spmvgamgimpl.h"
+#include "../../../../mat/impls/spmvlayer/spmvimpl.h"
+#include "../../../../mat/impls/spmvlayer/spmvbase.h"
+
+/* agg.c's private context, which the coarsening reads (the aggressive levels and how PETSc would
+   coarsen them): mirrored for the PETSc release it was read from; others take PETSc's coarsening */
+#if PETSC_VERSION_GE(3, 26, 0) && PETSC_VERSION_LT(3, 27, 0)
+  #define PCGAMGSPMV_AGG_MIRRORED 1
+typedef struct {
+  PetscInt   nsmooths;
+  PetscInt   aggressive_coarsening_levels;
+  PetscInt   aggressive_mis_k;
+  PetscBool  use_aggressive_square_graph;
+  PetscBool  use_minimum_degree_ordering;
+  PetscBool  use_low_mem_filter;
+  PetscBool  graph_symmetrize;
+  MatCoarsen crs;
+} PC_GAMG_AGG_Mirror;
+#endif
+
+typedef struct {
+  PetscBool3 use;                                                    /* -pc_gamg_spmv: our coarsening for our operators (unset: where they are on the device) */
+  PetscBool  all;                                                    /* -pc_gamg_spmv_all_operators: and for any AIJ operator */
+  PetscBool  prolong;                                                /* -pc_gamg_spmv_prolongator: the tentative prolongator on the device too */
+  PetscInt   levels;                                                 /* levels our coarsening took in the last set-up, for the view */
+  PetscInt   prolongs;                                               /* of which our prolongator made P0 */
+  PetscErrorCode (*coarsen)(PC, Mat *, PetscCoarsenData **);         /* PETSc's, during a set-up */
+  PetscErrorCode (*prolongator)(PC, Mat, PetscCoarsenData *, Mat *); /* PETSc's, during a set-up */
+  /* a level's aggregates kept on the device by our coarsen for our prolongator, with the (empty)
+     lists handed to PETSc in between, by which the prolongator knows them */
+  PetscCoarsenData *lists;
+  PetscInt          n, nagg;
+  PetscInt         *d_work; /* agg[n], roots[n], aggptr[n + 1], members[n] */
+} PC_GAMG_Spmv;
+
+static PetscErrorCode (*PCCreate_GAMG_PETSc)(PC);
+static PetscErrorCode (*PCSetUp_GAMG_PETSc)(PC);
+static PetscErrorCode (*PCSetFromOptions_GAMG_PETSc)(PC, PetscOptionItems);
+static PetscErrorCode (*PCView_GAMG_PETSc)(PC, PetscViewer);
+
+static const char PCGAMGSpmvKey[] = "PCGAMGSpmv";
+
+static PetscErrorCode PCGAMGSpmvFreeKept(PC_GAMG_Spmv *sp)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(MatSpmvCUDAFree(sp->d_work));
+#endif
+  sp->d_work = NULL;
+  sp->lists  = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCGAMGSpmvDestroy(PetscCtxRt ctx)
+{
+  PC_GAMG_Spmv *sp = *(PC_GAMG_Spmv **)ctx;
+
+  PetscFunctionBegin;
+  PetscCall(PCGAMGSpmvFreeKept(sp));
+  PetscCall(PetscFree(sp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCGAMGSpmvGet(PC pc, PC_GAMG_Spmv **sp)
+{
+  PetscContainer container;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)pc, PCGAMGSpmvKey, (PetscObject *)&container));
+  if (container) PetscCall(PetscContainerGetPointer(container, sp));
+  else {
+    PetscCall(PetscNew(sp));
+    PetscCall(PetscObjectContainerCompose((PetscObject)pc, PCGAMGSpmvKey, *sp, PCGAMGSpmvDestroy));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Why level's graph G stays with PETSc's coarsening (NULL: ours takes it); *distance: the independent set's */
+static PetscErrorCode PCGAMGSpmvLevelReason(PC pc, Mat G, const char **reason, PetscInt *distance)
+{
+  PC_MG      *mg      = (PC_MG *)pc->data;
+  PC_GAMG    *pc_gamg = (PC_GAMG *)mg->innerctx;
+  PetscMPIInt size;
+  PetscBool   aij, misk, mis;
+  PetscInt    bs;
+
+  PetscFunctionBegin;
+  *reason   = NULL;
+  *distance = 1;
+#if defined(PCGAMGSPMV_AGG_MIRRORED)
+  {
+    PC_GAMG_AGG_Mirror *agg = (PC_GAMG_AGG_Mirror *)pc_gamg->subctx;
+
+    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)G), &size));
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)G, &aij, MATSEQAIJ, MATSEQAIJCUSPARSE, ""));
+    if (!aij) { /* a graph of our type (one made on the host): its SeqAIJ CSR is the host reference's */
+      MatSpmvFormat *fmt;
+
+      PetscCall(MatSpmvFormatFind(((PetscObject)G)->type_name, &fmt));
+      aij = (PetscBool) !!fmt;
+    }
+    PetscCall(MatGetBlockSize(G, &bs));
+    if (size > 1) *reason = "several processes (ours runs on one for now)";
+    else if (!aij) *reason = "the graph is not SeqAIJ, aijcusparse or one of ours";
+    else if (bs != 1) *reason = "the graph has block size > 1";
+    else if (!agg || !agg->crs || ((PetscObject)agg->crs)->classid != MAT_COARSEN_CLASSID) *reason = "PCGAMG's aggregation context is not the one this library was built for";
+    else {
+      const PetscBool aggressive = (PetscBool)(pc_gamg->current_level < agg->aggressive_coarsening_levels);
+
+      PetscCall(PetscObjectTypeCompare((PetscObject)agg->crs, MATCOARSENMISK, &misk));
+      PetscCall(PetscObjectTypeCompare((PetscObject)agg->crs, MATCOARSENMIS, &mis));
+      if (!misk && !mis) *reason = "the coarsener asked for is not MIS or MIS-k";
+      else if (aggressive && !agg->use_aggressive_square_graph && agg->aggressive_mis_k != 2) *reason = "aggressive MIS-k with k other than 2";
+      else if (!aggressive && misk) {
+        PetscInt k;
+
+        PetscCall(MatCoarsenMISKGetDistance(agg->crs, &k));
+        if (k != 1) *reason = "MIS-k with k > 1 on a level that is not aggressive";
+      }
+      if (!*reason && aggressive) *distance = 2;
+    }
+  }
+#else
+  (void)pc_gamg, (void)size, (void)aij, (void)misk, (void)mis, (void)bs;
+  *reason = "PETSc is not the release whose PCGAMG aggregation context this library mirrors (3.26)";
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The aggregation's coarsen with our maximal independent set: the lists PETSc's prolongator reads (root
+   first), on the graph itself at every level (no squared graph) */
+static PetscErrorCode PCGAMGCoarsen_Spmv(PC pc, Mat *G, PetscCoarsenData **lists)
+{
+  PC_MG        *mg      = (PC_MG *)pc->data;
+  PC_GAMG      *pc_gamg = (PC_GAMG *)mg->innerctx;
+  PC_GAMG_Spmv *sp;
+  const char   *reason, *prefix;
+  PetscInt      distance;
+  MatCoarsen    crs;
+
+  PetscFunctionBegin;
+  PetscCall(PCGAMGSpmvGet(pc, &sp));
+  PetscCall(PCGAMGSpmvLevelReason(pc, *G, &reason, &distance));
+  if (reason) {
+    PetscCall(PetscInfo(pc, "Level %" PetscInt_FMT ": PETSc's coarsening, since %s\n", pc_gamg->current_level, reason));
+    PetscCall((*sp->coarsen)(pc, G, lists));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_COARSEN], 0, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_MIS], 0, 0, 0, 0));
+  PetscCall(MatCoarsenCreate(PetscObjectComm((PetscObject)*G), &crs));
+  PetscCall(PCGetOptionsPrefix(pc, &prefix));
+  PetscCall(PetscObjectSetOptionsPrefix((PetscObject)crs, prefix));
+  PetscCall(PetscObjectAppendOptionsPrefix((PetscObject)crs, "pc_gamg_spmv_"));
+  PetscCall(MatCoarsenSetType(crs, MATCOARSENSPMVMIS));
+  PetscCall(MatCoarsenSetFromOptions(crs));
+  PetscCall(MatCoarsenSpmvMISSetDistance(crs, distance));
+  PetscCall(MatCoarsenSpmvMISSetKeepDevice(crs, sp->prolong && !PetscDefined(USE_COMPLEX) && !pc_gamg->use_aggs_in_asm && pc_gamg->data_cell_cols <= MATSPMVGAMG_DEVICE_MAX_COLS ? PETSC_TRUE : PETSC_FALSE));
+  PetscCall(MatCoarsenSetAdjacency(crs, *G));
+  PetscCall(MatCoarsenApply(crs));
+  PetscCall(MatCoarsenGetData(crs, lists));
+  PetscCall(PCGAMGSpmvFreeKept(sp));
+  PetscCall(MatCoarsenSpmvMISTakeDevice(crs, &sp->n, &sp->nagg, &sp->d_work));
+  if (sp->d_work) sp->lists = *lists;
+  PetscCall(MatCoarsenDestroy(&crs));
+  sp->levels++;
+  PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_MIS], 0, 0, 0, 0));
+  PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_COARSEN], 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The tentative prolongator P0 and the coarse near-null space from the aggregates our coarsen kept on
+   the device (device/tentative.cu: PETSc's formProl0 to the bit), P0 of A's type as PETSc makes it;
+   PETSc's prolongator for lists that are not those */
+static PetscErrorCode PCGAMGProlongator_Spmv(PC pc, Mat A, PetscCoarsenData *lists, Mat *P)
+{
+  PC_MG        *mg      = (PC_MG *)pc->data;
+  PC_GAMG      *pc_gamg = (PC_GAMG *)mg->innerctx;
+  PC_GAMG_Spmv *sp;
+
+  PetscFunctionBegin;
+  PetscCall(PCGAMGSpmvGet(pc, &sp));
+  if (!sp->d_work || lists != sp->lists) {
+    PetscCall(PCGAMGSpmvFreeKept(sp));
+    PetscCall((*sp->prolongator)(pc, A, lists, P));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#if defined(PETSC_HAVE_CUDA)
+  {
+    const PetscInt  ncols = pc_gamg->data_cell_cols;
+    const PetscInt *d_agg = sp->d_work, *d_aggptr = d_agg + 2 * sp->n, *d_members = d_aggptr + sp->n + 1; /* mis.c's layout */
+    PetscInt        bs, rows, nmembers, nnz, *pi, *pj;
+    PetscScalar    *pv, *d_pv;
+    PetscReal      *d_data, *d_cdata, *cdata;
+    int            *d_pi, *d_pj;
+    void           *stream;
+    MatType         mtype;
+    Mat             Prol;
+
+    PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_PROL], 0, 0, 0, 0));
+    PetscCall(MatGetBlockSize(A, &bs));
+    PetscCall(MatGetLocalSize(A, &rows, NULL));
+    PetscCheck(rows == sp->n * bs && pc_gamg->data_cell_rows == bs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "GAMG's level of %" PetscInt_FMT " rows (block size %" PetscInt_FMT ", near-null rows %" PetscInt_FMT ") is not the graph of %" PetscInt_FMT " nodes the aggregates were made on", rows, bs,
+               pc_gamg->data_cell_rows, sp->n);
+    if (!sp->nagg) {
+      PetscCall(PetscInfo(pc, "%s: No selected points on coarse grid\n", ((PetscObject)pc)->prefix));
+      PetscCall(PCGAMGSpmvFreeKept(sp));
+      *P = NULL;
+      PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_PROL], 0, 0, 0, 0));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscCall(PetscInfo(pc, "%s: New grid %" PetscInt_FMT " nodes (P0 on the device)\n", ((PetscObject)pc)->prefix, sp->nagg));
+    PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_PROLB], 0, 0, 0, 0));
+    PetscCall(MatSpmvCUDAGetStream(&stream));
+    PetscCall(MatSpmvCUDACopyToHost(&nmembers, d_aggptr + sp->nagg, sizeof(PetscInt), stream)); /* the nodes in an aggregate */
+    nnz = nmembers * bs * ncols;
+    PetscCheck(nnz < PETSC_INT32_MAX && rows < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "P0 of %" PetscInt_FMT " entries is too large for the device prolongator: use -pc_gamg_spmv_prolongator 0", nnz);
+    PetscCall(MatSpmvCUDAMalloc((void **)&d_data, sizeof(PetscReal) * (size_t)rows * ncols));
+    PetscCall(MatSpmvCUDAMalloc((void **)&d_cdata, sizeof(PetscReal) * (size_t)ncols * ncols * sp->nagg));
+    PetscCall(MatSpmvCUDAMalloc((void **)&d_pi, sizeof(int) * (size_t)(rows + 1)));
+    PetscCall(MatSpmvCUDAMalloc((void **)&d_pj, sizeof(int) * (size_t)PetscMax(nnz, 1)));
+    PetscCall(MatSpmvCUDAMalloc((void **)&d_pv, sizeof(PetscScalar) * (size_t)PetscMax(nnz, 1)));
+    PetscCall(MatSpmvCUDACopyToDevice(d_data, pc_gamg->data, sizeof(PetscReal) * (size_t)rows * ncols, stream));
+    PetscCall(PetscLogCpuToGpu(sizeof(PetscReal) * (size_t)rows * ncols));
+    PetscCall(MatSpmvGAMGTentativeDevice(sp->n, bs, ncols, d_data, sp->nagg, d_agg, d_aggptr, d_members, d_pi, d_pj, d_pv, d_cdata, stream));
+    PetscCall(PetscMalloc3(rows + 1, &pi, nnz, &pj, nnz, &pv));
+    PetscCall(PetscMalloc1(ncols * ncols * sp->nagg, &cdata));
+    if (sizeof(PetscInt) == sizeof(int)) {
+      PetscCall(MatSpmvCUDACopyToHost(pi, d_pi, sizeof(int) * (size_t)(rows + 1), stream));
+      PetscCall(MatSpmvCUDACopyToHost(pj, d_pj, sizeof(int) * (size_t)nnz, stream));
+    } else { /* 64-bit PetscInt: P0's device CSR has aijcusparse's int indices */
+      int *i32;
+
+      PetscCall(PetscMalloc1(PetscMax(rows + 1, nnz), &i32));
+      PetscCall(MatSpmvCUDACopyToHost(i32, d_pi, sizeof(int) * (size_t)(rows + 1), stream));
+      for (PetscInt k = 0; k <= rows; k++) pi[k] = i32[k];
+      PetscCall(MatSpmvCUDACopyToHost(i32, d_pj, sizeof(int) * (size_t)nnz, stream));
+      for (PetscInt k = 0; k < nnz; k++) pj[k] = i32[k];
+      PetscCall(PetscFree(i32));
+    }
+    PetscCall(MatSpmvCUDACopyToHost(pv, d_pv, sizeof(PetscScalar) * (size_t)nnz, stream));
+    PetscCall(MatSpmvCUDACopyToHost(cdata, d_cdata, sizeof(PetscReal) * (size_t)ncols * ncols * sp->nagg, stream));
+    PetscCall(PetscLogGpuToCpu(sizeof(int) * (size_t)(rows + 1 + nnz) + sizeof(PetscScalar) * (size_t)nnz + sizeof(PetscReal) * (size_t)ncols * ncols * sp->nagg));
+    PetscCall(MatSpmvCUDAFree(d_pv));
+    PetscCall(MatSpmvCUDAFree(d_pj));
+    PetscCall(MatSpmvCUDAFree(d_pi));
+    PetscCall(MatSpmvCUDAFree(d_cdata));
+    PetscCall(MatSpmvCUDAFree(d_data));
+    /* P0 as agg.c makes it: A's type, block sizes (bs, ncols); the coarse data replaces the fine */
+    PetscCall(MatGetType(A, &mtype));
+    PetscCall(MatCreate(PETSC_COMM_SELF, &Prol));
+    PetscCall(MatSetSizes(Prol, rows, sp->nagg * ncols, PETSC_DETERMINE, PETSC_DETERMINE));
+    PetscCall(MatSetBlockSizes(Prol, bs, ncols));
+    PetscCall(MatSetType(Prol, mtype));
+    PetscCall(MatSeqAIJSetPreallocationCSR(Prol, pi, pj, pv));
+    PetscCall(PetscFree3(pi, pj, pv));
+    PetscCall(PetscFree(pc_gamg->data));
+    pc_gamg->data           = cdata;
+    pc_gamg->data_cell_rows = ncols;
+    pc_gamg->data_sz        = ncols * ncols * sp->nagg;
+    PetscCall(PCGAMGSpmvFreeKept(sp));
+    sp->prolongs++;
+    *P = Prol;
+    PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_PROLB], 0, 0, 0, 0));
+    PetscCall(MatViewFromOptions(Prol, NULL, "-pc_gamg_agg_view_initial_prolongation"));
+    PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_PROL], 0, 0, 0, 0));
+  }
+#else
+  (void)pc_gamg;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Aggregates on the device without CUDA");
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether this set-up takes our coarsening; -info says why not */
+static PetscErrorCode PCGAMGSpmvTakes(PC pc, PC_GAMG_Spmv *sp, PetscBool *takes)
+{
+  const char    *type;
+  MatSpmvFormat *fmt = NULL;
+  PetscBool      agg, aij = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  *takes = PETSC_FALSE;
+  if (sp->use == PETSC_BOOL3_FALSE || !pc->pmat) PetscFunctionReturn(PETSC_SUCCESS);
+  /* the name PCGAMGSetType() copied: PCGAMGGetType() returns the caller's string, gone after an option's -pc_gamg_type */
+  type = ((PC_GAMG *)((PC_MG *)pc->data)->innerctx)->gamg_type_name;
+  PetscCall(PetscStrcmp(type, PCGAMGAGG, &agg));
+  PetscCall(MatSpmvFormatFind(((PetscObject)pc->pmat)->type_name, &fmt));
+  if (sp->all) PetscCall(PetscObjectTypeCompareAny((PetscObject)pc->pmat, &aij, MATSEQAIJ, MATMPIAIJ, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE, ""));
+  if (!agg) PetscCall(PetscInfo(pc, "PETSc's coarsening: PCGAMG type %s, ours is for %s\n", type, PCGAMGAGG));
+  else if (!fmt && !aij) PetscCall(PetscInfo(pc, "PETSc's coarsening: the operator is %s, not one of ours (-pc_gamg_spmv_all_operators takes any AIJ)\n", ((PetscObject)pc->pmat)->type_name));
+  else if (sp->use == PETSC_BOOL3_UNKNOWN) { /* by default where the set-up can run on the device: its host reference gains nothing */ PetscBool device;
+
+    PetscCall(MatSpmvUseCUSPARSEBase(&device));
+    if (!device) PetscCall(PetscInfo(pc, "PETSc's coarsening: no GPU (-pc_gamg_spmv takes ours, by its host reference)\n"));
+    else if (pc->pmat->boundtocpu) PetscCall(PetscInfo(pc, "PETSc's coarsening: the operator is bound to the CPU (-pc_gamg_spmv takes ours, by its host reference)\n"));
+    else *takes = PETSC_TRUE;
+  } else *takes = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* PETSc's set-up with our coarsen in the aggregation's ops, PETSc's again afterwards (also on error):
+   PCGAMGSetType() re-creates the ops, so they are swapped only for the set-up's duration */
+static PetscErrorCode PCSetUp_GAMGSpmv(PC pc)
+{
+  PC_MG         *mg      = (PC_MG *)pc->data;
+  PC_GAMG       *pc_gamg = (PC_GAMG *)mg->innerctx;
+  PC_GAMG_Spmv  *sp;
+  PetscBool      takes;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(PCGAMGSpmvGet(pc, &sp));
+  PetscCall(PCGAMGSpmvTakes(pc, sp, &takes));
+  if (!takes || !pc_gamg->ops->coarsen || !pc_gamg->ops->prolongator) {
+    PetscCall((*PCSetUp_GAMG_PETSc)(pc));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  sp->coarsen               = pc_gamg->ops->coarsen;
+  sp->prolongator           = pc_gamg->ops->prolongator;
+  sp->levels                = 0;
+  sp->prolongs              = 0;
+  pc_gamg->ops->coarsen     = PCGAMGCoarsen_Spmv;
+  pc_gamg->ops->prolongator = PCGAMGProlongator_Spmv;
+  ierr                      = (*PCSetUp_GAMG_PETSc)(pc);
+  pc_gamg->ops->coarsen     = sp->coarsen;
+  pc_gamg->ops->prolongator = sp->prolongator;
+  sp->coarsen               = NULL;
+  sp->prolongator           = NULL;
+  PetscCall(PCGAMGSpmvFreeKept(sp));
+  PetscCall(ierr);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCSetFromOptions_GAMGSpmv(PC pc, PetscOptionItems PetscOptionsObject)
+{
+  PC_GAMG_Spmv *sp;
+
+  PetscFunctionBegin;
+  PetscCall((*PCSetFromOptions_GAMG_PETSc)(pc, PetscOptionsObject));
+  PetscCall(PCGAMGSpmvGet(pc, &sp));
+  PetscOptionsHeadBegin(PetscOptionsObject, "GAMG's coarsening by petscspmv");
+  PetscCall(PetscOptionsBool3("-pc_gamg_spmv", "Coarsen by petscspmv's maximal independent sets and tentative prolongator (on the device) where the operator is one of its types (default: where it is on a GPU)", "PCSetUp", sp->use == PETSC_BOOL3_FALSE ? PETSC_FALSE : PETSC_TRUE, &sp->use, NULL));
+  PetscCall(PetscOptionsBool("-pc_gamg_spmv_prolongator", "With -pc_gamg_spmv, the tentative prolongator on the device too (where the aggregates were made there)", "PCSetUp", sp->prolong, &sp->prolong, NULL));
+  PetscCall(PetscOptionsBool("-pc_gamg_spmv_all_operators", "Also where the operator is any other AIJ matrix (aijcusparse on the device, AIJ by the host reference)", "PCSetUp", sp->all, &sp->all, NULL));
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCView_GAMGSpmv(PC pc, PetscViewer viewer)
+{
+  PC_GAMG_Spmv *sp;
+  PetscBool     isascii;
+
+  PetscFunctionBegin;
+  PetscCall((*PCView_GAMG_PETSc)(pc, viewer));
+  PetscCall(PCGAMGSpmvGet(pc, &sp));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (isascii && sp->levels)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  petscspmv coarsened %" PetscInt_FMT " level(s): maximal independent sets by hashed priorities (distance 2 on aggressive levels); tentative prolongator on the device on %" PetscInt_FMT "\n", sp->levels, sp->prolongs));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* PETSc's creator, then our set-up, options and view (GAMG's part of PCMG's) around PETSc's */
+static PetscErrorCode PCCreate_GAMGSpmv(PC pc)
+{
+  PC_GAMG_Spmv *sp;
+
+  PetscFunctionBegin;
+  PetscCall((*PCCreate_GAMG_PETSc)(pc));
+  PCSetUp_GAMG_PETSc          = pc->ops->setup;
+  PCSetFromOptions_GAMG_PETSc = pc->ops->setfromoptions;
+  PCView_GAMG_PETSc           = ((PC_MG *)pc->data)->view;
+  pc->ops->setup              = PCSetUp_GAMGSpmv;
+  pc->ops->setfromoptions     = PCSetFromOptions_GAMGSpmv;
+  ((PC_MG *)pc->data)->view   = PCView_GAMGSpmv;
+  PetscCall(PCGAMGSpmvGet(pc, &sp));
+  sp->use     = PETSC_BOOL3_UNKNOWN;
+  sp->prolong = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode PCRegister_GAMGSpmv(void)
+{
+  PetscErrorCode (*create)(PC) = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatCoarsenRegister_SpmvMIS());
+  PetscCall(PCInitializePackage()); /* PETSc's PCs registered first (PCRegisterAll()), so that ours replaces its "gamg" */
+  PetscCall(PetscFunctionListFind(PCList, PCGAMG, &create));
+  if (!create || create == PCCreate_GAMGSpmv) PetscFunctionReturn(PETSC_SUCCESS);
+  PCCreate_GAMG_PETSc = create;
+  PetscCall(PCRegister(PCGAMG, PCCreate_GAMGSpmv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

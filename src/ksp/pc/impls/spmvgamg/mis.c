@@ -1,0 +1,321 @@
+/*
+  GAMG's coarsening for our matrices (issue 51): a maximal independent set of the strength graph at
+  distance 1 or 2, found in rounds as a GPU finds it (a node joins when its priority, a hash of its
+  global index, is the largest among the undecided nodes within the distance; no squared graph), and
+  the aggregates around it (roots; then their neighbours; at distance 2 the nodes two steps away join
+  the neighbouring aggregate of the highest root). This file holds the host reference, the
+  specification that device/aggregate.cu follows array for array. Registered as the MatCoarsen type
+  "spmvmis", on the device where the graph is a seqaijcusparse matrix not bound to the CPU: the
+  lists PCGAMG's prolongator reads (root first, then the members in increasing index; isolated nodes
+  in none, as PETSc's MIS leaves them). One process for now.
+*/
+#include <petsc/private/matimpl.h>
+#include "spmvgamgimpl.h"
+#include "../../../../mat/impls/spmvlayer/spmvbase.h"
+
+typedef struct {
+  PetscInt  distance; /* 1 or 2 */
+  PetscInt  seed;
+  PetscBool host;     /* -mat_coarsen_spmvmis_host: the host reference wherever the graph is */
+  PetscBool ondevice; /* where the last MatCoarsenApply() ran, for the view */
+  PetscBool keep;     /* a device apply keeps its aggregates for MatCoarsenSpmvMISTakeDevice() and leaves the lists empty */
+  PetscInt  kept_n, kept_nagg;
+  PetscInt *d_kept; /* agg[n], roots[n], aggptr[n + 1], members[n] (MatCoarsenSpmvAggregateMembersDevice()'s) */
+} MatCoarsen_SpmvMIS;
+
+static inline PetscBool MatCoarsenSpmvAbove(const uint64_t *prio, PetscInt a, PetscInt b) /* a's key above b's */
+{
+  return (PetscBool)(prio[a] > prio[b] || (prio[a] == prio[b] && a > b));
+}
+
+/* For each node the undecided node of the highest key in its closed neighbourhood (-1: none) */
+static void MatCoarsenSpmvMaxUndecided(PetscInt n, const PetscInt *ai, const PetscInt *aj, const uint64_t *prio, const PetscInt *from, PetscInt *to)
+{
+  for (PetscInt i = 0; i < n; i++) {
+    PetscInt best = from[i];
+
+    for (PetscInt k = ai[i]; k < ai[i + 1]; k++) {
+      PetscInt c = from[aj[k]];
+
+      if (c >= 0 && (best < 0 || MatCoarsenSpmvAbove(prio, c, best))) best = c;
+    }
+    to[i] = best;
+  }
+}
+
+PetscErrorCode MatCoarsenSpmvAggregateHost(PetscInt n, const PetscInt ai[], const PetscInt aj[], PetscInt rstart, PetscInt distance, PetscInt seed, PetscInt agg[], PetscInt roots[], PetscInt *nagg)
+{
+  enum {
+    UNDECIDED,
+    ROOT,
+    OUT,
+    ISOLATED
+  };
+  PetscInt *state, *m1, *m2, *near, *root, left = 0;
+  uint64_t *prio;
+
+  PetscFunctionBegin;
+  PetscCheck(distance == 1 || distance == 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The independent set's distance is 1 or 2, not %" PetscInt_FMT, distance);
+  PetscCall(PetscMalloc6(n, &state, n, &m1, n, &m2, n, &near, n, &root, n, &prio));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscBool other = PETSC_FALSE;
+
+    for (PetscInt k = ai[i]; k < ai[i + 1]; k++) other = (PetscBool)(other || aj[k] != i);
+    state[i] = other ? UNDECIDED : ISOLATED;
+    prio[i]  = MatCoarsenSpmvHash(rstart + i, seed);
+    left += other;
+  }
+  while (left) {
+    /* a node whose key is the highest among the undecided within the distance becomes a root */
+    for (PetscInt i = 0; i < n; i++) m1[i] = state[i] == UNDECIDED ? i : -1;
+    MatCoarsenSpmvMaxUndecided(n, ai, aj, prio, m1, m2);
+    if (distance == 2) {
+      MatCoarsenSpmvMaxUndecided(n, ai, aj, prio, m2, m1);
+      PetscCall(PetscArraycpy(m2, m1, n));
+    }
+    for (PetscInt i = 0; i < n; i++)
+      if (state[i] == UNDECIDED && m2[i] == i) state[i] = ROOT, left--;
+    /* the undecided within the distance of a root are out */
+    for (PetscInt i = 0; i < n; i++) near[i] = state[i] == ROOT;
+    for (PetscInt d = 0; d < distance; d++) {
+      for (PetscInt i = 0; i < n; i++) {
+        PetscInt f = near[i] & 1;
+
+        for (PetscInt k = ai[i]; k < ai[i + 1] && !f; k++) f = near[aj[k]] & 1;
+        near[i] |= f << 1;
+      }
+      for (PetscInt i = 0; i < n; i++) near[i] = (near[i] >> 1) | (near[i] & 1);
+    }
+    for (PetscInt i = 0; i < n; i++)
+      if (state[i] == UNDECIDED && near[i]) state[i] = OUT, left--;
+  }
+  /* aggregates: roots numbered in index order; neighbours join the adjacent root of the highest key;
+     at distance 2 the rest join the neighbouring aggregate whose root has the highest key */
+  *nagg = 0;
+  for (PetscInt i = 0; i < n; i++) {
+    if (state[i] == ROOT) roots[*nagg] = i;
+    agg[i]  = state[i] == ROOT ? (*nagg)++ : -1;
+    root[i] = state[i] == ROOT ? i : -1;
+  }
+  for (int pass = 0; pass < distance; pass++) {
+    for (PetscInt i = 0; i < n; i++) {
+      PetscInt best = -1;
+
+      if (state[i] != OUT || root[i] >= 0) continue;
+      for (PetscInt k = ai[i]; k < ai[i + 1]; k++) {
+        PetscInt r = root[aj[k]];
+
+        if (r >= 0 && (pass == 1 || state[aj[k]] == ROOT) && (best < 0 || MatCoarsenSpmvAbove(prio, r, best))) best = r;
+      }
+      m1[i] = best;
+    }
+    for (PetscInt i = 0; i < n; i++)
+      if (state[i] == OUT && root[i] < 0 && m1[i] >= 0) root[i] = m1[i], agg[i] = agg[m1[i]];
+  }
+  for (PetscInt i = 0; i < n; i++) PetscCheck(state[i] == ISOLATED || agg[i] >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Node %" PetscInt_FMT " is in no aggregate", rstart + i);
+  PetscCall(PetscFree6(state, m1, m2, near, root, prio));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether the device path takes G: a seqaijcusparse graph not bound to the CPU (GAMG's graph of our
+   matrices, graph.c's); -info says why not */
+static PetscErrorCode MatCoarsenSpmvUseDevice(MatCoarsen_SpmvMIS *mis, Mat G, PetscBool *device)
+{
+  PetscBool cusparse;
+
+  PetscFunctionBegin;
+  *device = PETSC_FALSE;
+  PetscCall(PetscObjectTypeCompare((PetscObject)G, MATSEQAIJCUSPARSE, &cusparse));
+#if defined(PETSC_HAVE_CUDA)
+  if (mis->host) PetscCall(PetscInfo(G, "Host reference: -mat_coarsen_spmvmis_host\n"));
+  else if (!cusparse) PetscCall(PetscInfo(G, "Host reference: the graph is %s, not %s\n", ((PetscObject)G)->type_name, MATSEQAIJCUSPARSE));
+  else if (G->boundtocpu) PetscCall(PetscInfo(G, "Host reference: the graph is bound to the CPU\n"));
+  else *device = PETSC_TRUE; /* a CSR only on the host goes up once (MatSeqAIJCUSPARSEGetIJ()): far less than the host's rounds */
+#else
+  PetscCall(PetscInfo(G, "Host reference: PETSc is built without CUDA\n"));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The host reference's aggregates into lists (one per aggregate at its root's index: the root, then
+   the members in index order) */
+static PetscErrorCode MatCoarsenSpmvApplyHost(MatCoarsen_SpmvMIS *mis, Mat G, PetscInt rstart, PetscCoarsenData *lists, PetscInt *nagg)
+{
+  const PetscInt *ai, *aj;
+  PetscInt        n, *agg, *roots;
+  PetscBool       done;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetRowIJ(G, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCoarsen spmvmis needs the graph's CSR (MatGetRowIJ), which a %s matrix does not give", ((PetscObject)G)->type_name);
+  PetscCall(PetscMalloc2(n, &agg, n, &roots));
+  PetscCall(MatCoarsenSpmvAggregateHost(n, ai, aj, rstart, mis->distance, mis->seed, agg, roots, nagg));
+  for (PetscInt a = 0; a < *nagg; a++) PetscCall(PetscCDAppendID(lists, roots[a], rstart + roots[a]));
+  for (PetscInt i = 0; i < n; i++)
+    if (agg[i] >= 0 && roots[agg[i]] != i) PetscCall(PetscCDAppendID(lists, roots[agg[i]], rstart + i));
+  PetscCall(PetscFree2(agg, roots));
+  PetscCall(MatRestoreRowIJ(G, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The same on the device (MatCoarsenSpmvUseDevice() said yes): the lists from each aggregate's
+   members as the device orders them, which is the host's order; only the lists come to the host */
+static PetscErrorCode MatCoarsenSpmvApplyDevice(MatCoarsen_SpmvMIS *mis, Mat G, PetscInt n, PetscInt rstart, PetscCoarsenData *lists, PetscInt *nagg)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  {
+    const PetscInt *d_ai, *d_aj;
+    PetscInt       *d_work, *d_agg, *d_roots, *d_aggptr, *d_members, *roots, *aggptr, *members;
+
+    /* aijcusparse's device CSR holds PetscInt indices (64-bit ones with 64-bit PetscInt), row offsets uncompressed */
+    PetscCall(MatSeqAIJCUSPARSEGetIJ(G, PETSC_FALSE, &d_ai, &d_aj));
+    PetscCall(MatSpmvCUDAMalloc((void **)&d_work, (4 * (size_t)n + 1) * sizeof(PetscInt)));
+    d_agg     = d_work;
+    d_roots   = d_agg + n;
+    d_aggptr  = d_roots + n;
+    d_members = d_aggptr + n + 1;
+    PetscCall(MatCoarsenSpmvAggregateDevice(n, d_ai, d_aj, rstart, mis->distance, mis->seed, d_agg, d_roots, nagg));
+    PetscCall(MatSeqAIJCUSPARSERestoreIJ(G, PETSC_FALSE, &d_ai, &d_aj));
+    PetscCall(MatCoarsenSpmvAggregateMembersDevice(n, *nagg, d_agg, d_roots, d_aggptr, d_members));
+    if (mis->keep) { /* GAMG's device prolongator reads them there: no lists */
+      PetscCall(MatSpmvCUDAFree(mis->d_kept));
+      mis->d_kept    = d_work;
+      mis->kept_n    = n;
+      mis->kept_nagg = *nagg;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscCall(PetscMalloc3(*nagg, &roots, *nagg + 1, &aggptr, n, &members));
+    PetscCall(MatSpmvCUDACopyToHost(roots, d_roots, *nagg * sizeof(PetscInt), NULL));
+    PetscCall(MatSpmvCUDACopyToHost(aggptr, d_aggptr, (*nagg + 1) * sizeof(PetscInt), NULL));
+    PetscCall(MatSpmvCUDACopyToHost(members, d_members, aggptr[*nagg] * sizeof(PetscInt), NULL));
+    PetscCall(MatSpmvCUDAFree(d_work));
+    for (PetscInt a = 0; a < *nagg; a++) {
+      PetscCheck(aggptr[a] < aggptr[a + 1] && members[aggptr[a]] == roots[a], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Aggregate %" PetscInt_FMT " does not start with its root %" PetscInt_FMT ": a bug, please report it (-mat_coarsen_spmvmis_host takes the host reference)", a, rstart + roots[a]);
+      for (PetscInt k = aggptr[a]; k < aggptr[a + 1]; k++) PetscCall(PetscCDAppendID(lists, roots[a], rstart + members[k]));
+    }
+    PetscCall(PetscFree3(roots, aggptr, members));
+  }
+#else
+  (void)mis, (void)G, (void)n, (void)rstart, (void)lists, (void)nagg;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCoarsen spmvmis runs on the device only with PETSc built with CUDA: use -mat_coarsen_spmvmis_host");
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCoarsenApply_SpmvMIS(MatCoarsen coarse)
+{
+  MatCoarsen_SpmvMIS *mis = (MatCoarsen_SpmvMIS *)coarse->subctx;
+  Mat                 G   = coarse->graph;
+  PetscInt            n, rstart, nagg;
+  PetscMPIInt         size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)G), &size));
+  PetscCheck(size == 1, PetscObjectComm((PetscObject)G), PETSC_ERR_SUP, "MatCoarsen spmvmis runs on one process for now: use -mat_coarsen_type mis or misk on %d", size);
+  PetscCall(MatGetOwnershipRange(G, &rstart, NULL));
+  PetscCall(MatGetLocalSize(G, &n, NULL));
+  if (coarse->agg_lists) PetscCall(PetscCDDestroy(coarse->agg_lists));
+  PetscCall(PetscCDCreate(n, &coarse->agg_lists));
+  PetscCall(MatCoarsenSpmvUseDevice(mis, G, &mis->ondevice));
+  if (mis->ondevice) PetscCall(MatCoarsenSpmvApplyDevice(mis, G, n, rstart, coarse->agg_lists, &nagg));
+  else PetscCall(MatCoarsenSpmvApplyHost(mis, G, rstart, coarse->agg_lists, &nagg));
+  PetscCall(PetscInfo(G, "%" PetscInt_FMT " aggregates of %" PetscInt_FMT " nodes, independent set at distance %" PetscInt_FMT " (%s)\n", nagg, n, mis->distance, mis->ondevice ? "device" : "host reference"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCoarsenSetFromOptions_SpmvMIS(MatCoarsen coarse, PetscOptionItems PetscOptionsObject)
+{
+  MatCoarsen_SpmvMIS *mis = (MatCoarsen_SpmvMIS *)coarse->subctx;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "MatCoarsen spmvmis options");
+  PetscCall(PetscOptionsRangeInt("-mat_coarsen_spmvmis_distance", "Distance of the independent set: 1 or 2 (aggressive coarsening)", "MatCoarsenApply", mis->distance, &mis->distance, NULL, 1, 2));
+  PetscCall(PetscOptionsInt("-mat_coarsen_spmvmis_seed", "Seed of the nodes' priorities (a hash of their global index)", "MatCoarsenApply", mis->seed, &mis->seed, NULL));
+  PetscCall(PetscOptionsBool("-mat_coarsen_spmvmis_host", "The host reference even where the graph's CSR is on the GPU (the same aggregates)", "MatCoarsenApply", mis->host, &mis->host, NULL));
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCoarsenView_SpmvMIS(MatCoarsen coarse, PetscViewer viewer)
+{
+  MatCoarsen_SpmvMIS *mis = (MatCoarsen_SpmvMIS *)coarse->subctx;
+  PetscBool           isascii, isstring;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERSTRING, &isstring));
+  if (isascii) PetscCall(PetscViewerASCIIPrintf(viewer, "  independent set at distance %" PetscInt_FMT ", seed %" PetscInt_FMT " (%s)\n", mis->distance, mis->seed, mis->ondevice ? "on the device" : "host reference"));
+  else if (isstring) PetscCall(PetscViewerStringSPrintf(viewer, " distance=%" PetscInt_FMT ",seed=%" PetscInt_FMT ",%s", mis->distance, mis->seed, mis->ondevice ? "device" : "host"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCoarsenDestroy_SpmvMIS(MatCoarsen coarse)
+{
+  MatCoarsen_SpmvMIS *mis = (MatCoarsen_SpmvMIS *)coarse->subctx;
+
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(MatSpmvCUDAFree(mis->d_kept));
+#endif
+  PetscCall(PetscFree(coarse->subctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCoarsenCreate_SpmvMIS(MatCoarsen coarse)
+{
+  MatCoarsen_SpmvMIS *mis;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&mis));
+  mis->distance               = 1;
+  coarse->subctx              = mis;
+  coarse->ops->apply          = MatCoarsenApply_SpmvMIS;
+  coarse->ops->setfromoptions = MatCoarsenSetFromOptions_SpmvMIS;
+  coarse->ops->view           = MatCoarsenView_SpmvMIS;
+  coarse->ops->destroy        = MatCoarsenDestroy_SpmvMIS;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The distance GAMG's level asks for (2 on aggressive levels), over the option's */
+PetscErrorCode MatCoarsenSpmvMISSetDistance(MatCoarsen coarse, PetscInt distance)
+{
+  MatCoarsen_SpmvMIS *mis = (MatCoarsen_SpmvMIS *)coarse->subctx;
+  PetscBool           match;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)coarse, MATCOARSENSPMVMIS, &match));
+  PetscCheck(match, PetscObjectComm((PetscObject)coarse), PETSC_ERR_ARG_WRONG, "The coarsener is %s, not %s", ((PetscObject)coarse)->type_name, MATCOARSENSPMVMIS);
+  PetscCheck(distance == 1 || distance == 2, PetscObjectComm((PetscObject)coarse), PETSC_ERR_ARG_OUTOFRANGE, "The independent set's distance is 1 or 2, not %" PetscInt_FMT, distance);
+  mis->distance = distance;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether a device apply keeps its aggregates on the device, leaving the lists empty */
+PetscErrorCode MatCoarsenSpmvMISSetKeepDevice(MatCoarsen coarse, PetscBool keep)
+{
+  PetscFunctionBegin;
+  ((MatCoarsen_SpmvMIS *)coarse->subctx)->keep = keep;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The device aggregates the last apply kept (*d_work NULL: none, the lists hold them), handed over:
+   the caller frees d_work with MatSpmvCUDAFree() */
+PetscErrorCode MatCoarsenSpmvMISTakeDevice(MatCoarsen coarse, PetscInt *n, PetscInt *nagg, PetscInt **d_work)
+{
+  MatCoarsen_SpmvMIS *mis = (MatCoarsen_SpmvMIS *)coarse->subctx;
+
+  PetscFunctionBegin;
+  *n          = mis->kept_n;
+  *nagg       = mis->kept_nagg;
+  *d_work     = mis->d_kept;
+  mis->d_kept = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCoarsenRegister_SpmvMIS(void)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCoarsenRegister(MATCOARSENSPMVMIS, MatCoarsenCreate_SpmvMIS));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,83 @@
+#pragma once
+/* GAMG's set-up for our matrices (issue 51): the coarsening, host reference (mis.c) and device
+   (device/aggregate.cu); the tentative prolongator, host reference (tentative.c) and device
+   (device/tentative.cu) */
+#include <petscmat.h>
+
+#define MATCOARSENSPMVMIS "spmvmis"
+
+/* what mis.c and device/aggregate.cu share, so that their priorities are the same bits */
+#if defined(__CUDACC__)
+  #define MATCOARSENSPMV_HOSTDEVICE __host__ __device__
+#else
+  #define MATCOARSENSPMV_HOSTDEVICE
+#endif
+
+/* A node's priority: splitmix64 of (global index, seed); ties (none in practice) go to the larger index */
+static inline MATCOARSENSPMV_HOSTDEVICE uint64_t MatCoarsenSpmvHash(PetscInt gid, PetscInt seed)
+{
+  uint64_t z = (uint64_t)gid + 0x9e3779b97f4a7c15ULL * (uint64_t)(seed + 1);
+
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+/* The aggregates of the graph of n local rows (CSR ai, aj; the diagonal may be present) around a
+   maximal independent set at distance 1 or 2: agg[i] the aggregate of row i (-1: isolated), roots[a]
+   the root of aggregate a, *nagg their number. rstart: the first row's global index (the priorities') */
+PETSC_INTERN PetscErrorCode MatCoarsenSpmvAggregateHost(PetscInt, const PetscInt[], const PetscInt[], PetscInt, PetscInt, PetscInt, PetscInt[], PetscInt[], PetscInt *);
+/* The same on the device (device/aggregate.cu), the same arrays for any graph: the arguments of
+   MatCoarsenSpmvAggregateHost(), the CSR d_ai, d_aj and the results d_agg, d_roots (n entries each)
+   device arrays, *nagg on the host; on PETSc's current stream, which it leaves synchronized */
+PETSC_INTERN PetscErrorCode MatCoarsenSpmvAggregateDevice(PetscInt, const PetscInt *, const PetscInt *, PetscInt, PetscInt, PetscInt, PetscInt *, PetscInt *, PetscInt *);
+/* Each aggregate's members, its root first and then the others in increasing index, from the device
+   arrays agg and roots of MatCoarsenSpmvAggregateDevice(): d_aggptr (nagg + 1 entries) and d_members
+   (n entries: aggregate a's members at d_aggptr[a] to d_aggptr[a + 1] - 1, then the rows in no
+   aggregate, increasing), device arrays the caller allocates: (n, nagg, d_agg, d_roots, d_aggptr, d_members) */
+PETSC_INTERN PetscErrorCode MatCoarsenSpmvAggregateMembersDevice(PetscInt, PetscInt, const PetscInt *, const PetscInt *, PetscInt *, PetscInt *);
+/* MatCoarsen type "spmvmis", and the distance a GAMG level asks of it */
+PETSC_INTERN PetscErrorCode MatCoarsenRegister_SpmvMIS(void);
+PETSC_INTERN PetscErrorCode MatCoarsenSpmvMISSetDistance(MatCoarsen, PetscInt);
+/* A device apply may keep its aggregates on the device instead of filling the lists; taken with
+   (n, nagg, d_work): d_work = agg[n], roots[n], aggptr[n + 1], members[n] (NULL: the lists hold them) */
+PETSC_INTERN PetscErrorCode MatCoarsenSpmvMISSetKeepDevice(MatCoarsen, PetscBool);
+PETSC_INTERN PetscErrorCode MatCoarsenSpmvMISTakeDevice(MatCoarsen, PetscInt *, PetscInt *, PetscInt **);
+/* PCGAMG with the coarsening above for our operators (gamg.c), and spmvmis; once, at the package's start */
+PETSC_INTERN PetscErrorCode PCRegister_GAMGSpmv(void);
+
+/* The tentative prolongator P0 of smoothed aggregation and the coarse near-null space, as PETSc's
+   formProl0 (src/ksp/pc/impls/gamg/agg.c) makes them from the lists of the same aggregates (each
+   list its root first, then the other members in increasing index; aggregates in increasing root
+   index, which is how PETSc numbers the lists it is given at their roots). Exported (PETSC_EXTERN)
+   for tests/test_gamg.c only: not a public API, not in petscspmv.h. */
+
+/* The members of each aggregate: those of aggregate a are members[aggptr[a]], ...,
+   members[aggptr[a + 1] - 1], its root roots[a] first, then the others in increasing index.
+   agg[i]: the aggregate of node i < nloc (-1: none); aggptr has nagg + 1 entries, members as many as
+   nodes in an aggregate */
+PETSC_EXTERN PetscErrorCode MatSpmvGAMGAggregateMembers(PetscInt nloc, PetscInt nagg, const PetscInt agg[], const PetscInt roots[], PetscInt aggptr[], PetscInt members[]);
+
+/* Host reference. nloc nodes of bs rows each; data: the ncols near-null vectors in PETSc's layout,
+   data[c * nloc * bs + node * bs + r] (PC_GAMG's data on a level: data_cell_rows bs, data_cell_cols
+   ncols); the nagg aggregates as above. Out: P0, (nloc bs) x (nagg ncols), in CSR: pi[nloc bs + 1],
+   and pj, pv of (nodes in an aggregate) bs ncols entries: a row of a node in aggregate a holds the
+   columns a ncols + k, k < ncols, in order, zeros included (PETSc's MatSetValues keeps them), a row of
+   a node in none is empty; cdata[ncols ncols nagg]: the coarse near-null space in PETSc's layout
+   after formProl0, cdata[j * nagg * ncols + a * ncols + i] = R_a(i, j), zero below the diagonal
+   (PETSc's next level reads it with data_cell_rows = data_cell_cols = ncols). Columns are local;
+   real arithmetic (complex scalars get real values). */
+PETSC_EXTERN PetscErrorCode MatSpmvGAMGTentativeHost(PetscInt nloc, PetscInt bs, PetscInt ncols, const PetscReal data[], PetscInt nagg, const PetscInt agg[], const PetscInt roots[], PetscInt pi[], PetscInt pj[], PetscScalar pv[], PetscReal cdata[]);
+
+/* Device version (device/tentative.cu), the same bits as the host reference where the host fuses no
+   multiply-adds: the same inputs and outputs as device arrays, on stream (NULL: PETSc's). The
+   aggregates as MatCoarsenSpmvAggregateMembersDevice() gives them: d_agg[nloc], d_aggptr[nagg + 1],
+   d_members (MatSpmvGAMGAggregateMembers()'s order; entries past d_aggptr[nagg] are not read);
+   P0's d_pi, d_pj of int, as aijcusparse's device CSR. One warp per aggregate; at most
+   MATSPMVGAMG_DEVICE_MAX_COLS near-null vectors (a lane per column) and P0 of fewer than 2^31
+   entries: otherwise a PETSC_ERR_SUP error, for the caller to take PETSc's prolongator.
+   Real scalars only (PETSC_ERR_SUP with complex ones). Waits for one reduction (the largest
+   aggregate) and, where that is too large for shared memory, for the kernel; otherwise returns with
+   the kernels queued. */
+#define MATSPMVGAMG_DEVICE_MAX_COLS 32
+PETSC_EXTERN PetscErrorCode MatSpmvGAMGTentativeDevice(PetscInt nloc, PetscInt bs, PetscInt ncols, const PetscReal *d_data, PetscInt nagg, const PetscInt *d_agg, const PetscInt *d_aggptr, const PetscInt *d_members, int *d_pi, int *d_pj, PetscScalar *d_pv, PetscReal *d_cdata, void *stream);
