@@ -15,6 +15,8 @@
 #   ex56gamg   KSP ex56 -ne 48, CG + GAMG (Chebyshev/Jacobi smoothers, near-null space)
 #   ex56gamgdef  the same with PETSc's default GAMG options (no near-null space)
 #   ex56gamg0  the same, unsmoothed aggregation (-pc_gamg_agg_nsmooths 0)
+#   ex56gamgnns  KSP ex56 -ne 48, CG + GAMG, PETSc's defaults with the rigid-body near-null space
+#              (-use_mat_nearnullspace; issue 51's target for the set-up on the device)
 #   ex19mg     SNES ex19 65 x 65 refined twice, PCMG with Galerkin coarse operators (MAIJ interpolation)
 #   ex19poly   SNES ex19 1024 x 1024, a polynomial PC of products only (10 Chebyshev/Jacobi steps)
 #   ex19spmv   SNES ex19 256 x 256, ILU(0) (block Jacobi + ILU(0) on 2 ranks) factored and solved by
@@ -92,6 +94,7 @@ args() { # case[@N] type -> the program and its options
   lapiccdef) echo "$bin/ksp_ex2 -m 1000 -n 1000 -ksp_type cg $icc -ksp_converged_reason -mat_type $t -vec_type cuda ${load[*]}" ;;
   lapiccdef[0-9]*) echo "$(args lapiccdef "$t") -${sub}pc_factor_levels ${c##*[a-z]}" ;;
   ex56gamgdef) echo "$bin/ksp_ex56 -ne 48 -ksp_type cg -pc_type gamg -ksp_converged_reason -mat_type $t -vec_type cuda ${load[*]}" ;;
+  ex56gamgnns) echo "$bin/ksp_ex56 -ne 48 -ksp_type cg -pc_type gamg -use_mat_nearnullspace -ksp_converged_reason -mat_type $t -vec_type cuda ${load[*]}" ;;
   ex56gamg0) echo "$bin/ksp_ex56 -ne 48 -ksp_type cg -pc_type gamg -pc_gamg_agg_nsmooths 0 -ksp_converged_reason -mat_type $t -vec_type cuda ${load[*]}" ;;
   ex19mg) echo "$bin/ex19 -da_grid_x 65 -da_grid_y 65 -da_refine 2 -pc_type mg -pc_mg_galerkin pmat -snes_converged_reason -ksp_converged_reason -dm_vec_type cuda -dm_mat_type $t ${load[*]}" ;;
   ex56gamg) echo "$bin/ksp_ex56 -ne 48 -alpha 1.e-3 -ksp_type cg -pc_type gamg -pc_gamg_agg_nsmooths 1 -mg_levels_ksp_type chebyshev -mg_levels_pc_type jacobi -ksp_rtol 1e-8 -ksp_converged_reason -use_mat_nearnullspace -mat_type $t -vec_type cuda ${load[*]}" ;;
