@@ -4,17 +4,21 @@
 
 # the Newton and linear iteration counts of a stock-program run (error norms left out)
 iters() { grep -E "Linear solve converged|Nonlinear solve converged|Number of SNES iterations|iterations [0-9]+$" "$1" | sed -E 's/ due to [A-Z_]+//; s/Norm of error [^ ]+ //'; }
-same_iterations() { # program-name reference-args -- test-args
-  local prog=$1; shift
-  local ref=() tst=() side=ref
+# dir reference-args -- test-args: both runs, into dir/ref.log and dir/test.log (a failed one's log printed)
+run_pair() {
+  local dir=$1 ref=() tst=() side=ref
+  shift
   for a in "$@"; do
     if [ "$a" = -- ]; then side=tst; continue; fi
     if [ $side = ref ]; then ref+=("$a"); else tst+=("$a"); fi
   done
-  local dir
-  dir=$(mktemp -d "$logs/$prog.XXXXXX")
   "${ref[@]}" >"$dir/ref.log" 2>&1 || { echo "reference run failed"; cat "$dir/ref.log"; return 1; }
   "${tst[@]}" >"$dir/test.log" 2>&1 || { echo "test run failed"; cat "$dir/test.log"; return 1; }
+}
+same_iterations() { # program-name reference-args -- test-args
+  local prog=$1 dir; shift
+  dir=$(mktemp -d "$logs/$prog.XXXXXX")
+  run_pair "$dir" "$@" || return 1
   iters "$dir/ref.log" >"$dir/ref.it"; iters "$dir/test.log" >"$dir/test.it"
   [ -s "$dir/ref.it" ] || { echo "no iteration counts in the reference run"; return 1; }
   local tol=${ITER_TOL:-0}
@@ -152,15 +156,9 @@ installed() {
 # (plus 1), and it has as many levels, each operator within 20% of the reference's rows; with
 # GAMG_EXPECT set, the test's log has a line matching that extended regular expression
 gamg_like_petsc() {
-  local ref=() tst=() side=ref
-  for a in "$@"; do
-    if [ "$a" = -- ]; then side=tst; continue; fi
-    if [ $side = ref ]; then ref+=("$a"); else tst+=("$a"); fi
-  done
   local dir
   dir=$(mktemp -d "$logs/gamg.XXXXXX")
-  "${ref[@]}" >"$dir/ref.log" 2>&1 || { echo "reference run failed"; cat "$dir/ref.log"; return 1; }
-  "${tst[@]}" >"$dir/test.log" 2>&1 || { echo "test run failed"; cat "$dir/test.log"; return 1; }
+  run_pair "$dir" "$@" || return 1
   grep -q "petscspmv coarsened" "$dir/test.log" || { echo "the test run did not take petscspmv's coarsening"; grep -i "coarsening" "$dir/test.log"; return 1; }
   ! grep -q "petscspmv coarsened" "$dir/ref.log" || { echo "the reference run took petscspmv's coarsening"; return 1; }
   [ -z "${GAMG_EXPECT:-}" ] || grep -Eq "$GAMG_EXPECT" "$dir/test.log" || { echo "the test run's log has no line matching $GAMG_EXPECT"; grep "petscspmv coarsened" "$dir/test.log"; return 1; }
@@ -178,4 +176,4 @@ gamg_like_petsc() {
   echo "linear iterations, PETSc's coarsening $ri, ours $ti"
   [ "$ri" -gt 0 ] && awk -v r="$ri" -v t="$ti" 'BEGIN { exit !(t <= 1.15 * r + 1) }' || { echo "more than 1.15x PETSc's iterations"; return 1; }
 }
-export -f iters same_iterations copies no_more_copies failure_lines lists_option factor_package ex1_case same_petsc installed gamg_like_petsc
+export -f iters run_pair same_iterations copies no_more_copies failure_lines lists_option factor_package ex1_case same_petsc installed gamg_like_petsc

@@ -94,15 +94,14 @@ static void Distances(PetscInt n, const PetscInt *ai, const PetscInt *aj, PetscI
   }
 }
 
-/* The aggregates of G at distance d: agg[i] (-1: none), root[a]; checked against their definition */
-static PetscErrorCode Coarsen(Mat G, PetscInt d, PetscInt *agg, PetscInt *nagg)
+/* spmvmis's lists of G at distance d (ListsToAggregates() gives the aggregates they are: agg[i],
+   roots[a] the list's first node; the lists must hold it first and then the others in increasing
+   index, which is what the host reference takes; aggregates in increasing list index as PETSc
+   numbers them) */
+static PetscErrorCode MISLists(Mat G, PetscInt d, PetscCoarsenData **lists)
 {
-  MatCoarsen        crs;
-  PetscCoarsenData *lists;
-  const PetscInt   *ai, *aj;
-  PetscInt          n, *dist, *queue, *isroot;
-  PetscBool         done;
-  char              val[8];
+  MatCoarsen crs;
+  char       val[8];
 
   PetscFunctionBegin;
   PetscCall(PetscSNPrintf(val, sizeof(val), "%" PetscInt_FMT, d));
@@ -113,9 +112,22 @@ static PetscErrorCode Coarsen(Mat G, PetscInt d, PetscInt *agg, PetscInt *nagg)
   PetscCall(MatCoarsenSetAdjacency(crs, G));
   PetscCall(MatCoarsenSetStrictAggs(crs, PETSC_TRUE));
   PetscCall(MatCoarsenApply(crs));
-  PetscCall(MatCoarsenGetData(crs, &lists));
+  PetscCall(MatCoarsenGetData(crs, lists));
   PetscCall(MatCoarsenDestroy(&crs));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_coarsen_spmvmis_distance"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The aggregates of G at distance d: agg[i] (-1: none), root[a]; checked against their definition */
+static PetscErrorCode Coarsen(Mat G, PetscInt d, PetscInt *agg, PetscInt *nagg)
+{
+  PetscCoarsenData *lists;
+  const PetscInt   *ai, *aj;
+  PetscInt          n, *dist, *queue, *isroot;
+  PetscBool         done;
+
+  PetscFunctionBegin;
+  PetscCall(MISLists(G, d, &lists));
   PetscCall(MatGetRowIJ(G, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
   PetscCall(PetscMalloc3(n, &dist, n, &queue, n, &isroot));
   *nagg = 0;
@@ -355,29 +367,6 @@ static PetscErrorCode NearNullSpace(const char *name, PetscInt nloc, PetscInt bs
       }
     }
   }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* spmvmis's lists of G at distance d, and the aggregates they are: agg[i], roots[a] (the list's
-   first node; the lists must hold it first and then the others in increasing index, which is what
-   the host reference takes), aggregates in increasing list index as PETSc numbers them */
-static PetscErrorCode MISLists(Mat G, PetscInt d, PetscCoarsenData **lists)
-{
-  MatCoarsen crs;
-  char       val[8];
-
-  PetscFunctionBegin;
-  PetscCall(PetscSNPrintf(val, sizeof(val), "%" PetscInt_FMT, d));
-  PetscCall(PetscOptionsSetValue(NULL, "-mat_coarsen_spmvmis_distance", val));
-  PetscCall(MatCoarsenCreate(PETSC_COMM_SELF, &crs));
-  PetscCall(MatCoarsenSetType(crs, "spmvmis"));
-  PetscCall(MatCoarsenSetFromOptions(crs));
-  PetscCall(MatCoarsenSetAdjacency(crs, G));
-  PetscCall(MatCoarsenSetStrictAggs(crs, PETSC_TRUE));
-  PetscCall(MatCoarsenApply(crs));
-  PetscCall(MatCoarsenGetData(crs, lists));
-  PetscCall(MatCoarsenDestroy(&crs));
-  PetscCall(PetscOptionsClearValue(NULL, "-mat_coarsen_spmvmis_distance"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
