@@ -15,6 +15,8 @@
 #   ex56gamg   KSP ex56 -ne 48, CG + GAMG (Chebyshev/Jacobi smoothers, near-null space)
 #   ex56gamgdef  the same with PETSc's default GAMG options (no near-null space)
 #   ex56gamg0  the same, unsmoothed aggregation (-pc_gamg_agg_nsmooths 0)
+#   ex5gamg    SNES ex5 (Bratu) 1024 x 1024, Newton + GAMG with PETSc's defaults (the interpolation reused
+#              from the first Newton step on; issue 51's Newton target)
 #   ex56gamgnns  KSP ex56 -ne 48, CG + GAMG, PETSc's defaults with the rigid-body near-null space
 #              (-use_mat_nearnullspace; issue 51's target for the set-up on the device)
 #   ex19mg     SNES ex19 65 x 65 refined twice, PCMG with Galerkin coarse operators (MAIJ interpolation)
@@ -28,7 +30,7 @@
 #              (-mat_spmvfactor_trsv jacobi -mat_spmvfactor_trsv_sweeps k); aijcusparse: cuSPARSE's exact solves
 #   lapjac<k>, ex56jac<k>  lapicc, ex56icc the same way
 #   ex19lev<k>, laplev<k>  ex19spmv, lapicc with k levels of fill (-pc_factor_levels k), both solver types
-#   <case>@N   any case above at another size: N grid points per side (ex19, ex45, ex2) or -ne N (ex56),
+#   <case>@N   any case above at another size: N grid points per side (ex19, ex45, ex2, ex5) or -ne N (ex56),
 #              e.g. ex19ilu@1024, ex45gamg@202 (bench/scaling.sh runs them on 1, 2, 4, ... GPUs)
 #   ex19isai   ex19spmv with the triangular solves approximated by incomplete sparse approximate
 #              inverses of L and U (-mat_spmvfactor_trsv isai); aijcusparse: cuSPARSE's exact solves
@@ -94,6 +96,7 @@ args() { # case[@N] type -> the program and its options
   lapiccdef) echo "$bin/ksp_ex2 -m 1000 -n 1000 -ksp_type cg $icc -ksp_converged_reason -mat_type $t -vec_type cuda ${load[*]}" ;;
   lapiccdef[0-9]*) echo "$(args lapiccdef "$t") -${sub}pc_factor_levels ${c##*[a-z]}" ;;
   ex56gamgdef) echo "$bin/ksp_ex56 -ne 48 -ksp_type cg -pc_type gamg -ksp_converged_reason -mat_type $t -vec_type cuda ${load[*]}" ;;
+  ex5gamg) echo "$bin/snes_ex5 -da_grid_x 1024 -da_grid_y 1024 -pc_type gamg -snes_converged_reason -ksp_converged_reason -dm_mat_type $t -dm_vec_type cuda ${load[*]}" ;;
   ex56gamgnns) echo "$bin/ksp_ex56 -ne 48 -ksp_type cg -pc_type gamg -use_mat_nearnullspace -ksp_converged_reason -mat_type $t -vec_type cuda ${load[*]}" ;;
   ex56gamg0) echo "$bin/ksp_ex56 -ne 48 -ksp_type cg -pc_type gamg -pc_gamg_agg_nsmooths 0 -ksp_converged_reason -mat_type $t -vec_type cuda ${load[*]}" ;;
   ex19mg) echo "$bin/ex19 -da_grid_x 65 -da_grid_y 65 -da_refine 2 -pc_type mg -pc_mg_galerkin pmat -snes_converged_reason -ksp_converged_reason -dm_vec_type cuda -dm_mat_type $t ${load[*]}" ;;

@@ -36,7 +36,8 @@ typedef struct {
   PetscBool3 use;                                                    /* -pc_gamg_spmv: our coarsening for our operators (unset: where they are on the device) */
   PetscBool  all;                                                    /* -pc_gamg_spmv_all_operators: and for any AIJ operator */
   PetscBool  prolong;                                                /* -pc_gamg_spmv_prolongator: the tentative prolongator on the device too */
-  PetscInt   levels;                                                 /* levels our coarsening took in the last set-up, for the view */
+  PetscInt   levels;                                                 /* levels our coarsening took in the set-up that made the levels, for the view */
+  PetscBool  fresh;                                                  /* a set-up's first coarsen is to come: the counts restart there (one reusing the interpolation keeps them) */
   PetscInt   prolongs;                                               /* of which our prolongator made P0 */
   PetscErrorCode (*coarsen)(PC, Mat *, PetscCoarsenData **);         /* PETSc's, during a set-up */
   PetscErrorCode (*prolongator)(PC, Mat, PetscCoarsenData *, Mat *); /* PETSc's, during a set-up */
@@ -154,6 +155,7 @@ static PetscErrorCode PCGAMGCoarsen_Spmv(PC pc, Mat *G, PetscCoarsenData **lists
 
   PetscFunctionBegin;
   PetscCall(PCGAMGSpmvGet(pc, &sp));
+  if (sp->fresh) sp->levels = sp->prolongs = 0, sp->fresh = PETSC_FALSE;
   PetscCall(PCGAMGSpmvLevelReason(pc, *G, &reason, &distance));
   if (reason) {
     PetscCall(PetscInfo(pc, "Level %" PetscInt_FMT ": PETSc's coarsening, since %s\n", pc_gamg->current_level, reason));
@@ -332,8 +334,7 @@ static PetscErrorCode PCSetUp_GAMGSpmv(PC pc)
   }
   sp->coarsen               = pc_gamg->ops->coarsen;
   sp->prolongator           = pc_gamg->ops->prolongator;
-  sp->levels                = 0;
-  sp->prolongs              = 0;
+  sp->fresh                 = PETSC_TRUE;
   pc_gamg->ops->coarsen     = PCGAMGCoarsen_Spmv;
   pc_gamg->ops->prolongator = PCGAMGProlongator_Spmv;
   ierr                      = (*PCSetUp_GAMG_PETSc)(pc);
