@@ -7,8 +7,10 @@
   levels (no squared graph) and 1 on the others, the aggregates around it (mis.c,
   device/aggregate.cu), and the tentative prolongator with the coarse near-null space (device/
   tentative.cu, PETSc's formProl0 to the bit), all on the device where the graph is. PETSc's remain the
-  graph, the prolongator's smoothing, the Galerkin products, views and re-typing. A level ours cannot
-  take (several processes, HEM, MIS-k other than PETSc's defaults) runs PETSc's, -info says why.
+  graph, the prolongator's smoothing, the Galerkin products, views and re-typing. On several processes
+  ours takes MPIAIJ graphs on the host (the host reference, each process's aggregates of its own rows,
+  PETSc's prolongator on them). A level ours cannot take (several processes with a device graph, HEM,
+  MIS-k other than PETSc's defaults) runs PETSc's, -info says why.
 */
 #include <petsc/private/pcgamgimpl.h>
 #include <petscversion.h>
@@ -107,15 +109,23 @@ static PetscErrorCode PCGAMGSpmvLevelReason(PC pc, Mat G, const char **reason, P
     PC_GAMG_AGG_Mirror *agg = (PC_GAMG_AGG_Mirror *)pc_gamg->subctx;
 
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)G), &size));
-    PetscCall(PetscObjectTypeCompareAny((PetscObject)G, &aij, MATSEQAIJ, MATSEQAIJCUSPARSE, ""));
-    if (!aij) { /* a graph of our type (one made on the host): its SeqAIJ CSR is the host reference's */
-      MatSpmvFormat *fmt;
+    if (size > 1) { /* the host reference on an MPIAIJ graph on the host (ours included); the device path is one process's for now */
+      Mat_MPIAIJSpmv *msp;
 
-      PetscCall(MatSpmvFormatFind(((PetscObject)G)->type_name, &fmt));
-      aij = (PetscBool) !!fmt;
+      PetscCall(PetscObjectTypeCompare((PetscObject)G, MATMPIAIJ, &aij));
+      PetscCall(MatSpmvMPIGetData(G, &msp));
+      if (msp) aij = (PetscBool)!msp->base->cusparse;
+    } else {
+      PetscCall(PetscObjectTypeCompareAny((PetscObject)G, &aij, MATSEQAIJ, MATSEQAIJCUSPARSE, ""));
+      if (!aij) { /* a graph of our type (one made on the host): its SeqAIJ CSR is the host reference's */
+        MatSpmvFormat *fmt;
+
+        PetscCall(MatSpmvFormatFind(((PetscObject)G)->type_name, &fmt));
+        aij = (PetscBool) !!fmt;
+      }
     }
     PetscCall(MatGetBlockSize(G, &bs));
-    if (size > 1) *reason = "several processes (ours runs on one for now)";
+    if (size > 1 && !aij) *reason = "several processes with a graph that is not MPIAIJ on the host (ours runs there by its host reference; on the device on one process for now)";
     else if (!aij) *reason = "the graph is not SeqAIJ, aijcusparse or one of ours";
     else if (bs != 1) *reason = "the graph has block size > 1";
     else if (!agg || !agg->crs || ((PetscObject)agg->crs)->classid != MAT_COARSEN_CLASSID) *reason = "PCGAMG's aggregation context is not the one this library was built for";

@@ -7,9 +7,12 @@
   specification that device/aggregate.cu follows array for array. Registered as the MatCoarsen type
   "spmvmis", on the device where the graph is a seqaijcusparse matrix not bound to the CPU: the
   lists PCGAMG's prolongator reads (root first, then the members in increasing index; isolated nodes
-  in none, as PETSc's MIS leaves them). One process for now.
+  in none, as PETSc's MIS leaves them). On several processes (an MPIAIJ graph) the host reference's
+  rounds exchange ghost values, and each process's aggregates hold its own rows only
+  (MatCoarsenSpmvAggregateMPIHost()); the device path is one process's for now.
 */
 #include <petsc/private/matimpl.h>
+#include <petscsf.h>
 #include "spmvgamgimpl.h"
 #include "../../../../mat/impls/spmvlayer/spmvbase.h"
 
@@ -117,6 +120,188 @@ PetscErrorCode MatCoarsenSpmvAggregateHost(PetscInt n, const PetscInt ai[], cons
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Ghost values: each ghost's (leaf's) copy of its owner's local value (root); none on one process */
+static PetscErrorCode MatCoarsenSpmvGhosts(PetscSF sf, const PetscInt *local, PetscInt *ghost)
+{
+  PetscFunctionBegin;
+  if (!sf) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscSFBcastBegin(sf, MPIU_INT, local, ghost, MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(sf, MPIU_INT, local, ghost, MPI_REPLACE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* For each local row the global index of the highest key in its closed neighbourhood among from[]
+   (local rows' values, -1: none) and ghost[] (the ghosts' copies of their owners' values) */
+static void MatCoarsenSpmvMaxGlobal(PetscInt n, const PetscInt *ai, const PetscInt *aj, const PetscInt *bi, const PetscInt *bj, PetscInt seed, const PetscInt *from, const PetscInt *ghost, PetscInt *to)
+{
+  for (PetscInt i = 0; i < n; i++) {
+    PetscInt best = from[i];
+
+    for (PetscInt k = ai[i]; k < ai[i + 1]; k++) {
+      PetscInt c = from[aj[k]];
+
+      if (c >= 0 && (best < 0 || MatCoarsenSpmvAboveGlobal(c, best, seed))) best = c;
+    }
+    for (PetscInt k = bi[i]; k < bi[i + 1]; k++) {
+      PetscInt c = ghost[bj[k]];
+
+      if (c >= 0 && (best < 0 || MatCoarsenSpmvAboveGlobal(c, best, seed))) best = c;
+    }
+    to[i] = best;
+  }
+}
+
+/*
+  The rounds of MatCoarsenSpmvAggregateHost() on several processes, each step a loop over the local
+  rows that a GPU runs a thread per row, with one ghost exchange (sf) before each step that reads
+  neighbours' values: the independent set is the one-process set of the global graph, whatever the
+  partition (priorities of global indices, maxima and "near a root" over local and ghost neighbours).
+
+  The aggregates hold only their process's rows (PETSc's prolongator then needs no ghost data), so a
+  row joins only a local root's aggregate:
+  - a row next to local roots joins the one of the highest key (as on one process);
+  - then rounds until none changes: a row in no aggregate joins, among its LOCAL neighbours'
+    aggregates, the one whose root has the highest key (at distance 2 the rows two steps from a
+    root, as on one process; here also the rows whose adjacent roots, or whose neighbouring
+    aggregates, are all on other processes);
+  - rows still in none (no local neighbour in an aggregate, through any chain of such rows) become
+    roots of new local aggregates: those of the highest key among their local neighbours in none
+    (one per group of such rows at least; a row with only ghost neighbours alone); the others join
+    them by the rounds above, repeated until every row with a neighbour is in an aggregate.
+  On one process none of this goes past the one-process passes: the same arrays.
+*/
+PetscErrorCode MatCoarsenSpmvAggregateMPIHost(PetscSF sf, PetscInt n, const PetscInt ai[], const PetscInt aj[], PetscInt ng, const PetscInt bi[], const PetscInt bj[], PetscInt rstart, PetscInt distance, PetscInt seed, PetscInt agg[], PetscInt roots[], PetscInt *nagg, PetscBool inset[])
+{
+  enum {
+    UNDECIDED,
+    ROOT,
+    OUT,
+    ISOLATED
+  };
+  MPI_Comm  comm = PETSC_COMM_SELF;
+  PetscInt *state, *root, *w1, *w2, *ghost, *from, *to, left = 0, gleft, unassigned;
+  PetscBool changed;
+
+  PetscFunctionBegin;
+  PetscCheck(distance == 1 || distance == 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The independent set's distance is 1 or 2, not %" PetscInt_FMT, distance);
+  if (sf) {
+    PetscInt nroots, minleaf, maxleaf;
+
+    PetscCall(PetscObjectGetComm((PetscObject)sf, &comm));
+    PetscCall(PetscSFGetGraph(sf, &nroots, NULL, NULL, NULL));
+    PetscCall(PetscSFGetLeafRange(sf, &minleaf, &maxleaf));
+    PetscCheck(nroots == n && maxleaf < ng, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The ghost exchange has %" PetscInt_FMT " roots and leaves up to %" PetscInt_FMT ", not the graph's %" PetscInt_FMT " rows and %" PetscInt_FMT " ghosts: pass the graph's MatGetMultPetscSF()", nroots, maxleaf, n, ng);
+  } else PetscCheck(!ng, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%" PetscInt_FMT " ghosts and no ghost exchange", ng);
+  PetscCall(PetscMalloc5(n, &state, n, &root, n, &w1, n, &w2, ng, &ghost));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscBool other = (PetscBool)(bi[i + 1] > bi[i]);
+
+    for (PetscInt k = ai[i]; k < ai[i + 1]; k++) other = (PetscBool)(other || aj[k] != i);
+    state[i] = other ? UNDECIDED : ISOLATED;
+    left += other;
+  }
+  PetscCallMPI(MPIU_Allreduce(&left, &gleft, 1, MPIU_INT, MPI_SUM, comm));
+  while (gleft) {
+    /* a row whose key is the highest among the undecided within the distance becomes a root: the
+       highest undecided key (a global index) in the closed neighbourhood, distance times */
+    from = w1, to = w2;
+    for (PetscInt i = 0; i < n; i++) from[i] = state[i] == UNDECIDED ? rstart + i : -1;
+    for (PetscInt d = 0; d < distance; d++) {
+      PetscInt *t;
+
+      PetscCall(MatCoarsenSpmvGhosts(sf, from, ghost));
+      MatCoarsenSpmvMaxGlobal(n, ai, aj, bi, bj, seed, from, ghost, to);
+      t = from, from = to, to = t;
+    }
+    for (PetscInt i = 0; i < n; i++)
+      if (state[i] == UNDECIDED && from[i] == rstart + i) state[i] = ROOT, left--;
+    /* the undecided within the distance of a root (of any process) are out */
+    from = w1, to = w2;
+    for (PetscInt i = 0; i < n; i++) from[i] = state[i] == ROOT;
+    for (PetscInt d = 0; d < distance; d++) {
+      PetscInt *t;
+
+      PetscCall(MatCoarsenSpmvGhosts(sf, from, ghost));
+      for (PetscInt i = 0; i < n; i++) {
+        PetscInt f = from[i];
+
+        for (PetscInt k = ai[i]; k < ai[i + 1] && !f; k++) f = from[aj[k]];
+        for (PetscInt k = bi[i]; k < bi[i + 1] && !f; k++) f = ghost[bj[k]];
+        to[i] = f;
+      }
+      t = from, from = to, to = t;
+    }
+    for (PetscInt i = 0; i < n; i++)
+      if (state[i] == UNDECIDED && from[i]) state[i] = OUT, left--;
+    PetscCallMPI(MPIU_Allreduce(&left, &gleft, 1, MPIU_INT, MPI_SUM, comm));
+  }
+  /* aggregates of local rows (the rule above), root[i] the local root of row i's (-1: none yet) */
+  for (PetscInt i = 0; i < n; i++) root[i] = state[i] == ROOT ? i : -1;
+  if (inset)
+    for (PetscInt i = 0; i < n; i++) inset[i] = (PetscBool)(state[i] == ROOT);
+  for (PetscInt i = 0; i < n; i++) { /* next to local roots: the one of the highest key */
+    PetscInt best = -1;
+
+    if (state[i] == OUT)
+      for (PetscInt k = ai[i]; k < ai[i + 1]; k++) {
+        PetscInt j = aj[k];
+
+        if (state[j] == ROOT && (best < 0 || MatCoarsenSpmvAboveGlobal(rstart + j, rstart + best, seed))) best = j;
+      }
+    w1[i] = best;
+  }
+  for (PetscInt i = 0; i < n; i++)
+    if (w1[i] >= 0) root[i] = w1[i];
+  do {
+    do { /* rows in none join the local neighbours' aggregate of the highest root, until none changes */
+      changed = PETSC_FALSE;
+      for (PetscInt i = 0; i < n; i++) {
+        PetscInt best = -1;
+
+        if (state[i] == OUT && root[i] < 0)
+          for (PetscInt k = ai[i]; k < ai[i + 1]; k++) {
+            PetscInt r = root[aj[k]];
+
+            if (r >= 0 && (best < 0 || MatCoarsenSpmvAboveGlobal(rstart + r, rstart + best, seed))) best = r;
+          }
+        w1[i] = best;
+      }
+      for (PetscInt i = 0; i < n; i++)
+        if (w1[i] >= 0) root[i] = w1[i], changed = PETSC_TRUE;
+    } while (changed);
+    /* rows still in none: those of the highest key among their local neighbours in none are new roots */
+    unassigned = 0;
+    for (PetscInt i = 0; i < n; i++) {
+      PetscBool top = PETSC_FALSE;
+
+      if (state[i] == OUT && root[i] < 0) {
+        top = PETSC_TRUE;
+        for (PetscInt k = ai[i]; k < ai[i + 1] && top; k++) {
+          PetscInt j = aj[k];
+
+          if (j != i && state[j] == OUT && root[j] < 0 && MatCoarsenSpmvAboveGlobal(rstart + j, rstart + i, seed)) top = PETSC_FALSE;
+        }
+        unassigned++;
+      }
+      w1[i] = top;
+    }
+    for (PetscInt i = 0; i < n; i++)
+      if (w1[i]) root[i] = i;
+  } while (unassigned);
+  /* aggregates numbered by their roots' local index */
+  *nagg = 0;
+  for (PetscInt i = 0; i < n; i++) {
+    if (root[i] == i) roots[*nagg] = i;
+    w1[i] = root[i] == i ? (*nagg)++ : -1;
+  }
+  for (PetscInt i = 0; i < n; i++) {
+    agg[i] = root[i] >= 0 ? w1[root[i]] : -1;
+    PetscCheck(state[i] == ISOLATED || agg[i] >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Node %" PetscInt_FMT " is in no aggregate", rstart + i);
+  }
+  PetscCall(PetscFree5(state, root, w1, w2, ghost));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Whether the device path takes G: a seqaijcusparse graph not bound to the CPU (GAMG's graph of our
    matrices, graph.c's); -info says why not */
 static PetscErrorCode MatCoarsenSpmvUseDevice(MatCoarsen_SpmvMIS *mis, Mat G, PetscBool *device)
@@ -155,6 +340,50 @@ static PetscErrorCode MatCoarsenSpmvApplyHost(MatCoarsen_SpmvMIS *mis, Mat G, Pe
     if (agg[i] >= 0 && roots[agg[i]] != i) PetscCall(PetscCDAppendID(lists, roots[agg[i]], rstart + i));
   PetscCall(PetscFree2(agg, roots));
   PetscCall(MatRestoreRowIJ(G, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The host reference's arrays on an MPIAIJ graph (spmvgamgimpl.h) */
+PetscErrorCode MatSpmvGAMGAggregateMPIHost(Mat G, PetscInt distance, PetscInt seed, PetscInt agg[], PetscInt roots[], PetscInt *nagg, PetscBool inset[])
+{
+  const PetscInt *ai, *aj, *bi, *bj;
+  PetscInt        n, nb, ng, rstart;
+  PetscBool       done[2];
+  PetscSF         sf;
+  Mat             Ad, Ao;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIAIJGetSeqAIJ(G, &Ad, &Ao, NULL));
+  PetscCall(MatGetMultPetscSF(G, &sf));
+  PetscCall(MatGetOwnershipRange(G, &rstart, NULL));
+  PetscCall(MatGetLocalSize(Ao, NULL, &ng));
+  PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done[0]));
+  PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nb, &bi, &bj, &done[1]));
+  PetscCheck(done[0] && done[1], PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCoarsen spmvmis needs the CSR (MatGetRowIJ) of the graph's blocks, which %s and %s matrices do not give", ((PetscObject)Ad)->type_name, ((PetscObject)Ao)->type_name);
+  PetscCall(MatCoarsenSpmvAggregateMPIHost(sf, n, ai, aj, ng, bi, bj, rstart, distance, seed, agg, roots, nagg, inset));
+  PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nb, &bi, &bj, &done[1]));
+  PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done[0]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The host reference on an MPIAIJ graph (any number of processes): lists of local rows only, each
+   at its root's local index, global ids, as on one process */
+static PetscErrorCode MatCoarsenSpmvApplyMPIHost(MatCoarsen_SpmvMIS *mis, Mat G, PetscInt rstart, PetscCoarsenData *lists, PetscInt *nagg)
+{
+  PetscInt   n, *agg, *roots, nnew = 0;
+  PetscBool *inset;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetLocalSize(G, &n, NULL));
+  PetscCall(PetscMalloc3(n, &agg, n, &roots, n, &inset));
+  PetscCall(MatSpmvGAMGAggregateMPIHost(G, mis->distance, mis->seed, agg, roots, nagg, inset));
+  for (PetscInt a = 0; a < *nagg; a++) nnew += !inset[roots[a]];
+  /* this process's count (G's -info would print the first process's only) */
+  PetscCall(PetscInfo(NULL, "%" PetscInt_FMT " of the %" PetscInt_FMT " aggregates have new roots (rows whose neighbours in aggregates are all on other processes)\n", nnew, *nagg));
+  for (PetscInt a = 0; a < *nagg; a++) PetscCall(PetscCDAppendID(lists, roots[a], rstart + roots[a]));
+  for (PetscInt i = 0; i < n; i++)
+    if (agg[i] >= 0 && roots[agg[i]] != i) PetscCall(PetscCDAppendID(lists, roots[agg[i]], rstart + i));
+  PetscCall(PetscFree3(agg, roots, inset));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -209,17 +438,25 @@ static PetscErrorCode MatCoarsenApply_SpmvMIS(MatCoarsen coarse)
   Mat                 G   = coarse->graph;
   PetscInt            n, rstart, nagg;
   PetscMPIInt         size;
+  PetscBool           mpi;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)G), &size));
-  PetscCheck(size == 1, PetscObjectComm((PetscObject)G), PETSC_ERR_SUP, "MatCoarsen spmvmis runs on one process for now: use -mat_coarsen_type mis or misk on %d", size);
+  PetscCall(PetscStrbeginswith(((PetscObject)G)->type_name, MATMPIAIJ, &mpi)); /* MatMPIAIJGetSeqAIJ()'s test: MPIAIJ and its subtypes, ours included */
+  PetscCheck(size == 1 || mpi, PetscObjectComm((PetscObject)G), PETSC_ERR_SUP, "MatCoarsen spmvmis on %d processes needs an MPIAIJ graph, not %s: convert it to MATMPIAIJ or use -mat_coarsen_type mis", size, ((PetscObject)G)->type_name);
   PetscCall(MatGetOwnershipRange(G, &rstart, NULL));
   PetscCall(MatGetLocalSize(G, &n, NULL));
   if (coarse->agg_lists) PetscCall(PetscCDDestroy(coarse->agg_lists));
   PetscCall(PetscCDCreate(n, &coarse->agg_lists));
-  PetscCall(MatCoarsenSpmvUseDevice(mis, G, &mis->ondevice));
-  if (mis->ondevice) PetscCall(MatCoarsenSpmvApplyDevice(mis, G, n, rstart, coarse->agg_lists, &nagg));
-  else PetscCall(MatCoarsenSpmvApplyHost(mis, G, rstart, coarse->agg_lists, &nagg));
+  if (mpi) { /* the device path is for seqaijcusparse graphs (one process) for now */
+    mis->ondevice = PETSC_FALSE;
+    PetscCall(PetscInfo(G, "Host reference: the graph is %s (the device path takes %s graphs, one process)\n", ((PetscObject)G)->type_name, MATSEQAIJCUSPARSE));
+    PetscCall(MatCoarsenSpmvApplyMPIHost(mis, G, rstart, coarse->agg_lists, &nagg));
+  } else {
+    PetscCall(MatCoarsenSpmvUseDevice(mis, G, &mis->ondevice));
+    if (mis->ondevice) PetscCall(MatCoarsenSpmvApplyDevice(mis, G, n, rstart, coarse->agg_lists, &nagg));
+    else PetscCall(MatCoarsenSpmvApplyHost(mis, G, rstart, coarse->agg_lists, &nagg));
+  }
   PetscCall(PetscInfo(G, "%" PetscInt_FMT " aggregates of %" PetscInt_FMT " nodes, independent set at distance %" PetscInt_FMT " (%s)\n", nagg, n, mis->distance, mis->ondevice ? "device" : "host reference"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -23,10 +23,29 @@ static inline MATCOARSENSPMV_HOSTDEVICE uint64_t MatCoarsenSpmvHash(PetscInt gid
   return z ^ (z >> 31);
 }
 
+/* Whether global node a's key is above b's (the priorities of nodes of any process, by their global
+   index): the hash, then the index, as MatCoarsenSpmvAggregateHost() orders its rows */
+static inline MATCOARSENSPMV_HOSTDEVICE PetscBool MatCoarsenSpmvAboveGlobal(PetscInt a, PetscInt b, PetscInt seed)
+{
+  const uint64_t pa = MatCoarsenSpmvHash(a, seed), pb = MatCoarsenSpmvHash(b, seed);
+
+  return (PetscBool)(pa > pb || (pa == pb && a > b));
+}
+
 /* The aggregates of the graph of n local rows (CSR ai, aj; the diagonal may be present) around a
    maximal independent set at distance 1 or 2: agg[i] the aggregate of row i (-1: isolated), roots[a]
    the root of aggregate a, *nagg their number. rstart: the first row's global index (the priorities') */
 PETSC_INTERN PetscErrorCode MatCoarsenSpmvAggregateHost(PetscInt, const PetscInt[], const PetscInt[], PetscInt, PetscInt, PetscInt, PetscInt[], PetscInt[], PetscInt *);
+/* The same on several processes, the graph an MPIAIJ matrix: its diagonal block's CSR ai, aj (n rows,
+   local columns), its off-diagonal block's bi, bj (n rows, columns the ng ghosts), sf the matrix's
+   ghost exchange (MatGetMultPetscSF(): n roots, the ng ghosts its leaves; NULL: none, one process;
+   the ghosts' global indices travel through it as the values exchanged). The independent set is
+   the one-process set of the global graph (the same rounds, ghost values exchanged through sf), the
+   aggregates hold local rows only (mis.c says how rows next to other processes' roots join). On one
+   process the arrays of MatCoarsenSpmvAggregateHost(). inset (NULL: not wanted): whether each row
+   is in the independent set (a root, which rows of new aggregates are not). Collective on sf's
+   communicator */
+PETSC_INTERN PetscErrorCode MatCoarsenSpmvAggregateMPIHost(PetscSF, PetscInt, const PetscInt[], const PetscInt[], PetscInt, const PetscInt[], const PetscInt[], PetscInt, PetscInt, PetscInt, PetscInt[], PetscInt[], PetscInt *, PetscBool[]);
 /* The same on the device (device/aggregate.cu), the same arrays for any graph: the arguments of
    MatCoarsenSpmvAggregateHost(), the CSR d_ai, d_aj and the results d_agg, d_roots (n entries each)
    device arrays, *nagg on the host; on PETSc's current stream, which it leaves synchronized */
@@ -57,6 +76,11 @@ PETSC_INTERN PetscErrorCode PCRegister_GAMGSpmv(void);
    agg[i]: the aggregate of node i < nloc (-1: none); aggptr has nagg + 1 entries, members as many as
    nodes in an aggregate */
 PETSC_EXTERN PetscErrorCode MatSpmvGAMGAggregateMembers(PetscInt nloc, PetscInt nagg, const PetscInt agg[], const PetscInt roots[], PetscInt aggptr[], PetscInt members[]);
+
+/* MatCoarsenSpmvAggregateMPIHost() on the MPIAIJ graph G (any number of processes; its blocks' CSR
+   and MatGetMultPetscSF()): agg, roots (G's local rows each), nagg, inset as there, for the
+   independent set's and the aggregates' checks (tests/test_gamg_mpi.c). Collective */
+PETSC_EXTERN PetscErrorCode MatSpmvGAMGAggregateMPIHost(Mat G, PetscInt distance, PetscInt seed, PetscInt agg[], PetscInt roots[], PetscInt *nagg, PetscBool inset[]);
 
 /* Host reference. nloc nodes of bs rows each; data: the ncols near-null vectors in PETSc's layout,
    data[c * nloc * bs + node * bs + r] (PC_GAMG's data on a level: data_cell_rows bs, data_cell_cols
