@@ -17,6 +17,7 @@ static char help[] = "GAMG's coarsening for our matrices (MatCoarsen spmvmis): o
 #include <petsc/private/matimpl.h>
 #include <petsc/private/pcgamgimpl.h> /* PC_GAMG: PETSc's own prolongator, to compare with */
 #include "../src/ksp/pc/impls/spmvgamg/spmvgamgimpl.h"
+#include "gamgcheck.h"
 #if defined(PETSC_HAVE_CUDA)
   #include <petscdevice_cuda.h>
 #endif
@@ -72,52 +73,6 @@ static PetscErrorCode Graph(PetscInt nx, PetscInt ny, PetscInt nz, PetscInt nran
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Graph distances from s (BFS), only through rows with allowed[r] (NULL: all), up to maxd (beyond: -1) */
-static void Distances(PetscInt n, const PetscInt *ai, const PetscInt *aj, PetscInt s, const PetscInt *allowed, PetscInt allow, PetscInt maxd, PetscInt *dist, PetscInt *queue)
-{
-  PetscInt head = 0, tail = 0;
-
-  for (PetscInt i = 0; i < n; i++) dist[i] = -1;
-  dist[s]       = 0;
-  queue[tail++] = s;
-  while (head < tail) {
-    PetscInt i = queue[head++];
-
-    if (dist[i] == maxd) continue;
-    for (PetscInt k = ai[i]; k < ai[i + 1]; k++) {
-      PetscInt j = aj[k];
-
-      if (dist[j] >= 0 || (allowed && allowed[j] != allow)) continue;
-      dist[j]       = dist[i] + 1;
-      queue[tail++] = j;
-    }
-  }
-}
-
-/* spmvmis's lists of G at distance d (ListsToAggregates() gives the aggregates they are: agg[i],
-   roots[a] the list's first node; the lists must hold it first and then the others in increasing
-   index, which is what the host reference takes; aggregates in increasing list index as PETSc
-   numbers them) */
-static PetscErrorCode MISLists(Mat G, PetscInt d, PetscCoarsenData **lists)
-{
-  MatCoarsen crs;
-  char       val[8];
-
-  PetscFunctionBegin;
-  PetscCall(PetscSNPrintf(val, sizeof(val), "%" PetscInt_FMT, d));
-  PetscCall(PetscOptionsSetValue(NULL, "-mat_coarsen_spmvmis_distance", val));
-  PetscCall(MatCoarsenCreate(PETSC_COMM_SELF, &crs));
-  PetscCall(MatCoarsenSetType(crs, "spmvmis"));
-  PetscCall(MatCoarsenSetFromOptions(crs));
-  PetscCall(MatCoarsenSetAdjacency(crs, G));
-  PetscCall(MatCoarsenSetStrictAggs(crs, PETSC_TRUE));
-  PetscCall(MatCoarsenApply(crs));
-  PetscCall(MatCoarsenGetData(crs, lists));
-  PetscCall(MatCoarsenDestroy(&crs));
-  PetscCall(PetscOptionsClearValue(NULL, "-mat_coarsen_spmvmis_distance"));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* The aggregates of G at distance d: agg[i] (-1: none), root[a]; checked against their definition */
 static PetscErrorCode Coarsen(Mat G, PetscInt d, PetscInt *agg, PetscInt *nagg)
 {
@@ -127,7 +82,7 @@ static PetscErrorCode Coarsen(Mat G, PetscInt d, PetscInt *agg, PetscInt *nagg)
   PetscBool         done;
 
   PetscFunctionBegin;
-  PetscCall(MISLists(G, d, &lists));
+  PetscCall(SpmvMISLists(G, d, 0, PETSC_FALSE, &lists, NULL));
   PetscCall(MatGetRowIJ(G, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
   PetscCall(PetscMalloc3(n, &dist, n, &queue, n, &isroot));
   *nagg = 0;
@@ -177,54 +132,6 @@ static PetscErrorCode Coarsen(Mat G, PetscInt d, PetscInt *agg, PetscInt *nagg)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The lists of MatCoarsen spmvmis on G (distance d, seed; the host reference with host), flattened:
-   list l's ids at ids[ptr[l]] to ids[ptr[l + 1] - 1]; *device: whether it ran on the device (its view) */
-static PetscErrorCode Lists(Mat G, PetscInt d, PetscInt seed, PetscBool host, PetscInt *ptr, PetscInt *ids, PetscBool *device)
-{
-  MatCoarsen        crs;
-  PetscCoarsenData *lists;
-  PetscViewer       viewer;
-  PetscInt          n;
-  char              val[32], view[256] = "";
-
-  PetscFunctionBegin;
-  PetscCall(PetscSNPrintf(val, sizeof(val), "%" PetscInt_FMT, d));
-  PetscCall(PetscOptionsSetValue(NULL, "-mat_coarsen_spmvmis_distance", val));
-  PetscCall(PetscSNPrintf(val, sizeof(val), "%" PetscInt_FMT, seed));
-  PetscCall(PetscOptionsSetValue(NULL, "-mat_coarsen_spmvmis_seed", val));
-  PetscCall(PetscOptionsSetValue(NULL, "-mat_coarsen_spmvmis_host", host ? "1" : "0"));
-  PetscCall(MatCoarsenCreate(PETSC_COMM_SELF, &crs));
-  PetscCall(MatCoarsenSetType(crs, "spmvmis"));
-  PetscCall(MatCoarsenSetFromOptions(crs));
-  PetscCall(MatCoarsenSetAdjacency(crs, G));
-  PetscCall(MatCoarsenSetStrictAggs(crs, PETSC_TRUE));
-  PetscCall(MatCoarsenApply(crs));
-  PetscCall(MatCoarsenGetData(crs, &lists));
-  PetscCall(PetscViewerStringOpen(PETSC_COMM_SELF, view, sizeof(view), &viewer));
-  PetscCall(MatCoarsenView(crs, viewer));
-  PetscCall(PetscViewerDestroy(&viewer));
-  *device = strstr(view, ",device") ? PETSC_TRUE : PETSC_FALSE;
-  PetscCall(MatCoarsenDestroy(&crs));
-  PetscCall(PetscOptionsClearValue(NULL, "-mat_coarsen_spmvmis_distance"));
-  PetscCall(PetscOptionsClearValue(NULL, "-mat_coarsen_spmvmis_seed"));
-  PetscCall(PetscOptionsClearValue(NULL, "-mat_coarsen_spmvmis_host"));
-  PetscCall(MatGetLocalSize(G, &n, NULL));
-  ptr[0] = 0;
-  for (PetscInt l = 0; l < n; l++) {
-    PetscCDIntNd *pos;
-
-    ptr[l + 1] = ptr[l];
-    PetscCall(PetscCDGetHeadPos(lists, l, &pos));
-    while (pos) {
-      PetscCheck(ptr[l + 1] < n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The lists hold more than the %" PetscInt_FMT " rows", n);
-      PetscCall(PetscCDIntNdGetID(pos, &ids[ptr[l + 1]++]));
-      PetscCall(PetscCDGetNextPos(lists, l, &pos));
-    }
-  }
-  PetscCall(PetscCDDestroy(lists));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* The device path on G (made a seqaijcusparse matrix whose CSR is on the GPU) gives the host
    reference's lists exactly, at distance 1 and 2 and two seeds */
 static PetscErrorCode CompareDevice(Mat G, const char *name)
@@ -245,8 +152,7 @@ static PetscErrorCode CompareDevice(Mat G, const char *name)
       PetscBool device[2], same;
       PetscInt  nagg = 0;
 
-      PetscCall(Lists(Gd, d, seeds[sd], PETSC_TRUE, ptr[0], ids[0], &device[0]));
-      PetscCall(Lists(Gd, d, seeds[sd], PETSC_FALSE, ptr[1], ids[1], &device[1]));
+      for (int h = 0; h < 2; h++) PetscCall(SpmvMISFlatLists(Gd, d, seeds[sd], h ? PETSC_FALSE : PETSC_TRUE, ptr[h], ids[h], &device[h])); /* the host reference, then the device */
       PetscCheck(!device[0] && device[1], PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s, distance %" PetscInt_FMT ": the reference ran %s, the device path %s", name, d, device[0] ? "on the device" : "on the host", device[1] ? "on the device" : "on the host (see -info)");
       for (PetscInt l = 0; l < n; l++) nagg += ptr[0][l + 1] > ptr[0][l];
       PetscCall(PetscArraycmp(ptr[0], ptr[1], n + 1, &same));
@@ -728,7 +634,7 @@ static PetscErrorCode TentativeCases(PetscBool device)
     PetscCall(Graph(40, 40, 0, 0, 0, 0, &G));
     PetscCall(NearNullSpace("2D grid 40x40, constants", 1600, 1, 0, NULL, PETSC_FALSE, &nn));
     for (PetscInt d = 1; d <= 2; d++) {
-      PetscCall(MISLists(G, d, &lists));
+      PetscCall(SpmvMISLists(G, d, 0, PETSC_FALSE, &lists, NULL));
       PetscCall(Tentative(&nn, d == 1 ? "spmvmis distance 1" : "spmvmis distance 2", lists, device));
       PetscCall(PetscCDDestroy(lists));
     }
@@ -749,7 +655,7 @@ static PetscErrorCode TentativeCases(PetscBool device)
       for (PetscInt d = 1; d <= 2; d++) {
         PetscCoarsenData *lists;
 
-        PetscCall(MISLists(G, d, &lists));
+        PetscCall(SpmvMISLists(G, d, 0, PETSC_FALSE, &lists, NULL));
         PetscCall(Tentative(&nn, d == 1 ? "spmvmis distance 1" : "spmvmis distance 2", lists, device));
         PetscCall(PetscCDDestroy(lists));
       }

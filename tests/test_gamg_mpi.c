@@ -11,6 +11,7 @@ static char help[] = "GAMG's coarsening for our matrices (MatCoarsen spmvmis) on
 #include <petscspmv.h>
 #include <petsc/private/matimpl.h>
 #include "../src/ksp/pc/impls/spmvgamg/spmvgamgimpl.h"
+#include "gamgcheck.h"
 
 /* A graph case: a grid of nx x ny x nz points (7-point neighbours) or nrand random edges among nx
    points (ny = nz = 0), then 'isolated' rows with their diagonal only; split evenly (small < 0), or
@@ -74,67 +75,6 @@ static PetscErrorCode Graph(MPI_Comm comm, MatType type, const Case *c, PetscInt
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Graph distances from s (BFS), only through rows with allowed[r] == allow (allowed NULL: all), up
-   to maxd (beyond: -1) */
-static void Distances(PetscInt n, const PetscInt *ai, const PetscInt *aj, PetscInt s, const PetscInt *allowed, PetscInt allow, PetscInt maxd, PetscInt *dist, PetscInt *queue)
-{
-  PetscInt head = 0, tail = 0;
-
-  for (PetscInt i = 0; i < n; i++) dist[i] = -1;
-  dist[s]       = 0;
-  queue[tail++] = s;
-  while (head < tail) {
-    PetscInt i = queue[head++];
-
-    if (dist[i] == maxd) continue;
-    for (PetscInt k = ai[i]; k < ai[i + 1]; k++) {
-      PetscInt j = aj[k];
-
-      if (dist[j] >= 0 || (allowed && allowed[j] != allow)) continue;
-      dist[j]       = dist[i] + 1;
-      queue[tail++] = j;
-    }
-  }
-}
-
-/* MatCoarsen spmvmis's lists on G at distance d, flattened: list l (l a local row) holds
-   ids[ptr[l]] to ids[ptr[l + 1] - 1], global ids */
-static PetscErrorCode Lists(Mat G, PetscInt d, PetscInt *ptr, PetscInt *ids)
-{
-  MatCoarsen        crs;
-  PetscCoarsenData *lists;
-  PetscInt          n;
-  char              val[8];
-
-  PetscFunctionBegin;
-  PetscCall(PetscSNPrintf(val, sizeof(val), "%" PetscInt_FMT, d));
-  PetscCall(PetscOptionsSetValue(NULL, "-mat_coarsen_spmvmis_distance", val));
-  PetscCall(MatCoarsenCreate(PetscObjectComm((PetscObject)G), &crs));
-  PetscCall(MatCoarsenSetType(crs, MATCOARSENSPMVMIS));
-  PetscCall(MatCoarsenSetFromOptions(crs));
-  PetscCall(MatCoarsenSetAdjacency(crs, G));
-  PetscCall(MatCoarsenSetStrictAggs(crs, PETSC_TRUE));
-  PetscCall(MatCoarsenApply(crs));
-  PetscCall(MatCoarsenGetData(crs, &lists));
-  PetscCall(MatCoarsenDestroy(&crs));
-  PetscCall(PetscOptionsClearValue(NULL, "-mat_coarsen_spmvmis_distance"));
-  PetscCall(MatGetLocalSize(G, &n, NULL));
-  ptr[0] = 0;
-  for (PetscInt l = 0; l < n; l++) {
-    PetscCDIntNd *pos;
-
-    ptr[l + 1] = ptr[l];
-    PetscCall(PetscCDGetHeadPos(lists, l, &pos));
-    while (pos) {
-      PetscCheck(ptr[l + 1] < n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The lists hold more than the %" PetscInt_FMT " local rows", n);
-      PetscCall(PetscCDIntNdGetID(pos, &ids[ptr[l + 1]++]));
-      PetscCall(PetscCDGetNextPos(lists, l, &pos));
-    }
-  }
-  PetscCall(PetscCDDestroy(lists));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* The arrays of MatSpmvGAMGAggregateMPIHost() on G at distance d, checked against the lists
    MatCoarsen spmvmis hands PETSc (root first at its local index, then the others by increasing
    global id, local rows only, each row in one list) and against a second run; out: each local row's
@@ -159,7 +99,7 @@ static PetscErrorCode Coarsen(const char *name, Mat G, PetscInt d, PetscInt *roo
     PetscCheck(!mis[i] || rootgid[i] == rstart + i, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s, distance %" PetscInt_FMT ": row %" PetscInt_FMT " of the independent set is not its aggregate's root", name, d, rstart + i);
   }
   /* the lists PETSc gets: these aggregates */
-  PetscCall(Lists(G, d, ptr, ids));
+  PetscCall(SpmvMISFlatLists(G, d, 0, PETSC_FALSE, ptr, ids, NULL));
   for (PetscInt l = 0, a = 0; l < n; l++) {
     if (ptr[l + 1] == ptr[l]) continue;
     PetscCheck(a < *nagg && roots[a] == l, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s, distance %" PetscInt_FMT ": a list at local row %" PetscInt_FMT ", which roots no aggregate", name, d, l);
@@ -202,7 +142,7 @@ static PetscErrorCode CheckWhole(const char *name, Mat Gs, PetscInt d, const Pet
   PetscCall(MatGetRowIJ(Gs, 0, PETSC_FALSE, PETSC_FALSE, &N, &ai, &aj, &done));
   PetscCall(PetscMalloc5(N, &dist, N, &queue, N + 1, &ptr, PetscMax(N, 1), &ids, N, &isroot1));
   /* the one-process set of the whole graph: its aggregates' roots */
-  PetscCall(Lists(Gs, d, ptr, ids));
+  PetscCall(SpmvMISFlatLists(Gs, d, 0, PETSC_FALSE, ptr, ids, NULL));
   for (PetscInt i = 0; i < N; i++) isroot1[i] = ptr[i + 1] > ptr[i];
   *newroots = *nset = 0;
   for (PetscInt i = 0; i < N; i++) {
@@ -302,8 +242,8 @@ int main(int argc, char **argv)
 
         PetscCall(Graph(PETSC_COMM_SELF, MATSEQAIJ, cs, N, &S));
         for (int k = 0; k < 2; k++) PetscCall(PetscMalloc2(N + 1, &ptr[k], PetscMax(N, 1), &ids[k]));
-        PetscCall(Lists(G, d, ptr[0], ids[0]));
-        PetscCall(Lists(S, d, ptr[1], ids[1]));
+        PetscCall(SpmvMISFlatLists(G, d, 0, PETSC_FALSE, ptr[0], ids[0], NULL));
+        PetscCall(SpmvMISFlatLists(S, d, 0, PETSC_FALSE, ptr[1], ids[1], NULL));
         PetscCall(PetscArraycmp(ptr[0], ptr[1], N + 1, &same));
         if (same) PetscCall(PetscArraycmp(ids[0], ids[1], ptr[0][N], &same));
         PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s, distance %" PetscInt_FMT ": the MPIAIJ graph's lists differ from the SeqAIJ graph's", cs->name, d);
