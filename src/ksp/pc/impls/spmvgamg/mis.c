@@ -322,8 +322,18 @@ static PetscErrorCode MatCoarsenSpmvUseDevice(MatCoarsen_SpmvMIS *mis, Mat G, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The host reference's aggregates into lists (one per aggregate at its root's index: the root, then
-   the members in index order) */
+/* Aggregates (agg[i] of local row i, -1: none; roots[a]) into lists, one per aggregate at its root's
+   local index: the root, then the members in index order; global ids */
+static PetscErrorCode MatCoarsenSpmvFillLists(PetscInt n, PetscInt rstart, PetscInt nagg, const PetscInt agg[], const PetscInt roots[], PetscCoarsenData *lists)
+{
+  PetscFunctionBegin;
+  for (PetscInt a = 0; a < nagg; a++) PetscCall(PetscCDAppendID(lists, roots[a], rstart + roots[a]));
+  for (PetscInt i = 0; i < n; i++)
+    if (agg[i] >= 0 && roots[agg[i]] != i) PetscCall(PetscCDAppendID(lists, roots[agg[i]], rstart + i));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The host reference's aggregates into lists */
 static PetscErrorCode MatCoarsenSpmvApplyHost(MatCoarsen_SpmvMIS *mis, Mat G, PetscInt rstart, PetscCoarsenData *lists, PetscInt *nagg)
 {
   const PetscInt *ai, *aj;
@@ -335,9 +345,7 @@ static PetscErrorCode MatCoarsenSpmvApplyHost(MatCoarsen_SpmvMIS *mis, Mat G, Pe
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCoarsen spmvmis needs the graph's CSR (MatGetRowIJ), which a %s matrix does not give", ((PetscObject)G)->type_name);
   PetscCall(PetscMalloc2(n, &agg, n, &roots));
   PetscCall(MatCoarsenSpmvAggregateHost(n, ai, aj, rstart, mis->distance, mis->seed, agg, roots, nagg));
-  for (PetscInt a = 0; a < *nagg; a++) PetscCall(PetscCDAppendID(lists, roots[a], rstart + roots[a]));
-  for (PetscInt i = 0; i < n; i++)
-    if (agg[i] >= 0 && roots[agg[i]] != i) PetscCall(PetscCDAppendID(lists, roots[agg[i]], rstart + i));
+  PetscCall(MatCoarsenSpmvFillLists(n, rstart, *nagg, agg, roots, lists));
   PetscCall(PetscFree2(agg, roots));
   PetscCall(MatRestoreRowIJ(G, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -380,9 +388,7 @@ static PetscErrorCode MatCoarsenSpmvApplyMPIHost(MatCoarsen_SpmvMIS *mis, Mat G,
   for (PetscInt a = 0; a < *nagg; a++) nnew += !inset[roots[a]];
   /* this process's count (G's -info would print the first process's only) */
   PetscCall(PetscInfo(NULL, "%" PetscInt_FMT " of the %" PetscInt_FMT " aggregates have new roots (rows whose neighbours in aggregates are all on other processes)\n", nnew, *nagg));
-  for (PetscInt a = 0; a < *nagg; a++) PetscCall(PetscCDAppendID(lists, roots[a], rstart + roots[a]));
-  for (PetscInt i = 0; i < n; i++)
-    if (agg[i] >= 0 && roots[agg[i]] != i) PetscCall(PetscCDAppendID(lists, roots[agg[i]], rstart + i));
+  PetscCall(MatCoarsenSpmvFillLists(n, rstart, *nagg, agg, roots, lists));
   PetscCall(PetscFree3(agg, roots, inset));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
