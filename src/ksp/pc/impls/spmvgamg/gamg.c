@@ -109,13 +109,8 @@ static PetscErrorCode PCGAMGSpmvLevelReason(PC pc, Mat G, const char **reason, P
     PC_GAMG_AGG_Mirror *agg = (PC_GAMG_AGG_Mirror *)pc_gamg->subctx;
 
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)G), &size));
-    if (size > 1) { /* the host reference on an MPIAIJ graph on the host (ours included); the device path is one process's for now */
-      Mat_MPIAIJSpmv *msp;
-
-      PetscCall(PetscObjectTypeCompare((PetscObject)G, MATMPIAIJ, &aij));
-      PetscCall(MatSpmvMPIGetData(G, &msp));
-      if (msp) aij = (PetscBool)!msp->base->cusparse;
-    } else {
+    if (size > 1) PetscCall(PetscStrbeginswith(((PetscObject)G)->type_name, MATMPIAIJ, &aij)); /* MPIAIJ, aijcusparse's and ours: mis.c takes their blocks */
+    else {
       PetscCall(PetscObjectTypeCompareAny((PetscObject)G, &aij, MATSEQAIJ, MATSEQAIJCUSPARSE, ""));
       if (!aij) { /* a graph of our type (one made on the host): its SeqAIJ CSR is the host reference's */
         MatSpmvFormat *fmt;
@@ -125,7 +120,7 @@ static PetscErrorCode PCGAMGSpmvLevelReason(PC pc, Mat G, const char **reason, P
       }
     }
     PetscCall(MatGetBlockSize(G, &bs));
-    if (size > 1 && !aij) *reason = "several processes with a graph that is not MPIAIJ on the host (ours runs there by its host reference; on the device on one process for now)";
+    if (size > 1 && !aij) *reason = "several processes with a graph that is not MPIAIJ";
     else if (!aij) *reason = "the graph is not SeqAIJ, aijcusparse or one of ours";
     else if (bs != 1) *reason = "the graph has block size > 1";
     else if (!agg || !agg->crs || ((PetscObject)agg->crs)->classid != MAT_COARSEN_CLASSID) *reason = "PCGAMG's aggregation context is not the one this library was built for";
@@ -196,105 +191,53 @@ static PetscErrorCode PCGAMGCoarsen_Spmv(PC pc, Mat *G, PetscCoarsenData **lists
 }
 
 /* The tentative prolongator P0 and the coarse near-null space from the aggregates our coarsen kept on
-   the device (device/tentative.cu: PETSc's formProl0 to the bit), P0 of A's type as PETSc makes it;
-   PETSc's prolongator for lists that are not those */
+   the device (prolongator.c; device/tentative.cu: PETSc's formProl0 to the bit), P0 of A's type as
+   PETSc makes it; PETSc's prolongator for lists that are not those. Collective: every process took
+   the same path in the coarsening (the graph's type decides it) */
 static PetscErrorCode PCGAMGProlongator_Spmv(PC pc, Mat A, PetscCoarsenData *lists, Mat *P)
 {
   PC_MG        *mg      = (PC_MG *)pc->data;
   PC_GAMG      *pc_gamg = (PC_GAMG *)mg->innerctx;
   PC_GAMG_Spmv *sp;
+  PetscMPIInt   kept[2], any[2]; /* here: aggregates kept on the device, not kept; on any process */
+  PetscInt      nagg;
+  PetscReal    *cdata;
+  MPI_Comm      comm = PetscObjectComm((PetscObject)A);
 
   PetscFunctionBegin;
   PetscCall(PCGAMGSpmvGet(pc, &sp));
-  if (!sp->d_work || lists != sp->lists) {
+  kept[0] = (PetscMPIInt)(sp->d_work && lists == sp->lists);
+  kept[1] = !kept[0];
+  PetscCallMPI(MPIU_Allreduce(kept, any, 2, MPI_INT, MPI_MAX, comm));
+  PetscCheck(!any[0] || !any[1], comm, PETSC_ERR_PLIB, "GAMG's aggregates are on the device on some processes only: a bug, please report it (-pc_gamg_spmv_prolongator 0 takes PETSc's prolongator)");
+  if (!any[0]) {
     PetscCall(PCGAMGSpmvFreeKept(sp));
     PetscCall((*sp->prolongator)(pc, A, lists, P));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-#if defined(PETSC_HAVE_CUDA)
-  {
-    const PetscInt  ncols = pc_gamg->data_cell_cols;
-    const PetscInt *d_agg = sp->d_work, *d_aggptr = d_agg + 2 * sp->n, *d_members = d_aggptr + sp->n + 1; /* mis.c's layout */
-    PetscInt        bs, rows, nmembers, nnz, *pi, *pj;
-    PetscScalar    *pv, *d_pv;
-    PetscReal      *d_data, *d_cdata, *cdata;
-    int            *d_pi, *d_pj;
-    void           *stream;
-    MatType         mtype;
-    Mat             Prol;
-
-    PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_PROL], 0, 0, 0, 0));
-    PetscCall(MatGetBlockSize(A, &bs));
-    PetscCall(MatGetLocalSize(A, &rows, NULL));
-    PetscCheck(rows == sp->n * bs && pc_gamg->data_cell_rows == bs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "GAMG's level of %" PetscInt_FMT " rows (block size %" PetscInt_FMT ", near-null rows %" PetscInt_FMT ") is not the graph of %" PetscInt_FMT " nodes the aggregates were made on", rows, bs,
-               pc_gamg->data_cell_rows, sp->n);
-    if (!sp->nagg) {
-      PetscCall(PetscInfo(pc, "%s: No selected points on coarse grid\n", ((PetscObject)pc)->prefix));
-      PetscCall(PCGAMGSpmvFreeKept(sp));
-      *P = NULL;
-      PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_PROL], 0, 0, 0, 0));
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
-    PetscCall(PetscInfo(pc, "%s: New grid %" PetscInt_FMT " nodes (P0 on the device)\n", ((PetscObject)pc)->prefix, sp->nagg));
-    PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_PROLB], 0, 0, 0, 0));
-    PetscCall(MatSpmvCUDAGetStream(&stream));
-    PetscCall(MatSpmvCUDACopyToHost(&nmembers, d_aggptr + sp->nagg, sizeof(PetscInt), stream)); /* the nodes in an aggregate */
-    nnz = nmembers * bs * ncols;
-    PetscCheck(nnz < PETSC_INT32_MAX && rows < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "P0 of %" PetscInt_FMT " entries is too large for the device prolongator: use -pc_gamg_spmv_prolongator 0", nnz);
-    PetscCall(MatSpmvCUDAMalloc((void **)&d_data, sizeof(PetscReal) * (size_t)rows * ncols));
-    PetscCall(MatSpmvCUDAMalloc((void **)&d_cdata, sizeof(PetscReal) * (size_t)ncols * ncols * sp->nagg));
-    PetscCall(MatSpmvCUDAMalloc((void **)&d_pi, sizeof(int) * (size_t)(rows + 1)));
-    PetscCall(MatSpmvCUDAMalloc((void **)&d_pj, sizeof(int) * (size_t)PetscMax(nnz, 1)));
-    PetscCall(MatSpmvCUDAMalloc((void **)&d_pv, sizeof(PetscScalar) * (size_t)PetscMax(nnz, 1)));
-    PetscCall(MatSpmvCUDACopyToDevice(d_data, pc_gamg->data, sizeof(PetscReal) * (size_t)rows * ncols, stream));
-    PetscCall(PetscLogCpuToGpu(sizeof(PetscReal) * (size_t)rows * ncols));
-    PetscCall(MatSpmvGAMGTentativeDevice(sp->n, bs, ncols, d_data, sp->nagg, d_agg, d_aggptr, d_members, d_pi, d_pj, d_pv, d_cdata, stream));
-    PetscCall(PetscMalloc3(rows + 1, &pi, nnz, &pj, nnz, &pv));
-    PetscCall(PetscMalloc1(ncols * ncols * sp->nagg, &cdata));
-    if (sizeof(PetscInt) == sizeof(int)) {
-      PetscCall(MatSpmvCUDACopyToHost(pi, d_pi, sizeof(int) * (size_t)(rows + 1), stream));
-      PetscCall(MatSpmvCUDACopyToHost(pj, d_pj, sizeof(int) * (size_t)nnz, stream));
-    } else { /* 64-bit PetscInt: P0's device CSR has aijcusparse's int indices */
-      int *i32;
-
-      PetscCall(PetscMalloc1(PetscMax(rows + 1, nnz), &i32));
-      PetscCall(MatSpmvCUDACopyToHost(i32, d_pi, sizeof(int) * (size_t)(rows + 1), stream));
-      for (PetscInt k = 0; k <= rows; k++) pi[k] = i32[k];
-      PetscCall(MatSpmvCUDACopyToHost(i32, d_pj, sizeof(int) * (size_t)nnz, stream));
-      for (PetscInt k = 0; k < nnz; k++) pj[k] = i32[k];
-      PetscCall(PetscFree(i32));
-    }
-    PetscCall(MatSpmvCUDACopyToHost(pv, d_pv, sizeof(PetscScalar) * (size_t)nnz, stream));
-    PetscCall(MatSpmvCUDACopyToHost(cdata, d_cdata, sizeof(PetscReal) * (size_t)ncols * ncols * sp->nagg, stream));
-    PetscCall(PetscLogGpuToCpu(sizeof(int) * (size_t)(rows + 1 + nnz) + sizeof(PetscScalar) * (size_t)nnz + sizeof(PetscReal) * (size_t)ncols * ncols * sp->nagg));
-    PetscCall(MatSpmvCUDAFree(d_pv));
-    PetscCall(MatSpmvCUDAFree(d_pj));
-    PetscCall(MatSpmvCUDAFree(d_pi));
-    PetscCall(MatSpmvCUDAFree(d_cdata));
-    PetscCall(MatSpmvCUDAFree(d_data));
-    /* P0 as agg.c makes it: A's type, block sizes (bs, ncols); the coarse data replaces the fine */
-    PetscCall(MatGetType(A, &mtype));
-    PetscCall(MatCreate(PETSC_COMM_SELF, &Prol));
-    PetscCall(MatSetSizes(Prol, rows, sp->nagg * ncols, PETSC_DETERMINE, PETSC_DETERMINE));
-    PetscCall(MatSetBlockSizes(Prol, bs, ncols));
-    PetscCall(MatSetType(Prol, mtype));
-    PetscCall(MatSeqAIJSetPreallocationCSR(Prol, pi, pj, pv));
-    PetscCall(PetscFree3(pi, pj, pv));
-    PetscCall(PetscFree(pc_gamg->data));
-    pc_gamg->data           = cdata;
-    pc_gamg->data_cell_rows = ncols;
-    pc_gamg->data_sz        = ncols * ncols * sp->nagg;
+  PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_PROL], 0, 0, 0, 0));
+  PetscCheck(pc_gamg->data_cell_rows == A->rmap->bs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "GAMG's near-null rows per node %" PetscInt_FMT " are not the level's block size %" PetscInt_FMT, pc_gamg->data_cell_rows, A->rmap->bs);
+  PetscCallMPI(MPIU_Allreduce(&sp->nagg, &nagg, 1, MPIU_INT, MPI_SUM, comm));
+  if (!nagg) {
+    PetscCall(PetscInfo(pc, "%s: No selected points on coarse grid\n", ((PetscObject)pc)->prefix));
     PetscCall(PCGAMGSpmvFreeKept(sp));
-    sp->prolongs++;
-    *P = Prol;
-    PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_PROLB], 0, 0, 0, 0));
-    PetscCall(MatViewFromOptions(Prol, NULL, "-pc_gamg_agg_view_initial_prolongation"));
+    *P = NULL;
     PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_PROL], 0, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
-#else
-  (void)pc_gamg;
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Aggregates on the device without CUDA");
-#endif
+  PetscCall(PetscInfo(pc, "%s: New grid %" PetscInt_FMT " nodes (P0 on the device)\n", ((PetscObject)pc)->prefix, nagg));
+  PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_PROLB], 0, 0, 0, 0));
+  PetscCall(PCGAMGSpmvTentativeFromDevice(A, sp->n, sp->nagg, sp->d_work, pc_gamg->data_cell_cols, pc_gamg->data, &cdata, P));
+  /* the coarse data replaces the fine, as agg.c's */
+  PetscCall(PetscFree(pc_gamg->data));
+  pc_gamg->data           = cdata;
+  pc_gamg->data_cell_rows = pc_gamg->data_cell_cols;
+  pc_gamg->data_sz        = pc_gamg->data_cell_cols * pc_gamg->data_cell_cols * sp->nagg;
+  PetscCall(PCGAMGSpmvFreeKept(sp));
+  sp->prolongs++;
+  PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_PROLB], 0, 0, 0, 0));
+  PetscCall(MatViewFromOptions(*P, NULL, "-pc_gamg_agg_view_initial_prolongation"));
+  PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_PROL], 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

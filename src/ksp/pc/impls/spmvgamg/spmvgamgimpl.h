@@ -62,6 +62,12 @@ PETSC_INTERN PetscErrorCode MatCoarsenSpmvMISSetDistance(MatCoarsen, PetscInt);
    (n, nagg, d_work): d_work = agg[n], roots[n], aggptr[n + 1], members[n] (NULL: the lists hold them) */
 PETSC_INTERN PetscErrorCode MatCoarsenSpmvMISSetKeepDevice(MatCoarsen, PetscBool);
 PETSC_INTERN PetscErrorCode MatCoarsenSpmvMISTakeDevice(MatCoarsen, PetscInt *, PetscInt *, PetscInt **);
+/* P0 (A's type, block sizes A's and ncols) and the coarse near-null space (*cdata, PetscMalloc'd, PETSc's
+   layout) from the aggregates kept on the device for A's n local nodes (d_work as
+   MatCoarsenSpmvMISTakeDevice() gives it, nagg local aggregates) and A's level data (PETSc's layout);
+   on several processes P0's diagonal block alone, its columns the local aggregates' (prolongator.c).
+   Collective */
+PETSC_INTERN PetscErrorCode PCGAMGSpmvTentativeFromDevice(Mat, PetscInt, PetscInt, const PetscInt *, PetscInt, const PetscReal *, PetscReal **, Mat *);
 /* PCGAMG with the coarsening above for our operators (gamg.c), and spmvmis; once, at the package's start */
 PETSC_INTERN PetscErrorCode PCRegister_GAMGSpmv(void);
 
