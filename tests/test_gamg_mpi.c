@@ -6,7 +6,11 @@ static char help[] = "GAMG's coarsening for our matrices (MatCoarsen spmvmis) on
                      "(isolated rows in none), each aggregate is connected inside them, a row next to local roots\n"
                      "is in the aggregate of the highest, the lists are the arrays' (root first at its local index,\n"
                      "then increasing global ids) and the same come again. On one process the lists of an MPIAIJ\n"
-                     "graph are those of the same graph as SeqAIJ (the one-process host reference), array for array.\n";
+                     "graph are those of the same graph as SeqAIJ (the one-process host reference), array for array.\n"
+                     "With -device (a GPU, -gpu 1: otherwise skipped), the device path on the same graphs as\n"
+                     "MPIAIJCUSPARSE matrices, one with empty rows and a 64^3 grid, at distance 1 and 2 and two seeds:\n"
+                     "its arrays (aggregates, roots, independent set, count of new roots) and MatCoarsen spmvmis's lists\n"
+                     "on the device are the host reference's exactly, on every process.\n";
 
 #include <petscspmv.h>
 #include <petsc/private/matimpl.h>
@@ -15,15 +19,16 @@ static char help[] = "GAMG's coarsening for our matrices (MatCoarsen spmvmis) on
 
 /* A graph case: a grid of nx x ny x nz points (7-point neighbours) or nrand random edges among nx
    points (ny = nz = 0), then 'isolated' rows with their diagonal only; split evenly (small < 0), or
-   'small' rows on each process but the last, which takes the rest */
+   'small' rows on each process but the last, which takes the rest; then 'empty' rows with no entry
+   (aijcusparse keeps compressed row offsets of the diagonal block too) */
 typedef struct {
   const char *name;
-  PetscInt    nx, ny, nz, nrand, isolated, small;
+  PetscInt    nx, ny, nz, nrand, isolated, small, empty;
 } Case;
 
 static PetscInt Rows(const Case *c)
 {
-  return c->nx * PetscMax(c->ny, 1) * PetscMax(c->nz, 1) + c->isolated;
+  return c->nx * PetscMax(c->ny, 1) * PetscMax(c->nz, 1) + c->isolated + c->empty;
 }
 
 /* A reproducible pseudo-random number in [0, n) */
@@ -37,7 +42,7 @@ static PetscInt Below(uint64_t *state, PetscInt n)
    (MPIAIJ even on one process, or SeqAIJ); every process makes the same edges and sets those of its rows */
 static PetscErrorCode Graph(MPI_Comm comm, MatType type, const Case *c, PetscInt nloc, Mat *G)
 {
-  const PetscInt N = Rows(c), ngrid = N - c->isolated, ny = PetscMax(c->ny, 1), nz = PetscMax(c->nz, 1);
+  const PetscInt N = Rows(c), ngrid = N - c->isolated - c->empty, ny = PetscMax(c->ny, 1), nz = PetscMax(c->nz, 1);
   PetscInt       rstart, rend;
 
   PetscFunctionBegin;
@@ -48,7 +53,7 @@ static PetscErrorCode Graph(MPI_Comm comm, MatType type, const Case *c, PetscInt
   PetscCall(MatMPIAIJSetPreallocation(*G, 8, NULL, 8, NULL));
   PetscCall(MatSetOption(*G, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   PetscCall(MatGetOwnershipRange(*G, &rstart, &rend));
-  for (PetscInt r = rstart; r < rend; r++) PetscCall(MatSetValue(*G, r, r, 1.0, INSERT_VALUES));
+  for (PetscInt r = rstart; r < PetscMin(rend, N - c->empty); r++) PetscCall(MatSetValue(*G, r, r, 1.0, INSERT_VALUES));
   if (c->nrand) {
     uint64_t state = 12345;
 
@@ -185,6 +190,75 @@ static PetscErrorCode CheckWhole(const char *name, Mat Gs, PetscInt d, const Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#if defined(PETSC_HAVE_CUDA)
+/* The first local row where a and b (n entries) differ, -1: none */
+static PetscInt FirstDiff(PetscInt n, const PetscInt *a, const PetscInt *b)
+{
+  for (PetscInt i = 0; i < n; i++)
+    if (a[i] != b[i]) return i;
+  return -1;
+}
+
+/* The device path on G (MPIAIJCUSPARSE): MatSpmvGAMGAggregateMPIDevice()'s arrays, independent set and
+   count of new roots, and MatCoarsen spmvmis's lists on the device (its view says where it ran), equal
+   to the host reference's (MatSpmvGAMGAggregateMPIHost(), -mat_coarsen_spmvmis_host) on every
+   process, at distance 1 and 2 and two seeds */
+static PetscErrorCode CompareDevice(const char *name, Mat G)
+{
+  const PetscInt seeds[] = {0, 12345};
+  PetscInt       n, N, rstart, *agg[2], *roots[2], *set[2], *ptr[2], *ids[2];
+  PetscBool     *inset[2];
+  PetscMPIInt    size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)G), &size));
+  PetscCall(MatGetLocalSize(G, &n, NULL));
+  PetscCall(MatGetSize(G, &N, NULL));
+  PetscCall(MatGetOwnershipRange(G, &rstart, NULL));
+  for (int h = 0; h < 2; h++) PetscCall(PetscMalloc6(n, &agg[h], n, &roots[h], n, &set[h], n, &inset[h], n + 1, &ptr[h], PetscMax(n, 1), &ids[h]));
+  for (PetscInt d = 1; d <= 2; d++) {
+    for (size_t sd = 0; sd < PETSC_STATIC_ARRAY_LENGTH(seeds); sd++) {
+      const PetscInt seed = seeds[sd];
+      PetscInt       nagg[2], nnew[2] = {0, 0}, i, sums[2], gsums[2];
+      PetscBool      device[2], same;
+
+      PetscCall(MatSpmvGAMGAggregateMPIHost(G, d, seed, agg[0], roots[0], &nagg[0], inset[0]));
+      PetscCall(MatSpmvGAMGAggregateMPIDevice(G, d, seed, agg[1], roots[1], &nagg[1], &nnew[1], inset[1]));
+      for (PetscInt a = 0; a < nagg[0]; a++) nnew[0] += !inset[0][roots[0][a]];
+      for (int h = 0; h < 2; h++)
+        for (PetscInt r = 0; r < n; r++) set[h][r] = inset[h][r];
+      PetscCheck(nagg[1] == nagg[0], PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s, distance %" PetscInt_FMT ", seed %" PetscInt_FMT ": %" PetscInt_FMT " aggregates on the device, %" PetscInt_FMT " in the host reference", name, d, seed, nagg[1], nagg[0]);
+      PetscCheck((i = FirstDiff(n, set[1], set[0])) < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s, distance %" PetscInt_FMT ", seed %" PetscInt_FMT ": row %" PetscInt_FMT " is %sin the device's independent set, %sin the host reference's", name, d, seed, rstart + i, set[1][i] ? "" : "not ", set[0][i] ? "" : "not ");
+      PetscCheck((i = FirstDiff(nagg[0], roots[1], roots[0])) < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s, distance %" PetscInt_FMT ", seed %" PetscInt_FMT ": aggregate %" PetscInt_FMT "'s root is %" PetscInt_FMT " on the device, %" PetscInt_FMT " in the host reference", name, d, seed, i, rstart + roots[1][i], rstart + roots[0][i]);
+      PetscCheck((i = FirstDiff(n, agg[1], agg[0])) < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s, distance %" PetscInt_FMT ", seed %" PetscInt_FMT ": row %" PetscInt_FMT " is in aggregate %" PetscInt_FMT " on the device, %" PetscInt_FMT " in the host reference", name, d, seed, rstart + i, agg[1][i], agg[0][i]);
+      PetscCheck(nnew[1] == nnew[0], PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s, distance %" PetscInt_FMT ", seed %" PetscInt_FMT ": %" PetscInt_FMT " new roots on the device, %" PetscInt_FMT " in the host reference", name, d, seed, nnew[1], nnew[0]);
+      /* the lists PETSc gets: the host reference's, then the device path's */
+      for (int h = 0; h < 2; h++) PetscCall(SpmvMISFlatLists(G, d, seed, h ? PETSC_FALSE : PETSC_TRUE, ptr[h], ids[h], &device[h]));
+      PetscCheck(!device[0] && device[1], PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s, distance %" PetscInt_FMT ": the reference ran %s, the device path %s", name, d, device[0] ? "on the device" : "on the host", device[1] ? "on the device" : "on the host (see -info)");
+      PetscCall(PetscArraycmp(ptr[0], ptr[1], n + 1, &same));
+      if (same) PetscCall(PetscArraycmp(ids[0], ids[1], ptr[0][n], &same));
+      PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s, distance %" PetscInt_FMT ", seed %" PetscInt_FMT ": the device's lists differ from the host reference's", name, d, seed);
+      sums[0] = nagg[0], sums[1] = nnew[0];
+      PetscCallMPI(MPIU_Allreduce(sums, gsums, 2, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)G)));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok device %s (%" PetscInt_FMT " rows), %d process(es), distance %" PetscInt_FMT ", seed %" PetscInt_FMT ": %" PetscInt_FMT " aggregates (%" PetscInt_FMT " new roots), the host reference's arrays, independent set and lists exactly\n", name, N, size, d, seed, gsums[0], gsums[1]));
+    }
+  }
+  for (int h = 0; h < 2; h++) PetscCall(PetscFree6(agg[h], roots[h], set[h], inset[h], ptr[h], ids[h]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
+/* The split of case cs: this process's rows (evenly, or 'small' on each process but the last) */
+static PetscErrorCode LocalRows(const Case *cs, PetscMPIInt rank, PetscMPIInt size, PetscInt *nloc)
+{
+  PetscInt N = Rows(cs);
+
+  PetscFunctionBegin;
+  *nloc = cs->small < 0 ? PETSC_DECIDE : (rank < size - 1 ? PetscMin(cs->small, N / size) : N - (size - 1) * PetscMin(cs->small, N / size));
+  if (*nloc == PETSC_DECIDE) PetscCall(PetscSplitOwnership(PETSC_COMM_WORLD, nloc, &N));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   const Case cases[] = {
@@ -197,20 +271,47 @@ int main(int argc, char **argv)
     {"path of 12, empty first processes",  12,   0,  0,  0,    0, 0 },
     {"path of 5, 1 row each but the last", 5,    0,  0,  0,    0, 1 },
   };
+  const Case devcases[] = {
+  /* beside the cases above: rows with no entry, and many blocks */
+    {"2D grid 30x30, 2 isolated and 50 empty rows", 30, 30, 0,  0, 2, -1, 50},
+    {"3D grid 64^3",                                64, 64, 64, 0, 0, -1, 0 },
+  };
   PetscMPIInt rank, size;
+  PetscBool   device = PETSC_FALSE, gpu = PETSC_FALSE;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscSpmvInitializePackage());
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-  for (size_t c = 0; c < PETSC_STATIC_ARRAY_LENGTH(cases); c++) {
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-device", &device, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu", &gpu, NULL));
+  if (device && !gpu) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "skipped: -device needs a GPU (-gpu 1)\n"));
+    PetscCall(PetscFinalize());
+    return 0;
+  }
+#if defined(PETSC_HAVE_CUDA)
+  for (size_t c = 0; device && c < PETSC_STATIC_ARRAY_LENGTH(cases) + PETSC_STATIC_ARRAY_LENGTH(devcases); c++) { /* the device path only */
+    const Case *cs = c < PETSC_STATIC_ARRAY_LENGTH(cases) ? &cases[c] : &devcases[c - PETSC_STATIC_ARRAY_LENGTH(cases)];
+    PetscInt    nloc;
+    Mat         G;
+
+    PetscCall(LocalRows(cs, rank, size, &nloc));
+    PetscCall(Graph(PETSC_COMM_WORLD, MATMPIAIJCUSPARSE, cs, nloc, &G));
+    PetscCall(CompareDevice(cs->name, G));
+    PetscCall(MatDestroy(&G));
+  }
+#else
+  (void)devcases;
+  PetscCheck(!device, PETSC_COMM_WORLD, PETSC_ERR_SUP, "-device: this PETSc has no CUDA");
+#endif
+  for (size_t c = 0; !device && c < PETSC_STATIC_ARRAY_LENGTH(cases); c++) {
     const Case  *cs = &cases[c];
     PetscInt     N = Rows(cs), nloc, rstart, *rootgid, *inset, *allroot = NULL, *allset = NULL, *owner = NULL;
     PetscMPIInt *counts = NULL, *displs = NULL, nl;
     Mat          G, Gs                  = NULL;
 
-    nloc = cs->small < 0 ? PETSC_DECIDE : (rank < size - 1 ? PetscMin(cs->small, N / size) : N - (size - 1) * PetscMin(cs->small, N / size));
-    if (nloc == PETSC_DECIDE) PetscCall(PetscSplitOwnership(PETSC_COMM_WORLD, &nloc, &N));
+    PetscCall(LocalRows(cs, rank, size, &nloc));
     PetscCall(Graph(PETSC_COMM_WORLD, MATMPIAIJ, cs, nloc, &G));
     PetscCall(MatGetOwnershipRange(G, &rstart, NULL));
     PetscCall(PetscMalloc2(nloc, &rootgid, nloc, &inset));

@@ -9,7 +9,11 @@
   lists PCGAMG's prolongator reads (root first, then the members in increasing index; isolated nodes
   in none, as PETSc's MIS leaves them). On several processes (an MPIAIJ graph) the host reference's
   rounds exchange ghost values, and each process's aggregates hold its own rows only
-  (MatCoarsenSpmvAggregateMPIHost()); the device path is one process's for now.
+  (MatCoarsenSpmvAggregateMPIHost()); where both blocks of the graph are seqaijcusparse and not bound
+  to the CPU (MATMPIAIJCUSPARSE, on every process) the same rounds run on the device, exchanging
+  device values through the graph's PetscSF (MatCoarsenSpmvAggregateMPIDevice()), the same arrays.
+  A device apply, on one process or several, keeps its aggregates on the device for GAMG's
+  prolongator (MatCoarsenSpmvMISSetKeepDevice()) or brings only the lists to the host.
 */
 #include <petsc/private/matimpl.h>
 #include <petscsf.h>
@@ -303,20 +307,37 @@ PetscErrorCode MatCoarsenSpmvAggregateMPIHost(PetscSF sf, PetscInt n, const Pets
 }
 
 /* Whether the device path takes G: a seqaijcusparse graph not bound to the CPU (GAMG's graph of our
-   matrices, graph.c's); -info says why not */
-static PetscErrorCode MatCoarsenSpmvUseDevice(MatCoarsen_SpmvMIS *mis, Mat G, PetscBool *device)
+   matrices, graph.c's), or an MPIAIJ graph (mpi) whose two blocks are (MATMPIAIJCUSPARSE); -info says
+   why not. On several processes all take the same path (its exchanges are collective) */
+static PetscErrorCode MatCoarsenSpmvUseDevice(MatCoarsen_SpmvMIS *mis, Mat G, PetscBool mpi, PetscBool *device)
 {
-  PetscBool cusparse;
-
   PetscFunctionBegin;
   *device = PETSC_FALSE;
-  PetscCall(PetscObjectTypeCompare((PetscObject)G, MATSEQAIJCUSPARSE, &cusparse));
 #if defined(PETSC_HAVE_CUDA)
-  if (mis->host) PetscCall(PetscInfo(G, "Host reference: -mat_coarsen_spmvmis_host\n"));
-  else if (!cusparse) PetscCall(PetscInfo(G, "Host reference: the graph is %s, not %s\n", ((PetscObject)G)->type_name, MATSEQAIJCUSPARSE));
-  else if (G->boundtocpu) PetscCall(PetscInfo(G, "Host reference: the graph is bound to the CPU\n"));
-  else *device = PETSC_TRUE; /* a CSR only on the host goes up once (MatSeqAIJCUSPARSEGetIJ()): far less than the host's rounds */
+  {
+    Mat         Ad = G, Ao = NULL; /* the blocks of an MPI graph */
+    PetscBool   cusparse, ocusparse;
+    PetscMPIInt mine, all;
+
+    if (mpi) PetscCall(MatMPIAIJGetSeqAIJ(G, &Ad, &Ao, NULL));
+    PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQAIJCUSPARSE, &cusparse));
+    ocusparse = cusparse;
+    if (Ao) PetscCall(PetscObjectTypeCompare((PetscObject)Ao, MATSEQAIJCUSPARSE, &ocusparse));
+    if (mis->host) PetscCall(PetscInfo(G, "Host reference: -mat_coarsen_spmvmis_host\n"));
+    else if (!mpi && !cusparse) PetscCall(PetscInfo(G, "Host reference: the graph is %s, not %s\n", ((PetscObject)G)->type_name, MATSEQAIJCUSPARSE));
+    else if (mpi && !(cusparse && ocusparse))
+      PetscCall(PetscInfo(G, "Host reference: the graph is %s with %s and %s blocks, not %s (%s blocks)\n", ((PetscObject)G)->type_name, ((PetscObject)Ad)->type_name, ((PetscObject)Ao)->type_name, MATMPIAIJCUSPARSE, MATSEQAIJCUSPARSE));
+    else if (G->boundtocpu || Ad->boundtocpu || (Ao && Ao->boundtocpu)) PetscCall(PetscInfo(G, "Host reference: the graph is bound to the CPU\n"));
+    else *device = PETSC_TRUE; /* a CSR only on the host goes up once (MatSeqAIJCUSPARSEGetIJ()): far less than the host's rounds */
+    if (mpi) {
+      mine = *device;
+      PetscCallMPI(MPIU_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, PetscObjectComm((PetscObject)G)));
+      if (mine && !all) PetscCall(PetscInfo(G, "Host reference: another process's graph is not on the device\n"));
+      *device = (PetscBool)(all != 0);
+    }
+  }
 #else
+  (void)mis, (void)mpi;
   PetscCall(PetscInfo(G, "Host reference: PETSc is built without CUDA\n"));
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -393,47 +414,139 @@ static PetscErrorCode MatCoarsenSpmvApplyMPIHost(MatCoarsen_SpmvMIS *mis, Mat G,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The same on the device (MatCoarsenSpmvUseDevice() said yes): the lists from each aggregate's
-   members as the device orders them, which is the host's order; only the lists come to the host */
+#if defined(PETSC_HAVE_CUDA)
+/* The end of a device apply, one process or several: d_work holds agg[n] and roots[n] of local rows
+   (the aggregation's), then room for aggptr[n + 1] and members[n]; each aggregate's members on the
+   device, then either all kept for GAMG's prolongator (mis->keep: no lists) or the lists as the
+   device orders them, which is MatCoarsenSpmvFillLists()'s order (root first, then the members in
+   index order; global ids), only they coming to the host. d_work is kept or freed */
+static PetscErrorCode MatCoarsenSpmvDeviceFinish(MatCoarsen_SpmvMIS *mis, PetscInt n, PetscInt rstart, PetscInt nagg, PetscInt *d_work, PetscCoarsenData *lists)
+{
+  PetscInt *d_roots = d_work + n, *d_aggptr = d_work + 2 * n, *d_members = d_work + 3 * n + 1, *roots, *aggptr, *members;
+
+  PetscFunctionBegin;
+  PetscCall(MatCoarsenSpmvAggregateMembersDevice(n, nagg, d_work, d_roots, d_aggptr, d_members));
+  if (mis->keep) { /* GAMG's device prolongator reads them there: no lists */
+    PetscCall(MatSpmvCUDAFree(mis->d_kept));
+    mis->d_kept    = d_work;
+    mis->kept_n    = n;
+    mis->kept_nagg = nagg;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscMalloc3(nagg, &roots, nagg + 1, &aggptr, n, &members));
+  PetscCall(MatSpmvCUDACopyToHost(roots, d_roots, nagg * sizeof(PetscInt), NULL));
+  PetscCall(MatSpmvCUDACopyToHost(aggptr, d_aggptr, (nagg + 1) * sizeof(PetscInt), NULL));
+  PetscCall(MatSpmvCUDACopyToHost(members, d_members, aggptr[nagg] * sizeof(PetscInt), NULL));
+  PetscCall(MatSpmvCUDAFree(d_work));
+  for (PetscInt a = 0; a < nagg; a++) {
+    PetscCheck(aggptr[a] < aggptr[a + 1] && members[aggptr[a]] == roots[a], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Aggregate %" PetscInt_FMT " does not start with its root %" PetscInt_FMT ": a bug, please report it (-mat_coarsen_spmvmis_host takes the host reference)", a, rstart + roots[a]);
+    for (PetscInt k = aggptr[a]; k < aggptr[a + 1]; k++) PetscCall(PetscCDAppendID(lists, roots[a], rstart + members[k]));
+  }
+  PetscCall(PetscFree3(roots, aggptr, members));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatCoarsenSpmvAggregateMPIDeviceInSet() on an MPIAIJ graph whose blocks are seqaijcusparse (the
+   device CSR of both, uncompressed row offsets; the ghost exchange MatGetMultPetscSF()): d_agg,
+   d_roots (n each), d_inset (n, NULL: not wanted) device arrays */
+static PetscErrorCode MatCoarsenSpmvAggregateMPIDeviceOf(Mat G, PetscInt distance, PetscInt seed, PetscInt *d_agg, PetscInt *d_roots, PetscInt *nagg, PetscInt *nnew, PetscBool *d_inset)
+{
+  const PetscInt *d_ai, *d_aj, *d_bi = NULL, *d_bj = NULL;
+  PetscInt        n, ng, rstart;
+  PetscSF         sf;
+  Mat             Ad, Ao;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIAIJGetSeqAIJ(G, &Ad, &Ao, NULL));
+  PetscCall(MatGetMultPetscSF(G, &sf));
+  PetscCall(MatGetOwnershipRange(G, &rstart, NULL));
+  PetscCall(MatGetLocalSize(Ad, &n, NULL));
+  PetscCall(MatGetLocalSize(Ao, NULL, &ng));
+  /* aijcusparse's device CSR holds PetscInt indices (MatSeqAIJCUSPARSEGetIJ()'s prototype: 64-bit ones
+     with 64-bit PetscInt), row offsets uncompressed (the off-diagonal block's are compressed on the
+     device: PETSC_FALSE makes the full ones) */
+  PetscCall(MatSeqAIJCUSPARSEGetIJ(Ad, PETSC_FALSE, &d_ai, &d_aj));
+  if (ng) PetscCall(MatSeqAIJCUSPARSEGetIJ(Ao, PETSC_FALSE, &d_bi, &d_bj)); /* no ghost: no off-diagonal entry to read */
+  PetscCall(MatCoarsenSpmvAggregateMPIDeviceInSet(sf, n, d_ai, d_aj, ng, d_bi, d_bj, rstart, distance, seed, d_agg, d_roots, nagg, nnew, d_inset));
+  if (ng) PetscCall(MatSeqAIJCUSPARSERestoreIJ(Ao, PETSC_FALSE, &d_bi, &d_bj));
+  PetscCall(MatSeqAIJCUSPARSERestoreIJ(Ad, PETSC_FALSE, &d_ai, &d_aj));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
+/* The one-process device path (MatCoarsenSpmvUseDevice() said yes on a seqaijcusparse graph) */
 static PetscErrorCode MatCoarsenSpmvApplyDevice(MatCoarsen_SpmvMIS *mis, Mat G, PetscInt n, PetscInt rstart, PetscCoarsenData *lists, PetscInt *nagg)
 {
   PetscFunctionBegin;
 #if defined(PETSC_HAVE_CUDA)
   {
     const PetscInt *d_ai, *d_aj;
-    PetscInt       *d_work, *d_agg, *d_roots, *d_aggptr, *d_members, *roots, *aggptr, *members;
+    PetscInt       *d_work;
 
     /* aijcusparse's device CSR holds PetscInt indices (64-bit ones with 64-bit PetscInt), row offsets uncompressed */
     PetscCall(MatSeqAIJCUSPARSEGetIJ(G, PETSC_FALSE, &d_ai, &d_aj));
     PetscCall(MatSpmvCUDAMalloc((void **)&d_work, (4 * (size_t)n + 1) * sizeof(PetscInt)));
-    d_agg     = d_work;
-    d_roots   = d_agg + n;
-    d_aggptr  = d_roots + n;
-    d_members = d_aggptr + n + 1;
-    PetscCall(MatCoarsenSpmvAggregateDevice(n, d_ai, d_aj, rstart, mis->distance, mis->seed, d_agg, d_roots, nagg));
+    PetscCall(MatCoarsenSpmvAggregateDevice(n, d_ai, d_aj, rstart, mis->distance, mis->seed, d_work, d_work + n, nagg));
     PetscCall(MatSeqAIJCUSPARSERestoreIJ(G, PETSC_FALSE, &d_ai, &d_aj));
-    PetscCall(MatCoarsenSpmvAggregateMembersDevice(n, *nagg, d_agg, d_roots, d_aggptr, d_members));
-    if (mis->keep) { /* GAMG's device prolongator reads them there: no lists */
-      PetscCall(MatSpmvCUDAFree(mis->d_kept));
-      mis->d_kept    = d_work;
-      mis->kept_n    = n;
-      mis->kept_nagg = *nagg;
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
-    PetscCall(PetscMalloc3(*nagg, &roots, *nagg + 1, &aggptr, n, &members));
-    PetscCall(MatSpmvCUDACopyToHost(roots, d_roots, *nagg * sizeof(PetscInt), NULL));
-    PetscCall(MatSpmvCUDACopyToHost(aggptr, d_aggptr, (*nagg + 1) * sizeof(PetscInt), NULL));
-    PetscCall(MatSpmvCUDACopyToHost(members, d_members, aggptr[*nagg] * sizeof(PetscInt), NULL));
-    PetscCall(MatSpmvCUDAFree(d_work));
-    for (PetscInt a = 0; a < *nagg; a++) {
-      PetscCheck(aggptr[a] < aggptr[a + 1] && members[aggptr[a]] == roots[a], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Aggregate %" PetscInt_FMT " does not start with its root %" PetscInt_FMT ": a bug, please report it (-mat_coarsen_spmvmis_host takes the host reference)", a, rstart + roots[a]);
-      for (PetscInt k = aggptr[a]; k < aggptr[a + 1]; k++) PetscCall(PetscCDAppendID(lists, roots[a], rstart + members[k]));
-    }
-    PetscCall(PetscFree3(roots, aggptr, members));
+    PetscCall(MatCoarsenSpmvDeviceFinish(mis, n, rstart, *nagg, d_work, lists));
   }
 #else
   (void)mis, (void)G, (void)n, (void)rstart, (void)lists, (void)nagg;
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCoarsen spmvmis runs on the device only with PETSc built with CUDA: use -mat_coarsen_spmvmis_host");
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The device path on several processes (MatCoarsenSpmvUseDevice() said yes on an MPIAIJ graph with
+   seqaijcusparse blocks): the host reference's arrays (MatCoarsenSpmvAggregateMPIHost()), then as on
+   one process, kept or the lists of local rows */
+static PetscErrorCode MatCoarsenSpmvApplyMPIDevice(MatCoarsen_SpmvMIS *mis, Mat G, PetscInt n, PetscInt rstart, PetscCoarsenData *lists, PetscInt *nagg)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  {
+    PetscInt *d_work, nnew;
+
+    PetscCall(MatSpmvCUDAMalloc((void **)&d_work, (4 * (size_t)n + 1) * sizeof(PetscInt)));
+    PetscCall(MatCoarsenSpmvAggregateMPIDeviceOf(G, mis->distance, mis->seed, d_work, d_work + n, nagg, &nnew, NULL));
+    /* this process's count (G's -info would print the first process's only) */
+    PetscCall(PetscInfo(NULL, "%" PetscInt_FMT " of the %" PetscInt_FMT " aggregates have new roots (rows whose neighbours in aggregates are all on other processes)\n", nnew, *nagg));
+    PetscCall(MatCoarsenSpmvDeviceFinish(mis, n, rstart, *nagg, d_work, lists));
+  }
+#else
+  (void)mis, (void)G, (void)n, (void)rstart, (void)lists, (void)nagg;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCoarsen spmvmis runs on the device only with PETSc built with CUDA: use -mat_coarsen_spmvmis_host");
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The device path's arrays on an MPIAIJCUSPARSE graph, on the host (spmvgamgimpl.h) */
+PetscErrorCode MatSpmvGAMGAggregateMPIDevice(Mat G, PetscInt distance, PetscInt seed, PetscInt agg[], PetscInt roots[], PetscInt *nagg, PetscInt *nnew, PetscBool inset[])
+{
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  {
+    MatCoarsen_SpmvMIS mis = {0};
+    PetscBool          mpi, device;
+    PetscInt           n, *d_work;
+    PetscBool         *d_inset;
+
+    PetscCall(PetscStrbeginswith(((PetscObject)G)->type_name, MATMPIAIJ, &mpi));
+    PetscCheck(mpi, PetscObjectComm((PetscObject)G), PETSC_ERR_ARG_WRONG, "The graph is %s: convert it to %s", ((PetscObject)G)->type_name, MATMPIAIJCUSPARSE);
+    PetscCall(MatCoarsenSpmvUseDevice(&mis, G, PETSC_TRUE, &device));
+    PetscCheck(device, PetscObjectComm((PetscObject)G), PETSC_ERR_ARG_WRONG, "The graph %s is not on the device on every process (-info says why): convert it to %s, not bound to the CPU", ((PetscObject)G)->type_name, MATMPIAIJCUSPARSE);
+    PetscCall(MatGetLocalSize(G, &n, NULL));
+    PetscCall(MatSpmvCUDAMalloc((void **)&d_work, 2 * (size_t)n * sizeof(PetscInt) + n * sizeof(PetscBool) + 1)); /* + 1: not NULL where n is 0 */
+    d_inset = (PetscBool *)(d_work + 2 * n);
+    PetscCall(MatCoarsenSpmvAggregateMPIDeviceOf(G, distance, seed, d_work, d_work + n, nagg, nnew, d_inset));
+    PetscCall(MatSpmvCUDACopyToHost(agg, d_work, n * sizeof(PetscInt), NULL));
+    PetscCall(MatSpmvCUDACopyToHost(roots, d_work + n, *nagg * sizeof(PetscInt), NULL));
+    PetscCall(MatSpmvCUDACopyToHost(inset, d_inset, n * sizeof(PetscBool), NULL));
+    PetscCall(MatSpmvCUDAFree(d_work));
+  }
+#else
+  (void)distance, (void)seed, (void)agg, (void)roots, (void)nagg, (void)nnew, (void)inset;
+  SETERRQ(PetscObjectComm((PetscObject)G), PETSC_ERR_SUP, "MatCoarsen spmvmis runs on the device only with PETSc built with CUDA");
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -454,15 +567,11 @@ static PetscErrorCode MatCoarsenApply_SpmvMIS(MatCoarsen coarse)
   PetscCall(MatGetLocalSize(G, &n, NULL));
   if (coarse->agg_lists) PetscCall(PetscCDDestroy(coarse->agg_lists));
   PetscCall(PetscCDCreate(n, &coarse->agg_lists));
-  if (mpi) { /* the device path is for seqaijcusparse graphs (one process) for now */
-    mis->ondevice = PETSC_FALSE;
-    PetscCall(PetscInfo(G, "Host reference: the graph is %s (the device path takes %s graphs, one process)\n", ((PetscObject)G)->type_name, MATSEQAIJCUSPARSE));
-    PetscCall(MatCoarsenSpmvApplyMPIHost(mis, G, rstart, coarse->agg_lists, &nagg));
-  } else {
-    PetscCall(MatCoarsenSpmvUseDevice(mis, G, &mis->ondevice));
-    if (mis->ondevice) PetscCall(MatCoarsenSpmvApplyDevice(mis, G, n, rstart, coarse->agg_lists, &nagg));
-    else PetscCall(MatCoarsenSpmvApplyHost(mis, G, rstart, coarse->agg_lists, &nagg));
-  }
+  PetscCall(MatCoarsenSpmvUseDevice(mis, G, mpi, &mis->ondevice));
+  if (mpi && mis->ondevice) PetscCall(MatCoarsenSpmvApplyMPIDevice(mis, G, n, rstart, coarse->agg_lists, &nagg));
+  else if (mpi) PetscCall(MatCoarsenSpmvApplyMPIHost(mis, G, rstart, coarse->agg_lists, &nagg));
+  else if (mis->ondevice) PetscCall(MatCoarsenSpmvApplyDevice(mis, G, n, rstart, coarse->agg_lists, &nagg));
+  else PetscCall(MatCoarsenSpmvApplyHost(mis, G, rstart, coarse->agg_lists, &nagg));
   PetscCall(PetscInfo(G, "%" PetscInt_FMT " aggregates of %" PetscInt_FMT " nodes, independent set at distance %" PetscInt_FMT " (%s)\n", nagg, n, mis->distance, mis->ondevice ? "device" : "host reference"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

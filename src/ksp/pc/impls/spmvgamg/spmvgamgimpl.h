@@ -50,6 +50,20 @@ PETSC_INTERN PetscErrorCode MatCoarsenSpmvAggregateMPIHost(PetscSF, PetscInt, co
    MatCoarsenSpmvAggregateHost(), the CSR d_ai, d_aj and the results d_agg, d_roots (n entries each)
    device arrays, *nagg on the host; on PETSc's current stream, which it leaves synchronized */
 PETSC_INTERN PetscErrorCode MatCoarsenSpmvAggregateDevice(PetscInt, const PetscInt *, const PetscInt *, PetscInt, PetscInt, PetscInt, PetscInt *, PetscInt *, PetscInt *);
+/* The same on several processes on the device (device/aggregate.cu), the same arrays as
+   MatCoarsenSpmvAggregateMPIHost() for any graph and partition: its arguments, the CSR of both blocks
+   (d_ai, d_aj: n rows, local columns; d_bi, d_bj: n rows, columns the ng ghosts, NULL where ng is 0)
+   and the results d_agg, d_roots (n entries each) device arrays, *nagg on the host, and *nnew the
+   aggregates whose root is not in the independent set (new roots, for -info). The rounds exchange
+   device values through sf (PetscSFBcastWithMemTypeBegin(), device to device: PETSc stages them
+   through the host without CUDA-aware MPI) and read back one count a round (summed over the
+   processes), the aggregation one pair a pass; on PETSc's current stream, which PetscSF's device
+   packing also uses; returns with the stream synchronized. sf NULL and ng 0: one process, the arrays
+   of MatCoarsenSpmvAggregateHost(). Collective on sf's communicator */
+PETSC_INTERN PetscErrorCode MatCoarsenSpmvAggregateMPIDevice(PetscSF, PetscInt, const PetscInt *, const PetscInt *, PetscInt, const PetscInt *, const PetscInt *, PetscInt, PetscInt, PetscInt, PetscInt *, PetscInt *, PetscInt *, PetscInt *);
+/* The same and the independent set: d_inset (n entries on the device, NULL: not wanted) whether each
+   row is in it, as the host reference's inset (for the tests' checks) */
+PETSC_INTERN PetscErrorCode MatCoarsenSpmvAggregateMPIDeviceInSet(PetscSF, PetscInt, const PetscInt *, const PetscInt *, PetscInt, const PetscInt *, const PetscInt *, PetscInt, PetscInt, PetscInt, PetscInt *, PetscInt *, PetscInt *, PetscInt *, PetscBool *);
 /* Each aggregate's members, its root first and then the others in increasing index, from the device
    arrays agg and roots of MatCoarsenSpmvAggregateDevice(): d_aggptr (nagg + 1 entries) and d_members
    (n entries: aggregate a's members at d_aggptr[a] to d_aggptr[a + 1] - 1, then the rows in no
@@ -87,6 +101,12 @@ PETSC_EXTERN PetscErrorCode MatSpmvGAMGAggregateMembers(PetscInt nloc, PetscInt 
    and MatGetMultPetscSF()): agg, roots (G's local rows each), nagg, inset as there, for the
    independent set's and the aggregates' checks (tests/test_gamg_mpi.c). Collective */
 PETSC_EXTERN PetscErrorCode MatSpmvGAMGAggregateMPIHost(Mat G, PetscInt distance, PetscInt seed, PetscInt agg[], PetscInt roots[], PetscInt *nagg, PetscBool inset[]);
+
+/* The same arrays by the device path (MatCoarsenSpmvAggregateMPIDeviceInSet()) on G, an MPIAIJ graph
+   whose blocks are seqaijcusparse (MATMPIAIJCUSPARSE) not bound to the CPU: agg, roots, inset host
+   arrays as there, *nnew the aggregates whose root is not in the independent set; PETSC_ERR_SUP
+   without CUDA (tests/test_gamg_mpi.c -device). Collective */
+PETSC_EXTERN PetscErrorCode MatSpmvGAMGAggregateMPIDevice(Mat G, PetscInt distance, PetscInt seed, PetscInt agg[], PetscInt roots[], PetscInt *nagg, PetscInt *nnew, PetscBool inset[]);
 
 /* Host reference. nloc nodes of bs rows each; data: the ncols near-null vectors in PETSc's layout,
    data[c * nloc * bs + node * bs + r] (PC_GAMG's data on a level: data_cell_rows bs, data_cell_cols
