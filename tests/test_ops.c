@@ -338,6 +338,29 @@ int main(int argc, char **argv)
   PetscCall(MatScale(X, 0.3));
   for (int k = 0; k < 2; k++) PetscCall(MatAXPY(M[k], 0.7, X, SUBSET_NONZERO_PATTERN));
   PetscCall(Check(A, Aref, rnd, "MatAXPY"));
+  { /* X of A's type whose off-diagonal block is empty (GAMG's tentative prolongator from our aggregates
+       on several processes): ours adds the diagonal blocks on the device */
+    Mat      D[2];
+    PetscInt rstart, rend;
+
+    PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+    for (int k = 0; k < 2; k++) {
+      PetscCall(MatCreate(PETSC_COMM_WORLD, &D[k]));
+      PetscCall(MatSetSizes(D[k], rend - rstart, rend - rstart, n * n, n * n));
+      PetscCall(MatSetType(D[k], k ? MATAIJ : type));
+      PetscCall(MatSeqAIJSetPreallocation(D[k], 2, NULL));
+      PetscCall(MatMPIAIJSetPreallocation(D[k], 2, NULL, 0, NULL));
+      for (PetscInt r = rstart; r < rend; r++) {
+        PetscCall(MatSetValue(D[k], r, r, 1.0 + 0.01 * r, INSERT_VALUES));
+        if (r + 1 < rend && r % n < n - 1) PetscCall(MatSetValue(D[k], r, r + 1, -0.5, INSERT_VALUES)); /* within the diagonal block, in A's pattern */
+      }
+      PetscCall(MatAssemblyBegin(D[k], MAT_FINAL_ASSEMBLY));
+      PetscCall(MatAssemblyEnd(D[k], MAT_FINAL_ASSEMBLY));
+      PetscCall(MatAXPY(M[k], -0.4, D[k], SUBSET_NONZERO_PATTERN));
+    }
+    PetscCall(Check(A, Aref, rnd, "MatAXPY of a block-diagonal matrix"));
+    for (int k = 0; k < 2; k++) PetscCall(MatDestroy(&D[k]));
+  }
   for (int k = 0; k < 2; k++) PetscCall(MatScale(M[k], 0.0));
   PetscCall(Check(A, Aref, rnd, "MatScale by 0"));
   for (int k = 0; k < 2; k++) PetscCall(MatCopy(X, M[k], SAME_NONZERO_PATTERN));

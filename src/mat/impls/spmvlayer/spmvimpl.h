@@ -188,6 +188,7 @@ typedef struct {
   PetscErrorCode (*transpose)(Mat, MatReuse, Mat *);
   PetscErrorCode (*creategraph)(Mat, PetscBool, PetscBool, PetscReal, PetscInt, PetscInt[], Mat *);
   PetscErrorCode (*getdiagonal)(Mat, Vec);
+  PetscErrorCode (*axpy)(Mat, PetscScalar, Mat, MatStructure);
   PetscBool cusparse; /* saved from MATSEQAIJCUSPARSE / MATMPIAIJCUSPARSE */
 } MatSpmvBaseOps;
 /* saved from pristine MATSEQAIJ, MATMPIAIJ, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE matrices */
@@ -456,8 +457,12 @@ PETSC_INTERN PetscErrorCode MatMPIAIJGetLocalMatMerge_MPIAIJSpmv(Mat, MatReuse, 
 /* -petscspmv_product_min_rows, -petscspmv_ptap_host_min_rows: read once when the package is initialized */
 PETSC_INTERN PetscInt MatSpmvProductMinRows, MatSpmvPtAPHostMinRows;
 
-/* values.c: MatShift() and MatDiagonalScale() on aijcusparse's device CSR */
+/* values.c: MatShift() and MatDiagonalScale() on aijcusparse's device CSR; MPI: MatAXPY() of a
+   block-diagonal X by the diagonal blocks' (ours on the aijcusparse base and aijcusparse results of
+   our products) */
 PETSC_INTERN PetscErrorCode MatSpmvSetValueOps_SeqAIJSpmv(Mat);
+PETSC_INTERN PetscErrorCode MatSpmvSetValueOps_MPIAIJSpmv(Mat, MatSpmvBaseOps *);
+PETSC_INTERN PetscErrorCode MatSpmvSetValueOps_AIJCUSPARSEResult(Mat);
 /* graph.c: MatCreateGraph() from aijcusparse's device CSR; MPI: PETSc's on an aijcusparse copy */
 PETSC_INTERN PetscErrorCode MatSpmvSetGraphOps_SeqAIJSpmv(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvSetGraphOps_MPIAIJSpmv(Mat, MatSpmvBaseOps *);

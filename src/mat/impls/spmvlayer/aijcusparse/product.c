@@ -280,7 +280,10 @@ static PetscErrorCode MatSpmvMPIProductResult(Mat C, Mat A, Mat B, PetscBool dev
   PetscCall(MatSpmvMPIGetData(B, &bsp));
   PetscCall(PetscObjectTypeCompare((PetscObject)C, asp->base->cusparse ? MATMPIAIJCUSPARSE : MATMPIAIJ, &base));
   if (base && MatSpmvProductResultTakesType(asp->base->cusparse, dev, C->rmap->n, (PetscBool)(asp->frommaij || (bsp && bsp->frommaij)))) PetscCall(MatSpmvProductResultConvert(A, C, asp->format->mpitype));
-  else if (base && asp->base->cusparse) PetscCall(MatSpmvSetGraphOps_AIJCUSPARSEResult(C)); /* GAMG's next graph on the device */
+  else if (base && asp->base->cusparse) {
+    PetscCall(MatSpmvSetGraphOps_AIJCUSPARSEResult(C)); /* GAMG's next graph on the device */
+    PetscCall(MatSpmvSetValueOps_AIJCUSPARSEResult(C)); /* GAMG's smoothing of P0 on several processes */
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -458,7 +461,10 @@ static PetscErrorCode MatSpmvRunPhase(Mat C, PetscErrorCode (*f)(Mat))
     PetscCall(MatSpmvSeqGetData(C, &csp));
     PetscCheck(csp, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The product's result did not become %s", asp->format->seqtype);
     csp->derived = PETSC_TRUE;
-  } else if (base && asp->base->cusparse) PetscCall(MatSpmvSetGraphOps_AIJCUSPARSEResult(C)); /* GAMG's next graph on the device */
+  } else if (base && asp->base->cusparse) {
+    PetscCall(MatSpmvSetGraphOps_AIJCUSPARSEResult(C)); /* GAMG's next graph on the device */
+    PetscCall(MatSpmvSetValueOps_AIJCUSPARSEResult(C)); /* GAMG's smoothing of P0 on several processes */
+  }
   PetscCall(MatSpmvResultStageHostVectors(C));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

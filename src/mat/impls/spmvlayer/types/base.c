@@ -82,6 +82,7 @@ PetscErrorCode MatSpmvSaveBaseOps(Mat A)
     b->transpose             = A->ops->transpose;
     b->creategraph           = A->ops->creategraph;
     b->getdiagonal           = A->ops->getdiagonal;
+    b->axpy                  = A->ops->axpy;
     if (seq) {
       PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatRetrieveValues_C", &b->retrievevalues));
       PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatStoreValues_C", &b->storevalues));

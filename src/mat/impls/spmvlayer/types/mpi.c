@@ -584,6 +584,7 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJSpmv(Mat A, MatType type, MatReuse reuse,
   B->ops->eliminatezeros   = MatEliminateZeros_MPIAIJSpmv;
   B->ops->transpose        = MatTranspose_MPIAIJSpmv;
   PetscCall(MatSpmvSetGraphOps_MPIAIJSpmv(B, sp->base));
+  PetscCall(MatSpmvSetValueOps_MPIAIJSpmv(B, sp->base)); /* MatAXPY() of a block-diagonal X on the device (values.c) */
 
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatMPIAIJSetPreallocation_C", MatMPIAIJSetPreallocation_MPIAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", MatSetPreallocationCOO_MPIAIJSpmv));
