@@ -283,16 +283,17 @@ static PetscErrorCode MatSpmvGraphMPIOnDevice(Mat A, PetscInt index_size, PetscB
 /* The scalar graph of an MPI matrix of ours, PETSc's function's result made another way: the
    diagonal block's |Ad| (+ |Ad|^T) on the device as a sequential matrix's; the off-diagonal block's
    entries, which only the rows at the process boundaries hold, with the transposes the other
-   processes send (a transposed off-diagonal entry is off-diagonal) by PETSc's MatTranspose() and
-   MatAXPY() on a host matrix of those entries alone; both joined without a copy, then scaled by
-   the diagonal as PETSc's. PETSc's function transposes and adds all of A on the host: MatAXPY()
-   0.77 s and MatTranspose() 0.25 s on KSP ex45 140^3 on two processes (H200) */
+   processes send (a transposed off-diagonal entry is off-diagonal) by PETSc's MatTranspose() of a
+   host matrix of those entries alone, merged with them row by row; both blocks joined without a
+   copy, then scaled by the diagonal as PETSc's. PETSc's function transposes and adds all of A on the
+   host: MatAXPY() 0.77 s and MatTranspose() 0.25 s on KSP ex45 140^3 on two processes (H200); the
+   MatAXPY() of the boundary entries alone still took 0.21 s there (it visits every row) */
 static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, PetscBool scale, PetscReal filter, Mat *G)
 {
   MPI_Comm           comm = PetscObjectComm((PetscObject)A);
-  Mat                Ad, Ao, Bo, Bod, Boo;
-  const PetscInt    *garray, *bgarray, *oi, *oj, *bi, *bj;
-  const PetscScalar *oa, *ba;
+  Mat                Ad, Ao, Bo, Bod;
+  const PetscInt    *garray, *oi, *oj;
+  const PetscScalar *oa;
   const int         *d_i, *d_j;
   const PetscScalar *d_a;
   int               *d_gi, *d_gj;
@@ -332,6 +333,7 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
   for (PetscInt r = 0; r < m; r++) {
     const PetscInt row = rstart + r;
 
+    if (!onnz[r]) continue; /* most rows: only those at the process boundaries have entries here */
     for (PetscInt p = oi[r]; p < oi[r + 1]; p++) {
       cols[p - oi[r]] = garray[oj[p]];
       vals[p - oi[r]] = absval ? PetscAbsScalar(oa[p]) : oa[p];
@@ -344,28 +346,48 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
   PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nrows, &oi, &oj, &done));
   PetscCall(MatAssemblyBegin(Bo, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(Bo, MAT_FINAL_ASSEMBLY));
-  if (transpose) {
-    Mat T;
+  /* the graph's off-diagonal block, in global columns: Bo's, plus its transpose's where symmetrized,
+     merged row by row (both blocks' columns ascend: their garrays do) rather than by MatAXPY(), which
+     visits every row through MatGetRow()/MatSetValues() */
+  {
+    Mat                T = NULL, blk[2] = {NULL, NULL};
+    const PetscInt    *ga[2] = {NULL, NULL}, *ri[2] = {NULL, NULL}, *rj[2] = {NULL, NULL};
+    const PetscScalar *ra[2] = {NULL, NULL};
+    PetscInt           nb = transpose ? 2 : 1, total = 0;
 
-    PetscCall(MatTranspose(Bo, MAT_INITIAL_MATRIX, &T));
-    PetscCall(MatAXPY(Bo, 1.0, T, DIFFERENT_NONZERO_PATTERN));
+    if (transpose) PetscCall(MatTranspose(Bo, MAT_INITIAL_MATRIX, &T));
+    for (PetscInt b = 0; b < nb; b++) {
+      PetscCall(MatMPIAIJGetSeqAIJ(b ? T : Bo, &Bod, &blk[b], &ga[b]));
+      PetscCall(MatGetInfo(Bod, MAT_LOCAL, &info));
+      PetscCheck(info.nz_used == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatCreateGraph(): a transposed off-diagonal entry fell in the diagonal block");
+      PetscCall(MatGetRowIJ(blk[b], 0, PETSC_FALSE, PETSC_FALSE, &nrows, &ri[b], &rj[b], &done));
+      PetscCheck(done && nrows == m, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCreateGraph(): the off-diagonal block gives no row structure");
+      PetscCall(MatSeqAIJGetArrayRead(blk[b], &ra[b]));
+      total += ri[b][m];
+    }
+    PetscCall(PetscMalloc3(m + 1, &csr->oi, PetscMax(total, 1), &csr->oj, PetscMax(total, 1), &csr->oa));
+    csr->oi[0] = 0;
+    for (PetscInt r = 0, q = 0; r < m; r++) {
+      PetscInt       p0 = ri[0][r], p1 = nb > 1 ? ri[1][r] : 0;
+      const PetscInt e0 = ri[0][r + 1], e1 = nb > 1 ? ri[1][r + 1] : 0;
+
+      while (p0 < e0 || p1 < e1) {
+        const PetscInt c0 = p0 < e0 ? ga[0][rj[0][p0]] : PETSC_INT_MAX, c1 = p1 < e1 ? ga[1][rj[1][p1]] : PETSC_INT_MAX;
+
+        csr->oj[q] = PetscMin(c0, c1);
+        csr->oa[q] = 0;
+        if (c0 <= c1) csr->oa[q] += ra[0][p0++];
+        if (c1 <= c0) csr->oa[q] += ra[1][p1++];
+        q++;
+      }
+      csr->oi[r + 1] = q;
+    }
+    for (PetscInt b = 0; b < nb; b++) {
+      PetscCall(MatSeqAIJRestoreArrayRead(blk[b], &ra[b]));
+      PetscCall(MatRestoreRowIJ(blk[b], 0, PETSC_FALSE, PETSC_FALSE, &nrows, &ri[b], &rj[b], &done));
+    }
     PetscCall(MatDestroy(&T));
   }
-  /* its off-diagonal block, in global columns, is the graph's */
-  PetscCall(MatMPIAIJGetSeqAIJ(Bo, &Bod, &Boo, &bgarray));
-  PetscCall(MatGetInfo(Bod, MAT_LOCAL, &info));
-  PetscCheck(info.nz_used == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatCreateGraph(): a transposed off-diagonal entry fell in the diagonal block");
-  PetscCall(MatGetRowIJ(Boo, 0, PETSC_FALSE, PETSC_FALSE, &nrows, &bi, &bj, &done));
-  PetscCheck(done && nrows == m, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCreateGraph(): the off-diagonal block gives no row structure");
-  PetscCall(MatSeqAIJGetArrayRead(Boo, &ba));
-  PetscCall(PetscMalloc3(m + 1, &csr->oi, bi[m], &csr->oj, bi[m], &csr->oa));
-  for (PetscInt r = 0; r <= m; r++) csr->oi[r] = bi[r];
-  for (PetscInt p = 0; p < bi[m]; p++) {
-    csr->oj[p] = bgarray[bj[p]];
-    csr->oa[p] = ba[p];
-  }
-  PetscCall(MatSeqAIJRestoreArrayRead(Boo, &ba));
-  PetscCall(MatRestoreRowIJ(Boo, 0, PETSC_FALSE, PETSC_FALSE, &nrows, &bi, &bj, &done));
   PetscCall(MatDestroy(&Bo));
   PetscCall(MatCreateMPIAIJWithSplitArrays(comm, m, A->cmap->n, A->rmap->N, A->cmap->N, csr->i, csr->j, csr->a, csr->oi, csr->oj, csr->oa, G));
   PetscCall(PetscObjectContainerCompose((PetscObject)*G, "MatSpmvGraphCSR", csr, MatSpmvGraphCSRDestroy));
