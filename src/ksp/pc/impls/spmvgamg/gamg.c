@@ -6,11 +6,11 @@
   ours for that set-up only: the strength graph's maximal independent set at distance 2 on aggressive
   levels (no squared graph) and 1 on the others, the aggregates around it (mis.c,
   device/aggregate.cu), and the tentative prolongator with the coarse near-null space (device/
-  tentative.cu, PETSc's formProl0 to the bit), all on the device where the graph is. PETSc's remain the
-  graph, the prolongator's smoothing, the Galerkin products, views and re-typing. On several processes
-  ours takes MPIAIJ graphs on the host (the host reference, each process's aggregates of its own rows,
-  PETSc's prolongator on them). A level ours cannot take (several processes with a device graph, HEM,
-  MIS-k other than PETSc's defaults) runs PETSc's, -info says why.
+  tentative.cu, PETSc's formProl0 to the bit; prolongator.c), all on the device where the graph is.
+  PETSc's remain the graph, the prolongator's smoothing, the Galerkin products, views and re-typing.
+  On several processes each process's aggregates hold its own rows, so P0 is its diagonal block; a
+  graph on the host takes the host reference and PETSc's prolongator. A level ours cannot take (HEM,
+  MIS-k other than PETSc's defaults, a graph that is not AIJ) runs PETSc's, -info says why.
 */
 #include <petsc/private/pcgamgimpl.h>
 #include <petscversion.h>
