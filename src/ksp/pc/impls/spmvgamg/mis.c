@@ -372,6 +372,17 @@ static PetscErrorCode MatCoarsenSpmvApplyHost(MatCoarsen_SpmvMIS *mis, Mat G, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* What the rounds read of an MPIAIJ graph: its blocks, its ghost exchange, its first row, its ghosts */
+static PetscErrorCode MatCoarsenSpmvMPIParts(Mat G, Mat *Ad, Mat *Ao, PetscSF *sf, PetscInt *rstart, PetscInt *ng)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMPIAIJGetSeqAIJ(G, Ad, Ao, NULL));
+  PetscCall(MatGetMultPetscSF(G, sf));
+  PetscCall(MatGetOwnershipRange(G, rstart, NULL));
+  PetscCall(MatGetLocalSize(*Ao, NULL, ng));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The host reference's arrays on an MPIAIJ graph (spmvgamgimpl.h) */
 PetscErrorCode MatSpmvGAMGAggregateMPIHost(Mat G, PetscInt distance, PetscInt seed, PetscInt agg[], PetscInt roots[], PetscInt *nagg, PetscBool inset[])
 {
@@ -382,10 +393,7 @@ PetscErrorCode MatSpmvGAMGAggregateMPIHost(Mat G, PetscInt distance, PetscInt se
   Mat             Ad, Ao;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIAIJGetSeqAIJ(G, &Ad, &Ao, NULL));
-  PetscCall(MatGetMultPetscSF(G, &sf));
-  PetscCall(MatGetOwnershipRange(G, &rstart, NULL));
-  PetscCall(MatGetLocalSize(Ao, NULL, &ng));
+  PetscCall(MatCoarsenSpmvMPIParts(G, &Ad, &Ao, &sf, &rstart, &ng));
   PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done[0]));
   PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nb, &bi, &bj, &done[1]));
   PetscCheck(done[0] && done[1], PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCoarsen spmvmis needs the CSR (MatGetRowIJ) of the graph's blocks, which %s and %s matrices do not give", ((PetscObject)Ad)->type_name, ((PetscObject)Ao)->type_name);
@@ -457,11 +465,8 @@ static PetscErrorCode MatCoarsenSpmvAggregateMPIDeviceOf(Mat G, PetscInt distanc
   Mat             Ad, Ao;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIAIJGetSeqAIJ(G, &Ad, &Ao, NULL));
-  PetscCall(MatGetMultPetscSF(G, &sf));
-  PetscCall(MatGetOwnershipRange(G, &rstart, NULL));
+  PetscCall(MatCoarsenSpmvMPIParts(G, &Ad, &Ao, &sf, &rstart, &ng));
   PetscCall(MatGetLocalSize(Ad, &n, NULL));
-  PetscCall(MatGetLocalSize(Ao, NULL, &ng));
   /* aijcusparse's device CSR holds PetscInt indices (MatSeqAIJCUSPARSEGetIJ()'s prototype: 64-bit ones
      with 64-bit PetscInt), row offsets uncompressed (the off-diagonal block's are compressed on the
      device: PETSC_FALSE makes the full ones) */

@@ -39,6 +39,25 @@ enum {
   MIS_NCOUNTERS
 };
 
+/* One device allocation carved into pieces of 256-byte alignment (each cudaFree waits for the device):
+   the bytes summed by MisPiece() of each piece, then the pieces taken in the same order */
+static inline size_t MisPiece(size_t size)
+{
+  return 256 * ((size + 255) / 256);
+}
+
+struct MisArena {
+  char  *base;
+  size_t off;
+  void  *take(size_t size)
+  {
+    void *p = base + off;
+
+    off += MisPiece(size);
+    return p;
+  }
+};
+
 /* c (its priority pc) in place of best (pbest) where c's key is higher: priority, then index (c < 0: none) */
 template <typename I>
 __device__ __forceinline__ void MisTake(I c, uint64_t pc, I &best, uint64_t &pbest)
@@ -230,7 +249,7 @@ static PetscErrorCode MatCoarsenSpmvAggregateDevice_Private(I n, const I *ai, co
   unsigned char      *state, *next, *near;
   I                  *m1, *m2;
   void               *work, *stream, *tmp = NULL;
-  size_t              bytes, scan = 0, off = 0;
+  size_t              bytes, scan = 0;
   unsigned long long *count, host[MIS_NCOUNTERS];
   PetscInt            rounds = 0;
   cudaStream_t        s;
@@ -245,21 +264,19 @@ static PetscErrorCode MatCoarsenSpmvAggregateDevice_Private(I n, const I *ai, co
   }
   /* one allocation (each cudaFree waits for the device): the counters, two index arrays, three byte
      arrays, CUB's scan space, each at 256 bytes */
-  bytes = 256 * ((MIS_NCOUNTERS * sizeof(unsigned long long) + 255) / 256) + 2 * 256 * ((n * sizeof(I) + 255) / 256) + 3 * 256 * ((n + 255) / 256) + scan;
+  bytes = MisPiece(MIS_NCOUNTERS * sizeof(unsigned long long)) + 2 * MisPiece(n * sizeof(I)) + 3 * MisPiece(n) + scan;
   PetscCall(MatSpmvCUDAMalloc(&work, bytes));
-  auto take = [&](size_t size) {
-    void *p = (char *)work + off;
+  {
+    MisArena arena = {(char *)work, 0};
 
-    off += 256 * ((size + 255) / 256);
-    return p;
-  };
-  count = (unsigned long long *)take(MIS_NCOUNTERS * sizeof(unsigned long long));
-  m1    = (I *)take(n * sizeof(I));
-  m2    = (I *)take(n * sizeof(I));
-  state = (unsigned char *)take(n);
-  next  = (unsigned char *)take(n);
-  near  = (unsigned char *)take(n);
-  tmp   = take(scan);
+    count = (unsigned long long *)arena.take(MIS_NCOUNTERS * sizeof(unsigned long long));
+    m1    = (I *)arena.take(n * sizeof(I));
+    m2    = (I *)arena.take(n * sizeof(I));
+    state = (unsigned char *)arena.take(n);
+    next  = (unsigned char *)arena.take(n);
+    near  = (unsigned char *)arena.take(n);
+    tmp   = arena.take(scan);
+  }
   PetscCallCUDA(cudaMemsetAsync(count, 0, MIS_NCOUNTERS * sizeof(unsigned long long), s));
   MisInitKernel<I><<<grid, MATSPMV_THREADS, 0, s>>>(n, ai, aj, state);
   PetscCallCUDA(cudaGetLastError());
@@ -525,7 +542,7 @@ static PetscErrorCode MatCoarsenSpmvAggregateMPIDevice_Private(PetscSF sf, I n, 
   PetscInt           *from, *to, *ghost, left, gleft = 0, rounds = 0, passes = 0;
   I                  *rfrom, *rto;
   void               *work, *stream, *tmp = NULL;
-  size_t              bytes, scan = 0, off = 0;
+  size_t              bytes, scan = 0;
   unsigned long long *count, host[MIS_NCOUNTERS];
   cudaStream_t        s;
 
@@ -540,22 +557,20 @@ static PetscErrorCode MatCoarsenSpmvAggregateMPIDevice_Private(PetscSF sf, I n, 
   }
   /* one allocation: the counters, two value arrays and the ghosts' (PetscInt, what the SF moves),
      two root arrays, the states, CUB's scan space, each at 256 bytes */
-  bytes = 256 * ((MIS_NCOUNTERS * sizeof(unsigned long long) + 255) / 256) + 2 * 256 * ((n * sizeof(PetscInt) + 255) / 256) + 256 * ((ng * sizeof(PetscInt) + 255) / 256) + 2 * 256 * ((n * sizeof(I) + 255) / 256) + 256 * ((n + 255) / 256) + scan;
+  bytes = MisPiece(MIS_NCOUNTERS * sizeof(unsigned long long)) + 2 * MisPiece(n * sizeof(PetscInt)) + MisPiece(ng * sizeof(PetscInt)) + 2 * MisPiece(n * sizeof(I)) + MisPiece(n) + scan;
   PetscCall(MatSpmvCUDAMalloc(&work, bytes));
-  auto take = [&](size_t size) {
-    void *p = (char *)work + off;
+  {
+    MisArena arena = {(char *)work, 0};
 
-    off += 256 * ((size + 255) / 256);
-    return p;
-  };
-  count = (unsigned long long *)take(MIS_NCOUNTERS * sizeof(unsigned long long));
-  from  = (PetscInt *)take(n * sizeof(PetscInt));
-  to    = (PetscInt *)take(n * sizeof(PetscInt));
-  ghost = (PetscInt *)take(ng * sizeof(PetscInt));
-  rfrom = (I *)take(n * sizeof(I));
-  rto   = (I *)take(n * sizeof(I));
-  state = (unsigned char *)take(n);
-  tmp   = take(scan);
+    count = (unsigned long long *)arena.take(MIS_NCOUNTERS * sizeof(unsigned long long));
+    from  = (PetscInt *)arena.take(n * sizeof(PetscInt));
+    to    = (PetscInt *)arena.take(n * sizeof(PetscInt));
+    ghost = (PetscInt *)arena.take(ng * sizeof(PetscInt));
+    rfrom = (I *)arena.take(n * sizeof(I));
+    rto   = (I *)arena.take(n * sizeof(I));
+    state = (unsigned char *)arena.take(n);
+    tmp   = arena.take(scan);
+  }
   PetscCallCUDA(cudaMemsetAsync(count, 0, MIS_NCOUNTERS * sizeof(unsigned long long), s));
   MisInitMPIKernel<I><<<grid, MATSPMV_THREADS, 0, s>>>(n, ai, aj, bi, rstart, state, from);
   PetscCallCUDA(cudaGetLastError());
@@ -693,11 +708,15 @@ static PetscErrorCode MatCoarsenSpmvAggregateMembersDevice_Private(I n, I nagg, 
     PetscCallCUDA(cub::DeviceRadixSort::SortPairs(NULL, bytes, kb, vb, n, 0, bits, s));
   }
   /* one allocation: the keys and their other buffer, the rows' other buffer, then CUB's */
-  PetscCall(MatSpmvCUDAMalloc((void **)&work, 256 * (2 * ((n * sizeof(K) + 255) / 256) + (n * sizeof(I) + 255) / 256) + bytes));
-  key  = (K *)work;
-  key2 = (K *)(work + 256 * ((n * sizeof(K) + 255) / 256));
-  row2 = (I *)(work + 2 * 256 * ((n * sizeof(K) + 255) / 256));
-  tmp  = (void *)(work + 256 * (2 * ((n * sizeof(K) + 255) / 256) + (n * sizeof(I) + 255) / 256));
+  PetscCall(MatSpmvCUDAMalloc((void **)&work, 2 * MisPiece(n * sizeof(K)) + MisPiece(n * sizeof(I)) + bytes));
+  {
+    MisArena arena = {work, 0};
+
+    key  = (K *)arena.take(n * sizeof(K));
+    key2 = (K *)arena.take(n * sizeof(K));
+    row2 = (I *)arena.take(n * sizeof(I));
+    tmp  = arena.take(bytes);
+  }
   MisMemberKeysKernel<I, K><<<MatSpmvGrid(n), MATSPMV_THREADS, 0, s>>>(n, nagg, agg, roots, key, members);
   PetscCallCUDA(cudaGetLastError());
   {
