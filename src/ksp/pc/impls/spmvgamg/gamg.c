@@ -4,7 +4,7 @@
   operator is one of our types on a GPU (by default; -pc_gamg_spmv forces it on or off, and
   -pc_gamg_spmv_all_operators takes any AIJ operator), the aggregation's coarsen and prolongator are
   ours for that set-up only: the strength graph's maximal independent set at distance 2 on aggressive
-  levels (no squared graph) and 1 on the others, the aggregates around it (mis.c,
+  levels (no squared graph) and 1 on the others, the aggregates around it (MatCoarsen spmvmis: coarsen.c, mis.c,
   device/aggregate.cu), and the tentative prolongator with the coarse near-null space (device/
   tentative.cu, PETSc's formProl0 to the bit; prolongator.c), all on the device where the graph is.
   PETSc's remain the graph, the prolongator's smoothing, the Galerkin products, views and re-typing.
@@ -109,7 +109,7 @@ static PetscErrorCode PCGAMGSpmvLevelReason(PC pc, Mat G, const char **reason, P
     PC_GAMG_AGG_Mirror *agg = (PC_GAMG_AGG_Mirror *)pc_gamg->subctx;
 
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)G), &size));
-    if (size > 1) PetscCall(PetscStrbeginswith(((PetscObject)G)->type_name, MATMPIAIJ, &aij)); /* MPIAIJ, aijcusparse's and ours: mis.c takes their blocks */
+    if (size > 1) PetscCall(PetscStrbeginswith(((PetscObject)G)->type_name, MATMPIAIJ, &aij)); /* MPIAIJ, aijcusparse's and ours: coarsen.c takes their blocks */
     else {
       PetscCall(PetscObjectTypeCompareAny((PetscObject)G, &aij, MATSEQAIJ, MATSEQAIJCUSPARSE, ""));
       if (!aij) { /* a graph of our type (one made on the host): its SeqAIJ CSR is the host reference's */

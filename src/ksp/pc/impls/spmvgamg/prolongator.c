@@ -51,7 +51,7 @@ PetscErrorCode PCGAMGSpmvTentativeFromDevice(Mat A, PetscInt n, PetscInt nagg, c
   *cdata = NULL;
 #if defined(PETSC_HAVE_CUDA)
   {
-    const PetscInt    *d_agg = d_work, *d_aggptr = d_agg + 2 * n, *d_members = d_aggptr + n + 1; /* mis.c's layout */
+    const PetscInt    *d_agg = d_work, *d_aggptr = d_agg + 2 * n, *d_members = d_aggptr + n + 1; /* coarsen.c's layout */
     PetscInt           bs, rows, nmembers, nnz;
     PetscScalar       *d_pv;
     PetscReal         *d_data, *d_cdata;

@@ -1,7 +1,7 @@
 #pragma once
 /* GAMG's set-up for our matrices (issue 51): the coarsening, host reference (mis.c) and device
-   (device/aggregate.cu); the tentative prolongator, host reference (tentative.c) and device
-   (device/tentative.cu) */
+   (device/aggregate.cu), run by MatCoarsen spmvmis (coarsen.c); the tentative prolongator, host
+   reference (tentative.c) and device (device/tentative.cu), made a matrix by prolongator.c */
 #include <petscmat.h>
 
 #define MATCOARSENSPMVMIS "spmvmis"
@@ -69,7 +69,7 @@ PETSC_INTERN PetscErrorCode MatCoarsenSpmvAggregateMPIDeviceInSet(PetscSF, Petsc
    (n entries: aggregate a's members at d_aggptr[a] to d_aggptr[a + 1] - 1, then the rows in no
    aggregate, increasing), device arrays the caller allocates: (n, nagg, d_agg, d_roots, d_aggptr, d_members) */
 PETSC_INTERN PetscErrorCode MatCoarsenSpmvAggregateMembersDevice(PetscInt, PetscInt, const PetscInt *, const PetscInt *, PetscInt *, PetscInt *);
-/* MatCoarsen type "spmvmis", and the distance a GAMG level asks of it */
+/* MatCoarsen type "spmvmis" (coarsen.c), and the distance a GAMG level asks of it */
 PETSC_INTERN PetscErrorCode MatCoarsenRegister_SpmvMIS(void);
 PETSC_INTERN PetscErrorCode MatCoarsenSpmvMISSetDistance(MatCoarsen, PetscInt);
 /* A device apply may keep its aggregates on the device instead of filling the lists; taken with
