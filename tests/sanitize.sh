@@ -5,7 +5,7 @@
 # memcheck on MATSOLVERSPMV's (numeric phase by its kernel and by cuSPARSE, solves) on a few shared
 # matrices (racecheck did not finish it in 150 s on an H100: the sync-free kernels spin); memcheck,
 # initcheck and racecheck on GAMG's coarsening and tentative prolongator on the device (test_gamg
-# -device, whatever the types).
+# -device, whatever the types), memcheck and racecheck on its rounds on 2 processes (test_gamg_mpi -device).
 # Run through scripts/gpu-bundle.sh run tests/sanitize.sh when PETSc is a bundle.
 #   PETSCSPMV_TEST_TYPES="brc cmrs argcsr ipcsr ellr" tests/sanitize.sh   (PETSCSPMV_TEST_TYPES="": the factor's only)
 set -u
@@ -16,9 +16,9 @@ bin=build/bin
 cs=${COMPUTE_SANITIZER:-compute-sanitizer}
 command -v $cs >/dev/null || cs=/usr/local/cuda/bin/compute-sanitizer
 bad=0
-check() { # tool program args...
+check() { # tool program args... (launch="launcher -n 2": under MPI)
   local tool=$1 out; shift
-  out=$(timeout ${SANITIZE_TIMEOUT:-600} $cs --tool $tool --error-exitcode 99 "$@" 2>&1)
+  out=$(timeout ${SANITIZE_TIMEOUT:-600} ${launch:-} $cs --tool $tool --error-exitcode 99 "$@" 2>&1)
   local rc=$?
   echo "$tool $(basename $1) ${*:2}: $(echo "$out" | grep -E "ERROR SUMMARY|RACECHECK SUMMARY" | tail -1) (exit $rc)"
   [ $rc = 0 ] || { bad=$((bad + 1)); echo "$out" | tail -20; }
@@ -46,6 +46,10 @@ rm -rf "$fm"
 # tentative prolongator (every case of test_gamg, shared-memory and global blocks)
 for tool in memcheck initcheck racecheck; do
   check $tool $bin/test_gamg -device -gpu 1
+done
+# the same rounds on 2 processes (MPIAIJCUSPARSE graphs, ghost values through the PetscSF)
+for tool in memcheck racecheck; do
+  launch="$PETSCSPMV_MPIEXEC_N 2" check $tool $bin/test_gamg_mpi -device -gpu 1 -use_gpu_aware_mpi 0
 done
 echo "sanitizer runs with findings: $bad"
 [ $bad = 0 ]
