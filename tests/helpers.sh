@@ -176,4 +176,19 @@ gamg_like_petsc() {
   echo "linear iterations, PETSc's coarsening $ri, ours $ti"
   [ "$ri" -gt 0 ] && awk -v r="$ri" -v t="$ti" 'BEGIN { exit !(t <= 1.15 * r + 1) }' || { echo "more than 1.15x PETSc's iterations"; return 1; }
 }
-export -f iters run_pair same_iterations copies no_more_copies failure_lines lists_option factor_package ex1_case same_petsc installed gamg_like_petsc
+# Two runs of a Krylov solve that must take the same steps: as many residual norms (-ksp_monitor), each
+# within RES_RTOL (default 1e-8) of the other run's, relative (products summed in another order round
+# differently, nothing more). Args: reference-args -- test-args
+same_residuals() {
+  local dir
+  dir=$(mktemp -d "$logs/residuals.XXXXXX")
+  run_pair "$dir" "$@" || return 1
+  for f in ref test; do grep -E "KSP Residual norm" "$dir/$f.log" | awk '{ print $NF }' >"$dir/$f.res"; done
+  [ -s "$dir/ref.res" ] || { echo "no residual norms (-ksp_monitor) in the reference run"; return 1; }
+  echo "residual norms, reference | test: $(wc -l <"$dir/ref.res") | $(wc -l <"$dir/test.res"), last $(tail -1 "$dir/ref.res") | $(tail -1 "$dir/test.res")"
+  [ "$(wc -l <"$dir/ref.res")" = "$(wc -l <"$dir/test.res")" ] || { echo "not as many residual norms"; return 1; }
+  paste "$dir/ref.res" "$dir/test.res" | awk -v tol="${RES_RTOL:-1e-8}" '
+    { d = $1 - $2; if (d < 0) d = -d; m = ($1 > $2 ? $1 : $2); if (d > tol * m + 1e-300) { print "step " NR ": " $1 " vs " $2; bad = 1 } }
+    END { exit bad }' || { echo "residual norms differ by more than ${RES_RTOL:-1e-8} (relative)"; return 1; }
+}
+export -f iters run_pair same_iterations copies no_more_copies failure_lines lists_option factor_package ex1_case same_petsc installed gamg_like_petsc same_residuals
