@@ -178,11 +178,14 @@ gamg_like_petsc() {
 }
 # Two runs of a Krylov solve that must take the same steps: as many residual norms (-ksp_monitor), each
 # within RES_RTOL (default 1e-8) of the other run's, relative (products summed in another order round
-# differently, nothing more). Args: reference-args -- test-args
+# differently, nothing more); RES_EXPECT, RES_REF_EXPECT: regexes the test's and the reference's logs
+# must match (what each run took). Args: reference-args -- test-args
 same_residuals() {
   local dir
   dir=$(mktemp -d "$logs/residuals.XXXXXX")
   run_pair "$dir" "$@" || return 1
+  [ -z "${RES_EXPECT:-}" ] || grep -Eq "$RES_EXPECT" "$dir/test.log" || { echo "the test run's log has no line matching $RES_EXPECT"; return 1; }
+  [ -z "${RES_REF_EXPECT:-}" ] || grep -Eq "$RES_REF_EXPECT" "$dir/ref.log" || { echo "the reference run's log has no line matching $RES_REF_EXPECT"; return 1; }
   for f in ref test; do grep -E "KSP Residual norm" "$dir/$f.log" | awk '{ print $NF }' >"$dir/$f.res"; done
   [ -s "$dir/ref.res" ] || { echo "no residual norms (-ksp_monitor) in the reference run"; return 1; }
   echo "residual norms, reference | test: $(wc -l <"$dir/ref.res") | $(wc -l <"$dir/test.res"), last $(tail -1 "$dir/ref.res") | $(tail -1 "$dir/test.res")"
