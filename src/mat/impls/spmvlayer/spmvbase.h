@@ -4,7 +4,8 @@
   package MATSOLVERSPMV includes only this):
   - device services (device.cu): memory, copies, element-wise kernels, on a cudaStream_t passed as void *;
   - aijcusparse access (cusparse.c): aijcusparse's device CSR of our matrices (whose type name is
-    not aijcusparse's), solves staged through device vectors, host values brought up to date.
+    not aijcusparse's), solves staged through device vectors, host values brought up to date;
+  - matrices made on host CSR arrays they own (types/oncsr.c), and a device CSR copied into such arrays.
 */
 #include <petscmat.h>
 
@@ -148,3 +149,12 @@ PETSC_INTERN PetscErrorCode MatSpmvTransposeFactorSymbolic(Mat, IS, IS, const Ma
 PETSC_INTERN PetscErrorCode MatSpmvTransposeFactorNumeric(Mat, Mat, const MatFactorInfo *);
 PETSC_INTERN PetscErrorCode MatSpmvTransposeFactorNumerics(Mat, PetscInt *);
 PETSC_INTERN PetscErrorCode MatSpmvTransposeFactorSolve(Mat, MatSolverType, Vec, Vec);
+
+/* ---- floor 1: matrices on host CSR arrays (types/oncsr.c) ---- */
+/* A MATSEQAIJ (oi NULL) or MATMPIAIJ (its off-diagonal block oi, oj in global columns, oa) of m
+   local rows and n local columns made on the host CSR arrays i, j, a (and oi, oj, oa), each triple
+   from PetscMalloc3(), which the matrix then owns and frees. Convert it in place to another type */
+PETSC_INTERN PetscErrorCode MatSpmvCreateAIJOnCSR(MPI_Comm, PetscInt, PetscInt, PetscInt *, PetscInt *, PetscScalar *, PetscInt *, PetscInt *, PetscScalar *, Mat *);
+/* A device CSR of m rows and nnz entries (int offsets and indices, as aijcusparse's) copied on stream
+   (NULL: PETSc's) into new host arrays (PetscMalloc3(): i, j, a), waited for; the device's are left */
+PETSC_INTERN PetscErrorCode MatSpmvCSRCopyToHost(PetscInt, PetscInt, const int *, const int *, const PetscScalar *, void *, PetscInt **, PetscInt **, PetscScalar **);

@@ -121,25 +121,33 @@ PetscErrorCode MatSpmvGAMGAggregateMPIHost(Mat G, PetscInt distance, PetscInt se
 }
 
 /* The host reference on an MPIAIJ graph (any number of processes): lists of local rows only, each
-   at its root's local index, global ids, as on one process */
-static PetscErrorCode MatCoarsenSpmvApplyMPIHost(MatCoarsen_SpmvMIS *mis, Mat G, PetscInt rstart, PetscCoarsenData *lists, PetscInt *nagg)
+   at its root's local index, global ids, as on one process; *nnew: the aggregates with new roots */
+static PetscErrorCode MatCoarsenSpmvApplyMPIHost(MatCoarsen_SpmvMIS *mis, Mat G, PetscInt rstart, PetscCoarsenData *lists, PetscInt *nagg, PetscInt *nnew)
 {
-  PetscInt   n, *agg, *roots, nnew = 0;
+  PetscInt   n, *agg, *roots;
   PetscBool *inset;
 
   PetscFunctionBegin;
   PetscCall(MatGetLocalSize(G, &n, NULL));
   PetscCall(PetscMalloc3(n, &agg, n, &roots, n, &inset));
   PetscCall(MatSpmvGAMGAggregateMPIHost(G, mis->distance, mis->seed, agg, roots, nagg, inset));
-  for (PetscInt a = 0; a < *nagg; a++) nnew += !inset[roots[a]];
-  /* this process's count (G's -info would print the first process's only) */
-  PetscCall(PetscInfo(NULL, "%" PetscInt_FMT " of the %" PetscInt_FMT " aggregates have new roots (rows whose neighbours in aggregates are all on other processes)\n", nnew, *nagg));
+  *nnew = 0;
+  for (PetscInt a = 0; a < *nagg; a++) *nnew += !inset[roots[a]];
   PetscCall(MatCoarsenSpmvFillLists(n, rstart, *nagg, agg, roots, lists));
   PetscCall(PetscFree3(agg, roots, inset));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 #if defined(PETSC_HAVE_CUDA)
+/* The device apply's work of n local rows: agg[n] and roots[n] for the aggregation, then
+   MatCoarsenSpmvDeviceFinish()'s aggptr[n + 1] and members[n] (the layout GAMG's prolongator reads) */
+static PetscErrorCode MatCoarsenSpmvDeviceWork(PetscInt n, PetscInt **d_work)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvCUDAMalloc((void **)d_work, (4 * (size_t)n + 1) * sizeof(PetscInt)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The end of a device apply, one process or several: d_work holds agg[n] and roots[n] of local rows
    (the aggregation's), then room for aggptr[n + 1] and members[n]; each aggregate's members on the
    device, then either all kept for GAMG's prolongator (mis->keep: no lists) or the lists as the
@@ -207,7 +215,7 @@ static PetscErrorCode MatCoarsenSpmvApplyDevice(MatCoarsen_SpmvMIS *mis, Mat G, 
 
     /* aijcusparse's device CSR holds PetscInt indices (64-bit ones with 64-bit PetscInt), row offsets uncompressed */
     PetscCall(MatSeqAIJCUSPARSEGetIJ(G, PETSC_FALSE, &d_ai, &d_aj));
-    PetscCall(MatSpmvCUDAMalloc((void **)&d_work, (4 * (size_t)n + 1) * sizeof(PetscInt)));
+    PetscCall(MatCoarsenSpmvDeviceWork(n, &d_work));
     PetscCall(MatCoarsenSpmvAggregateDevice(n, d_ai, d_aj, rstart, mis->distance, mis->seed, d_work, d_work + n, nagg));
     PetscCall(MatSeqAIJCUSPARSERestoreIJ(G, PETSC_FALSE, &d_ai, &d_aj));
     PetscCall(MatCoarsenSpmvDeviceFinish(mis, n, rstart, *nagg, d_work, lists));
@@ -220,23 +228,21 @@ static PetscErrorCode MatCoarsenSpmvApplyDevice(MatCoarsen_SpmvMIS *mis, Mat G, 
 }
 
 /* The device path on several processes (MatCoarsenSpmvUseDevice() said yes on an MPIAIJ graph with
-   seqaijcusparse blocks): the host reference's arrays (MatCoarsenSpmvAggregateMPIHost()), then as on
-   one process, kept or the lists of local rows */
-static PetscErrorCode MatCoarsenSpmvApplyMPIDevice(MatCoarsen_SpmvMIS *mis, Mat G, PetscInt n, PetscInt rstart, PetscCoarsenData *lists, PetscInt *nagg)
+   seqaijcusparse blocks): the device rounds (the host reference's arrays), then as on one process,
+   kept or the lists of local rows; *nnew: the aggregates with new roots */
+static PetscErrorCode MatCoarsenSpmvApplyMPIDevice(MatCoarsen_SpmvMIS *mis, Mat G, PetscInt n, PetscInt rstart, PetscCoarsenData *lists, PetscInt *nagg, PetscInt *nnew)
 {
   PetscFunctionBegin;
 #if defined(PETSC_HAVE_CUDA)
   {
-    PetscInt *d_work, nnew;
+    PetscInt *d_work;
 
-    PetscCall(MatSpmvCUDAMalloc((void **)&d_work, (4 * (size_t)n + 1) * sizeof(PetscInt)));
-    PetscCall(MatCoarsenSpmvAggregateMPIDeviceOf(G, mis->distance, mis->seed, d_work, d_work + n, nagg, &nnew, NULL));
-    /* this process's count (G's -info would print the first process's only) */
-    PetscCall(PetscInfo(NULL, "%" PetscInt_FMT " of the %" PetscInt_FMT " aggregates have new roots (rows whose neighbours in aggregates are all on other processes)\n", nnew, *nagg));
+    PetscCall(MatCoarsenSpmvDeviceWork(n, &d_work));
+    PetscCall(MatCoarsenSpmvAggregateMPIDeviceOf(G, mis->distance, mis->seed, d_work, d_work + n, nagg, nnew, NULL));
     PetscCall(MatCoarsenSpmvDeviceFinish(mis, n, rstart, *nagg, d_work, lists));
   }
 #else
-  (void)mis, (void)G, (void)n, (void)rstart, (void)lists, (void)nagg;
+  (void)mis, (void)G, (void)n, (void)rstart, (void)lists, (void)nagg, (void)nnew;
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCoarsen spmvmis runs on the device only with PETSc built with CUDA: use -mat_coarsen_spmvmis_host");
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -290,9 +296,14 @@ static PetscErrorCode MatCoarsenApply_SpmvMIS(MatCoarsen coarse)
   if (coarse->agg_lists) PetscCall(PetscCDDestroy(coarse->agg_lists));
   PetscCall(PetscCDCreate(n, &coarse->agg_lists));
   PetscCall(MatCoarsenSpmvUseDevice(mis, G, mpi, &mis->ondevice));
-  if (mpi && mis->ondevice) PetscCall(MatCoarsenSpmvApplyMPIDevice(mis, G, n, rstart, coarse->agg_lists, &nagg));
-  else if (mpi) PetscCall(MatCoarsenSpmvApplyMPIHost(mis, G, rstart, coarse->agg_lists, &nagg));
-  else if (mis->ondevice) PetscCall(MatCoarsenSpmvApplyDevice(mis, G, n, rstart, coarse->agg_lists, &nagg));
+  if (mpi) {
+    PetscInt nnew;
+
+    if (mis->ondevice) PetscCall(MatCoarsenSpmvApplyMPIDevice(mis, G, n, rstart, coarse->agg_lists, &nagg, &nnew));
+    else PetscCall(MatCoarsenSpmvApplyMPIHost(mis, G, rstart, coarse->agg_lists, &nagg, &nnew));
+    /* this process's count (G's -info would print the first process's only) */
+    PetscCall(PetscInfo(NULL, "%" PetscInt_FMT " of the %" PetscInt_FMT " aggregates have new roots (rows whose neighbours in aggregates are all on other processes)\n", nnew, nagg));
+  } else if (mis->ondevice) PetscCall(MatCoarsenSpmvApplyDevice(mis, G, n, rstart, coarse->agg_lists, &nagg));
   else PetscCall(MatCoarsenSpmvApplyHost(mis, G, rstart, coarse->agg_lists, &nagg));
   PetscCall(PetscInfo(G, "%" PetscInt_FMT " aggregates of %" PetscInt_FMT " nodes, independent set at distance %" PetscInt_FMT " (%s)\n", nagg, n, mis->distance, mis->ondevice ? "device" : "host reference"));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -3,46 +3,11 @@
   P0 and the coarse near-null space made there (device/tentative.cu), then P0 a matrix of the level
   operator's type as PETSc's prolongator makes it. On several processes each process's aggregates hold
   its own rows, so P0 is its diagonal block alone (columns: the local aggregates'). The host CSR is
-  handed to PETSc as it is (MatCreateSeqAIJWithArrays(), MatCreateMPIAIJWithSplitArrays(): no copy, no
-  row-by-row insertion, which cost 0.2 s of 4M rows), then converted in place to the operator's type.
+  handed to PETSc as it is (MatSpmvCreateAIJOnCSR(): no copy, no row-by-row insertion, which cost
+  0.2 s of 4M rows), then converted in place to the operator's type.
 */
-#include <petsc/private/matimpl.h>
 #include "spmvgamgimpl.h"
 #include "../../../../mat/impls/spmvlayer/spmvbase.h"
-
-#if defined(PETSC_HAVE_CUDA)
-/* P0's host CSR, which the matrix made on it leaves to us: composed with it, freed with it */
-typedef struct {
-  PetscInt    *i, *j, *oi, *oj;
-  PetscScalar *a, *oa;
-} PCGAMGSpmvProlCSR;
-
-static PetscErrorCode PCGAMGSpmvProlCSRDestroy(PetscCtxRt ctx)
-{
-  PCGAMGSpmvProlCSR *csr = *(PCGAMGSpmvProlCSR **)ctx;
-
-  PetscFunctionBegin;
-  PetscCall(PetscFree3(csr->i, csr->j, csr->a));
-  PetscCall(PetscFree3(csr->oi, csr->oj, csr->oa));
-  PetscCall(PetscFree(csr));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* n device ints into PetscInt host memory */
-static PetscErrorCode PCGAMGSpmvCopyIntsToHost(PetscInt *h, const int *d, PetscInt n, void *stream)
-{
-  PetscFunctionBegin;
-  if (sizeof(PetscInt) == sizeof(int)) PetscCall(MatSpmvCUDACopyToHost(h, d, sizeof(int) * (size_t)n, stream));
-  else { /* 64-bit PetscInt: P0's device CSR has aijcusparse's int indices */ int *i32;
-
-    PetscCall(PetscMalloc1(n, &i32));
-    PetscCall(MatSpmvCUDACopyToHost(i32, d, sizeof(int) * (size_t)n, stream));
-    for (PetscInt k = 0; k < n; k++) h[k] = i32[k];
-    PetscCall(PetscFree(i32));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-#endif
 
 PetscErrorCode PCGAMGSpmvTentativeFromDevice(Mat A, PetscInt n, PetscInt nagg, const PetscInt *d_work, PetscInt ncols, const PetscReal *data, PetscReal **cdata, Mat *P)
 {
@@ -51,17 +16,18 @@ PetscErrorCode PCGAMGSpmvTentativeFromDevice(Mat A, PetscInt n, PetscInt nagg, c
   *cdata = NULL;
 #if defined(PETSC_HAVE_CUDA)
   {
-    const PetscInt    *d_agg = d_work, *d_aggptr = d_agg + 2 * n, *d_members = d_aggptr + n + 1; /* coarsen.c's layout */
-    PetscInt           bs, rows, nmembers, nnz;
-    PetscScalar       *d_pv;
-    PetscReal         *d_data, *d_cdata;
-    int               *d_pi, *d_pj;
-    void              *stream;
-    MatType            mtype;
-    PetscMPIInt        size;
-    PetscBool          bound;
-    PCGAMGSpmvProlCSR *csr;
-    MPI_Comm           comm = PetscObjectComm((PetscObject)A);
+    const PetscInt *d_agg = d_work, *d_aggptr = d_agg + 2 * n, *d_members = d_aggptr + n + 1; /* coarsen.c's layout */
+    PetscInt        bs, rows, nmembers, nnz;
+    PetscScalar    *d_pv;
+    PetscReal      *d_data, *d_cdata;
+    int            *d_pi, *d_pj;
+    void           *stream;
+    MatType         mtype;
+    PetscMPIInt     size;
+    PetscBool       bound;
+    PetscInt       *pi, *pj, *oi = NULL, *oj = NULL;
+    PetscScalar    *pv, *ov = NULL;
+    MPI_Comm        comm = PetscObjectComm((PetscObject)A);
 
     PetscCallMPI(MPI_Comm_size(comm, &size));
     PetscCall(MatGetBlockSize(A, &bs));
@@ -81,15 +47,10 @@ PetscErrorCode PCGAMGSpmvTentativeFromDevice(Mat A, PetscInt n, PetscInt nagg, c
     PetscCall(PetscLogCpuToGpu(sizeof(PetscReal) * (size_t)rows * ncols));
     PetscCall(MatSpmvGAMGTentativeDevice(n, bs, ncols, d_data, nagg, d_agg, d_aggptr, d_members, d_pi, d_pj, d_pv, d_cdata, stream));
 
-    PetscCall(PetscNew(&csr));
-    PetscCall(PetscMalloc3(rows + 1, &csr->i, PetscMax(nnz, 1), &csr->j, PetscMax(nnz, 1), &csr->a));
+    PetscCall(MatSpmvCSRCopyToHost(rows, nnz, d_pi, d_pj, d_pv, stream, &pi, &pj, &pv));
     PetscCall(PetscMalloc1(PetscMax(ncols * ncols * nagg, 1), cdata));
-    PetscCall(PCGAMGSpmvCopyIntsToHost(csr->i, d_pi, rows + 1, stream));
-    PetscCall(PCGAMGSpmvCopyIntsToHost(csr->j, d_pj, nnz, stream));
-    PetscCall(MatSpmvCUDACopyToHost(csr->a, d_pv, sizeof(PetscScalar) * (size_t)nnz, stream));
     PetscCall(MatSpmvCUDACopyToHost(*cdata, d_cdata, sizeof(PetscReal) * (size_t)ncols * ncols * nagg, stream));
-    PetscCall(MatSpmvCUDASynchronize(stream));
-    PetscCall(PetscLogGpuToCpu(sizeof(int) * (size_t)(rows + 1 + nnz) + sizeof(PetscScalar) * (size_t)nnz + sizeof(PetscReal) * (size_t)ncols * ncols * nagg));
+    PetscCall(PetscLogGpuToCpu(sizeof(PetscReal) * (size_t)ncols * ncols * nagg));
     PetscCall(MatSpmvCUDAFree(d_pv));
     PetscCall(MatSpmvCUDAFree(d_pj));
     PetscCall(MatSpmvCUDAFree(d_pi));
@@ -97,12 +58,8 @@ PetscErrorCode PCGAMGSpmvTentativeFromDevice(Mat A, PetscInt n, PetscInt nagg, c
     PetscCall(MatSpmvCUDAFree(d_data));
 
     /* P0 as agg.c makes it: A's type, block sizes (bs, ncols), bound to the CPU where A is */
-    if (size == 1) PetscCall(MatCreateSeqAIJWithArrays(comm, rows, nagg * ncols, csr->i, csr->j, csr->a, P));
-    else {
-      PetscCall(PetscCalloc3(rows + 1, &csr->oi, 1, &csr->oj, 1, &csr->oa)); /* no off-diagonal entries */
-      PetscCall(MatCreateMPIAIJWithSplitArrays(comm, rows, nagg * ncols, PETSC_DETERMINE, PETSC_DETERMINE, csr->i, csr->j, csr->a, csr->oi, csr->oj, csr->oa, P));
-    }
-    PetscCall(PetscObjectContainerCompose((PetscObject)*P, "PCGAMGSpmvProlCSR", csr, PCGAMGSpmvProlCSRDestroy));
+    if (size > 1) PetscCall(PetscCalloc3(rows + 1, &oi, 1, &oj, 1, &ov)); /* no off-diagonal entries */
+    PetscCall(MatSpmvCreateAIJOnCSR(comm, rows, nagg * ncols, pi, pj, pv, oi, oj, ov, P));
     PetscCall(MatSetBlockSizes(*P, bs, ncols));
     PetscCall(MatGetType(A, &mtype));
     PetscCall(MatConvert(*P, mtype, MAT_INPLACE_MATRIX, P));

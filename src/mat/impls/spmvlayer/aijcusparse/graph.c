@@ -47,38 +47,14 @@ static PetscErrorCode MatSpmvGraphOnDevice(Mat A, PetscInt index_size, PetscBool
 }
 
 #if defined(MATSPMV_DEVICE_GRAPH)
-/* the host CSR of a graph, which MatCreateSeqAIJWithArrays() (and for an MPI graph
-   MatCreateMPIAIJWithSplitArrays(), its off-diagonal block in o*) leaves to its caller: composed with
-   the graph, freed with it */
-typedef struct {
-  PetscInt    *i, *j, *oi, *oj;
-  PetscScalar *a, *oa;
-} MatSpmvGraphCSR;
-
-static PetscErrorCode MatSpmvGraphCSRDestroy(PetscCtxRt ctx)
-{
-  MatSpmvGraphCSR *csr = *(MatSpmvGraphCSR **)ctx;
-
-  PetscFunctionBegin;
-  PetscCall(PetscFree3(csr->i, csr->j, csr->a));
-  PetscCall(PetscFree3(csr->oi, csr->oj, csr->oa));
-  PetscCall(PetscFree(csr));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* the device CSR (m rows, nnz entries) of a graph into new host arrays; the device ones freed */
 static PetscErrorCode MatSpmvGraphCopyToHost(PetscInt m, PetscInt nnz, int *d_gi, int *d_gj, PetscScalar *d_ga, PetscInt **i, PetscInt **j, PetscScalar **a)
 {
   void *stream;
 
   PetscFunctionBegin;
-  PetscCall(PetscMalloc3(m + 1, i, nnz, j, nnz, a));
   PetscCall(MatSpmvCUDAGetStream(&stream));
-  PetscCall(MatSpmvCUDACopyToHost(*i, d_gi, (m + 1) * sizeof(int), stream));
-  PetscCall(MatSpmvCUDACopyToHost(*j, d_gj, nnz * sizeof(int), stream));
-  PetscCall(MatSpmvCUDACopyToHost(*a, d_ga, nnz * sizeof(PetscScalar), stream));
-  PetscCall(MatSpmvCUDASynchronize(stream));
-  PetscCall(PetscLogGpuToCpu((m + 1 + nnz) * sizeof(int) + nnz * sizeof(PetscScalar)));
+  PetscCall(MatSpmvCSRCopyToHost(m, nnz, d_gi, d_gj, d_ga, stream, i, j, a));
   PetscCall(MatSpmvCUDAFree(d_ga));
   PetscCall(MatSpmvCUDAFree(d_gj));
   PetscCall(MatSpmvCUDAFree(d_gi));
@@ -89,13 +65,12 @@ static PetscErrorCode MatSpmvGraphCopyToHost(PetscInt m, PetscInt nnz, int *d_gi
    matrix (whose device copy is made at its first device use) */
 static PetscErrorCode MatSpmvGraphFromDevice(PetscInt m, PetscInt nnz, int *d_gi, int *d_gj, PetscScalar *d_ga, Mat *G)
 {
-  MatSpmvGraphCSR *csr;
+  PetscInt    *i, *j;
+  PetscScalar *a;
 
   PetscFunctionBegin;
-  PetscCall(PetscNew(&csr));
-  PetscCall(MatSpmvGraphCopyToHost(m, nnz, d_gi, d_gj, d_ga, &csr->i, &csr->j, &csr->a));
-  PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, m, m, csr->i, csr->j, csr->a, G));
-  PetscCall(PetscObjectContainerCompose((PetscObject)*G, "MatSpmvGraphCSR", csr, MatSpmvGraphCSRDestroy));
+  PetscCall(MatSpmvGraphCopyToHost(m, nnz, d_gi, d_gj, d_ga, &i, &j, &a));
+  PetscCall(MatSpmvCreateAIJOnCSR(PETSC_COMM_SELF, m, m, i, j, a, NULL, NULL, NULL, G));
   PetscCall(MatConvert(*G, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, G));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -300,7 +275,8 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
   PetscScalar       *d_ga, *vals;
   PetscInt           m = A->rmap->n, rstart = A->rmap->rstart, gnnz, nrows, *onnz, *dnnz, *cols, maxrow = 0;
   PetscBool          transpose = symmetrize, isset, issym, absval = (PetscBool)(scale || filter >= 0), done;
-  MatSpmvGraphCSR   *csr;
+  PetscInt          *gi, *gj, *goi, *goj;
+  PetscScalar       *ga, *goa;
   void              *stream;
   MatInfo            info;
 
@@ -308,7 +284,6 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
   PetscCall(MatIsSymmetricKnown(A, &isset, &issym));
   if (isset && issym) transpose = PETSC_FALSE; /* as PETSc's */
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
-  PetscCall(PetscNew(&csr));
   /* the diagonal block, on the device, unscaled (the scale needs the other processes' diagonals) */
   PetscCall(MatGetInfo(Ad, MAT_LOCAL, &info));
   PetscCall(MatSpmvCUSPARSEGetIJ(Ad, &d_i, &d_j));
@@ -318,7 +293,7 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
   PetscCall(MatSpmvCUDAGraph(m, 1, (PetscInt)info.nz_used, d_i, d_j, d_a, absval, transpose, PETSC_FALSE, &d_gi, &d_gj, &d_ga, &gnnz, stream));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(MatSpmvCUSPARSERestoreValues(Ad, &d_a));
-  PetscCall(MatSpmvGraphCopyToHost(m, gnnz, d_gi, d_gj, d_ga, &csr->i, &csr->j, &csr->a));
+  PetscCall(MatSpmvGraphCopyToHost(m, gnnz, d_gi, d_gj, d_ga, &gi, &gj, &ga));
   /* the off-diagonal entries alone, and their transposes */
   PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nrows, &oi, &oj, &done));
   PetscCheck(done && nrows == m, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCreateGraph(): the off-diagonal block gives no row structure");
@@ -365,8 +340,8 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
       PetscCall(MatSeqAIJGetArrayRead(blk[b], &ra[b]));
       total += ri[b][m];
     }
-    PetscCall(PetscMalloc3(m + 1, &csr->oi, PetscMax(total, 1), &csr->oj, PetscMax(total, 1), &csr->oa));
-    csr->oi[0] = 0;
+    PetscCall(PetscMalloc3(m + 1, &goi, PetscMax(total, 1), &goj, PetscMax(total, 1), &goa));
+    goi[0] = 0;
     for (PetscInt r = 0, q = 0; r < m; r++) {
       PetscInt       p0 = ri[0][r], p1 = nb > 1 ? ri[1][r] : 0;
       const PetscInt e0 = ri[0][r + 1], e1 = nb > 1 ? ri[1][r + 1] : 0;
@@ -374,13 +349,13 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
       while (p0 < e0 || p1 < e1) {
         const PetscInt c0 = p0 < e0 ? ga[0][rj[0][p0]] : PETSC_INT_MAX, c1 = p1 < e1 ? ga[1][rj[1][p1]] : PETSC_INT_MAX;
 
-        csr->oj[q] = PetscMin(c0, c1);
-        csr->oa[q] = 0;
-        if (c0 <= c1) csr->oa[q] += ra[0][p0++];
-        if (c1 <= c0) csr->oa[q] += ra[1][p1++];
+        goj[q] = PetscMin(c0, c1);
+        goa[q] = 0;
+        if (c0 <= c1) goa[q] += ra[0][p0++];
+        if (c1 <= c0) goa[q] += ra[1][p1++];
         q++;
       }
-      csr->oi[r + 1] = q;
+      goi[r + 1] = q;
     }
     for (PetscInt b = 0; b < nb; b++) {
       PetscCall(MatSeqAIJRestoreArrayRead(blk[b], &ra[b]));
@@ -389,8 +364,7 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
     PetscCall(MatDestroy(&T));
   }
   PetscCall(MatDestroy(&Bo));
-  PetscCall(MatCreateMPIAIJWithSplitArrays(comm, m, A->cmap->n, A->rmap->N, A->cmap->N, csr->i, csr->j, csr->a, csr->oi, csr->oj, csr->oa, G));
-  PetscCall(PetscObjectContainerCompose((PetscObject)*G, "MatSpmvGraphCSR", csr, MatSpmvGraphCSRDestroy));
+  PetscCall(MatSpmvCreateAIJOnCSR(comm, m, A->cmap->n, gi, gj, ga, goi, goj, goa, G));
   if (symmetrize) PetscCall(MatSetOption(*G, MAT_SYMMETRIC, PETSC_TRUE));
   else PetscCall(MatPropagateSymmetryOptions(A, *G));
   if (scale) { /* as PETSc's: each entry over the square roots of its row's and column's diagonal */
@@ -404,7 +378,7 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
     PetscCall(VecDestroy(&diag));
   }
   PetscCall(MatConvert(*G, MATMPIAIJCUSPARSE, MAT_INPLACE_MATRIX, G)); /* PETSc's graph of an aijcusparse copy is aijcusparse */
-  PetscCall(PetscInfo(A, "MatCreateGraph() with the diagonal block on the device: %" PetscInt_FMT " + %" PetscInt_FMT " entries here (%s)\n", gnnz, csr->oi[m], transpose ? "A + A^T" : "A"));
+  PetscCall(PetscInfo(A, "MatCreateGraph() with the diagonal block on the device: %" PetscInt_FMT " + %" PetscInt_FMT " entries here (%s)\n", gnnz, goi[m], transpose ? "A + A^T" : "A"));
   PetscCall(MatViewFromOptions(*G, NULL, "-mat_graph_view"));
   if (filter >= 0) {
     PetscCall(MatFilter(*G, filter, PETSC_TRUE, PETSC_TRUE)); /* PETSc's, on the graph */

@@ -1,0 +1,64 @@
+/*
+  Matrices made on host CSR arrays they then own (MatCreateSeqAIJWithArrays() and
+  MatCreateMPIAIJWithSplitArrays() leave the arrays to their caller): the arrays composed with the
+  matrix, freed with it. What the device makes as a CSR (GAMG's graph, its tentative prolongator)
+  comes to PETSc this way: one copy to the host, no insertion row by row.
+*/
+#include "../spmvbase.h"
+
+typedef struct {
+  PetscInt    *i, *j, *oi, *oj;
+  PetscScalar *a, *oa;
+} MatSpmvOnCSR;
+
+static PetscErrorCode MatSpmvOnCSRDestroy(PetscCtxRt ctx)
+{
+  MatSpmvOnCSR *csr = *(MatSpmvOnCSR **)ctx;
+
+  PetscFunctionBegin;
+  PetscCall(PetscFree3(csr->i, csr->j, csr->a));
+  PetscCall(PetscFree3(csr->oi, csr->oj, csr->oa));
+  PetscCall(PetscFree(csr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCreateAIJOnCSR(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt *i, PetscInt *j, PetscScalar *a, PetscInt *oi, PetscInt *oj, PetscScalar *oa, Mat *A)
+{
+  MatSpmvOnCSR *csr;
+
+  PetscFunctionBegin;
+  if (oi) PetscCall(MatCreateMPIAIJWithSplitArrays(comm, m, n, PETSC_DETERMINE, PETSC_DETERMINE, i, j, a, oi, oj, oa, A));
+  else PetscCall(MatCreateSeqAIJWithArrays(comm, m, n, i, j, a, A));
+  PetscCall(PetscNew(&csr));
+  csr->i = i, csr->j = j, csr->a = a, csr->oi = oi, csr->oj = oj, csr->oa = oa;
+  PetscCall(PetscObjectContainerCompose((PetscObject)*A, "MatSpmvOnCSR", csr, MatSpmvOnCSRDestroy));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCSRCopyToHost(PetscInt m, PetscInt nnz, const int *d_i, const int *d_j, const PetscScalar *d_a, void *stream, PetscInt **i, PetscInt **j, PetscScalar **a)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc3(m + 1, i, PetscMax(nnz, 1), j, PetscMax(nnz, 1), a));
+#if defined(PETSC_HAVE_CUDA)
+  if (sizeof(PetscInt) == sizeof(int)) {
+    PetscCall(MatSpmvCUDACopyToHost(*i, d_i, (m + 1) * sizeof(int), stream));
+    PetscCall(MatSpmvCUDACopyToHost(*j, d_j, nnz * sizeof(int), stream));
+  } else { /* 64-bit PetscInt: the device CSR has aijcusparse's int indices */
+    int *i32;
+
+    PetscCall(PetscMalloc1(PetscMax(m + 1, nnz), &i32));
+    PetscCall(MatSpmvCUDACopyToHost(i32, d_i, (m + 1) * sizeof(int), stream));
+    for (PetscInt k = 0; k <= m; k++) (*i)[k] = i32[k];
+    PetscCall(MatSpmvCUDACopyToHost(i32, d_j, nnz * sizeof(int), stream));
+    for (PetscInt k = 0; k < nnz; k++) (*j)[k] = i32[k];
+    PetscCall(PetscFree(i32));
+  }
+  PetscCall(MatSpmvCUDACopyToHost(*a, d_a, nnz * sizeof(PetscScalar), stream));
+  PetscCall(MatSpmvCUDASynchronize(stream));
+  PetscCall(PetscLogGpuToCpu((m + 1 + nnz) * sizeof(int) + nnz * sizeof(PetscScalar)));
+#else
+  (void)d_i, (void)d_j, (void)d_a, (void)stream;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "A device CSR without CUDA");
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
