@@ -69,9 +69,9 @@ endif
 # the stock PETSc programs the tests and the demo run with -dll_append
 PETSC_SRC ?= $(firstword $(wildcard $(PETSC_DIR)/src $(PETSC_DIR)/share/petsc/examples/src $(PETSCSPMV_CACHE_SRC)))
 PETSCSPMV_CACHE_SRC := $(shell PETSCSPMV_VARIANT=$(PETSCSPMV_VARIANT) bash -c '. scripts/petsc-env.sh >/dev/null; echo $$PETSCSPMV_CACHE/petsc-$$PETSC_VERSION/src')
-TESTS    = $(BINDIR)/test_matrices $(BINDIR)/test_vectors $(BINDIR)/test_gamg $(BINDIR)/test_gamg_mpi $(BINDIR)/test_ops $(BINDIR)/test_order $(BINDIR)/test_errors $(BINDIR)/test_spmv $(BINDIR)/test_compose $(BINDIR)/test_factor $(BINDIR)/test_installed
+TESTS    = $(BINDIR)/test_matrices $(BINDIR)/test_vectors $(BINDIR)/test_gamg $(BINDIR)/test_gamg_mpi $(BINDIR)/test_ops $(BINDIR)/test_order $(BINDIR)/test_errors $(BINDIR)/test_spmv $(BINDIR)/test_compose $(BINDIR)/test_factor $(BINDIR)/test_sor $(BINDIR)/test_installed
 EXAMPLES = $(BINDIR)/ex1
-BENCH    = $(BINDIR)/spmvbench
+BENCH    = $(BINDIR)/spmvbench $(BINDIR)/sorbench
 STOCK    = $(BINDIR)/ex19 $(BINDIR)/ksp_ex2 $(BINDIR)/ksp_ex45 $(BINDIR)/ksp_ex56 $(BINDIR)/snes_ex12 $(BINDIR)/snes_ex62 \
            $(BINDIR)/ksp_ex29 $(BINDIR)/ksp_ex34 $(BINDIR)/snes_ex5 $(BINDIR)/ts_ex45 $(BINDIR)/ts_adr_ex5
 
@@ -141,6 +141,10 @@ $(BINDIR)/ex1: examples/ex1.c $(LIB) $(PETSC_ID_FILE)
 $(BINDIR)/spmvbench: bench/spmvbench.c util/matrixmarket.h $(LIB) $(PETSC_ID_FILE)
 	@mkdir -p $(@D)
 	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) -Iutil $< -L$(CURDIR)/$(LIBDIR) -Wl,-rpath,'$(RPATH)' -lpetscspmv $(PETSC_LIB)
+
+$(BINDIR)/sorbench: bench/sorbench.c $(LIB) $(PETSC_ID_FILE)
+	@mkdir -p $(@D)
+	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) $< -L$(CURDIR)/$(LIBDIR) -Wl,-rpath,'$(RPATH)' -lpetscspmv $(PETSC_LIB)
 
 $(BINDIR)/ex19: $(PETSC_SRC)/snes/tutorials/ex19.c $(PETSC_ID_FILE)
 	@mkdir -p $(@D)

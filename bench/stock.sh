@@ -46,6 +46,10 @@ table=(
   "snes5|1|SNESSolve|snes_ex5 -da_grid_x 512 -da_grid_y 512 DM"                                     # Bratu, GMRES + ILU(0)
   "ksp29-mg|1|KSPSolve|ksp_ex29 -da_grid_x 1025 -da_grid_y 1025 -ksp_type cg -pc_type mg -pc_mg_levels 9 DM" # 2D Poisson, PCMG rediscretized on 9 levels
   "ksp29-mg-np2|2|KSPSolve|ksp_ex29 -da_grid_x 1025 -da_grid_y 1025 -ksp_type cg -pc_type mg -pc_mg_levels 9 DM"
+  "ksp45-sor|1|KSPSolve|ksp_ex45 -da_grid_x 128 -da_grid_y 128 -da_grid_z 128 -ksp_type cg -pc_type sor DM" # CG + PCSOR (symmetric sweeps)
+  "ksp45-sor-np2|2|KSPSolve|ksp_ex45 -da_grid_x 128 -da_grid_y 128 -da_grid_z 128 -ksp_type cg -pc_type sor DM" # local symmetric sweeps
+  "ex19-mg|1|SNESSolve|ex19 -da_grid_x 65 -da_grid_y 65 -da_refine 3 -pc_type mg DM"               # PCMG's defaults (Chebyshev/SOR), 4 fields
+  "ex19-mg-np2|2|SNESSolve|ex19 -da_grid_x 65 -da_grid_y 65 -da_refine 3 -pc_type mg DM"
   "ksp34-gamg|1|KSPSolve|ksp_ex34 -da_grid_x 128 -da_grid_y 128 -da_grid_z 128 -ksp_type cg -pc_type gamg DM" # 3D Laplacian with a null space
   "ksp45|1|KSPSolve|ksp_ex45 -da_grid_x 96 -da_grid_y 96 -da_grid_z 96 DM"                          # 3D Laplacian, GMRES + ILU(0)
   "ksp45-gamg-np2|2|KSPSolve|ksp_ex45 -da_grid_x 128 -da_grid_y 128 -da_grid_z 128 -ksp_type cg -pc_type gamg DM"

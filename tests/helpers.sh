@@ -75,6 +75,22 @@ no_more_copies() {
     awk -v a="$tc" -v b="$rc" -v c="$tg" -v d="$rg" -v ti="$ti" -v ri="$ri" -v t="$tol" 'BEGIN { f = 1 + t / 100; exit !((a / ti <= f * b / ri || a <= b) && (c / ti <= f * d / ri || c <= d)) }'
   fi
 }
+# KSPSolve's copies (both directions) of the test run at most share% of the reference run's: reference -- test
+copies_share() {
+  local share=$1 ref=() tst=() side=ref dir
+  shift
+  for a in "$@"; do
+    if [ "$a" = -- ]; then side=tst; continue; fi
+    if [ $side = ref ]; then ref+=("$a"); else tst+=("$a"); fi
+  done
+  dir=$(mktemp -d "$logs/copies.XXXXXX")
+  "${ref[@]}" -log_view -log_view_gpu_time >"$dir/ref.log" 2>&1 || { echo "reference run failed"; cat "$dir/ref.log"; return 1; }
+  "${tst[@]}" -log_view -log_view_gpu_time >"$dir/test.log" 2>&1 || { echo "test run failed"; cat "$dir/test.log"; return 1; }
+  read -r rc rg ri <<<"$(copies "$dir/ref.log")"; read -r tc tg ti <<<"$(copies "$dir/test.log")"
+  [ -n "$rc" ] && [ -n "$tc" ] && [ "${ri:-0}" -gt 0 ] && [ "${ti:-0}" -gt 0 ] || { echo "no KSPSolve line with copy counts, or no iterations"; return 1; }
+  echo "KSPSolve copies CpuToGpu/GpuToCpu in linear iterations: reference $rc/$rg in $ri, test $tc/$tg in $ti (at most $share%)"
+  awk -v a="$tc" -v b="$tg" -v c="$rc" -v d="$rg" -v s="$share" 'BEGIN { exit !((a + b) * 100 <= (c + d) * s) }'
+}
 # a failed program's long output: its error message's first lines (the cause, past -help's or -info's
 # lines, or the options a PETSc error ends with), then its last ones (log [how many, default 8])
 failure_lines() {

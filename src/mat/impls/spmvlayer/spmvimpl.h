@@ -189,6 +189,7 @@ typedef struct {
   PetscErrorCode (*creategraph)(Mat, PetscBool, PetscBool, PetscReal, PetscInt, PetscInt[], Mat *);
   PetscErrorCode (*getdiagonal)(Mat, Vec);
   PetscErrorCode (*axpy)(Mat, PetscScalar, Mat, MatStructure);
+  PetscErrorCode (*sor)(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec);
   PetscBool cusparse; /* saved from MATSEQAIJCUSPARSE / MATMPIAIJCUSPARSE */
 } MatSpmvBaseOps;
 /* saved from pristine MATSEQAIJ, MATMPIAIJ, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE matrices */
@@ -497,6 +498,10 @@ PETSC_INTERN PetscInt MatSpmvLayoutMinProducts;
    named aij* as host AIJ); -petscspmv_dm_interpolation */
 PETSC_INTERN PetscErrorCode MatSpmvRegisterDMDA(void);
 PETSC_INTERN PetscBool      MatSpmvDMInterpolation;
+
+/* MatSOR() on the device (src/mat/impls/spmvsor/) for a matrix whose CSR aijcusparse keeps there, PETSc's
+   host one (the second argument) where the device does not take a call */
+PETSC_INTERN PetscErrorCode MatSpmvSetSOROps(Mat, PetscErrorCode (*)(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec));
 
 /* the solver package MATSOLVERSPMV (src/mat/impls/spmvfactor/), registered by package.c */
 PETSC_INTERN PetscErrorCode MatSolverTypeRegister_Spmv(void);

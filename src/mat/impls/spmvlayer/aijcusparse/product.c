@@ -267,6 +267,22 @@ static PetscErrorCode MatSpmvRunDevicePhase(Mat C, PetscErrorCode (*f)(Mat))
 
 static PetscErrorCode MatSpmvWrapPhase(PetscErrorCode (**)(Mat));
 
+/* GAMG's levels smoothed by SOR (-mg_levels_pc_type sor): MatSOR() of an aijcusparse result (on several
+   processes, of its diagonal block, which MPIAIJ's sweeps) on the device, as our types' */
+static PetscErrorCode MatSpmvSetSOROps_AIJCUSPARSEResult(Mat C)
+{
+  PetscBool seq, mpi;
+  Mat       Cd = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQAIJCUSPARSE, &seq));
+  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATMPIAIJCUSPARSE, &mpi));
+  if (seq) Cd = C;
+  else if (mpi) PetscCall(MatMPIAIJGetSeqAIJ(C, &Cd, NULL, NULL));
+  if (Cd && MatSpmvBaseSeqCUSPARSE.sor && Cd->ops->sor == MatSpmvBaseSeqCUSPARSE.sor) PetscCall(MatSpmvSetSOROps(Cd, MatSpmvBaseSeqCUSPARSE.sor));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* A new result (named after the base under the alias) of a product whose A is ours takes A's type
    where MatSpmvProductResultTakesType() says so */
 static PetscErrorCode MatSpmvMPIProductResult(Mat C, Mat A, Mat B, PetscBool dev)
@@ -283,6 +299,7 @@ static PetscErrorCode MatSpmvMPIProductResult(Mat C, Mat A, Mat B, PetscBool dev
   else if (base && asp->base->cusparse) {
     PetscCall(MatSpmvSetGraphOps_AIJCUSPARSEResult(C)); /* GAMG's next graph on the device */
     PetscCall(MatSpmvSetValueOps_AIJCUSPARSEResult(C)); /* GAMG's smoothing of P0 on several processes */
+    PetscCall(MatSpmvSetSOROps_AIJCUSPARSEResult(C));     /* GAMG's SOR smoothers on the device */
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -464,6 +481,7 @@ static PetscErrorCode MatSpmvRunPhase(Mat C, PetscErrorCode (*f)(Mat))
   } else if (base && asp->base->cusparse) {
     PetscCall(MatSpmvSetGraphOps_AIJCUSPARSEResult(C)); /* GAMG's next graph on the device */
     PetscCall(MatSpmvSetValueOps_AIJCUSPARSEResult(C)); /* GAMG's smoothing of P0 on several processes */
+    PetscCall(MatSpmvSetSOROps_AIJCUSPARSEResult(C));     /* GAMG's SOR smoothers on the device */
   }
   PetscCall(MatSpmvResultStageHostVectors(C));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -83,6 +83,7 @@ PetscErrorCode MatSpmvSaveBaseOps(Mat A)
     b->creategraph           = A->ops->creategraph;
     b->getdiagonal           = A->ops->getdiagonal;
     b->axpy                  = A->ops->axpy;
+    b->sor                   = A->ops->sor;
     if (seq) {
       PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatRetrieveValues_C", &b->retrievevalues));
       PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatStoreValues_C", &b->storevalues));
