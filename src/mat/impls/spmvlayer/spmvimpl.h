@@ -502,6 +502,8 @@ PETSC_INTERN PetscBool      MatSpmvDMInterpolation;
 /* MatSOR() on the device (src/mat/impls/spmvsor/) for a matrix whose CSR aijcusparse keeps there, PETSc's
    host one (the second argument) where the device does not take a call */
 PETSC_INTERN PetscErrorCode MatSpmvSetSOROps(Mat, PetscErrorCode (*)(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec));
+/* our MPI matrices on aijcusparse: MPIAIJ's MatSOR() (the second argument) with host vectors staged through CUDA ones */
+PETSC_INTERN PetscErrorCode MatSpmvSetSOROpsMPI(Mat, PetscErrorCode (*)(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec));
 
 /* the solver package MATSOLVERSPMV (src/mat/impls/spmvfactor/), registered by package.c */
 PETSC_INTERN PetscErrorCode MatSolverTypeRegister_Spmv(void);

@@ -9,8 +9,9 @@
 
 static const char MATSPMV_SOR_DATA[] = "MatSpmvSORData";
 
-/* PETSc's host MatSOR of the matrices we take over (MatSOR_SeqAIJ(): aijcusparse keeps SeqAIJ's) */
-static PetscErrorCode (*MatSpmvSORBase)(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec) = NULL;
+/* PETSc's host MatSOR of the matrices we take over (MatSOR_SeqAIJ(): aijcusparse keeps SeqAIJ's), and MPIAIJ's */
+static PetscErrorCode (*MatSpmvSORBase)(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec)    = NULL;
+static PetscErrorCode (*MatSpmvSORBaseMPI)(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec) = NULL;
 
 static PetscErrorCode MatSpmvSORDataDestroy(PetscCtxRt ctx)
 {
@@ -37,18 +38,35 @@ static PetscErrorCode MatSpmvSORGetData(Mat A, Mat_SpmvSOR **sor)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the level of each unit of `unit` consecutive rows: 1 + the highest level of the units its entries
-   before the unit (backward: after it) point to; stops once a level passes limit */
-static PetscErrorCode MatSpmvSORLevels(PetscInt n, const PetscInt *ai, const PetscInt *aj, PetscInt unit, PetscBool backward, PetscInt limit, PetscInt *level, PetscInt *nlevels)
+/* Units of at most `unit` consecutive rows, a new one also at each row that does not depend on the row
+   before it (no entry in that column): a grid line's first row. Units then line up from one grid
+   line to the next whatever the line's length (1025 points: units of 8 cut blindly would straddle the
+   lines and chain every unit to the one before it). start[] has room for n + 1 */
+static PetscErrorCode MatSpmvSORUnits(PetscInt n, const PetscInt *ai, const PetscInt *aj, PetscInt unit, PetscInt *start, PetscInt *nunits)
 {
-  const PetscInt nunits = (n + unit - 1) / unit;
-  PetscInt      *rowlevel;
+  PetscFunctionBegin;
+  *nunits = 0;
+  for (PetscInt r = 0; r < n; r++) {
+    PetscBool follows = PETSC_FALSE; /* row r has column r - 1 */
+
+    for (PetscInt p = ai[r]; p < ai[r + 1] && aj[p] <= r - 1 && !follows; p++) follows = (PetscBool)(aj[p] == r - 1);
+    if (!*nunits || r - start[*nunits - 1] == unit || !follows) start[(*nunits)++] = r;
+  }
+  start[*nunits] = n;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the level of each unit: 1 + the highest level of the units its entries before the unit (backward:
+   after it) point to; stops once a level passes limit */
+static PetscErrorCode MatSpmvSORLevels(PetscInt n, const PetscInt *ai, const PetscInt *aj, PetscInt nunits, const PetscInt *start, PetscBool backward, PetscInt limit, PetscInt *level, PetscInt *nlevels)
+{
+  PetscInt *rowlevel;
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc1(n, &rowlevel));
   *nlevels = 0;
   for (PetscInt v = 0; v < nunits; v++) {
-    const PetscInt u = backward ? nunits - 1 - v : v, r0 = u * unit, r1 = PetscMin(r0 + unit, n);
+    const PetscInt u = backward ? nunits - 1 - v : v, r0 = start[u], r1 = start[u + 1];
     PetscInt       l = 0;
 
     for (PetscInt r = r0; r < r1; r++)
@@ -66,26 +84,26 @@ static PetscErrorCode MatSpmvSORLevels(PetscInt n, const PetscInt *ai, const Pet
 /* units sorted by level, stable (backward: the last unit first within a level) */
 static PetscErrorCode MatSpmvSOROrder(PetscInt nunits, PetscBool backward, const PetscInt *level, PetscInt nlevels, PetscInt *order)
 {
-  PetscInt *start;
+  PetscInt *first;
 
   PetscFunctionBegin;
-  PetscCall(PetscCalloc1(nlevels + 1, &start));
-  for (PetscInt u = 0; u < nunits; u++) start[level[u]]++;
-  for (PetscInt l = 1; l <= nlevels; l++) start[l] += start[l - 1];
+  PetscCall(PetscCalloc1(nlevels + 1, &first));
+  for (PetscInt u = 0; u < nunits; u++) first[level[u]]++;
+  for (PetscInt l = 1; l <= nlevels; l++) first[l] += first[l - 1];
   for (PetscInt v = nunits - 1; v >= 0; v--) {
     const PetscInt u         = backward ? nunits - 1 - v : v;
-    order[--start[level[u]]] = u;
+    order[--first[level[u]]] = u;
   }
-  PetscCall(PetscFree(start));
+  PetscCall(PetscFree(first));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Rows per unit among 8, 4, 2, 1 (G = 32 / unit lanes a row, a power of two for the reductions), by
-   MATSOLVERSPMV's cost model of its solves, which run the same way: levels x (1 + (unit - 1) x w /
-   MATSPMV_SOR_UNIT_ENTRIES), w the entries a row has before its diagonal (a grid line's rows fold
-   into one level: 8-row units on a 2D Laplacian take ~1/8 + 1/2 of the levels of single rows) */
+/* Rows per unit at most 8, 4, 2 or 1 (G = 32 / unit lanes a row, a power of two for the reductions),
+   by MATSOLVERSPMV's cost model of its solves, which run the same way: levels x (1 + (unit - 1) x w /
+   MATSPMV_SOR_UNIT_ENTRIES), w the entries a row has before its diagonal. A grid line's rows fold
+   into few units: on a 2D Laplacian of 1025^2, 8-row units take 1153 levels, single rows 2049 */
 #define MATSPMV_SOR_UNIT_ENTRIES 266.0
-static PetscErrorCode MatSpmvSORChooseUnit(PetscInt n, const PetscInt *ai, const PetscInt *aj, PetscInt *unit)
+static PetscErrorCode MatSpmvSORChooseUnit(PetscInt n, const PetscInt *ai, const PetscInt *aj, PetscInt *start, PetscInt *unit)
 {
   const PetscInt candidates[4] = {8, 4, 2, 1};
   PetscReal      best = PETSC_MAX_REAL, lower = 0;
@@ -101,9 +119,10 @@ static PetscErrorCode MatSpmvSORChooseUnit(PetscInt n, const PetscInt *ai, const
     const PetscInt  c      = candidates[k];
     const PetscReal factor = 1.0 + (PetscReal)(c - 1) * lower / MATSPMV_SOR_UNIT_ENTRIES;
     const PetscInt  limit  = best < PETSC_MAX_REAL ? (PetscInt)PetscMin((PetscReal)PETSC_INT_MAX, best / factor) + 1 : PETSC_INT_MAX;
-    PetscInt        nlevels;
+    PetscInt        nunits, nlevels;
 
-    PetscCall(MatSpmvSORLevels(n, ai, aj, c, PETSC_FALSE, limit, level, &nlevels));
+    PetscCall(MatSpmvSORUnits(n, ai, aj, c, start, &nunits));
+    PetscCall(MatSpmvSORLevels(n, ai, aj, nunits, start, PETSC_FALSE, limit, level, &nlevels));
     if ((PetscReal)nlevels * factor < best) {
       best  = (PetscReal)nlevels * factor;
       *unit = c;
@@ -113,11 +132,11 @@ static PetscErrorCode MatSpmvSORChooseUnit(PetscInt n, const PetscInt *ai, const
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the plan of A's nonzero pattern: every diagonal entry present (as PETSc's SOR requires), the unit, the orders */
+/* the plan of A's nonzero pattern: every diagonal entry present (as PETSc's SOR requires), the units, the orders */
 static PetscErrorCode MatSpmvSORPlan(Mat A, Mat_SpmvSOR *sor)
 {
   const PetscInt *ai, *aj;
-  PetscInt        n, *level, *order[2];
+  PetscInt        n, *level, *order[2], *start;
   PetscBool       done;
 
   PetscFunctionBegin;
@@ -136,22 +155,22 @@ static PetscErrorCode MatSpmvSORPlan(Mat A, Mat_SpmvSOR *sor)
   }
   sor->n   = n;
   sor->nnz = ai[n];
+  PetscCall(PetscMalloc4(n + 1, &start, PetscMax(n, 1), &level, PetscMax(n, 1), &order[0], PetscMax(n, 1), &order[1]));
   if (sor->unitopt) sor->unit = sor->unitopt;
-  else PetscCall(MatSpmvSORChooseUnit(n, ai, aj, &sor->unit));
-  sor->nunits = (n + sor->unit - 1) / sor->unit;
-  PetscCall(PetscMalloc3(PetscMax(sor->nunits, 1), &level, PetscMax(sor->nunits, 1), &order[0], PetscMax(sor->nunits, 1), &order[1]));
+  else PetscCall(MatSpmvSORChooseUnit(n, ai, aj, start, &sor->unit));
+  PetscCall(MatSpmvSORUnits(n, ai, aj, sor->unit, start, &sor->nunits));
   for (int k = 0; k < 2; k++) {
-    PetscCall(MatSpmvSORLevels(n, ai, aj, sor->unit, (PetscBool)k, PETSC_INT_MAX, level, &sor->levels[k]));
+    PetscCall(MatSpmvSORLevels(n, ai, aj, sor->nunits, start, (PetscBool)k, PETSC_INT_MAX, level, &sor->levels[k]));
     PetscCall(MatSpmvSOROrder(sor->nunits, (PetscBool)k, level, sor->levels[k], order[k]));
   }
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
 #if defined(PETSC_HAVE_CUDA)
-  PetscCall(MatSpmvCUDASORCreate(sor, order[0], order[1]));
+  PetscCall(MatSpmvCUDASORCreate(sor, start, order[0], order[1]));
 #endif
-  PetscCall(PetscFree3(level, order[0], order[1]));
+  PetscCall(PetscFree4(start, level, order[0], order[1]));
   PetscCall(MatGetNonzeroState(A, &sor->nonzerostate));
   sor->planned = PETSC_TRUE;
-  PetscCall(PetscInfo(A, "SOR on the device: %" PetscInt_FMT " rows in units of %" PetscInt_FMT ", %" PetscInt_FMT " levels forward, %" PetscInt_FMT " backward\n", n, sor->unit, sor->levels[0], sor->levels[1]));
+  PetscCall(PetscInfo(A, "SOR on the device: %" PetscInt_FMT " rows in %" PetscInt_FMT " units of at most %" PetscInt_FMT ", %" PetscInt_FMT " levels forward, %" PetscInt_FMT " backward\n", sor->n, sor->nunits, sor->unit, sor->levels[0], sor->levels[1]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -310,5 +329,51 @@ PetscErrorCode MatSpmvSetSOROps(Mat A, PetscErrorCode (*base)(Mat, Vec, PetscRea
   if (!base || base == MatSOR_SpmvDevice) PetscFunctionReturn(PETSC_SUCCESS);
   MatSpmvSORBase = base;
   A->ops->sor    = MatSOR_SpmvDevice;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MPIAIJ's MatSOR() hands the off-diagonal block its (device) ghost vector with the caller's b: with
+   host vectors aijcusparse's MatMultAdd() then writes a device copy the host b - B x never reads, and
+   the sweeps after the first are wrong (MPIAIJCUSPARSE's too: docs/limits.md). Host vectors are
+   staged through CUDA vectors kept with A; a matrix bound to the CPU runs MPIAIJ's as it is */
+static PetscErrorCode MatSOR_MPISpmvDevice(Mat A, Vec bb, PetscReal omega, MatSORType flag, PetscReal fshift, PetscInt its, PetscInt lits, Vec xx)
+{
+  PetscBool bcuda, xcuda;
+  Vec       w[2];
+
+  PetscFunctionBegin;
+  PetscCheck(MatSpmvSORBaseMPI, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Lost MPIAIJ's MatSOR()");
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)bb, &bcuda, VECMPICUDA, VECSEQCUDA, ""));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)xx, &xcuda, VECMPICUDA, VECSEQCUDA, ""));
+  if ((bcuda && xcuda) || A->boundtocpu) {
+    PetscCall((*MatSpmvSORBaseMPI)(A, bb, omega, flag, fshift, its, lits, xx));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (int k = 0; k < 2; k++) {
+    const char *name = k ? "MatSpmvSORWorkX" : "MatSpmvSORWorkB";
+
+    PetscCall(PetscObjectQuery((PetscObject)A, name, (PetscObject *)&w[k]));
+    if (!w[k]) {
+      PetscCall(VecCreate(PetscObjectComm((PetscObject)A), &w[k]));
+      PetscCall(VecSetLayout(w[k], A->rmap));
+      PetscCall(VecSetType(w[k], VECMPICUDA));
+      PetscCall(PetscObjectCompose((PetscObject)A, name, (PetscObject)w[k]));
+      PetscCall(VecDestroy(&w[k]));
+      PetscCall(PetscObjectQuery((PetscObject)A, name, (PetscObject *)&w[k]));
+    }
+  }
+  PetscCall(VecCopy(bb, w[0]));
+  if (!(flag & SOR_ZERO_INITIAL_GUESS) || flag == SOR_APPLY_UPPER) PetscCall(VecCopy(xx, w[1]));
+  PetscCall((*MatSpmvSORBaseMPI)(A, w[0], omega, flag, fshift, its, lits, w[1]));
+  PetscCall(VecCopy(w[1], xx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvSetSOROpsMPI(Mat A, PetscErrorCode (*base)(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec))
+{
+  PetscFunctionBegin;
+  if (!base || base == MatSOR_MPISpmvDevice) PetscFunctionReturn(PETSC_SUCCESS);
+  MatSpmvSORBaseMPI = base;
+  A->ops->sor       = MatSOR_MPISpmvDevice;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

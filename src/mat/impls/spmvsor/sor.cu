@@ -24,48 +24,62 @@ __global__ void MatSpmvSORDiagonalKernel(I n, const I *__restrict__ ai, const I 
   }
 }
 
+#define MATSPMV_SOR_CHUNK 8 /* entries a lane loads before it waits on any */
+
 /* One sweep over the units (Backward: from the last), xnew pending on entry, xold not read with a
-   zero initial guess (Zero). G lanes per row: each lane's entries of the row outside the unit on the
-   swept side wait for their new x; those on the other side read xold; those inside the unit on the
-   swept side (at most 2 a lane: columns are sorted, unit * G = 32, unit <= 8) are kept for the
-   substitution, which runs over the unit's rows in order with the row sums reduced by shuffles. */
+   zero initial guess (Zero). G lanes per row. A lane loads its row's data and a chunk of its entries
+   (columns, values, the old x of those on the other side) before it waits: on the chain of dependent
+   units every load issued after a wait adds its latency to each level. Entries outside the unit on
+   the swept side wait for their new x; those inside it (at most 2 a lane: columns are sorted, unit x
+   G = 32, unit <= 8) are kept for the substitution, which runs over the unit's rows in order with the
+   row sums reduced by shuffles. */
 template <typename S, typename I, bool Backward, bool Zero>
-__global__ void __launch_bounds__(32 * MATSPMV_SOR_WARPS) MatSpmvSORSweepKernel(I n, I unit, I nunits, I G, const I *__restrict__ order, const I *__restrict__ ai, const I *__restrict__ aj, const S *__restrict__ a, const S *__restrict__ idiag, PetscReal omega, const S *__restrict__ b, const S *__restrict__ xold, S *xnew, unsigned long long *counter, unsigned long long taken)
+__global__ void __launch_bounds__(32 * MATSPMV_SOR_WARPS) MatSpmvSORSweepKernel(I nunits, I G, const I *__restrict__ start, const I *__restrict__ order, const I *__restrict__ ai, const I *__restrict__ aj, const S *__restrict__ a, const S *__restrict__ idiag, PetscReal omega, const S *__restrict__ b, const S *__restrict__ xold, S *xnew, unsigned long long *counter, unsigned long long taken)
 {
   const I u = MatSpmvTakeUnit(counter, taken, nunits, order);
 
   if (u < 0) return;
   const int  lane = threadIdx.x & 31;
-  const I    r0 = u * unit, r1 = min(r0 + unit, n), rows = r1 - r0, rr = lane / G, t = lane % G, r = r0 + rr;
+  const I    r0 = start[u], r1 = start[u + 1], rows = r1 - r0, rr = lane / G, t = lane % G, r = r0 + rr;
   const bool active = rr < rows;
-  S          e = S(0), kv[2] = {S(0), S(0)}, acc = S(0), xr = S(0), base = S(0);
-  I          kc[2] = {-1, -1};
-  int        nk    = 0;
+  const I    pe     = active ? ai[r + 1] : 0;
+  const S    id = active ? idiag[r] : S(0), br = active ? b[r] : S(0), xo = active && !Zero ? xold[r] : S(0);
+  S          e = S(0), kv0 = S(0), kv1 = S(0), acc = S(0), xr = S(0);
+  I          kc0 = -1, kc1 = -1;
 
-  if (active) {
-    for (I p = ai[r] + t; p < ai[r + 1]; p += G) {
-      const I c = aj[p];
-      const S v = a[p];
+  for (I p0 = (active ? ai[r] : 0) + t; p0 < pe; p0 += G * MATSPMV_SOR_CHUNK) {
+    I        c[MATSPMV_SOR_CHUNK];
+    S        v[MATSPMV_SOR_CHUNK], xv[MATSPMV_SOR_CHUNK];
+    unsigned waiting = 0; /* bit k: entry k's new x not seen yet */
 
-      if (c == r) continue;
-      if (Backward ? c > r : c < r) {
-        if (c >= r0 && c < r1) { /* inside the unit: substituted below */
-          kc[nk] = c - r0;
-          kv[nk] = v;
-          nk++;
-        } else {
-          S xc;
+    for (int k = 0; k < MATSPMV_SOR_CHUNK; k++) {
+      const I p = p0 + k * G;
 
-          while (!MatSpmvLoadReady(xnew + c, xc)) __nanosleep(MATSPMV_SOR_SLEEP_NS);
-          e += v * xc;
-        }
-      } else if (!Zero) e += v * xold[c];
+      c[k]  = p < pe ? aj[p] : r;
+      v[k]  = p < pe ? a[p] : S(0);
+      xv[k] = S(0);
     }
+    for (int k = 0; k < MATSPMV_SOR_CHUNK; k++) {
+      if (c[k] == r) v[k] = S(0); /* the diagonal, or past the row */
+      else if (Backward ? c[k] > r : c[k] < r) {
+        if (c[k] >= r0 && c[k] < r1) { /* inside the unit: substituted below */
+          if (kc0 < 0) kc0 = c[k] - r0, kv0 = v[k];
+          else kc1 = c[k] - r0, kv1 = v[k];
+          v[k] = S(0);
+        } else waiting |= 1u << k;
+      } else if (Zero) v[k] = S(0);
+      else xv[k] = xold[c[k]];
+    }
+    while (waiting) {
+      for (int k = 0; k < MATSPMV_SOR_CHUNK; k++)
+        if ((waiting >> k & 1) && MatSpmvLoadReady(xnew + c[k], xv[k])) waiting &= ~(1u << k);
+      if (waiting) __nanosleep(MATSPMV_SOR_SLEEP_NS);
+    }
+    for (int k = 0; k < MATSPMV_SOR_CHUNK; k++) e += v[k] * xv[k];
   }
   for (I off = G / 2; off > 0; off /= 2) e += MatSpmvShflXor(e, (int)off);
-  const S id = active ? idiag[r] : S(0);
+  const S base = S(1.0 - omega) * xo + id * (br - e);
 
-  if (active) base = (Zero ? S(0) : S(1.0 - omega) * xold[r]) + id * (b[r] - e);
   for (I s = 0; s < rows; s++) { /* row k's x is final once the rows it depends on inside the unit are */
     const I k = Backward ? rows - 1 - s : s;
     S       sum = acc, xk;
@@ -73,15 +87,16 @@ __global__ void __launch_bounds__(32 * MATSPMV_SOR_WARPS) MatSpmvSORSweepKernel(
     for (I off = G / 2; off > 0; off /= 2) sum += MatSpmvShflXor(sum, (int)off);
     xk = MatSpmvShfl(base - id * sum, (int)(k * G));
     if (rr == k) xr = xk;
-    for (int q = 0; q < nk; q++)
-      if (kc[q] == k) acc += kv[q] * xk;
+    if (kc0 == k) acc += kv0 * xk;
+    if (kc1 == k) acc += kv1 * xk;
   }
   if (active && t == 0) MatSpmvStoreReady(xnew + r, xr);
 }
 
-PetscErrorCode MatSpmvCUDASORCreate(Mat_SpmvSOR *sor, const PetscInt *forder, const PetscInt *border)
+PetscErrorCode MatSpmvCUDASORCreate(Mat_SpmvSOR *sor, const PetscInt *start, const PetscInt *forder, const PetscInt *border)
 {
   PetscFunctionBegin;
+  PetscCall(MatSpmvCUDAUploadInt(&sor->start, start, sor->nunits + 1));
   PetscCall(MatSpmvCUDAUploadInt(&sor->order[0], forder, sor->nunits));
   PetscCall(MatSpmvCUDAUploadInt(&sor->order[1], border, sor->nunits));
   PetscCall(MatSpmvCUDAMalloc((void **)&sor->idiag, PetscMax(sor->n, 1) * sizeof(PetscScalar)));
@@ -102,10 +117,12 @@ PetscErrorCode MatSpmvCUDASORDestroy(Mat_SpmvSOR *sor)
     sor->order[k] = NULL;
     sor->stage[k] = NULL;
   }
+  PetscCall(MatSpmvCUDAFree(sor->start));
   PetscCall(MatSpmvCUDAFree(sor->idiag));
   PetscCall(MatSpmvCUDAFree(sor->work));
   PetscCall(MatSpmvCUDAFree(sor->status));
   PetscCall(MatSpmvCUDAFree(sor->counter));
+  sor->start   = NULL;
   sor->idiag   = sor->work = NULL;
   sor->status  = NULL;
   sor->counter = NULL;
@@ -137,7 +154,7 @@ static PetscErrorCode MatSpmvSORLaunch(Mat_SpmvSOR *sor, const int *d_i, const i
   const int      G      = 32 / (int)sor->unit;
 
   PetscFunctionBegin;
-  MatSpmvSORSweepKernel<PetscScalar, int, Backward, Zero><<<blocks, 32 * MATSPMV_SOR_WARPS, 0, s>>>((int)sor->n, (int)sor->unit, (int)sor->nunits, G, sor->order[Backward ? 1 : 0], d_i, d_j, d_a, sor->idiag, omega, b, xold, xnew, (unsigned long long *)sor->counter, sor->taken);
+  MatSpmvSORSweepKernel<PetscScalar, int, Backward, Zero><<<blocks, 32 * MATSPMV_SOR_WARPS, 0, s>>>((int)sor->nunits, G, sor->start, sor->order[Backward ? 1 : 0], d_i, d_j, d_a, sor->idiag, omega, b, xold, xnew, (unsigned long long *)sor->counter, sor->taken);
   PetscCallCUDA(cudaGetLastError());
   sor->taken += (unsigned long long)blocks * MATSPMV_SOR_WARPS; /* every warp takes one count */
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -8,8 +8,8 @@
   A sweep is a triangular solve: forward, row i takes
       x_i = (1 - omega) xold_i + idiag_i (b_i - sum_{j < i} a_ij x_j - sum_{j > i} a_ij xold_j),
   idiag_i = omega / (fshift + a_ii) (1 / a_ii where PETSc takes that: omega 1, fshift <= 0); backward the
-  same from the last row. The zero initial guess drops xold. Rows go in units of `unit` consecutive rows,
-  one warp each; a unit waits only on the units its entries before it (backward: after it) point to,
+  same from the last row. The zero initial guess drops xold. Rows go in units of up to 8 consecutive rows
+  (cut also where a row does not depend on the one before it: grid lines), one warp each; a unit waits only on the units its entries before it (backward: after it) point to,
   on the x values themselves (pending until stored, as MATSOLVERSPMV's solves); inside the unit the
   warp substitutes row by row through shuffles. Warps take units from an atomic counter in order of
   dependency level, so a warp waits only on units already taken (no deadlock at any occupancy). Each
@@ -28,9 +28,10 @@
 #define MATSPMV_SOR_MAX_UNIT 8 /* rows per unit: a lane then holds at most 2 of its row's entries inside the unit */
 
 typedef struct {
-  PetscInt n, nnz, unit, nunits;
-  PetscInt levels[2]; /* dependency levels of the units: forward, backward */
-  int     *order[2];  /* device: units in the order warps take them, forward and backward */
+  PetscInt n, nnz, unit, nunits; /* unit: most rows a unit holds */
+  PetscInt levels[2];            /* dependency levels of the units: forward, backward */
+  int     *start;                /* device: each unit's first row, and n */
+  int     *order[2];             /* device: units in the order warps take them, forward and backward */
   /* idiag for these values, omega and fshift */
   PetscScalar     *idiag;
   PetscObjectState valuestate;
@@ -53,9 +54,11 @@ typedef struct {
 /* ---- sor.c ---- */
 /* MatSOR() of A on the device where it can run there, PETSc's host one (base) otherwise */
 PETSC_INTERN PetscErrorCode MatSpmvSetSOROps(Mat, PetscErrorCode (*)(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec));
+/* our MPI matrices on aijcusparse: MPIAIJ's MatSOR() with host vectors staged through CUDA ones */
+PETSC_INTERN PetscErrorCode MatSpmvSetSOROpsMPI(Mat, PetscErrorCode (*)(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec));
 
 /* ---- sor.cu ---- */
-PETSC_INTERN PetscErrorCode MatSpmvCUDASORCreate(Mat_SpmvSOR *, const PetscInt *, const PetscInt *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDASORCreate(Mat_SpmvSOR *, const PetscInt *, const PetscInt *, const PetscInt *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDASORDestroy(Mat_SpmvSOR *);
 /* idiag from A's device CSR values; *zerorow: the first row whose diagonal is zero, or -1 */
 PETSC_INTERN PetscErrorCode MatSpmvCUDASORDiagonal(Mat_SpmvSOR *, const int *, const int *, const PetscScalar *, PetscReal, PetscScalar, PetscInt *, void *);
