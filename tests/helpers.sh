@@ -210,4 +210,4 @@ same_residuals() {
     { d = $1 - $2; if (d < 0) d = -d; m = ($1 > $2 ? $1 : $2); if (d > tol * m + 1e-300) { print "step " NR ": " $1 " vs " $2; bad = 1 } }
     END { exit bad }' || { echo "residual norms differ by more than ${RES_RTOL:-1e-8} (relative)"; return 1; }
 }
-export -f iters run_pair same_iterations copies no_more_copies failure_lines lists_option factor_package ex1_case same_petsc installed gamg_like_petsc same_residuals
+export -f iters run_pair same_iterations copies no_more_copies copies_share failure_lines lists_option factor_package ex1_case same_petsc installed gamg_like_petsc same_residuals
