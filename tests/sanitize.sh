@@ -6,7 +6,7 @@
 # matrices (racecheck did not finish it in 150 s on an H100: the sync-free kernels spin); memcheck,
 # initcheck and racecheck on GAMG's coarsening and tentative prolongator on the device (test_gamg
 # -device, whatever the types), memcheck and racecheck on its rounds on 2 processes (test_gamg_mpi -device);
-# memcheck and racecheck on the SOR sweeps (test_sor, 1 and 2 processes).
+# memcheck on the SOR sweeps (test_sor, 1 and 2 processes).
 # Run through scripts/gpu-bundle.sh run tests/sanitize.sh when PETSc is a bundle.
 #   PETSCSPMV_TEST_TYPES="brc cmrs argcsr ipcsr ellr" tests/sanitize.sh   (PETSCSPMV_TEST_TYPES="": the factor's only)
 set -u
@@ -53,10 +53,9 @@ for tool in memcheck racecheck; do
   launch="$PETSCSPMV_MPIEXEC_N 2" check $tool $bin/test_gamg_mpi -device -gpu 1 -use_gpu_aware_mpi 0
 done
 # the SOR sweeps (one launch a sweep, units waiting on each other's x values): every flag on a small grid, 1 and 2 processes
-# (racecheck slows the spinning waits: a 4^2 grid)
+# (no racecheck: the sweep kernel has no shared memory, racecheck's subject, and under racecheck its
+# waits on other blocks' x values did not end in 100 s even on a 4^2 grid, as MATSOLVERSPMV's)
 check memcheck $bin/test_sor -type brc -n 10
 launch="$PETSCSPMV_MPIEXEC_N 2" check memcheck $bin/test_sor -type brc -n 10 -use_gpu_aware_mpi 0
-check racecheck $bin/test_sor -type brc -n 4
-launch="$PETSCSPMV_MPIEXEC_N 2" check racecheck $bin/test_sor -type brc -n 4 -use_gpu_aware_mpi 0
 echo "sanitizer runs with findings: $bad"
 [ $bad = 0 ]
