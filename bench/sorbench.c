@@ -18,7 +18,7 @@ static char help[] = "MatSOR benchmark: one symmetric sweep (PCSOR's, zero initi
 static PetscErrorCode StencilCSR(PetscInt dim, PetscInt n, PetscBool box, PetscInt dof, PetscInt *m, PetscInt **ai, PetscInt **aj, PetscScalar **aa)
 {
   const PetscInt npts = dim == 2 ? n * n : n * n * n, maxnb = (dim == 2 ? 9 : 27) * dof;
-  PetscInt       nz   = 0;
+  PetscInt       nz = 0;
 
   PetscFunctionBegin;
   *m = npts * dof;
@@ -47,7 +47,7 @@ static PetscErrorCode StencilCSR(PetscInt dim, PetscInt n, PetscBool box, PetscI
               nz++;
             }
           }
-      (*aa)[diag] = (PetscScalar)(nz - start) + 1.0;
+      (*aa)[diag]    = (PetscScalar)(nz - start) + 1.0;
       (*ai)[row + 1] = nz;
     }
   }
@@ -82,13 +82,13 @@ static PetscErrorCode Sync(Vec x)
 
 int main(int argc, char **argv)
 {
-  char        matrix[32] = "lap2d", list[256] = "aij,aijcusparse,brc", *types[16];
-  PetscInt    n = -1, reps = 20, m, *ai, *aj, ntypes = 16, dim = 2, dof = 1;
+  char         matrix[32] = "lap2d", list[256] = "aij,aijcusparse,brc", *types[16];
+  PetscInt     n = -1, reps = 20, m, *ai, *aj, ntypes = 16, dim = 2, dof = 1;
   PetscScalar *aa;
-  PetscBool   box = PETSC_FALSE, set;
-  Mat         Aref;
-  Vec         b, xref;
-  PetscRandom rnd;
+  PetscBool    box = PETSC_FALSE, set;
+  Mat          Aref;
+  Vec          b, xref;
+  PetscRandom  rnd;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscSpmvInitializePackage());

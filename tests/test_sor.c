@@ -69,8 +69,8 @@ static PetscErrorCode CheckAllFlags(Mat A, Mat Aref, PetscRandom rnd, const char
   const MatSORType local[] = {SOR_LOCAL_FORWARD_SWEEP, SOR_LOCAL_BACKWARD_SWEEP, SOR_LOCAL_SYMMETRIC_SWEEP, SOR_EISENSTAT}, global[] = {SOR_FORWARD_SWEEP, SOR_BACKWARD_SWEEP, SOR_SYMMETRIC_SWEEP};
   const PetscReal  omegas[] = {1.0, 1.3}, shifts[] = {0.0, 0.5};
   const PetscInt   itlits[][2] = {
-    {1, 1},
-    {2, 3}
+      {1, 1},
+      {2, 3}
   };
   PetscMPIInt size;
   PetscInt    m;
@@ -115,11 +115,11 @@ static PetscErrorCode CheckAllFlags(Mat A, Mat Aref, PetscRandom rnd, const char
 
 static PetscErrorCode CheckOperator(MatType type, PetscInt n, PetscInt dof, PetscRandom rnd)
 {
-  Mat       A, Aref, M[2];
-  Vec       l;
-  char      what[128];
-  PetscInt  rstart, rend;
-  int       failed;
+  Mat      A, Aref, M[2];
+  Vec      l;
+  char     what[128];
+  PetscInt rstart, rend;
+  int      failed;
 
   PetscFunctionBegin;
   PetscCall(CreateOperator(type, n, dof, &A));

@@ -245,7 +245,7 @@ static PetscErrorCode MatSpmvSORSweeps(Mat A, Mat_SpmvSOR *sor, Vec bb, PetscRea
   const PetscBool    forward  = (PetscBool)((flag & SOR_FORWARD_SWEEP) || (flag & SOR_LOCAL_FORWARD_SWEEP));
   const PetscBool    backward = (PetscBool)((flag & SOR_BACKWARD_SWEEP) || (flag & SOR_LOCAL_BACKWARD_SWEEP));
   const PetscBool    zero     = (PetscBool)((flag & SOR_ZERO_INITIAL_GUESS) != 0);
-  const PetscInt     nsweeps  = its * ((forward ? 1 : 0) + (backward ? 1 : 0)), n = A->rmap->n;
+  const PetscInt     nsweeps = its * ((forward ? 1 : 0) + (backward ? 1 : 0)), n = A->rmap->n;
   const int         *d_i, *d_j;
   const PetscScalar *d_a, *d_b, *bhost, *xhost;
   PetscScalar       *d_x, *cur, *out;

@@ -81,7 +81,7 @@ __global__ void __launch_bounds__(32 * MATSPMV_SOR_WARPS) MatSpmvSORSweepKernel(
   const S base = S(1.0 - omega) * xo + id * (br - e);
 
   for (I s = 0; s < rows; s++) { /* row k's x is final once the rows it depends on inside the unit are */
-    const I k = Backward ? rows - 1 - s : s;
+    const I k   = Backward ? rows - 1 - s : s;
     S       sum = acc, xk;
 
     for (I off = G / 2; off > 0; off /= 2) sum += MatSpmvShflXor(sum, (int)off);
@@ -122,10 +122,10 @@ PetscErrorCode MatSpmvCUDASORDestroy(Mat_SpmvSOR *sor)
   PetscCall(MatSpmvCUDAFree(sor->work));
   PetscCall(MatSpmvCUDAFree(sor->status));
   PetscCall(MatSpmvCUDAFree(sor->counter));
-  sor->start   = NULL;
-  sor->idiag   = sor->work = NULL;
-  sor->status  = NULL;
-  sor->counter = NULL;
+  sor->start = NULL;
+  sor->idiag = sor->work = NULL;
+  sor->status            = NULL;
+  sor->counter           = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -154,7 +154,8 @@ static PetscErrorCode MatSpmvSORLaunch(Mat_SpmvSOR *sor, const int *d_i, const i
   const int      G      = 32 / (int)sor->unit;
 
   PetscFunctionBegin;
-  MatSpmvSORSweepKernel<PetscScalar, int, Backward, Zero><<<blocks, 32 * MATSPMV_SOR_WARPS, 0, s>>>((int)sor->nunits, G, sor->start, sor->order[Backward ? 1 : 0], d_i, d_j, d_a, sor->idiag, omega, b, xold, xnew, (unsigned long long *)sor->counter, sor->taken);
+  MatSpmvSORSweepKernel<PetscScalar, int, Backward, Zero>
+    <<<blocks, 32 * MATSPMV_SOR_WARPS, 0, s>>>((int)sor->nunits, G, sor->start, sor->order[Backward ? 1 : 0], d_i, d_j, d_a, sor->idiag, omega, b, xold, xnew, (unsigned long long *)sor->counter, sor->taken);
   PetscCallCUDA(cudaGetLastError());
   sor->taken += (unsigned long long)blocks * MATSPMV_SOR_WARPS; /* every warp takes one count */
   PetscFunctionReturn(PETSC_SUCCESS);

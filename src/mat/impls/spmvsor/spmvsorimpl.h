@@ -33,21 +33,21 @@ typedef struct {
   int     *start;                /* device: each unit's first row, and n */
   int     *order[2];             /* device: units in the order warps take them, forward and backward */
   /* idiag for these values, omega and fshift */
-  PetscScalar     *idiag;
-  PetscObjectState valuestate;
-  PetscReal        omega;
-  PetscScalar      fshift;
-  PetscBool        idiagset;
-  PetscScalar     *work;               /* device: the sweeps' second buffer */
-  PetscScalar     *stage[2];           /* device: b and x of host vectors */
-  int             *status;             /* device: first zero diagonal's row + 1 */
-  void            *counter;            /* device: units handed out, over all launches */
-  unsigned long long taken;            /* the counter's value before the next launch */
-  PetscObjectState   nonzerostate;     /* pattern the plan was made for */
+  PetscScalar       *idiag;
+  PetscObjectState   valuestate;
+  PetscReal          omega;
+  PetscScalar        fshift;
+  PetscBool          idiagset;
+  PetscScalar       *work;         /* device: the sweeps' second buffer */
+  PetscScalar       *stage[2];     /* device: b and x of host vectors */
+  int               *status;       /* device: first zero diagonal's row + 1 */
+  void              *counter;      /* device: units handed out, over all launches */
+  unsigned long long taken;        /* the counter's value before the next launch */
+  PetscObjectState   nonzerostate; /* pattern the plan was made for */
   PetscBool          planned;
   PetscErrorCode (*base)(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec); /* PETSc's host MatSOR */
-  PetscBool device;                    /* -mat_sor_device */
-  PetscInt  unitopt;                   /* -mat_sor_unit, 0: chosen */
+  PetscBool device;                                                                            /* -mat_sor_device */
+  PetscInt  unitopt;                                                                           /* -mat_sor_unit, 0: chosen */
   PetscBool optionsread, saidhost;
 } Mat_SpmvSOR;
 

@@ -299,7 +299,7 @@ static PetscErrorCode MatSpmvMPIProductResult(Mat C, Mat A, Mat B, PetscBool dev
   else if (base && asp->base->cusparse) {
     PetscCall(MatSpmvSetGraphOps_AIJCUSPARSEResult(C)); /* GAMG's next graph on the device */
     PetscCall(MatSpmvSetValueOps_AIJCUSPARSEResult(C)); /* GAMG's smoothing of P0 on several processes */
-    PetscCall(MatSpmvSetSOROps_AIJCUSPARSEResult(C));     /* GAMG's SOR smoothers on the device */
+    PetscCall(MatSpmvSetSOROps_AIJCUSPARSEResult(C));   /* GAMG's SOR smoothers on the device */
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -481,7 +481,7 @@ static PetscErrorCode MatSpmvRunPhase(Mat C, PetscErrorCode (*f)(Mat))
   } else if (base && asp->base->cusparse) {
     PetscCall(MatSpmvSetGraphOps_AIJCUSPARSEResult(C)); /* GAMG's next graph on the device */
     PetscCall(MatSpmvSetValueOps_AIJCUSPARSEResult(C)); /* GAMG's smoothing of P0 on several processes */
-    PetscCall(MatSpmvSetSOROps_AIJCUSPARSEResult(C));     /* GAMG's SOR smoothers on the device */
+    PetscCall(MatSpmvSetSOROps_AIJCUSPARSEResult(C));   /* GAMG's SOR smoothers on the device */
   }
   PetscCall(MatSpmvResultStageHostVectors(C));
   PetscFunctionReturn(PETSC_SUCCESS);

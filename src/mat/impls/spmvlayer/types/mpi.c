@@ -585,7 +585,8 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJSpmv(Mat A, MatType type, MatReuse reuse,
   B->ops->transpose        = MatTranspose_MPIAIJSpmv;
   PetscCall(MatSpmvSetGraphOps_MPIAIJSpmv(B, sp->base));
   PetscCall(MatSpmvSetValueOps_MPIAIJSpmv(B, sp->base)); /* MatAXPY() of a block-diagonal X on the device (values.c) */
-  if (sp->base->cusparse) PetscCall(MatSpmvSetSOROpsMPI(B, sp->base->sor)); /* host vectors staged (spmvsor/) */
+  /* MatSOR with host vectors staged (spmvsor/) */
+  if (sp->base->cusparse) PetscCall(MatSpmvSetSOROpsMPI(B, sp->base->sor));
 
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatMPIAIJSetPreallocation_C", MatMPIAIJSetPreallocation_MPIAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", MatSetPreallocationCOO_MPIAIJSpmv));

@@ -346,7 +346,8 @@ static PetscErrorCode MatSpmvSetProducts(Mat A)
   if (MatSpmvSeq(A)->base->cusparse) A->ops->multhermitiantransposeadd = PetscDefined(USE_COMPLEX) ? NULL : MatMultTransposeAdd_SeqAIJSpmv;
   PetscCall(MatSpmvSetValueOps_SeqAIJSpmv(A)); /* MatShift, MatDiagonalScale on the device (values.c) */
   PetscCall(MatSpmvSetGraphOps_SeqAIJSpmv(A)); /* MatCreateGraph on the device (graph.c) */
-  if (MatSpmvSeq(A)->base->cusparse) PetscCall(MatSpmvSetSOROps(A, MatSpmvSeq(A)->base->sor)); /* MatSOR on the device (spmvsor/) */
+  /* MatSOR on the device (spmvsor/) */
+  if (MatSpmvSeq(A)->base->cusparse) PetscCall(MatSpmvSetSOROps(A, MatSpmvSeq(A)->base->sor));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
