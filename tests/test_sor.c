@@ -1,8 +1,10 @@
-static char help[] = "MatSOR() of a petscspmv type against MATAIJ's (point SOR: inodes off, as PETSc runs it for aijcusparse).\n"
+static char help[] = "MatSOR() of a petscspmv type against MATAIJ's (point SOR: inodes off, as PETSc runs it for aijcusparse),\n"
+                     "and PCMG's interpolation of several fields on a DMDA of the type against PETSc's MAIJ.\n"
                      "  -type <brc>  petscspmv type to test\n"
                      "  -n <24>      grid points per direction of the test operators\n";
 
 #include <petscspmv.h>
+#include <petscdmda.h>
 
 /* A nonsymmetric 2D 5-point operator with a few long-range couplings (both triangles) and dof fields
    coupled densely at each grid point (ex19's Jacobian has 4), diagonally dominant */
@@ -192,6 +194,59 @@ static PetscErrorCode CheckOperator(MatType type, PetscInt n, PetscInt dof, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* PCMG's interpolation on a DMDA of several fields: with the DM's type one of ours it is an explicit
+   matrix of that type (PETSc's would be a MAIJ of a host AIJ); its products and transpose products
+   (the restriction) equal those of PETSc's MAIJ on an AIJ DMDA */
+static PetscErrorCode CheckInterpolation(MatType type, PetscRandom rnd)
+{
+  DM        dac[2], daf[2];
+  Mat       P[2];
+  Vec       xc, xf, y[2], z[2];
+  MatType   ptype;
+  PetscBool maij, ours;
+  PetscReal err, ref;
+
+  PetscFunctionBegin;
+  for (int k = 0; k < 2; k++) {
+    PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, 9, 9, PETSC_DECIDE, PETSC_DECIDE, 4, 1, NULL, NULL, &dac[k]));
+    PetscCall(DMSetMatType(dac[k], k ? MATAIJ : type));
+    PetscCall(DMSetUp(dac[k]));
+    PetscCall(DMRefine(dac[k], PETSC_COMM_WORLD, &daf[k]));
+    PetscCall(DMCreateInterpolation(dac[k], daf[k], &P[k], NULL));
+  }
+  PetscCall(MatGetType(P[0], &ptype));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)P[0], &maij, MATSEQMAIJ, MATMPIMAIJ, ""));
+  PetscCall(PetscObjectBaseTypeCompareAny((PetscObject)P[0], &ours, MATSEQAIJ, MATMPIAIJ, ""));
+  PetscCheck(!maij && ours, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The 4-field interpolation on a DMDA of type %s is %s, not an explicit matrix of that type", type, ptype);
+  PetscCall(MatCreateVecs(P[1], &xc, &xf));
+  PetscCall(VecSetRandom(xc, rnd));
+  PetscCall(VecSetRandom(xf, rnd));
+  for (int k = 0; k < 2; k++) {
+    PetscCall(VecDuplicate(xf, &y[k]));
+    PetscCall(VecDuplicate(xc, &z[k]));
+    PetscCall(MatMult(P[k], xc, y[k]));
+    PetscCall(MatMultTranspose(P[k], xf, z[k]));
+  }
+  for (int t = 0; t < 2; t++) {
+    Vec *v = t ? z : y;
+
+    PetscCall(VecNorm(v[1], NORM_INFINITY, &ref));
+    PetscCall(VecAXPY(v[0], -1.0, v[1]));
+    PetscCall(VecNorm(v[0], NORM_INFINITY, &err));
+    PetscCheck(err <= 1e-13 * ref, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "4-field interpolation of %s: %s differs by %g of %g from MAIJ's", type, t ? "the restriction" : "the interpolation", (double)err, (double)ref);
+  }
+  for (int k = 0; k < 2; k++) {
+    PetscCall(VecDestroy(&y[k]));
+    PetscCall(VecDestroy(&z[k]));
+    PetscCall(MatDestroy(&P[k]));
+    PetscCall(DMDestroy(&daf[k]));
+    PetscCall(DMDestroy(&dac[k]));
+  }
+  PetscCall(VecDestroy(&xc));
+  PetscCall(VecDestroy(&xf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   char        type[64] = MATBRC;
@@ -206,8 +261,9 @@ int main(int argc, char **argv)
   PetscCall(PetscRandomSetFromOptions(rnd));
   PetscCall(CheckOperator(type, n, 1, rnd));
   PetscCall(CheckOperator(type, n / 2, 4, rnd));
+  PetscCall(CheckInterpolation(type, rnd));
   PetscCall(PetscRandomDestroy(&rnd));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "MatSOR of %s equals MATAIJ's\n", type));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "MatSOR of %s equals MATAIJ's; its 4-field DMDA interpolation is explicit and equals MAIJ's\n", type));
   PetscCall(PetscFinalize());
   return 0;
 }

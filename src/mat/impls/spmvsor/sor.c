@@ -174,6 +174,7 @@ static PetscErrorCode MatSpmvSORPlan(Mat A, Mat_SpmvSOR *sor)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -mat_sor_device, -mat_sor_unit under A's prefix, at A's first MatSOR() (listed by -help then) */
 static PetscErrorCode MatSpmvSORReadOptions(Mat A, Mat_SpmvSOR *sor)
 {
   PetscInt unit = 0;
@@ -181,8 +182,12 @@ static PetscErrorCode MatSpmvSORReadOptions(Mat A, Mat_SpmvSOR *sor)
   PetscFunctionBegin;
   if (sor->optionsread) PetscFunctionReturn(PETSC_SUCCESS);
   sor->optionsread = PETSC_TRUE;
-  PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_sor_device", &sor->device, NULL));
-  PetscCall(PetscOptionsGetInt(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_sor_unit", &unit, NULL));
+  PetscObjectOptionsBegin((PetscObject)A);
+  PetscOptionsHeadBegin(PetscOptionsObject, "MatSOR() on the GPU (petscspmv)");
+  PetscCall(PetscOptionsBool("-mat_sor_device", "Sweep on the GPU (false: PETSc's host SOR)", "MatSOR", sor->device, &sor->device, NULL));
+  PetscCall(PetscOptionsInt("-mat_sor_unit", "Most consecutive rows a warp sweeps as one unit: 1, 2, 4 or 8 (0: chosen per nonzero pattern)", "MatSOR", unit, &unit, NULL));
+  PetscOptionsHeadEnd();
+  PetscOptionsEnd();
   PetscCheck(unit == 0 || unit == 1 || unit == 2 || unit == 4 || unit == 8, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_sor_unit %" PetscInt_FMT ": give 1, 2, 4 or 8 rows per unit, or 0 to let the sweeps choose", unit);
   sor->unitopt = unit;
   PetscFunctionReturn(PETSC_SUCCESS);
