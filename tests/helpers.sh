@@ -54,18 +54,9 @@ copies() {
 # counts, and with them aijcusparse's own copy counts, vary from run to run; a copy per product
 # or per level setup would still show as several percent)
 no_more_copies() {
-  local tol=$1 extra=$2 ref=() tst=() side=ref
+  local tol=$1 extra=$2
   shift 2
-  for a in "$@"; do
-    if [ "$a" = -- ]; then side=tst; continue; fi
-    if [ $side = ref ]; then ref+=("$a"); else tst+=("$a"); fi
-  done
-  local dir
-  dir=$(mktemp -d "$logs/copies.XXXXXX")
-  "${ref[@]}" -log_view -log_view_gpu_time >"$dir/ref.log" 2>&1 || { echo "reference run failed"; cat "$dir/ref.log"; return 1; }
-  "${tst[@]}" -log_view -log_view_gpu_time >"$dir/test.log" 2>&1 || { echo "test run failed"; cat "$dir/test.log"; return 1; }
-  read -r rc rg ri <<<"$(copies "$dir/ref.log")"; read -r tc tg ti <<<"$(copies "$dir/test.log")"
-  [ -n "$rc" ] && [ -n "$tc" ] && [ "${ri:-0}" -gt 0 ] && [ "${ti:-0}" -gt 0 ] || { echo "no KSPSolve line with copy counts, or no iterations"; return 1; }
+  copy_counts "$@" || return 1
   echo "KSPSolve copies CpuToGpu/GpuToCpu in linear iterations: reference $rc/$rg in $ri, test $tc/$tg in $ti (tolerance $tol%, extra uploads $extra)"
   if [ "$tol" = 0 ]; then
     [ "$tc" -le $((rc + extra)) ] && [ "$tg" -le "$rg" ]
@@ -77,8 +68,16 @@ no_more_copies() {
 }
 # KSPSolve's copies (both directions) of the test run at most share% of the reference run's: reference -- test
 copies_share() {
-  local share=$1 ref=() tst=() side=ref dir
+  local share=$1
   shift
+  copy_counts "$@" || return 1
+  echo "KSPSolve copies CpuToGpu/GpuToCpu in linear iterations: reference $rc/$rg in $ri, test $tc/$tg in $ti (at most $share%)"
+  awk -v a="$tc" -v b="$tg" -v c="$rc" -v d="$rg" -v s="$share" 'BEGIN { exit !((a + b) * 100 <= (c + d) * s) }'
+}
+# reference -- test, each run with -log_view -log_view_gpu_time: KSPSolve's copy counts and the linear
+# iterations into rc rg ri (reference) and tc tg ti (test), for the two checks above
+copy_counts() {
+  local ref=() tst=() side=ref dir
   for a in "$@"; do
     if [ "$a" = -- ]; then side=tst; continue; fi
     if [ $side = ref ]; then ref+=("$a"); else tst+=("$a"); fi
@@ -86,10 +85,9 @@ copies_share() {
   dir=$(mktemp -d "$logs/copies.XXXXXX")
   "${ref[@]}" -log_view -log_view_gpu_time >"$dir/ref.log" 2>&1 || { echo "reference run failed"; cat "$dir/ref.log"; return 1; }
   "${tst[@]}" -log_view -log_view_gpu_time >"$dir/test.log" 2>&1 || { echo "test run failed"; cat "$dir/test.log"; return 1; }
-  read -r rc rg ri <<<"$(copies "$dir/ref.log")"; read -r tc tg ti <<<"$(copies "$dir/test.log")"
+  read -r rc rg ri <<<"$(copies "$dir/ref.log")"
+  read -r tc tg ti <<<"$(copies "$dir/test.log")"
   [ -n "$rc" ] && [ -n "$tc" ] && [ "${ri:-0}" -gt 0 ] && [ "${ti:-0}" -gt 0 ] || { echo "no KSPSolve line with copy counts, or no iterations"; return 1; }
-  echo "KSPSolve copies CpuToGpu/GpuToCpu in linear iterations: reference $rc/$rg in $ri, test $tc/$tg in $ti (at most $share%)"
-  awk -v a="$tc" -v b="$tg" -v c="$rc" -v d="$rg" -v s="$share" 'BEGIN { exit !((a + b) * 100 <= (c + d) * s) }'
 }
 # a failed program's long output: its error message's first lines (the cause, past -help's or -info's
 # lines, or the options a PETSc error ends with), then its last ones (log [how many, default 8])
@@ -210,4 +208,4 @@ same_residuals() {
     { d = $1 - $2; if (d < 0) d = -d; m = ($1 > $2 ? $1 : $2); if (d > tol * m + 1e-300) { print "step " NR ": " $1 " vs " $2; bad = 1 } }
     END { exit bad }' || { echo "residual norms differ by more than ${RES_RTOL:-1e-8} (relative)"; return 1; }
 }
-export -f iters run_pair same_iterations copies no_more_copies copies_share failure_lines lists_option factor_package ex1_case same_petsc installed gamg_like_petsc same_residuals
+export -f iters run_pair same_iterations copies copy_counts no_more_copies copies_share failure_lines lists_option factor_package ex1_case same_petsc installed gamg_like_petsc same_residuals
