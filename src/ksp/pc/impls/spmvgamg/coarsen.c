@@ -1,5 +1,5 @@
 /*
-  MatCoarsen "spmvmis" (issue 51): GAMG's coarsening for our matrices by mis.c's host reference or,
+  MatCoarsen "spmvmis": GAMG's coarsening for our matrices by mis.c's host reference or,
   where the graph's CSR is on the GPU, by device/aggregate.cu's rounds (the same arrays): on the device
   where the graph is a seqaijcusparse matrix not bound to the CPU, or an MPIAIJ graph whose blocks are
   (MATMPIAIJCUSPARSE, on every process; the ghost values exchanged through the graph's PetscSF). Its

@@ -1,5 +1,5 @@
 /*
-  PCGAMG with our set-up (issue 51): PETSc's "gamg" creator stays PETSc's, registered again under its
+  PCGAMG with our set-up: PETSc's "gamg" creator stays PETSc's, registered again under its
   name by a creator that calls it and wraps the PC's set-up, options and view. For a set-up whose
   operator is one of our types on a GPU (by default; -pc_gamg_spmv forces it on or off, and
   -pc_gamg_spmv_all_operators takes any AIJ operator), the aggregation's coarsen and prolongator are

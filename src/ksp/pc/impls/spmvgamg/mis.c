@@ -1,5 +1,5 @@
 /*
-  GAMG's coarsening for our matrices (issue 51): a maximal independent set of the strength graph at
+  GAMG's coarsening for our matrices: a maximal independent set of the strength graph at
   distance 1 or 2, found in rounds as a GPU finds it (a node joins when its priority, a hash of its
   global index, is the largest among the undecided nodes within the distance; no squared graph), and
   the aggregates around it (roots; then their neighbours; at distance 2 the nodes two steps away join

@@ -1,5 +1,5 @@
 /*
-  GAMG's tentative prolongator P0 from the aggregates our coarsening kept on the device (issue 51):
+  GAMG's tentative prolongator P0 from the aggregates our coarsening kept on the device:
   P0 and the coarse near-null space made there (device/tentative.cu), then P0 a matrix of the level
   operator's type as PETSc's prolongator makes it. On several processes each process's aggregates hold
   its own rows, so P0 is its diagonal block alone (columns: the local aggregates'). The host CSR is

@@ -1,5 +1,5 @@
 #pragma once
-/* GAMG's set-up for our matrices (issue 51): the coarsening, host reference (mis.c) and device
+/* GAMG's set-up for our matrices: the coarsening, host reference (mis.c) and device
    (device/aggregate.cu), run by MatCoarsen spmvmis (coarsen.c); the tentative prolongator, host
    reference (tentative.c) and device (device/tentative.cu), made a matrix by prolongator.c */
 #include <petscmat.h>

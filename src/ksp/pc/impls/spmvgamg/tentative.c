@@ -1,5 +1,5 @@
 /*
-  GAMG's tentative prolongator P0 for our matrices, host reference (issue 51): PETSc's formProl0
+  GAMG's tentative prolongator P0 for our matrices, host reference: PETSc's formProl0
   (src/ksp/pc/impls/gamg/agg.c) on aggregates given as arrays. Per aggregate, the near-null block B
   (its members' rows, root first, then the others in increasing index, padded with zero rows to at
   least as many rows as modes) is factored B = Q R as LAPACK's dgeqrf/dorgqr do it

@@ -1,5 +1,5 @@
 /*
-  GAMG's coarsening on the device (issue 51, step 3): mis.c's host reference (MatCoarsenSpmvAggregateHost)
+  GAMG's coarsening on the device: mis.c's host reference (MatCoarsenSpmvAggregateHost)
   step for step, so that the aggregates are the same arrays for any graph. A thread per row: a graph's
   rows are short. Every kernel reads arrays that no thread of it writes, or only the element its own
   thread writes, as the host's loops compute each step from the one before (Jacobi, not Gauss-Seidel);

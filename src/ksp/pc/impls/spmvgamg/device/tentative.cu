@@ -1,5 +1,5 @@
 /*
-  GAMG's tentative prolongator P0 on the device (issue 51): the host reference's (tentative.c) QR
+  GAMG's tentative prolongator P0 on the device: the host reference's (tentative.c) QR
   per aggregate, one warp per aggregate. The scalar steps are the shared ones of tentativeqr.h (the
   reflector's norm and sign on lane 0, in LAPACK's order); the steps whose results do not depend on
   how they are spread are spread over the lanes: lane c sums column c's w = C^T v (serially, in
