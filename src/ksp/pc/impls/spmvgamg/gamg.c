@@ -10,7 +10,8 @@
   PETSc's remain the graph, the prolongator's smoothing, the Galerkin products, views and re-typing.
   On several processes each process's aggregates hold its own rows, so P0 is its diagonal block; a
   graph on the host takes the host reference and PETSc's prolongator. A level ours cannot take (HEM,
-  MIS-k other than PETSc's defaults, a graph that is not AIJ) runs PETSc's, -info says why.
+  MIS-k other than PETSc's defaults, its minimum-degree order, an unsymmetrized graph, a graph that is
+  not AIJ) runs PETSc's, -info says why.
 */
 #include <petsc/private/pcgamgimpl.h>
 #include <petscversion.h>
@@ -130,6 +131,8 @@ static PetscErrorCode PCGAMGSpmvLevelReason(PC pc, Mat G, const char **reason, P
       PetscCall(PetscObjectTypeCompare((PetscObject)agg->crs, MATCOARSENMISK, &misk));
       PetscCall(PetscObjectTypeCompare((PetscObject)agg->crs, MATCOARSENMIS, &mis));
       if (!misk && !mis) *reason = "the coarsener asked for is not MIS or MIS-k";
+      else if (agg->use_minimum_degree_ordering) *reason = "-pc_gamg_mis_k_minimum_degree_ordering asks for PETSc's greedy order by degree, which our hashed priorities do not follow";
+      else if (!agg->graph_symmetrize) *reason = "-pc_gamg_graph_symmetrize 0: our independent sets and aggregates read the graph as symmetric";
       else if (aggressive && !agg->use_aggressive_square_graph && agg->aggressive_mis_k != 2) *reason = "aggressive MIS-k with k other than 2";
       else if (!aggressive && misk) {
         PetscInt k;
