@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# tests/run.sh on a table of its own: one case runs by its id, axes and tags expand and select, PASS
-# and FAIL are counted in the last line, a repeated id is refused.   tests/harness-fixture.sh DIR
+# tests/run.sh on a table of its own: one case runs by its id, axes and tags expand and select, a case
+# continues over lines ending in a backslash, PASS and FAIL are counted in the last line, a repeated id
+# is refused.   tests/harness-fixture.sh DIR
 set -u
 dir=$1
 cd "$(dirname "$0")/.."
@@ -8,7 +9,8 @@ rm -rf "$dir" && mkdir -p "$dir"
 printf '%s\n' '# fixture' 'def word=yes' \
   'ok-np$np | type=brc np=1,2 even | passes, $ranks | test $word = yes' \
   'fails | broken | fails | false' \
-  'gpu-only | gpu | needs a GPU | true' >"$dir/cases"
+  'gpu-only | gpu | needs a GPU | true' \
+  'long | joined | a case on three lines \' '    whose command \' '    | test "$word  x" = "yes  x"' >"$dir/cases"
 unset PETSCSPMV_TEST_IDS PETSCSPMV_TEST_CLAIMS PETSCSPMV_TEST_LIST # a run's own selection (tests/run-gpus.sh) is not the fixture's
 export PETSCSPMV_TEST_CASES=$dir/cases PETSCSPMV_TEST_TYPES=brc PETSCSPMV_TEST_LOGS=$dir/logs
 check() { # what expected-output command...
@@ -18,10 +20,13 @@ check() { # what expected-output command...
   [ "$got" = "$want" ] || { printf '%s: expected\n%s\ngot\n%s\n' "$what" "$want" "$got"; exit 1; }
   echo "ok $what"
 }
-check "the table's ids" "$(printf 'brc/ok-np1\nbrc/ok-np2\nfails')" bash -c 'PATH=/nonexistent-gpu:$PATH tests/run.sh --list | cut -f1 | grep -v "^gpu-only$"'
+check "the table's ids" "$(printf 'brc/ok-np1\nbrc/ok-np2\nfails\nlong')" bash -c 'PATH=/nonexistent-gpu:$PATH tests/run.sh --list | cut -f1 | grep -v "^gpu-only$"'
 check "one case by its id" "brc/ok-np2	brc: passes, 2 ranks" tests/run.sh --list brc/ok-np2
 check "tags select (all of them)" "brc/ok-np1" bash -c 'tests/run.sh --list -t even -t np1 | cut -f1'
 check "-k on ids" "fails" bash -c 'tests/run.sh --list -k ail | cut -f1'
+check "a case continued on the next lines (backslash): one blank where the lines join" "long	a case on three lines whose command" tests/run.sh --list long
+out=$(tests/run.sh long 2>&1) && grep -q '^PASS long ' <<<"$out" || { echo "the continued case did not run as one: $out"; exit 1; }
+echo "ok a continued case runs"
 out=$(tests/run.sh brc/ok-np1 fails 2>&1); rc=$?
 echo "$out"
 [ $rc != 0 ] && grep -q '^PASS brc/ok-np1 ' <<<"$out" && grep -q '^FAIL fails ' <<<"$out" && [ "$(tail -1 <<<"$out")" = "1 passed, 1 failed" ] ||

@@ -35,6 +35,9 @@ export root bin lib logs np2 # the checks run in child shells: their files go he
 
 gpu=0
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; then gpu=1; fi
+# PETSCSPMV_TEST_DUMP=host|gpu: print every selected case's expanded command as on such a machine, run
+# nothing (a change to tests/cases that must not change what runs compares two dumps)
+case ${PETSCSPMV_TEST_DUMP:-} in host) gpu=0 ;; gpu) gpu=1 ;; esac
 backend=host base=aij vbase= dmvbase=
 [ $gpu = 1 ] && backend=cuda base=aijcusparse vbase="-vec_type cuda" dmvbase="-dm_vec_type cuda"
 pyenv=$(petscspmv_python_venv)
@@ -60,7 +63,7 @@ unmet() { # need: prints the reason when not met (each need checked once)
   [ -n "${need_reason[$1]}" ] && echo "${need_reason[$1]}"
 }
 
-[ -n "${PETSCSPMV_TEST_LIST:-}" ] || [ $list = 1 ] || echo "petscspmv tests: PETSC_DIR=$PETSC_DIR (variant $PETSCSPMV_VARIANT), GPU: $([ $gpu = 1 ] && nvidia-smi -L | head -1 || echo none, host reference kernels)"
+[ -n "${PETSCSPMV_TEST_LIST:-}${PETSCSPMV_TEST_DUMP:-}" ] || [ $list = 1 ] || echo "petscspmv tests: PETSC_DIR=$PETSC_DIR (variant $PETSCSPMV_VARIANT), GPU: $([ $gpu = 1 ] && nvidia-smi -L | head -1 || echo none, host reference kernels)"
 
 pass=0 fail=0 skip=0 skipgpu=0
 declare -A seen=()
@@ -114,6 +117,13 @@ one_case() {
   selected "$cid" "$tags" || return 0
   eval "name=\"$c_name\""
   [ -n "$t" ] && name="$t: $name"
+  if [ -n "${PETSCSPMV_TEST_DUMP:-}" ]; then
+    eval "set -- $c_cmd"
+    printf 'CASE %s | %s | %s %s | limit %s |' "$cid" "$name" "$c_gpu" "$c_needs" "${c_limit:-default}"
+    printf ' %q' "$@"
+    echo
+    return 0
+  fi
   if [ "$c_gpu" = gpu ] && [ $gpu = 0 ]; then skipgpu=$((skipgpu + 1)); return 0; fi
   if [ "$c_gpu" = nogpu ] && [ $gpu = 1 ]; then return 0; fi
   for d in $c_needs; do
@@ -140,7 +150,16 @@ expand() { # axis... : one case per value of each axis ("name=v1,v2")
   done
 }
 
-mapfile -t lines <"${PETSCSPMV_TEST_CASES:-tests/cases}" # PETSCSPMV_TEST_CASES: another table (tests/harness-fixture.sh)
+mapfile -t raw <"${PETSCSPMV_TEST_CASES:-tests/cases}" # PETSCSPMV_TEST_CASES: another table (tests/harness-fixture.sh)
+# a line ending in a backslash goes on in the next one: the two joined by one blank (the backslash,
+# the blanks before it and the next line's indentation dropped)
+lines=() held=
+for line in "${raw[@]}"; do
+  [ -n "$held" ] && line=${line#"${line%%[![:blank:]]*}"}
+  if [[ $line =~ ^(.*[^[:blank:]])[[:blank:]]*\\$ ]]; then held="$held${held:+ }${BASH_REMATCH[1]}"; continue; fi
+  [ -n "$held" ] && line="$held $line" held=
+  lines+=("$line")
+done
 defs=()
 for line in "${lines[@]}"; do
   case $line in '' | '#'*) continue ;; 'def '*) defs+=("${line#def }"); continue ;; esac
@@ -164,7 +183,7 @@ for line in "${lines[@]}"; do
     for t in $typelist; do expand "${axes[@]}"; done
   else expand "${axes[@]}"; fi
 done
-[ -n "${PETSCSPMV_TEST_LIST:-}" ] || [ $list = 1 ] && exit 0
+[ -n "${PETSCSPMV_TEST_LIST:-}${PETSCSPMV_TEST_DUMP:-}" ] || [ $list = 1 ] && exit 0
 echo "($skip skipped$([ $skipgpu = 0 ] || echo ", and $skipgpu cases that need a GPU"))"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
