@@ -8,9 +8,9 @@
 */
 #include "brcimpl.h"
 
-/* coarsening 1 and the automatic sorting window (MatBRCWindow()) measured fastest on the H200
-   (docs/results.md, "brc's kernel: what was tried (2026-11-21)" and
-   "FEM operators: 16-bit offsets per slot column and the RCM order", item 6) */
+/* coarsening 1 and the automatic sorting window (MatBRCWindow()) measured fastest (docs/results.md,
+   "brc's kernel: what was tried" and "FEM operators: 16-bit offsets per slot column and the RCM order",
+   item 6) */
 static const MatBRCParams MatBRCParamsDefault = {32, 0, 200, 1, -1, 1, 1};
 
 static PetscErrorCode MatSpmvFormatSetFromOptions_BRC(PetscOptionItems PetscOptionsObject, void *params)

@@ -88,9 +88,9 @@ PetscErrorCode MatSpmvWideShare(const MatSpmvCSR *csr, const PetscInt *rows, con
    is searched breadth first from its vertex of fewest entries (a corner or boundary node of a mesh),
    the new neighbours of each vertex taken in increasing degree (entries of the vertex's row), and
    the order reversed. Made here rather than by PETSc's MATORDERINGRCM, which needs the node graph as
-   a matrix, symmetrizes it and searches for a pseudo-peripheral root: on KSP ex56 -ne 63 written by 8
-   processes (262,144 nodes) that was 180-240 ms on the build host, and most of the first product's
-   excess over aijcusparse's on the H200 (docs/results.md); this search reads A's rows in place.
+   a matrix, symmetrizes it and searches for a pseudo-peripheral root: on KSP ex56's operator that was
+   most of the first product's excess over aijcusparse's (docs/results.md); this search reads A's rows
+   in place.
    Edges are followed out of a vertex's row only: a structurally unsymmetric A may start more
    components, which only changes the order's quality (the caller measures it). */
 PetscErrorCode MatSpmvOrderRCM(Mat A, const MatSpmvCSR *csr, PetscInt **perm)

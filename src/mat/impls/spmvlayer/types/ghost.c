@@ -17,8 +17,7 @@
   stream; PETSc's stream waits for that copy only before the off-diagonal block's product.
 
   Where processes share a GPU their kernels take turns on it anyway: there the stream only added its
-  costs (SNES ex19 512^2, two processes on one H100 without MPS: KSPSolve 5.64 against 5.48 s), so
-  MPIAIJ's scatter stays (with MPS too: not measured).
+  costs (measured without MPS on SNES ex19, docs/results.md), so MPIAIJ's scatter stays.
 */
 #include "../spmvimpl.h"
 #include <petscsf.h>

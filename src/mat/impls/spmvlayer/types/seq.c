@@ -320,8 +320,8 @@ static PetscErrorCode MatScale_SeqAIJSpmv(Mat A, PetscScalar a)
 }
 
 /* aijcusparse's, from its device copy: uploaded first where the host's is newer, since aijcusparse
-   then reads the diagonal on the host into the device vector (37-74 ms for KSP ex45 160^3's first
-   Jacobi application, against 15 with the upload first, which the first product needs anyway; H100) */
+   then reads the diagonal on the host into the device vector, several times slower than the upload,
+   which the first product needs anyway (docs/results.md, KSP ex45's first Jacobi application) */
 static PetscErrorCode MatGetDiagonal_SeqAIJSpmv(Mat A, Vec v)
 {
   PetscFunctionBegin;
