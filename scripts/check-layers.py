@@ -19,7 +19,8 @@ Checks (all reported, exit 1 if any fails; one summary line and exit 0 when clea
   3. a unit naming a non-static function defined in another unit (a call, or its address taken)
      has an edge to that unit; a name defined non-statically in several other units is an error;
   4. no upward call: an edge never goes from a lower floor to a higher one;
-  5. no circle: the unit graph has no cycle (one concrete circle is printed per tangle).
+  5. no circle: the unit graph has no cycle (one concrete circle is printed per tangle);
+  6. no circle among the files of a directory unit either (same rules, a file as the node).
 
 Limits: macro bodies are not expanded, so functions that a macro defines or calls are invisible;
 calls through function pointers that never name the function are invisible; global variables
@@ -142,6 +143,50 @@ def read_table(path):
     return rows
 
 
+def circles(nodes, succ):
+    """[(circle, component)]: for each strongly connected component of more than one node, the shortest
+    circle through its least node (a list that starts and ends with it), and the component."""
+    index, low, onstack, stack, sccs = {}, {}, set(), [], []
+
+    def tarjan(v):  # recursive: a few dozen nodes at most
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        onstack.add(v)
+        for w in sorted(succ[v]):
+            if w not in index:
+                tarjan(w)
+                low[v] = min(low[v], low[w])
+            elif w in onstack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = set()
+            while not comp or w != v:
+                w = stack.pop()
+                onstack.discard(w)
+                comp.add(w)
+            sccs.append(comp)
+
+    for v in nodes:
+        if v not in index:
+            tarjan(v)
+    found = []
+    for comp in sorted((c for c in sccs if len(c) > 1), key=min):
+        start = min(comp)
+        prev, todo = {}, deque([start])
+        while todo and start not in prev:
+            v = todo.popleft()
+            for w in sorted(succ[v] & comp):
+                if w not in prev:
+                    prev[w] = v
+                    todo.append(w)
+        circle = [start]
+        while len(circle) == 1 or circle[-1] != start:
+            circle.append(prev[circle[-1]])
+        circle.reverse()
+        found.append((circle, comp))
+    return found
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent)
@@ -220,52 +265,42 @@ def main():
     succ = defaultdict(set)
     for (u, v) in edges:
         succ[u].add(v)
-    index, low, onstack, stack, sccs = {}, {}, set(), [], []
-
-    def tarjan(v):  # strongly connected components (recursive: a few dozen units at most)
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        onstack.add(v)
-        for w in sorted(succ[v]):
-            if w not in index:
-                tarjan(w)
-                low[v] = min(low[v], low[w])
-            elif w in onstack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = set()
-            while not comp or w != v:
-                w = stack.pop()
-                onstack.discard(w)
-                comp.add(w)
-            sccs.append(comp)
-
-    for v in sorted(floor):
-        if v not in index:
-            tarjan(v)
-    for comp in sorted((c for c in sccs if len(c) > 1), key=min):
-        start = min(comp)  # the shortest circle through start, inside the component
-        prev, todo = {}, deque([start])
-        while todo and start not in prev:
-            v = todo.popleft()
-            for w in sorted(succ[v] & comp):
-                if w not in prev:
-                    prev[w] = v
-                    todo.append(w)
-        circle = [start]
-        while len(circle) == 1 or circle[-1] != start:
-            circle.append(prev[circle[-1]])
-        circle.reverse()
+    for circle, comp in circles(sorted(floor), succ):
         lines = [f"circle: {' -> '.join(circle)}" + (f"  (a tangle of {len(comp)} units: {' '.join(sorted(comp))})" if len(comp) > len(circle) - 1 else "")]
         lines += [f"    {a} -> {b}: {names((a, b))}" for a, b in zip(circle, circle[1:])]
         errors.append("\n".join(lines))
+
+    # inside a directory unit, its files call each other without a circle too
+    nfiles = 0
+    for u in sorted(floor):
+        if not u.endswith("/") or len(files[u]) < 2:
+            continue
+        fdefs, ftoks = defaultdict(set), {}
+        for f in files[u]:
+            toks, defs = parse((root / f).read_text(errors="replace"))
+            ftoks[f] = {t for k, t in enumerate(toks) if not (k and toks[k - 1] in (".", "->"))}
+            for n, static, _ in defs:
+                if not static:
+                    fdefs[n].add(f)
+        fedges, fsucc = defaultdict(set), defaultdict(set)
+        for f in files[u]:
+            for n in ftoks[f]:
+                for g in fdefs.get(n, ()):
+                    if g != f and len(fdefs[n]) == 1:
+                        fedges[f, g].add(n)
+                        fsucc[f].add(g)
+        nfiles += len(files[u])
+        for circle, comp in circles(sorted(files[u]), fsucc):
+            lines = [f"circle inside {u}: {' -> '.join(c[len(u):] for c in circle)}"]
+            lines += [f"    {a[len(u):]} -> {b[len(u):]}: {' '.join(sorted(fedges[a, b])[:6])}" for a, b in zip(circle, circle[1:])]
+            errors.append("\n".join(lines))
 
     for e in errors:
         print(e)
     if errors:
         print(f"layers: {len(errors)} error(s)")
         return 1
-    print(f"layers: {len(floor)} units, {len(edges)} edges, no circle, no upward call")
+    print(f"layers: {len(floor)} units, {len(edges)} edges, no circle, no upward call; no circle among the {nfiles} files of directory units")
     return 0
 
 

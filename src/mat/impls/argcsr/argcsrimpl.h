@@ -39,7 +39,15 @@ typedef struct {
 PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJARGCSR(Mat);
 PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJARGCSR(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvFormatUpload_ARGCSR(MatSpmvLayout);
+/* argcsrplan.c: the groups from the row lengths alone (host and device builds) */
 PETSC_INTERN PetscErrorCode MatARGCSRPlanLayout(const MatARGCSRParams *, const MatSpmvCSR *, MatSpmvLayout);
+
+/* Pieces of a split row of len > cap entries: ceil(len / cap), piece p holding len / np entries,
+   one more for the first len % np pieces (so at most cap each, and at least cap / 2) */
+static inline PetscInt MatARGCSRPieces(PetscInt len, PetscInt64 cap)
+{
+  return (PetscInt)(((PetscInt64)len + cap - 1) / cap);
+}
 PETSC_INTERN PetscErrorCode MatSpmvFormatBuildDevice_ARGCSR(const void *, const MatSpmvCSR *, const int *, const int *, MatSpmvLayout, void *);
 PETSC_INTERN const void    *MatSpmvFormatDeviceKernel_ARGCSR(void);
 PETSC_INTERN PetscErrorCode MatSpmvFormatDownload_ARGCSR(MatSpmvLayout);

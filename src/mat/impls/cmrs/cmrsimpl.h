@@ -29,6 +29,7 @@ typedef struct {
 PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJCMRS(Mat);
 PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJCMRS(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvFormatUpload_CMRS(MatSpmvLayout);
+/* cmrsplan.c: the kernel and its sizes (host and device builds) */
 PETSC_INTERN PetscErrorCode MatCMRSChoose(const MatCMRSParams *, PetscInt, PetscInt, PetscInt, MatCMRSLayout *);
 PETSC_INTERN PetscErrorCode MatSpmvFormatBuildDevice_CMRS(const void *, const MatSpmvCSR *, const int *, const int *, MatSpmvLayout, void *);
 PETSC_INTERN const void    *MatSpmvFormatDeviceKernel_CMRS(void);

@@ -43,6 +43,7 @@ typedef struct {
 
 PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJELLR(Mat);
 PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJELLR(Mat);
+/* ellrplan.c: the layout's shape or the refusal (host and device builds) */
 PETSC_INTERN PetscErrorCode MatELLRPlan(const MatELLRParams *, PetscInt, PetscInt, PetscInt, PetscInt, MatELLRLayout *, PetscInt *);
 PETSC_INTERN PetscErrorCode MatSpmvFormatUpload_ELLR(MatSpmvLayout);
 PETSC_INTERN PetscErrorCode MatSpmvFormatBuildDevice_ELLR(const void *, const MatSpmvCSR *, const int *, const int *, MatSpmvLayout, void *);

@@ -34,40 +34,6 @@ static PetscErrorCode MatSpmvFormatSetFromOptions_IPCSR(PetscOptionItems PetscOp
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The kernel and its sizes for a matrix with these row-length statistics (ip->m, nnz, mu, sigma,
-   maxlen set); host and device builds alike */
-PetscErrorCode MatIPCSRSetup(const MatIPCSRParams *p, MatIPCSRLayout *ip)
-{
-  PetscFunctionBegin;
-  ip->kernelauto = (PetscBool)(p->kernel == MAT_IPCSR_KERNEL_AUTO);
-  /* auto: ipcsr. On the H200 csrm's equal fragments were slower than ipcsr's row blocks on every
-     generated matrix, the irregular ones included (docs/results.md, "ipcsr"), so no row statistic
-     selects it; it stays available as the paper's comparison kernel */
-  if (ip->kernelauto) ip->kernel = MAT_IPCSR_KERNEL_IPCSR;
-  else ip->kernel = (MatIPCSRKernel)p->kernel;
-  if (ip->kernel == MAT_IPCSR_KERNEL_IPCSR) {
-    if (p->shared) {
-      ip->shared    = p->shared;
-      ip->sharedhow = 0;
-    } else {
-      PetscBool gpu = PETSC_FALSE;
-
-#if defined(PETSC_HAVE_CUDA)
-      PetscCall(MatSpmvCUDAAvailable(&gpu));
-      if (gpu) PetscCall(MatIPCSRDeviceShared(&ip->shared));
-#endif
-      if (!gpu) ip->shared = (PetscInt)MatIPCSRSharedFormula(MATIPCSR_C2050_SHARED_SM, MATIPCSR_C2050_THREADS_SM, MATIPCSR_C2050_BLOCKS_SM, 0);
-      ip->sharedhow = gpu ? 1 : 2;
-    }
-    ip->S = PetscMax(1, ip->shared / (PetscInt)sizeof(PetscScalar));
-    /* a block spans at most window - 1 + own = S entries (MatIPCSRNewRun()): own no larger than
-       needed, the longest row when all rows are short, makes the windows nearly the budget */
-    ip->own    = PetscMax(1, PetscMin(ip->S / MATIPCSR_OWN_DIV, ip->maxlen));
-    ip->window = ip->S - ip->own + 1;
-  } else ip->fragment = p->fragment;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 #define MATIPCSR_QUAL static inline
 #define MATIPCSR_IDX  PetscInt
 #include "ipcsrrows.h"
@@ -187,7 +153,16 @@ static PetscErrorCode MatSpmvFormatBuild_IPCSR(const void *params, const MatSpmv
   }
   ip->mu    = csr->m ? (PetscReal)csr->nnz / csr->m : 0;
   ip->sigma = csr->m ? PetscSqrtReal(PetscMax(sum2 / csr->m - ip->mu * ip->mu, 0)) : 0;
-  PetscCall(MatIPCSRSetup((const MatIPCSRParams *)params, ip));
+  {
+    PetscInt  gpushared = 0;
+    PetscBool gpu       = PETSC_FALSE;
+
+#if defined(PETSC_HAVE_CUDA)
+    PetscCall(MatSpmvCUDAAvailable(&gpu));
+    if (gpu) PetscCall(MatIPCSRDeviceShared(&gpushared));
+#endif
+    PetscCall(MatIPCSRSetup((const MatIPCSRParams *)params, gpushared, ip));
+  }
   /* the CSR is the layout: our copy of the pattern (the layer's is valid only during this call), the identity map */
   PetscCall(PetscMalloc1(csr->m + 1, &ip->ai));
   PetscCall(PetscMalloc1(csr->nnz, &ip->aj));

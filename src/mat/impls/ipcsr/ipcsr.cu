@@ -423,7 +423,12 @@ PetscErrorCode MatSpmvFormatBuildDevice_IPCSR(const void *params, const MatSpmvC
     ip->mu     = (PetscReal)pattern->nnz / m;
     ip->sigma  = PetscSqrtReal(PetscMax(st.sum2 / m - ip->mu * ip->mu, 0));
   }
-  PetscCall(MatIPCSRSetup((const MatIPCSRParams *)params, ip));
+  {
+    PetscInt gpushared;
+
+    PetscCall(MatIPCSRDeviceShared(&gpushared));
+    PetscCall(MatIPCSRSetup((const MatIPCSRParams *)params, gpushared, ip));
+  }
 
   if (ip->kernel == MAT_IPCSR_KERNEL_IPCSR) {
     int       *head = NULL;

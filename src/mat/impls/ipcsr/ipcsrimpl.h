@@ -101,7 +101,8 @@ typedef struct {
 
 PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJIPCSR(Mat);
 PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJIPCSR(Mat);
-PETSC_INTERN PetscErrorCode MatIPCSRSetup(const MatIPCSRParams *, MatIPCSRLayout *);
+/* ipcsrplan.c: the kernel and its sizes (host and device builds) */
+PETSC_INTERN PetscErrorCode MatIPCSRSetup(const MatIPCSRParams *, PetscInt, MatIPCSRLayout *);
 PETSC_INTERN PetscErrorCode MatSpmvFormatUpload_IPCSR(MatSpmvLayout);
 PETSC_INTERN PetscErrorCode MatSpmvFormatBuildDevice_IPCSR(const void *, const MatSpmvCSR *, const int *, const int *, MatSpmvLayout, void *);
 PETSC_INTERN const void    *MatSpmvFormatDeviceKernel_IPCSR(void);

@@ -10,41 +10,16 @@
   Jacobi or ASM).
 
   This file: the Mat plumbing (MatGetFactor(), the numeric phase's choice and MatSolve()'s dispatch
-  between the GPU and the host reference, options, viewing, registration); symbolic.c: the symbolic phase;
-  host.c: the host reference; trsv.cu: the kernels.
+  between the GPU and the host reference, viewing, registration); settings.c: the factor's options,
+  its reset and the hand-over to cuSPARSE's package; symbolic.c: the symbolic phase; host.c: the host
+  reference; trsv.cu: the kernels. factor.c calls symbolic.c, both call settings.c.
 */
 #include "spmvfactorimpl.h"
-
-const char *const MatSpmvTrsvTypes[]    = {"exact", "jacobi", "isai", "MatSpmvTrsvType", "MATSPMV_TRSV_", NULL};
-const char *const MatSpmvNumericTypes[] = {"auto", "device", "cusparse", "host", "MatSpmvNumericType", "MATSPMV_NUMERIC_", NULL};
 
 static PetscErrorCode MatFactorGetSolverType_Spmv(Mat F, MatSolverType *type)
 {
   PetscFunctionBegin;
   *type = MATSOLVERSPMV;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatSpmvFactorReset(Mat_SpmvFactor *f)
-{
-  PetscFunctionBegin;
-  MatSpmvFactorReturnPattern(f); /* A's: an error in the symbolic phase left them here */
-  PetscCall(PetscFree(f->i));
-  PetscCall(PetscFree(f->j));
-  PetscCall(PetscFree3(f->diag, f->lin, f->uout));
-  PetscCall(PetscFree(f->vmap));
-  PetscCall(PetscFree2(f->order[0], f->order[1]));
-  if (f->pinned) f->a = f->idiag = NULL; /* not the host factor's own arrays */
-  PetscCall(PetscFree4(f->a, f->idiag, f->work, f->m));
-  PetscCall(PetscArrayzero(f->tnumeric, 4));
-#if defined(PETSC_HAVE_CUDA)
-  PetscCall(MatSpmvCUDAHostFree(f->pinned));
-  f->pinned = NULL;
-  PetscCall(MatSpmvCUDAFree(f->d_vmap)); /* an error in the symbolic phase left it here */
-  f->d_vmap = NULL;
-  if (f->device) PetscCall(MatSpmvCUDATriDestroy(&f->d));
-#endif
-  f->device = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -56,35 +31,6 @@ static PetscErrorCode MatDestroy_SpmvFactor(Mat F)
   PetscCall(MatSpmvFactorReset(f));
   PetscCall(PetscFree(F->data));
   PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatFactorGetSolverType_C", NULL));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* the options of the triangular solves, read at the symbolic phase with F's prefix (the PC's); the
-   -mat_spmv_trsv* spellings of release 1.0, whose prefix is the matrix type spmv's, still work */
-PetscErrorCode MatSpmvFactorSetFromOptions(Mat F, PetscInt *unit)
-{
-  Mat_SpmvFactor *f = (Mat_SpmvFactor *)F->data;
-
-  PetscFunctionBegin;
-  PetscOptionsBegin(PetscObjectComm((PetscObject)F), ((PetscObject)F)->prefix, "MATSOLVERSPMV triangular solves", "Mat");
-  PetscCall(PetscOptionsDeprecated("-mat_spmv_trsv_unit", "-mat_spmvfactor_trsv_unit", "1.1", NULL));
-  PetscCall(PetscOptionsDeprecated("-mat_spmv_trsv", "-mat_spmvfactor_trsv", "1.1", NULL));
-  PetscCall(PetscOptionsDeprecated("-mat_spmv_trsv_sweeps", "-mat_spmvfactor_trsv_sweeps", "1.1", NULL));
-  PetscCall(PetscOptionsRangeInt("-mat_spmvfactor_trsv_unit", "Consecutive rows solved together by one warp (0: the candidate whose solve is estimated fastest)", "MATSOLVERSPMV", *unit, unit, NULL, 0, MATSPMV_TRI_MAX_UNIT));
-  PetscCall(PetscOptionsEnum("-mat_spmvfactor_trsv", "Triangular solves: exact, or approximated by block-Jacobi sweeps over units or by incomplete sparse approximate inverses", "MATSOLVERSPMV", MatSpmvTrsvTypes, (PetscEnum)f->trsv, (PetscEnum *)&f->trsv, NULL));
-  PetscCall(PetscOptionsBoundedInt("-mat_spmvfactor_trsv_sweeps", "Block-Jacobi sweeps per triangle after the block-diagonal solve (-mat_spmvfactor_trsv jacobi)", "MATSOLVERSPMV", f->sweeps, &f->sweeps, NULL, 0));
-  PetscCall(PetscOptionsEnum("-mat_spmvfactor_numeric", "Where a factor on the GPU is computed: auto (the fastest measured), device (this package's kernel), cusparse (csrilu02: ILU(0)), or host (then uploaded)", "MATSOLVERSPMV", MatSpmvNumericTypes,
-                             (PetscEnum)f->numeric, (PetscEnum *)&f->numeric, NULL));
-  PetscOptionsEnd();
-  PetscCheck(!(F->factortype == MAT_FACTOR_ICC && f->trsv == MATSPMV_TRSV_ISAI), PETSC_COMM_SELF, PETSC_ERR_SUP, "-mat_spmvfactor_trsv isai is for ILU: the approximate inverses of L and of U = D L^T are not each other's transposes, and CG needs a symmetric preconditioner; use -mat_spmvfactor_trsv jacobi with ICC");
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatSpmvFactorGetFallback(Mat F, MatSpmvFactorFallbackFn *fallback)
-{
-  PetscFunctionBegin;
-  *fallback = NULL;
-  PetscCall(PetscObjectQueryFunction((PetscObject)F, "MatSpmvFactorFallback_C", fallback)); /* composed by the layer */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -20,9 +20,9 @@
   "ILU(0) and ICC(0) by MATSOLVERSPMV next to cuSPARSE's"). Flags hold the number of the launch
   that completed them, so nothing is reset between factorizations.
 
-  The package's files: factor.c (Mat plumbing, options, registration), symbolic.c (pattern, fill,
-  levels, units, orders), host.c (the host reference), trsv.cu (the kernels, and cuSPARSE's csrilu02 as
-  the other device numeric phase). From the shared layer it
+  The package's files: factor.c (Mat plumbing, registration), settings.c (options, reset, the hand-over
+  to cuSPARSE's package), symbolic.c (pattern, fill, levels, units, orders), host.c (the host reference),
+  trsv.cu (the kernels, and cuSPARSE's csrilu02 as the other device numeric phase). From the shared layer it
   uses only spmvbase.h (device services, aijcusparse access) and, in trsv.cu, spmvkernels.h.
 */
 #include <petsc/private/matimpl.h>
@@ -67,7 +67,7 @@ typedef enum {
   MATSPMV_TRSV_JACOBI,
   MATSPMV_TRSV_ISAI
 } MatSpmvTrsvType;
-PETSC_INTERN const char *const MatSpmvTrsvTypes[]; /* factor.c */
+PETSC_INTERN const char *const MatSpmvTrsvTypes[]; /* settings.c */
 
 /* where the numeric phase of a factor on the GPU runs: this package's kernel, cuSPARSE's csrilu02
    (ILU(0) on A's own pattern: the factor's layout is its CSR), or the host reference, whose values
@@ -83,7 +83,7 @@ typedef enum {
   MATSPMV_NUMERIC_CUSPARSE,
   MATSPMV_NUMERIC_HOST
 } MatSpmvNumericType;
-PETSC_INTERN const char *const MatSpmvNumericTypes[]; /* factor.c */
+PETSC_INTERN const char *const MatSpmvNumericTypes[]; /* settings.c */
 
 /* half the least time per factor nonzero a host numeric phase and its upload have taken (8-16 ns on
    TS ADR ex5, SNES ex5 and ex19's ILU(0), one H100 host): a device phase faster than this is kept
@@ -114,6 +114,8 @@ typedef struct {
 /* ---- the Mat plumbing (factor.c) ---- */
 /* the package's registration (MatGetFactor() handlers), called once by the package initialisation */
 PETSC_INTERN PetscErrorCode MatSolverTypeRegister_Spmv(void);
+
+/* ---- the settings (settings.c) ---- */
 PETSC_INTERN PetscErrorCode MatSpmvFactorReset(Mat_SpmvFactor *);
 /* gives A's pattern back (f->i, f->j no longer point into it); nothing where f owns its own */
 static inline void MatSpmvFactorReturnPattern(Mat_SpmvFactor *f)
