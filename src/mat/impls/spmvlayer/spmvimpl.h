@@ -9,7 +9,7 @@
     2 engine                 order.c, layout.c, build.c, apply.c, select.c, operator.c, check.c:
                              a format's layout of one operator, built, kept current and applied
     3 PETSc types            params.c, product.c, cusparsefactor.c, seq.c, mpi.c
-    4 package and API        package.c, api.c
+    4 package and API        src/mat/interface/: package.c, api.c
 
   With a GPU, every format is a SeqAIJCUSPARSE/MPIAIJCUSPARSE matrix (the base) whose four products
   go through the format; without one it is a SeqAIJ/MPIAIJ with the host reference kernels. The
@@ -505,5 +505,5 @@ PETSC_INTERN PetscErrorCode MatSpmvSetSOROps(Mat, PetscErrorCode (*)(Mat, Vec, P
 /* our MPI matrices on aijcusparse: MPIAIJ's MatSOR() (the second argument) with host vectors staged through CUDA ones */
 PETSC_INTERN PetscErrorCode MatSpmvSetSOROpsMPI(Mat, PetscErrorCode (*)(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec));
 
-/* the solver package MATSOLVERSPMV (src/mat/impls/spmvfactor/), registered by package.c */
+/* the solver package MATSOLVERSPMV (src/mat/impls/spmvfactor/), registered by src/mat/interface/package.c */
 PETSC_INTERN PetscErrorCode MatSolverTypeRegister_Spmv(void);

@@ -2,7 +2,7 @@
   The public API of the petscspmv types (include/petscspmv.h): each function checks its arguments and
   calls the method composed with the matrix by its type, seq.c or mpi.c.
 */
-#include "../spmvimpl.h"
+#include "../impls/spmvlayer/spmvimpl.h"
 
 /*@
   MatSpmvSetBackend - chooses where the products of a petscspmv matrix run

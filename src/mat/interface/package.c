@@ -1,9 +1,10 @@
 /*
-  The package: registration of the formats' types, log events and factor packages, and the entry
-  points PETSc calls (-dll_append) or applications call (PetscSpmvInitializePackage()).
+  The package, on the top floor (as PETSc's registrations in src/mat/interface): the formats' types,
+  log events, the factor packages, GAMG's set-up and DMDA's creator registered, and the entry points
+  PETSc calls (-dll_append) or applications call (PetscSpmvInitializePackage()).
 */
-#include "../spmvimpl.h"
-#include "../../../../ksp/pc/impls/spmvgamg/spmvgamgimpl.h"
+#include "../impls/spmvlayer/spmvimpl.h"
+#include "../../ksp/pc/impls/spmvgamg/spmvgamgimpl.h"
 
 PetscInt         MatSpmvProductMinRows       = PETSC_INT_MAX;
 PetscInt         MatSpmvPtAPHostMinRows      = MATSPMV_PTAP_HOST_MIN_ROWS;
