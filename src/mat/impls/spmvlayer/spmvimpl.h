@@ -30,6 +30,13 @@ typedef struct {
 
 typedef struct _n_MatSpmvFormat MatSpmvFormat;
 
+/* the operator a layout holds: A, for MatMult() and MatMultAdd(), or A^T, for the transpose products
+   (the index of a matrix's layouts, L[t]) */
+typedef enum {
+  MATSPMV_OP_A,
+  MATSPMV_OP_AT
+} MatSpmvOp;
+
 #define MATSPMV_MAX_CANDIDATES 16 /* formats a selecting format may offer for one operator */
 
 /* A selecting format's request to time its candidates on the operator when its layout is built */
@@ -381,23 +388,23 @@ typedef struct {
   int               *d_perm;       /* device order, when made there or needed by a device build */
 } MatSpmvColumnPlan;
 /* the frequency order, decided before a selecting format chooses (its rules read it) */
-PETSC_INTERN PetscErrorCode MatSpmvColumnPlanMake(Mat, int, const MatSpmvCSR *, MatSpmvColumnPlan *);
+PETSC_INTERN PetscErrorCode MatSpmvColumnPlanMake(Mat, MatSpmvOp, const MatSpmvCSR *, MatSpmvColumnPlan *);
 /* the RCM order, decided for the format that builds the layout (a selecting format's first choice) */
-PETSC_INTERN PetscErrorCode MatSpmvColumnPlanBand(Mat, int, const MatSpmvCSR *, MatSpmvFormat *, MatSpmvColumnPlan *);
+PETSC_INTERN PetscErrorCode MatSpmvColumnPlanBand(Mat, MatSpmvOp, const MatSpmvCSR *, MatSpmvFormat *, MatSpmvColumnPlan *);
 PETSC_INTERN PetscErrorCode MatSpmvColumnPlanDestroy(MatSpmvColumnPlan *);
 /* the row offsets of op(A)'s pattern (t = 1: A^T's, counted from A's columns: PetscFree *ti) */
-PETSC_INTERN PetscErrorCode MatSpmvOperatorRows(const MatSpmvCSR *, int, MatSpmvCSR *, PetscInt **);
-PETSC_INTERN PetscErrorCode MatSpmvRowLengthStats(Mat, int, const MatSpmvCSR *, MatSpmvRowStats *);
+PETSC_INTERN PetscErrorCode MatSpmvOperatorRows(const MatSpmvCSR *, MatSpmvOp, MatSpmvCSR *, PetscInt **);
+PETSC_INTERN PetscErrorCode MatSpmvRowLengthStats(Mat, MatSpmvOp, const MatSpmvCSR *, MatSpmvRowStats *);
 /* device code loaded in the background from a matrix's creation; waited for before a device build */
 PETSC_INTERN PetscErrorCode MatSpmvPreloadDeviceCode(MatSpmvFormat *);
-PETSC_INTERN PetscErrorCode MatSpmvPrepareDeviceBuild(Mat, int);
+PETSC_INTERN PetscErrorCode MatSpmvPrepareDeviceBuild(Mat, MatSpmvOp);
 /* the build's stages as log events inside the format's MatXXXBuild: row statistics, frequency plan,
    RCM plan, the layout itself (registered by the package) */
 PETSC_INTERN PetscLogEvent  MATSPMV_RowStats, MATSPMV_FrequencyPlan, MATSPMV_RCMPlan, MATSPMV_Layout;
 PETSC_INTERN PetscErrorCode MatSpmvRegisterBuildEvents(void);
 /* a new layout of op(A) in format: NULL in *L, and the format's error in *ierr, when the format
    refuses the structure; quiet: the refusal is handled by the caller (another candidate follows) */
-PETSC_INTERN PetscErrorCode MatSpmvTryBuild(Mat, int, const MatSpmvCSR *, MatSpmvFormat *, const void *, MatSpmvColumnPlan *, PetscBool, MatSpmvLayout *, PetscErrorCode *);
+PETSC_INTERN PetscErrorCode MatSpmvTryBuild(Mat, MatSpmvOp, const MatSpmvCSR *, MatSpmvFormat *, const void *, MatSpmvColumnPlan *, PetscBool, MatSpmvLayout *, PetscErrorCode *);
 
 /* apply.c: values and products of one layout */
 /* bring the values of a layout, last filled at object state *lstate, up to date with A (sp: A's data) */
@@ -412,13 +419,13 @@ PETSC_INTERN PetscErrorCode MatSpmvLayoutMultDevice(Mat_SeqAIJSpmv *, MatSpmvLay
 
 /* select.c: build sp->L[t] for A (t = 0) or A^T (t = 1) from A's CSR pattern, in A's format or its
    selecting format's choice (the first candidate that builds, or the fastest when it asks for tuning) */
-PETSC_INTERN PetscErrorCode MatSpmvSelectLayout(Mat, int, const MatSpmvCSR *);
+PETSC_INTERN PetscErrorCode MatSpmvSelectLayout(Mat, MatSpmvOp, const MatSpmvCSR *);
 
 /* operator.c: the layout of A (t = 0) or A^T (t = 1) brought up to date with A (built, rebuilt or
    refreshed), and y = op(A) x (+ z, NULL allowed) through it. The caller has read the options and
    resolved the backend (the type's MatSpmvPrepare_SeqAIJSpmv()), and passes A's data (looked up once a product) */
-PETSC_INTERN PetscErrorCode MatSpmvUpdate(Mat, Mat_SeqAIJSpmv *, int, MatSpmvLayout *);
-PETSC_INTERN PetscErrorCode MatSpmvApply(Mat, Mat_SeqAIJSpmv *, int, Vec, Vec, Vec);
+PETSC_INTERN PetscErrorCode MatSpmvUpdate(Mat, Mat_SeqAIJSpmv *, MatSpmvOp, MatSpmvLayout *);
+PETSC_INTERN PetscErrorCode MatSpmvApply(Mat, Mat_SeqAIJSpmv *, MatSpmvOp, Vec, Vec, Vec);
 
 /* check.c: layout invariants of A's and A^T's layouts against the CSR (tests) */
 PETSC_INTERN PetscErrorCode MatSpmvCheckLayouts(Mat);
@@ -482,10 +489,10 @@ PETSC_INTERN PetscErrorCode MatSpmvPrepare_SeqAIJSpmv(Mat);
 /* a block of an MPI matrix takes the parallel matrix's parameters (its own options are not read) */
 PETSC_INTERN PetscErrorCode MatSpmvAdoptParams_SeqAIJSpmv(Mat, const void *, MatSpmvBackend, MatSpmvColumnOrder);
 /* build (or refresh) the layout of A (0) or A^T (1) now, as the next product would */
-PETSC_INTERN PetscErrorCode MatSpmvUpdateLayout_SeqAIJSpmv(Mat, int);
+PETSC_INTERN PetscErrorCode MatSpmvUpdateLayout_SeqAIJSpmv(Mat, MatSpmvOp);
 /* whether op(A)'s products are its base's, no layout (bound to the CPU, no GPU, or op(A) waiting
    for its layout): after MatSpmvPrepare_SeqAIJSpmv() */
-PETSC_INTERN PetscBool MatSpmvUsesBase_SeqAIJSpmv(Mat, int);
+PETSC_INTERN PetscBool MatSpmvUsesBase_SeqAIJSpmv(Mat, MatSpmvOp);
 /* a block of an MPI matrix: the layouts of A and A^T allowed (all processes together) or not yet */
 PETSC_INTERN PetscErrorCode MatSpmvAllowLayouts_SeqAIJSpmv(Mat, const PetscBool[2]);
 /* -petscspmv_layout_min_products: on the GPU, op(A) takes aijcusparse's products until it has taken

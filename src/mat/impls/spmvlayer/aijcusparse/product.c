@@ -312,6 +312,16 @@ static PetscErrorCode MatSpmvMPIProductResult(Mat C, Mat A, Mat B, PetscBool dev
   (composed on C), the transpose products with z computed in place, host vectors through device
   vectors of C's own, kept on C.
 */
+/* the products of a result: with "add" odd, the transposes from MATSPMV_RESULT_MULT_TRANSPOSE */
+typedef enum {
+  MATSPMV_RESULT_MULT,
+  MATSPMV_RESULT_MULT_ADD,
+  MATSPMV_RESULT_MULT_TRANSPOSE,
+  MATSPMV_RESULT_MULT_TRANSPOSE_ADD,
+  MATSPMV_RESULT_MULT_HERMITIAN_TRANSPOSE,
+  MATSPMV_RESULT_MULT_HERMITIAN_TRANSPOSE_ADD
+} MatSpmvResultOp;
+/* the base's product of each MatSpmvResultOp, composed with the result */
 static const char *const MatSpmvResultMultKeys[] =
   {"MatSpmvResultMult_C", "MatSpmvResultMultAdd_C", "MatSpmvResultMultTranspose_C", "MatSpmvResultMultTransposeAdd_C", "MatSpmvResultMultHermitianTranspose_C", "MatSpmvResultMultHermitianTransposeAdd_C"};
 
@@ -347,10 +357,10 @@ static PetscErrorCode MatSpmvResultWorkVec(Mat C, PetscBool left, Vec *w)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* y = op(C) x (+ z), op = 0..5 as MatSpmvResultMultKeys */
-static PetscErrorCode MatSpmvResultApply(Mat C, int op, Vec x, Vec z, Vec y)
+/* y = op(C) x (+ z) */
+static PetscErrorCode MatSpmvResultApply(Mat C, MatSpmvResultOp op, Vec x, Vec z, Vec y)
 {
-  const PetscBool transpose                     = (PetscBool)(op >= 2);
+  const PetscBool transpose                     = (PetscBool)(op >= MATSPMV_RESULT_MULT_TRANSPOSE);
   PetscErrorCode (*mult)(Mat, Vec, Vec)         = NULL;
   PetscErrorCode (*multadd)(Mat, Vec, Vec, Vec) = NULL;
   PetscBool dev;
@@ -358,7 +368,7 @@ static PetscErrorCode MatSpmvResultApply(Mat C, int op, Vec x, Vec z, Vec y)
 
   PetscFunctionBegin;
   /* aijcusparse's Hermitian transpose-add asks cuSPARSE for the conjugate transpose, refused for a real matrix (docs/limits.md) */
-  if (!PetscDefined(USE_COMPLEX) && op >= 4) op -= 2;
+  if (!PetscDefined(USE_COMPLEX) && op >= MATSPMV_RESULT_MULT_HERMITIAN_TRANSPOSE) op = (MatSpmvResultOp)(op - 2);
   if (op % 2) PetscCall(PetscObjectQueryFunction((PetscObject)C, MatSpmvResultMultKeys[op], &multadd));
   else PetscCall(PetscObjectQueryFunction((PetscObject)C, MatSpmvResultMultKeys[op], &mult));
   PetscCheck(mult || multadd, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "The product result lost the base's %s", MatSpmvResultMultKeys[op]);
@@ -383,42 +393,42 @@ static PetscErrorCode MatSpmvResultApply(Mat C, int op, Vec x, Vec z, Vec y)
 static PetscErrorCode MatMult_SpmvResult(Mat C, Vec x, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(MatSpmvResultApply(C, 0, x, NULL, y));
+  PetscCall(MatSpmvResultApply(C, MATSPMV_RESULT_MULT, x, NULL, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatMultAdd_SpmvResult(Mat C, Vec x, Vec z, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(MatSpmvResultApply(C, 1, x, z, y));
+  PetscCall(MatSpmvResultApply(C, MATSPMV_RESULT_MULT_ADD, x, z, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatMultTranspose_SpmvResult(Mat C, Vec x, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(MatSpmvResultApply(C, 2, x, NULL, y));
+  PetscCall(MatSpmvResultApply(C, MATSPMV_RESULT_MULT_TRANSPOSE, x, NULL, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatMultTransposeAdd_SpmvResult(Mat C, Vec x, Vec z, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(MatSpmvResultApply(C, 3, x, z, y));
+  PetscCall(MatSpmvResultApply(C, MATSPMV_RESULT_MULT_TRANSPOSE_ADD, x, z, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatMultHermitianTranspose_SpmvResult(Mat C, Vec x, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(MatSpmvResultApply(C, 4, x, NULL, y));
+  PetscCall(MatSpmvResultApply(C, MATSPMV_RESULT_MULT_HERMITIAN_TRANSPOSE, x, NULL, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatMultHermitianTransposeAdd_SpmvResult(Mat C, Vec x, Vec z, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(MatSpmvResultApply(C, 5, x, z, y));
+  PetscCall(MatSpmvResultApply(C, MATSPMV_RESULT_MULT_HERMITIAN_TRANSPOSE_ADD, x, z, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -430,12 +440,12 @@ static PetscErrorCode MatSpmvResultStageHostVectors(Mat C)
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompareAny((PetscObject)C, &cusparse, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE, MATSEQDENSECUDA, MATMPIDENSECUDA, ""));
   if (!cusparse || C->ops->mult == MatMult_SpmvResult || !C->ops->mult) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscObjectComposeFunction((PetscObject)C, MatSpmvResultMultKeys[0], C->ops->mult));
-  PetscCall(PetscObjectComposeFunction((PetscObject)C, MatSpmvResultMultKeys[1], C->ops->multadd));
-  PetscCall(PetscObjectComposeFunction((PetscObject)C, MatSpmvResultMultKeys[2], C->ops->multtranspose));
-  PetscCall(PetscObjectComposeFunction((PetscObject)C, MatSpmvResultMultKeys[3], C->ops->multtransposeadd));
-  PetscCall(PetscObjectComposeFunction((PetscObject)C, MatSpmvResultMultKeys[4], C->ops->multhermitiantranspose));
-  PetscCall(PetscObjectComposeFunction((PetscObject)C, MatSpmvResultMultKeys[5], C->ops->multhermitiantransposeadd));
+  PetscCall(PetscObjectComposeFunction((PetscObject)C, MatSpmvResultMultKeys[MATSPMV_RESULT_MULT], C->ops->mult));
+  PetscCall(PetscObjectComposeFunction((PetscObject)C, MatSpmvResultMultKeys[MATSPMV_RESULT_MULT_ADD], C->ops->multadd));
+  PetscCall(PetscObjectComposeFunction((PetscObject)C, MatSpmvResultMultKeys[MATSPMV_RESULT_MULT_TRANSPOSE], C->ops->multtranspose));
+  PetscCall(PetscObjectComposeFunction((PetscObject)C, MatSpmvResultMultKeys[MATSPMV_RESULT_MULT_TRANSPOSE_ADD], C->ops->multtransposeadd));
+  PetscCall(PetscObjectComposeFunction((PetscObject)C, MatSpmvResultMultKeys[MATSPMV_RESULT_MULT_HERMITIAN_TRANSPOSE], C->ops->multhermitiantranspose));
+  PetscCall(PetscObjectComposeFunction((PetscObject)C, MatSpmvResultMultKeys[MATSPMV_RESULT_MULT_HERMITIAN_TRANSPOSE_ADD], C->ops->multhermitiantransposeadd));
   C->ops->mult = MatMult_SpmvResult;
   if (C->ops->multadd) C->ops->multadd = MatMultAdd_SpmvResult;
   if (C->ops->multtranspose) C->ops->multtranspose = MatMultTranspose_SpmvResult;

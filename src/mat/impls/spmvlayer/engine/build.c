@@ -121,7 +121,7 @@ PetscErrorCode MatSpmvPreloadDeviceCode(MatSpmvFormat *format)
 
 /* Before a device build: the modules loading in the background loaded, so that they do not contend
    with aijcusparse's upload of the CSR (they slowed it as much as they saved, measured) */
-PetscErrorCode MatSpmvPrepareDeviceBuild(Mat A, int t)
+PetscErrorCode MatSpmvPrepareDeviceBuild(Mat A, MatSpmvOp t)
 {
   Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
 
@@ -134,7 +134,7 @@ PetscErrorCode MatSpmvPrepareDeviceBuild(Mat A, int t)
 
 /* The lengths of op(A)'s rows (t = 0: A's; t = 1: A^T's, counted from A's columns; from A's device CSR
    where it is there), once per build: the RCM decision, the compressed rows and a selecting format read them */
-PetscErrorCode MatSpmvRowLengthStats(Mat A, int t, const MatSpmvCSR *csr, MatSpmvRowStats *stats)
+PetscErrorCode MatSpmvRowLengthStats(Mat A, MatSpmvOp t, const MatSpmvCSR *csr, MatSpmvRowStats *stats)
 {
   Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
   MatSpmvCSR      op;
@@ -182,7 +182,7 @@ PetscErrorCode MatSpmvRowLengthStats(Mat A, int t, const MatSpmvCSR *csr, MatSpm
 }
 
 /* Columns by frequency, most first: where the 1% most frequent hold MATSPMV_HOT_SHARE of the nonzeros (auto) */
-static PetscErrorCode MatSpmvColumnPlanFrequency(Mat A, int t, const MatSpmvCSR *csr, MatSpmvColumnPlan *plan)
+static PetscErrorCode MatSpmvColumnPlanFrequency(Mat A, MatSpmvOp t, const MatSpmvCSR *csr, MatSpmvColumnPlan *plan)
 {
   Mat_SeqAIJSpmv *sp  = MatSpmvSeq(A);
   const PetscInt  n   = t ? csr->m : csr->n; /* the operator's columns */
@@ -231,7 +231,7 @@ static PetscErrorCode MatSpmvColumnPlanFrequency(Mat A, int t, const MatSpmvCSR 
 /* Columns in reverse Cuthill-McKee order of the square A's graph: asked for, or (auto) where far
    groups of rows (MatSpmvWideShare()) hold over MATSPMV_SPAN_SHARE of the nonzeros and RCM at least
    halves that share. Made from A's pattern for A^T's layout too (the same graph) */
-static PetscErrorCode MatSpmvColumnPlanRCM(Mat A, int t, const MatSpmvCSR *csr, MatSpmvFormat *format, MatSpmvColumnPlan *plan)
+static PetscErrorCode MatSpmvColumnPlanRCM(Mat A, MatSpmvOp t, const MatSpmvCSR *csr, MatSpmvFormat *format, MatSpmvColumnPlan *plan)
 {
   Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
   PetscInt       *inv;
@@ -279,7 +279,7 @@ static PetscErrorCode MatSpmvColumnPlanRCM(Mat A, int t, const MatSpmvCSR *csr, 
 }
 
 /* The frequency order, decided before a selecting format chooses (its rules read it) */
-PetscErrorCode MatSpmvColumnPlanMake(Mat A, int t, const MatSpmvCSR *csr, MatSpmvColumnPlan *plan)
+PetscErrorCode MatSpmvColumnPlanMake(Mat A, MatSpmvOp t, const MatSpmvCSR *csr, MatSpmvColumnPlan *plan)
 {
   Mat_SeqAIJSpmv          *sp    = MatSpmvSeq(A);
   const MatSpmvColumnOrder order = sp->colorder;
@@ -300,7 +300,7 @@ PetscErrorCode MatSpmvColumnPlanMake(Mat A, int t, const MatSpmvCSR *csr, MatSpm
    (standard deviation of the nonempty rows' lengths at most their mean: the meshes RCM bands, not
    the power-law and circuit graphs, whose RCM cost seconds for nothing; docs/results.md,
    "FEM operators: 16-bit offsets per slot column and the RCM order") */
-PetscErrorCode MatSpmvColumnPlanBand(Mat A, int t, const MatSpmvCSR *csr, MatSpmvFormat *format, MatSpmvColumnPlan *plan)
+PetscErrorCode MatSpmvColumnPlanBand(Mat A, MatSpmvOp t, const MatSpmvCSR *csr, MatSpmvFormat *format, MatSpmvColumnPlan *plan)
 {
   Mat_SeqAIJSpmv          *sp    = MatSpmvSeq(A);
   const MatSpmvColumnOrder order = sp->colorder;
@@ -371,7 +371,7 @@ static PetscErrorCode MatSpmvBuildDevice(const MatSpmvCSR *csr, const int *d_i, 
 
 /* Fill the new layout L of A (t = 0) or A^T (t = 1) from the current structure, in format with params,
    its columns numbered as plan says */
-static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, MatSpmvFormat *format, const void *params, MatSpmvColumnPlan *plan, MatSpmvLayout L)
+static PetscErrorCode MatSpmvBuildLayout(Mat A, MatSpmvOp t, const MatSpmvCSR *csr, MatSpmvFormat *format, const void *params, MatSpmvColumnPlan *plan, MatSpmvLayout L)
 {
   Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
   PetscBool       ondevicebuild;
@@ -546,7 +546,7 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, int t, const MatSpmvCSR *csr, Ma
 /* A new layout of op(A) in format: NULL in *L, and the format's error code in *ierr, when the format
    refuses the structure (a size past 32-bit indices, ELLR's padding limit); the half-built layout is
    then freed. quiet: the refusal is expected to be handled (another candidate follows), not printed */
-PetscErrorCode MatSpmvTryBuild(Mat A, int t, const MatSpmvCSR *csr, MatSpmvFormat *format, const void *params, MatSpmvColumnPlan *plan, PetscBool quiet, MatSpmvLayout *L, PetscErrorCode *ierr)
+PetscErrorCode MatSpmvTryBuild(Mat A, MatSpmvOp t, const MatSpmvCSR *csr, MatSpmvFormat *format, const void *params, MatSpmvColumnPlan *plan, PetscBool quiet, MatSpmvLayout *L, PetscErrorCode *ierr)
 {
   PetscFunctionBegin;
   PetscCall(PetscNew(L));
@@ -569,7 +569,7 @@ PetscErrorCode MatSpmvTryBuild(Mat A, int t, const MatSpmvCSR *csr, MatSpmvForma
 
 /* The row offsets of op(A)'s pattern, which a selecting format reads (A's own for t = 0; A^T's,
    counted from A's columns, for t = 1: PetscFree *ti) */
-PetscErrorCode MatSpmvOperatorRows(const MatSpmvCSR *csr, int t, MatSpmvCSR *op, PetscInt **ti)
+PetscErrorCode MatSpmvOperatorRows(const MatSpmvCSR *csr, MatSpmvOp t, MatSpmvCSR *op, PetscInt **ti)
 {
   PetscFunctionBegin;
   *ti = NULL;

@@ -7,7 +7,7 @@
 
 /* The share of op(A)'s nonzeros in its max(1, n / 100) most frequent columns, counted on the host
    (what the layout's column plan counted, on the host or the device) */
-static PetscErrorCode MatSpmvHotShareHost(PetscInt m, PetscInt n, const PetscInt *ai, const PetscInt *aj, int t, PetscReal *share)
+static PetscErrorCode MatSpmvHotShareHost(PetscInt m, PetscInt n, const PetscInt *ai, const PetscInt *aj, MatSpmvOp t, PetscReal *share)
 {
   const PetscInt ncols = t ? m : n, nnz = m ? ai[m] : 0;
   PetscInt      *count, hot             = 0;

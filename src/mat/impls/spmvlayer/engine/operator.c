@@ -7,7 +7,7 @@
 #include "../spmvimpl.h"
 
 /* Bring the layout of A (t = 0) or A^T (t = 1) up to date with A (sp: A's data) */
-PetscErrorCode MatSpmvUpdate(Mat A, Mat_SeqAIJSpmv *sp, int t, MatSpmvLayout *Lout)
+PetscErrorCode MatSpmvUpdate(Mat A, Mat_SeqAIJSpmv *sp, MatSpmvOp t, MatSpmvLayout *Lout)
 {
   PetscObjectState nzstate;
   const PetscInt  *ai, *aj;
@@ -48,7 +48,7 @@ PetscErrorCode MatSpmvUpdate(Mat A, Mat_SeqAIJSpmv *sp, int t, MatSpmvLayout *Lo
 }
 
 /* y = op(A) x (+ z); t = 0: op(A) = A, t = 1: op(A) = A^T; host vectors staged through device buffers */
-PetscErrorCode MatSpmvApply(Mat A, Mat_SeqAIJSpmv *sp, int t, Vec x, Vec z, Vec y)
+PetscErrorCode MatSpmvApply(Mat A, Mat_SeqAIJSpmv *sp, MatSpmvOp t, Vec x, Vec z, Vec y)
 {
   MatSpmvLayout L;
 

@@ -62,7 +62,7 @@ static PetscErrorCode MatSpmvTimeLayout(Mat A, MatSpmvLayout L, PetscInt reps, P
    selecting format offers for this operator: the first that accepts the structure, or, when the
    selecting format asks for tuning, the fastest of those timed. A structure no candidate accepts
    leaves A without a layout, so the next product tries again (after, say, a parameter change) */
-PetscErrorCode MatSpmvSelectLayout(Mat A, int t, const MatSpmvCSR *csr0)
+PetscErrorCode MatSpmvSelectLayout(Mat A, MatSpmvOp t, const MatSpmvCSR *csr0)
 {
   MatSpmvRowStats   stats;
   MatSpmvCSR        counted = *csr0; /* A's CSR with its rows' statistics (t = 0) */

@@ -109,7 +109,7 @@ static PetscErrorCode MatSpmvMPILazyOptions(Mat A)
    agree on the outcome: every process then stops with an error, or none does. They also agree on
    whether any block has a layout: where none has (every block still waits), the products are exactly
    aijcusparse's, ghost exchange included. */
-static PetscErrorCode MatSpmvMPIBuildBlocks(Mat A, int t)
+static PetscErrorCode MatSpmvMPIBuildBlocks(Mat A, MatSpmvOp t)
 {
   Mat_MPIAIJSpmv *sp;
   PetscErrorCode  ierr = PETSC_SUCCESS;
@@ -141,7 +141,7 @@ static PetscErrorCode MatSpmvMPIBuildBlocks(Mat A, int t)
    -petscspmv_layout_min_products of them the blocks of all processes build their layouts together
    (seq.c says why a layout waits). A product with host vectors (x, z, y; their types are the same on
    every process), which aijcusparse's products get wrong, builds them at once */
-static PetscErrorCode MatSpmvMPICount(Mat A, int t, Vec x, Vec z, Vec y)
+static PetscErrorCode MatSpmvMPICount(Mat A, MatSpmvOp t, Vec x, Vec z, Vec y)
 {
   Mat_MPIAIJSpmv *sp = MatSpmvMPI(A);
   PetscBool       allow, takes = PETSC_TRUE;

@@ -154,7 +154,7 @@ PetscErrorCode MatSpmvPrepare_SeqAIJSpmv(Mat A)
 }
 
 /* op(A) still takes aijcusparse's products (after MatSpmvPrepare_SeqAIJSpmv()) */
-static PetscBool MatSpmvWaits(Mat_SeqAIJSpmv *sp, int t)
+static PetscBool MatSpmvWaits(Mat_SeqAIJSpmv *sp, MatSpmvOp t)
 {
   if (!sp->ondevice || sp->backend != MAT_SPMV_BACKEND_AUTO || !sp->base->cusparse) return PETSC_FALSE;
   if (sp->mpiblock) return (PetscBool)!sp->allowed[t];
@@ -164,14 +164,14 @@ static PetscBool MatSpmvWaits(Mat_SeqAIJSpmv *sp, int t)
 /* The base's own products for op(A): AIJ's without a GPU and no backend asked for (faster on a CPU
    than the formats' reference kernels; -mat_<fmt>_backend host runs those), aijcusparse's while op(A)
    waits for its layout */
-static PetscBool MatSpmvUsesBaseProducts(Mat_SeqAIJSpmv *sp, int t)
+static PetscBool MatSpmvUsesBaseProducts(Mat_SeqAIJSpmv *sp, MatSpmvOp t)
 {
   return (PetscBool)(sp->resolved && ((!sp->ondevice && sp->backend == MAT_SPMV_BACKEND_AUTO) || MatSpmvWaits(sp, t)));
 }
 
 /* Whether op(A)'s products are its base's, no layout (bound to the CPU, no GPU, or waiting): after
    MatSpmvPrepare_SeqAIJSpmv() */
-PetscBool MatSpmvUsesBase_SeqAIJSpmv(Mat A, int t)
+PetscBool MatSpmvUsesBase_SeqAIJSpmv(Mat A, MatSpmvOp t)
 {
   return (PetscBool)(A->ops->mult != MatMult_SeqAIJSpmv || MatSpmvUsesBaseProducts(MatSpmvSeq(A), t));
 }
@@ -190,7 +190,7 @@ PetscErrorCode MatSpmvAllowLayouts_SeqAIJSpmv(Mat A, const PetscBool allow[2])
 
 /* The layout for op(A) brought up to date ahead of a product (MPI: before its ghost scatter
    starts); nothing for a block bound to the CPU, whose products are SeqAIJ's, or one still waiting */
-PetscErrorCode MatSpmvUpdateLayout_SeqAIJSpmv(Mat A, int t)
+PetscErrorCode MatSpmvUpdateLayout_SeqAIJSpmv(Mat A, MatSpmvOp t)
 {
   Mat_SeqAIJSpmv *sp;
   MatSpmvLayout   L;
@@ -207,7 +207,7 @@ PetscErrorCode MatSpmvUpdateLayout_SeqAIJSpmv(Mat A, int t)
 /* y = op(A) x (+ z); t = 0: op(A) = A, t = 1: op(A) = A^T. Without a GPU and a backend asked for,
    AIJ's own products; on the GPU aijcusparse's until op(A) has earned its layout, or takes host
    vectors, which aijcusparse's products get wrong (ours stage them: the layout is built at once) */
-static PetscErrorCode MatSpmvMult(Mat A, int t, Vec x, Vec z, Vec y)
+static PetscErrorCode MatSpmvMult(Mat A, MatSpmvOp t, Vec x, Vec z, Vec y)
 {
   Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
 
@@ -237,28 +237,28 @@ static PetscErrorCode MatSpmvMult(Mat A, int t, Vec x, Vec z, Vec y)
 static PetscErrorCode MatMult_SeqAIJSpmv(Mat A, Vec x, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(MatSpmvMult(A, 0, x, NULL, y));
+  PetscCall(MatSpmvMult(A, MATSPMV_OP_A, x, NULL, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatMultAdd_SeqAIJSpmv(Mat A, Vec x, Vec z, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(MatSpmvMult(A, 0, x, z, y));
+  PetscCall(MatSpmvMult(A, MATSPMV_OP_A, x, z, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatMultTranspose_SeqAIJSpmv(Mat A, Vec x, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(MatSpmvMult(A, 1, x, NULL, y));
+  PetscCall(MatSpmvMult(A, MATSPMV_OP_AT, x, NULL, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatMultTransposeAdd_SeqAIJSpmv(Mat A, Vec x, Vec z, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(MatSpmvMult(A, 1, x, z, y));
+  PetscCall(MatSpmvMult(A, MATSPMV_OP_AT, x, z, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -435,7 +435,7 @@ static PetscErrorCode MatView_SeqAIJSpmv(Mat A, PetscViewer viewer)
                                        sp->format->title, sp->format->name, MatSpmvLayoutMinProducts, sp->nbase[0]));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
-    PetscCall(MatSpmvUpdate(A, sp, 0, &L));
+    PetscCall(MatSpmvUpdate(A, sp, MATSPMV_OP_A, &L));
     PetscCall(PetscViewerASCIIPrintf(viewer, "%s (%s), backend %s, base %s\n", sp->format->title, sp->format->name, sp->ondevice ? "CUDA" : "host reference", sp->base->cusparse ? "aijcusparse" : "aij"));
     PetscCall(PetscViewerASCIIPushTab(viewer));
     PetscCall(PetscViewerASCIIPrintf(viewer, "slots %" PetscInt_FMT " for %" PetscInt_FMT " nonzeros: padding ratio %.3f, %.2f bytes per nonzero stored (CSR: %.2f)%s\n", L->nslots, L->nnz, L->nnz ? (double)L->nslots / (double)L->nnz : 1.0,
@@ -631,7 +631,7 @@ static PetscErrorCode MatSpmvGetStorage_SeqAIJSpmv(Mat A, PetscInt *nslots, Pets
 
   PetscFunctionBegin;
   PetscCall(MatSpmvPrepare(A, sp));
-  PetscCall(MatSpmvUpdate(A, sp, 0, &L));
+  PetscCall(MatSpmvUpdate(A, sp, MATSPMV_OP_A, &L));
   if (nslots) *nslots = L->nslots;
   if (bytes) *bytes = (PetscLogDouble)L->nslots * sizeof(PetscScalar) + (PetscLogDouble)L->indexbytes;
   PetscFunctionReturn(PETSC_SUCCESS);
