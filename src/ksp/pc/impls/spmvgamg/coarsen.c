@@ -82,7 +82,13 @@ static PetscErrorCode MatCoarsenSpmvApplyHost(MatCoarsen_SpmvMIS *mis, Mat G, Pe
   PetscCall(MatGetRowIJ(G, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCoarsen spmvmis needs the graph's CSR (MatGetRowIJ), which a %s matrix does not give", ((PetscObject)G)->type_name);
   PetscCall(PetscMalloc2(n, &agg, n, &roots));
-  PetscCall(MatCoarsenSpmvAggregateHost(n, ai, aj, rstart, mis->distance, mis->seed, agg, roots, nagg));
+  {
+    const MatCoarsenSpmvGraph g   = {NULL, n, 0, rstart, ai, aj, NULL, NULL};
+    MatCoarsenSpmvAggregates  out = {agg, roots, 0, 0, NULL};
+
+    PetscCall(MatCoarsenSpmvAggregateHost(&g, mis->distance, mis->seed, &out));
+    *nagg = out.nagg;
+  }
   PetscCall(MatCoarsenSpmvFillLists(n, rstart, *nagg, agg, roots, lists));
   PetscCall(PetscFree2(agg, roots));
   PetscCall(MatRestoreRowIJ(G, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
@@ -114,7 +120,13 @@ PetscErrorCode MatSpmvGAMGAggregateMPIHost(Mat G, PetscInt distance, PetscInt se
   PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done[0]));
   PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nb, &bi, &bj, &done[1]));
   PetscCheck(done[0] && done[1], PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCoarsen spmvmis needs the CSR (MatGetRowIJ) of the graph's blocks, which %s and %s matrices do not give", ((PetscObject)Ad)->type_name, ((PetscObject)Ao)->type_name);
-  PetscCall(MatCoarsenSpmvAggregateMPIHost(sf, n, ai, aj, ng, bi, bj, rstart, distance, seed, agg, roots, nagg, inset));
+  {
+    const MatCoarsenSpmvGraph g   = {sf, n, ng, rstart, ai, aj, bi, bj};
+    MatCoarsenSpmvAggregates  out = {agg, roots, 0, 0, inset};
+
+    PetscCall(MatCoarsenSpmvAggregateMPIHost(&g, distance, seed, &out));
+    *nagg = out.nagg;
+  }
   PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nb, &bi, &bj, &done[1]));
   PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done[0]));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -179,7 +191,7 @@ static PetscErrorCode MatCoarsenSpmvDeviceFinish(MatCoarsen_SpmvMIS *mis, PetscI
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* MatCoarsenSpmvAggregateMPIDeviceInSet() on an MPIAIJ graph whose blocks are seqaijcusparse (the
+/* MatCoarsenSpmvAggregateMPIDevice() on an MPIAIJ graph whose blocks are seqaijcusparse (the
    device CSR of both, uncompressed row offsets; the ghost exchange MatGetMultPetscSF()): d_agg,
    d_roots (n each), d_inset (n, NULL: not wanted) device arrays */
 static PetscErrorCode MatCoarsenSpmvAggregateMPIDeviceOf(Mat G, PetscInt distance, PetscInt seed, PetscInt *d_agg, PetscInt *d_roots, PetscInt *nagg, PetscInt *nnew, PetscBool *d_inset)
@@ -197,7 +209,14 @@ static PetscErrorCode MatCoarsenSpmvAggregateMPIDeviceOf(Mat G, PetscInt distanc
      device: PETSC_FALSE makes the full ones) */
   PetscCall(MatSeqAIJCUSPARSEGetIJ(Ad, PETSC_FALSE, &d_ai, &d_aj));
   if (ng) PetscCall(MatSeqAIJCUSPARSEGetIJ(Ao, PETSC_FALSE, &d_bi, &d_bj)); /* no ghost: no off-diagonal entry to read */
-  PetscCall(MatCoarsenSpmvAggregateMPIDeviceInSet(sf, n, d_ai, d_aj, ng, d_bi, d_bj, rstart, distance, seed, d_agg, d_roots, nagg, nnew, d_inset));
+  {
+    const MatCoarsenSpmvGraph g   = {sf, n, ng, rstart, d_ai, d_aj, d_bi, d_bj};
+    MatCoarsenSpmvAggregates  out = {d_agg, d_roots, 0, 0, d_inset};
+
+    PetscCall(MatCoarsenSpmvAggregateMPIDevice(&g, distance, seed, &out));
+    *nagg = out.nagg;
+    *nnew = out.nnew;
+  }
   if (ng) PetscCall(MatSeqAIJCUSPARSERestoreIJ(Ao, PETSC_FALSE, &d_bi, &d_bj));
   PetscCall(MatSeqAIJCUSPARSERestoreIJ(Ad, PETSC_FALSE, &d_ai, &d_aj));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -216,7 +235,13 @@ static PetscErrorCode MatCoarsenSpmvApplyDevice(MatCoarsen_SpmvMIS *mis, Mat G, 
     /* aijcusparse's device CSR holds PetscInt indices (64-bit ones with 64-bit PetscInt), row offsets uncompressed */
     PetscCall(MatSeqAIJCUSPARSEGetIJ(G, PETSC_FALSE, &d_ai, &d_aj));
     PetscCall(MatCoarsenSpmvDeviceWork(n, &d_work));
-    PetscCall(MatCoarsenSpmvAggregateDevice(n, d_ai, d_aj, rstart, mis->distance, mis->seed, d_work, d_work + n, nagg));
+    {
+      const MatCoarsenSpmvGraph g   = {NULL, n, 0, rstart, d_ai, d_aj, NULL, NULL};
+      MatCoarsenSpmvAggregates  out = {d_work, d_work + n, 0, 0, NULL};
+
+      PetscCall(MatCoarsenSpmvAggregateDevice(&g, mis->distance, mis->seed, &out));
+      *nagg = out.nagg;
+    }
     PetscCall(MatSeqAIJCUSPARSERestoreIJ(G, PETSC_FALSE, &d_ai, &d_aj));
     PetscCall(MatCoarsenSpmvDeviceFinish(mis, n, rstart, *nagg, d_work, lists));
   }

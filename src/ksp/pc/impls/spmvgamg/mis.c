@@ -32,8 +32,10 @@ static void MatCoarsenSpmvMaxUndecided(PetscInt n, const PetscInt *ai, const Pet
   }
 }
 
-PetscErrorCode MatCoarsenSpmvAggregateHost(PetscInt n, const PetscInt ai[], const PetscInt aj[], PetscInt rstart, PetscInt distance, PetscInt seed, PetscInt agg[], PetscInt roots[], PetscInt *nagg)
+PetscErrorCode MatCoarsenSpmvAggregateHost(const MatCoarsenSpmvGraph *g, PetscInt distance, PetscInt seed, MatCoarsenSpmvAggregates *out)
 {
+  const PetscInt  n = g->n, rstart = g->rstart, *ai = g->ai, *aj = g->aj;
+  PetscInt *const agg = out->agg, *const roots = out->roots, *const nagg = &out->nagg;
   enum {
     UNDECIDED,
     ROOT,
@@ -156,8 +158,12 @@ static void MatCoarsenSpmvMaxGlobal(PetscInt n, const PetscInt *ai, const PetscI
     them by the rounds above, repeated until every row with a neighbour is in an aggregate.
   On one process none of this goes past the one-process passes: the same arrays.
 */
-PetscErrorCode MatCoarsenSpmvAggregateMPIHost(PetscSF sf, PetscInt n, const PetscInt ai[], const PetscInt aj[], PetscInt ng, const PetscInt bi[], const PetscInt bj[], PetscInt rstart, PetscInt distance, PetscInt seed, PetscInt agg[], PetscInt roots[], PetscInt *nagg, PetscBool inset[])
+PetscErrorCode MatCoarsenSpmvAggregateMPIHost(const MatCoarsenSpmvGraph *g, PetscInt distance, PetscInt seed, MatCoarsenSpmvAggregates *out)
 {
+  PetscSF const   sf = g->sf;
+  const PetscInt  n = g->n, ng = g->ng, rstart = g->rstart, *ai = g->ai, *aj = g->aj, *bi = g->bi, *bj = g->bj;
+  PetscInt *const agg = out->agg, *const roots = out->roots, *const nagg = &out->nagg;
+  PetscBool *const inset = out->inset;
   enum {
     UNDECIDED,
     ROOT,

@@ -32,38 +32,46 @@ static inline MATCOARSENSPMV_HOSTDEVICE PetscBool MatCoarsenSpmvAboveGlobal(Pets
   return (PetscBool)(pa > pb || (pa == pb && a > b));
 }
 
-/* The aggregates of the graph of n local rows (CSR ai, aj; the diagonal may be present) around a
-   maximal independent set at distance 1 or 2: agg[i] the aggregate of row i (-1: isolated), roots[a]
-   the root of aggregate a, *nagg their number. rstart: the first row's global index (the priorities') */
-PETSC_INTERN PetscErrorCode MatCoarsenSpmvAggregateHost(PetscInt, const PetscInt[], const PetscInt[], PetscInt, PetscInt, PetscInt, PetscInt[], PetscInt[], PetscInt *);
-/* The same on several processes, the graph an MPIAIJ matrix: its diagonal block's CSR ai, aj (n rows,
-   local columns), its off-diagonal block's bi, bj (n rows, columns the ng ghosts), sf the matrix's
-   ghost exchange (MatGetMultPetscSF(): n roots, the ng ghosts its leaves; NULL: none, one process;
-   the ghosts' global indices travel through it as the values exchanged). The independent set is
-   the one-process set of the global graph (the same rounds, ghost values exchanged through sf), the
+/* A graph's local part as the coarsening reads it, host or device arrays alike: the diagonal block's
+   CSR ai, aj (n rows, local columns; the diagonal may be present); on several processes the
+   off-diagonal block's bi, bj (n rows, columns the ng ghosts; NULL where ng is 0) and the ghost
+   exchange sf (MatGetMultPetscSF(): n roots, the ng ghosts its leaves; the ghosts' global indices
+   travel through it as the values exchanged), NULL and 0 on one process; rstart the first row's
+   global index (the priorities') */
+typedef struct {
+  PetscSF         sf;
+  PetscInt        n, ng, rstart;
+  const PetscInt *ai, *aj, *bi, *bj;
+} MatCoarsenSpmvGraph;
+
+/* What an aggregation gives: agg[i] the aggregate of row i (-1: isolated), roots[a] the root of
+   aggregate a (arrays of n entries the caller gives, host or device as the graph's), nagg their number,
+   nnew those whose root is not in the independent set (new roots, for -info; set by the MPI device path), and
+   inset (NULL: not wanted) whether each row is in the independent set */
+typedef struct {
+  PetscInt  *agg, *roots;
+  PetscInt   nagg, nnew;
+  PetscBool *inset;
+} MatCoarsenSpmvAggregates;
+
+/* The aggregates of the graph around a maximal independent set at distance 1 or 2 (seed: the hash's),
+   one process (mis.c, the host reference) */
+PETSC_INTERN PetscErrorCode MatCoarsenSpmvAggregateHost(const MatCoarsenSpmvGraph *, PetscInt, PetscInt, MatCoarsenSpmvAggregates *);
+/* The same on several processes, the graph an MPIAIJ matrix's (mis.c): the independent set is the
+   one-process set of the global graph (the same rounds, ghost values exchanged through sf), the
    aggregates hold local rows only (mis.c says how rows next to other processes' roots join). On one
-   process the arrays of MatCoarsenSpmvAggregateHost(). inset (NULL: not wanted): whether each row
-   is in the independent set (a root, which rows of new aggregates are not). Collective on sf's
-   communicator */
-PETSC_INTERN PetscErrorCode MatCoarsenSpmvAggregateMPIHost(PetscSF, PetscInt, const PetscInt[], const PetscInt[], PetscInt, const PetscInt[], const PetscInt[], PetscInt, PetscInt, PetscInt, PetscInt[], PetscInt[], PetscInt *, PetscBool[]);
-/* The same on the device (device/aggregate.cu), the same arrays for any graph: the arguments of
-   MatCoarsenSpmvAggregateHost(), the CSR d_ai, d_aj and the results d_agg, d_roots (n entries each)
-   device arrays, *nagg on the host; on PETSc's current stream, which it leaves synchronized */
-PETSC_INTERN PetscErrorCode MatCoarsenSpmvAggregateDevice(PetscInt, const PetscInt *, const PetscInt *, PetscInt, PetscInt, PetscInt, PetscInt *, PetscInt *, PetscInt *);
-/* The same on several processes on the device (device/aggregate.cu), the same arrays as
-   MatCoarsenSpmvAggregateMPIHost() for any graph and partition: its arguments, the CSR of both blocks
-   (d_ai, d_aj: n rows, local columns; d_bi, d_bj: n rows, columns the ng ghosts, NULL where ng is 0)
-   and the results d_agg, d_roots (n entries each) device arrays, *nagg on the host, and *nnew the
-   aggregates whose root is not in the independent set (new roots, for -info). The rounds exchange
-   device values through sf (PetscSFBcastWithMemTypeBegin(), device to device: PETSc stages them
-   through the host without CUDA-aware MPI) and read back one count a round (summed over the
-   processes), the aggregation one pair a pass; on PETSc's current stream, which PetscSF's device
-   packing also uses; returns with the stream synchronized. sf NULL and ng 0: one process, the arrays
-   of MatCoarsenSpmvAggregateHost(). Collective on sf's communicator */
-PETSC_INTERN PetscErrorCode MatCoarsenSpmvAggregateMPIDevice(PetscSF, PetscInt, const PetscInt *, const PetscInt *, PetscInt, const PetscInt *, const PetscInt *, PetscInt, PetscInt, PetscInt, PetscInt *, PetscInt *, PetscInt *, PetscInt *);
-/* The same and the independent set: d_inset (n entries on the device, NULL: not wanted) whether each
-   row is in it, as the host reference's inset (for the tests' checks) */
-PETSC_INTERN PetscErrorCode MatCoarsenSpmvAggregateMPIDeviceInSet(PetscSF, PetscInt, const PetscInt *, const PetscInt *, PetscInt, const PetscInt *, const PetscInt *, PetscInt, PetscInt, PetscInt, PetscInt *, PetscInt *, PetscInt *, PetscInt *, PetscBool *);
+   process the arrays of MatCoarsenSpmvAggregateHost(). Collective on sf's communicator */
+PETSC_INTERN PetscErrorCode MatCoarsenSpmvAggregateMPIHost(const MatCoarsenSpmvGraph *, PetscInt, PetscInt, MatCoarsenSpmvAggregates *);
+/* MatCoarsenSpmvAggregateHost() on the device (device/aggregate.cu): device arrays in the graph and
+   the results; on PETSc's current stream, which it leaves synchronized */
+PETSC_INTERN PetscErrorCode MatCoarsenSpmvAggregateDevice(const MatCoarsenSpmvGraph *, PetscInt, PetscInt, MatCoarsenSpmvAggregates *);
+/* MatCoarsenSpmvAggregateMPIHost() on the device (device/aggregate.cu), the same arrays for any graph
+   and partition, device arrays in the graph and the results. The rounds exchange device values through
+   sf (PetscSFBcastWithMemTypeBegin(), device to device: PETSc stages them through the host without
+   CUDA-aware MPI) and read back one count a round (summed over the processes), the aggregation one
+   pair a pass; on PETSc's current stream, which PetscSF's device packing also uses; returns with the
+   stream synchronized. Collective on sf's communicator */
+PETSC_INTERN PetscErrorCode MatCoarsenSpmvAggregateMPIDevice(const MatCoarsenSpmvGraph *, PetscInt, PetscInt, MatCoarsenSpmvAggregates *);
 /* Each aggregate's members, its root first and then the others in increasing index, from the device
    arrays agg and roots of MatCoarsenSpmvAggregateDevice(): d_aggptr (nagg + 1 entries) and d_members
    (n entries: aggregate a's members at d_aggptr[a] to d_aggptr[a + 1] - 1, then the rows in no
@@ -102,7 +110,7 @@ PETSC_EXTERN PetscErrorCode MatSpmvGAMGAggregateMembers(PetscInt nloc, PetscInt 
    independent set's and the aggregates' checks (tests/test_gamg_mpi.c). Collective */
 PETSC_EXTERN PetscErrorCode MatSpmvGAMGAggregateMPIHost(Mat G, PetscInt distance, PetscInt seed, PetscInt agg[], PetscInt roots[], PetscInt *nagg, PetscBool inset[]);
 
-/* The same arrays by the device path (MatCoarsenSpmvAggregateMPIDeviceInSet()) on G, an MPIAIJ graph
+/* The same arrays by the device path (MatCoarsenSpmvAggregateMPIDevice()) on G, an MPIAIJ graph
    whose blocks are seqaijcusparse (MATMPIAIJCUSPARSE) not bound to the CPU: agg, roots, inset host
    arrays as there, *nnew the aggregates whose root is not in the independent set; PETSC_ERR_SUP
    without CUDA (tests/test_gamg_mpi.c -device). Collective */

@@ -335,8 +335,11 @@ static PetscErrorCode MatCoarsenSpmvAggregateDevice_Private(I n, const I *ai, co
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatCoarsenSpmvAggregateDevice(PetscInt n, const PetscInt *d_ai, const PetscInt *d_aj, PetscInt rstart, PetscInt distance, PetscInt seed, PetscInt *d_agg, PetscInt *d_roots, PetscInt *nagg)
+PetscErrorCode MatCoarsenSpmvAggregateDevice(const MatCoarsenSpmvGraph *g, PetscInt distance, PetscInt seed, MatCoarsenSpmvAggregates *out)
 {
+  const PetscInt  n = g->n, rstart = g->rstart, *d_ai = g->ai, *d_aj = g->aj;
+  PetscInt *const d_agg = out->agg, *const d_roots = out->roots, *const nagg = &out->nagg;
+
   PetscFunctionBegin;
   PetscCheck(distance == 1 || distance == 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The independent set's distance is 1 or 2, not %" PetscInt_FMT, distance);
   *nagg = 0;
@@ -643,8 +646,13 @@ static PetscErrorCode MatCoarsenSpmvAggregateMPIDevice_Private(PetscSF sf, I n, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatCoarsenSpmvAggregateMPIDeviceInSet(PetscSF sf, PetscInt n, const PetscInt *d_ai, const PetscInt *d_aj, PetscInt ng, const PetscInt *d_bi, const PetscInt *d_bj, PetscInt rstart, PetscInt distance, PetscInt seed, PetscInt *d_agg, PetscInt *d_roots, PetscInt *nagg, PetscInt *nnew, PetscBool *d_inset)
+PetscErrorCode MatCoarsenSpmvAggregateMPIDevice(const MatCoarsenSpmvGraph *g, PetscInt distance, PetscInt seed, MatCoarsenSpmvAggregates *out)
 {
+  PetscSF const   sf = g->sf;
+  const PetscInt  n = g->n, ng = g->ng, rstart = g->rstart, *d_ai = g->ai, *d_aj = g->aj, *d_bi = g->bi, *d_bj = g->bj;
+  PetscInt *const d_agg = out->agg, *const d_roots = out->roots, *const nagg = &out->nagg, *const nnew = &out->nnew;
+  PetscBool *const d_inset = out->inset;
+
   PetscFunctionBegin;
   /* the host reference's checks, so that a wrong exchange fails the same way */
   PetscCheck(distance == 1 || distance == 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The independent set's distance is 1 or 2, not %" PetscInt_FMT, distance);
@@ -657,13 +665,6 @@ PetscErrorCode MatCoarsenSpmvAggregateMPIDeviceInSet(PetscSF sf, PetscInt n, con
   } else PetscCheck(!ng, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%" PetscInt_FMT " ghosts and no ghost exchange", ng);
   PetscCheck(!ng || (d_bi && d_bj), PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "%" PetscInt_FMT " ghosts and no off-diagonal block: pass its device CSR", ng);
   PetscCall(MatCoarsenSpmvAggregateMPIDevice_Private<PetscInt>(sf, n, d_ai, d_aj, ng, d_bi, d_bj, rstart, distance, seed, d_agg, d_roots, nagg, nnew, d_inset));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatCoarsenSpmvAggregateMPIDevice(PetscSF sf, PetscInt n, const PetscInt *d_ai, const PetscInt *d_aj, PetscInt ng, const PetscInt *d_bi, const PetscInt *d_bj, PetscInt rstart, PetscInt distance, PetscInt seed, PetscInt *d_agg, PetscInt *d_roots, PetscInt *nagg, PetscInt *nnew)
-{
-  PetscFunctionBegin;
-  PetscCall(MatCoarsenSpmvAggregateMPIDeviceInSet(sf, n, d_ai, d_aj, ng, d_bi, d_bj, rstart, distance, seed, d_agg, d_roots, nagg, nnew, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
