@@ -1,5 +1,5 @@
 #pragma once
-#include "../spmvlayer/spmvimpl.h"
+#include "../spmvlayer/spmvformat.h"
 
 #define MATARGCSR_MAX_BLOCK  1024 /* threads per group: a multiple of 32 up to the CUDA block limit */
 #define MATARGCSR_MAX_CHUNK  32   /* the automatic desired chunk size never exceeds the paper's best, 32 */

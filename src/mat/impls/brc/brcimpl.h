@@ -1,5 +1,5 @@
 #pragma once
-#include "../spmvlayer/spmvimpl.h"
+#include "../spmvlayer/spmvformat.h"
 
 typedef struct {
   PetscInt b1;       /* rows per block */

@@ -1,5 +1,5 @@
 #pragma once
-#include "../spmvlayer/spmvimpl.h"
+#include "../spmvlayer/spmvformat.h"
 
 #define MATCMRS_BITS       4  /* row-in-strip bits packed under the column index */
 #define MATCMRS_MAX_HEIGHT 16 /* 2^MATCMRS_BITS */

@@ -1,5 +1,5 @@
 #pragma once
-#include "../spmvlayer/spmvimpl.h"
+#include "../spmvlayer/spmvformat.h"
 
 #define MATELLR_MAX_T     32   /* threads per row: a power of two up to a warp (their sums are combined by warp shuffles) */
 #define MATELLR_MAX_BLOCK 1024 /* threads per CUDA block: a multiple of 32 up to the CUDA limit */

@@ -1,5 +1,5 @@
 #pragma once
-#include "../spmvlayer/spmvimpl.h"
+#include "../spmvlayer/spmvformat.h"
 
 /* Threads per thread block of both kernels: IPCSR (Algorithm 3's T, rows per block at most this)
    and CSR-M (the paper's section 5.1 (5): 256 threads per block) */

@@ -17,7 +17,7 @@
   Candidates missing from -mat_spmv_formats are skipped; a format not in a rule's list comes last.
   A candidate that refuses the pattern passes to the next; -mat_spmv_tune times them instead.
 */
-#include "../spmvlayer/spmvimpl.h"
+#include "../spmvlayer/spmvformat.h"
 
 #define MATSPMV_MAX_FORMATS 16  /* registered formats this type can hold parameters for */
 #define MATSPMV_PARAM_BYTES 64  /* the largest parameter struct of a format */
