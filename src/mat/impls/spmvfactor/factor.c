@@ -1,6 +1,6 @@
 /*
   The solver package MATSOLVERSPMV ("spmv"): ILU(k) and ICC(k) whose numeric factorization and
-  triangular solves run on the GPU without level synchronization (spmvfactorimpl.h, trsv.cu), for
+  triangular solves run on the GPU without level synchronization (spmvfactorimpl.h, ilu.cu, trsv.cu), for
   our sequential types and aijcusparse; the numeric factorization runs where it was measured
   fastest (its kernel, cuSPARSE's csrilu02 for ILU(0), or the host: MatSpmvNumericType). cuSPARSE's solves (aijcusparse's factor) synchronize once per
   dependency level: about two thousand levels per triangle on SNES ex19's Jacobian. Without a GPU
@@ -12,7 +12,7 @@
   This file: the Mat plumbing (MatGetFactor(), the numeric phase's choice and MatSolve()'s dispatch
   between the GPU and the host reference, viewing, registration); settings.c: the factor's options,
   its reset and the hand-over to cuSPARSE's package; symbolic.c: the symbolic phase; host.c: the host
-  reference; trsv.cu: the kernels. factor.c calls symbolic.c, both call settings.c.
+  reference; ilu.cu, trsv.cu: the kernels. factor.c calls symbolic.c, both call settings.c.
 */
 #include "spmvfactorimpl.h"
 

@@ -22,8 +22,9 @@
 
   The package's files: factor.c (Mat plumbing, registration), settings.c (options, reset, the hand-over
   to cuSPARSE's package), symbolic.c (pattern, fill, levels, units, orders), host.c (the host reference),
-  trsv.cu (the kernels, and cuSPARSE's csrilu02 as the other device numeric phase). From the shared layer it
-  uses only spmvbase.h (device services, aijcusparse access) and, in trsv.cu, spmvkernels.h.
+  ilu.cu (the numeric factorization's kernels, and cuSPARSE's csrilu02 as the other device numeric
+  phase), trsv.cu (the factor's device arrays and the solves). From the shared layer it
+  uses only spmvbase.h (device services, aijcusparse access) and, in its .cu files, spmvkernels.h and spmvsyncfree.h.
 */
 #include <petsc/private/matimpl.h>
 #include <petscspmv.h> /* MATSOLVERSPMV */
@@ -34,7 +35,9 @@
    it), in the host reference and the device kernel alike */
 #define MATSPMV_ILU_LONG_PIVOT 16
 
-#define MATSPMV_TRI_MAX_UNIT 8 /* rows per unit: each lane of a warp holds at most 2 coefficients of a block inverse */
+#define MATSPMV_TRI_WARPS    4  /* warps per thread block */
+#define MATSPMV_TRI_SLEEP_NS 32 /* between polls of a flag: spare L2 (no sleep: slower on a Laplacian; docs/results.md, "ILU(0) and ICC(0) by MATSOLVERSPMV next to cuSPARSE's") */
+#define MATSPMV_TRI_MAX_UNIT 8  /* rows per unit: each lane of a warp holds at most 2 coefficients of a block inverse */
 
 /* row ranges of the factor's pattern, per row r of unit [r0, r0 + unit):
      L outside the unit [i[r], lin[r]), L inside [lin[r], diag[r]), the diagonal diag[r],
@@ -147,7 +150,10 @@ PETSC_INTERN void           MatSpmvTriSolveHost(const Mat_SpmvFactor *, const Pe
 PETSC_INTERN void           MatSpmvTriSweepsHost(const Mat_SpmvFactor *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN void           MatSpmvISAISolveHost(const Mat_SpmvFactor *, const PetscScalar *, PetscScalar *);
 
-/* ---- the device side (trsv.cu) ---- */
+/* ---- the device side: trsv.cu (the factor's device arrays, the solves), ilu.cu (the numeric phase) ---- */
+/* ilu.cu: the factorization's kernels loaded ahead of the first numeric phase; cuSPARSE's csrilu02 state freed */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAILUPreload(void);
+PETSC_INTERN PetscErrorCode MatSpmvCUDAILUCuSPARSEDestroy(MatSpmvTriDevice *);
 /* the factor on the device from the host symbolic phase; the pattern copied on the device from A's
    device CSR where d_ai, d_aj are given, the device-made map of values *d_vmap taken over where given */
 PETSC_INTERN PetscErrorCode MatSpmvCUDATriCreate(MatSpmvTriDevice *, PetscInt, PetscInt, PetscInt, const PetscInt *, const PetscInt *, const PetscInt *, const PetscInt *, const PetscInt *, PetscInt *const[2], const PetscInt *, const int *, const int *, int **);

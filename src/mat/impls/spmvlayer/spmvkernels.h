@@ -48,6 +48,18 @@ __host__ __device__ __forceinline__ I MatSpmvFindColumn(const I *j, I lo, I hi, 
   return I(-1);
 }
 
+/* the first position in [lo, hi) of the sorted cols whose column is >= c (hi: none) */
+template <typename I>
+__device__ __forceinline__ I MatSpmvLowerBound(const I *cols, I lo, I hi, I c)
+{
+  while (lo < hi) {
+    const I mid = (lo + hi) / 2;
+    if (cols[mid] < c) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /* y += v for rows shared by several threads; complex values add their two parts */
 template <typename V>
 __device__ __forceinline__ void MatSpmvAtomicAdd(V *y, V v)
