@@ -17,6 +17,14 @@
   go through the format; without one it is a SeqAIJ/MPIAIJ with the host reference kernels. The
   layer owns all PETSc plumbing; a format supplies only a MatSpmvFormat table and never knows which
   base is in use. The caller prepares (options read, backend resolved): the engine never calls up.
+
+  One verb per step of a product, from PETSc's op down:
+    Mult     the Mat op (MatMult_SeqAIJSpmv ...): the base's product while op(A) waits for its layout, else Apply
+    Prepare  options read and backend resolved, once (MatSpmvPrepare_SeqAIJSpmv)
+    Update   op(A)'s layout made current: built, rebuilt on a new pattern, or refreshed (MatSpmvUpdate)
+    Refresh  only the values of a layout gathered again (MatSpmvRefresh)
+    Apply    y = op(A) x (+ z) through the current layout on PETSc vectors (MatSpmvApply), the format's
+             kernel on arrays below it (MatSpmvLayoutMultDevice/Host)
 */
 #include "spmvformat.h" /* what a format sees */
 #include "spmvdata.h"   /* floor 1 */
