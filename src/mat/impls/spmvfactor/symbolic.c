@@ -49,23 +49,6 @@ static PetscErrorCode MatSpmvFactorLevels(PetscInt n, const PetscInt *ai, const 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the units of L (upper: of U) sorted by their levels (stable counting sort) */
-static PetscErrorCode MatSpmvFactorOrder(const Mat_SpmvFactor *f, PetscBool upper, const PetscInt *level, PetscInt nlevels, PetscInt *order)
-{
-  PetscInt *start;
-
-  PetscFunctionBegin;
-  PetscCall(PetscCalloc1(nlevels + 1, &start));
-  for (PetscInt u = 0; u < f->nunits; u++) start[level[u]]++;
-  for (PetscInt l = 1; l <= nlevels; l++) start[l] += start[l - 1];
-  for (PetscInt v = f->nunits - 1; v >= 0; v--) {
-    const PetscInt u         = upper ? f->nunits - 1 - v : v;
-    order[--start[level[u]]] = u;
-  }
-  PetscCall(PetscFree(start));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* Rows per unit: the candidate (8, the block size, 4, 2, 1) whose solve is estimated fastest, the
    smaller on a tie; *level (room for n) returns that candidate's levels in L. A level costs a
    dependency's latency plus its units' work, which a warp does row after row: levels x (1 + (unit - 1)
@@ -75,7 +58,6 @@ static PetscErrorCode MatSpmvFactorOrder(const Mat_SpmvFactor *f, PetscBool uppe
    units on SNES ex19 (w = 10) and the 2D Laplacian (w = 2), as the fewest levels did. Grouping
    consecutive rows folds chains (a grid line's rows) into one level even without a block size:
    MPIAIJCUSPARSE's diagonal blocks carry none. A later candidate's count stops once it cannot win. */
-#define MATSPMV_UNIT_ENTRIES 266.0
 static PetscErrorCode MatSpmvFactorChooseUnit(Mat_SpmvFactor *f, PetscInt bs, PetscInt *unit, PetscInt **level, PetscInt *nlevels)
 {
   const PetscInt candidates[5] = {8, bs, 4, 2, 1};
@@ -193,9 +175,9 @@ static PetscErrorCode MatSpmvFactorSetUp(Mat F, Mat A, PetscLogDouble tpattern)
     f->uout[r] = p;
   }
   PetscCall(PetscMalloc2(f->nunits, &f->order[0], f->nunits, &f->order[1]));
-  PetscCall(MatSpmvFactorOrder(f, PETSC_FALSE, level, f->levels[0], f->order[0])); /* L's levels from above */
+  PetscCall(MatSpmvUnitsByLevel(f->nunits, PETSC_FALSE, level, f->levels[0], f->order[0])); /* L's levels from above */
   PetscCall(MatSpmvFactorLevels(n, f->i, f->j, f->diag, unit, PETSC_TRUE, PETSC_INT_MAX, level, &f->levels[1]));
-  PetscCall(MatSpmvFactorOrder(f, PETSC_TRUE, level, f->levels[1], f->order[1]));
+  PetscCall(MatSpmvUnitsByLevel(f->nunits, PETSC_TRUE, level, f->levels[1], f->order[1]));
   PetscCall(PetscFree(level));
   PetscCall(PetscTime(&t1));
 #if defined(PETSC_HAVE_CUDA)

@@ -158,3 +158,26 @@ PETSC_INTERN PetscErrorCode MatSpmvCreateAIJOnCSR(MPI_Comm, PetscInt, PetscInt, 
 /* A device CSR of m rows and nnz entries (int offsets and indices, as aijcusparse's) copied on stream
    (NULL: PETSc's) into new host arrays (PetscMalloc3(): i, j, a), waited for; the device's are left */
 PETSC_INTERN PetscErrorCode MatSpmvCSRCopyToHost(PetscInt, PetscInt, const int *, const int *, const PetscScalar *, void *, PetscInt **, PetscInt **, PetscScalar **);
+
+/* ---- the plans of the kernels that run chains of dependent rows in one launch (MATSOLVERSPMV's solves,
+   the SOR sweeps; host code) ---- */
+/* their cost model of a unit of rows: levels x (1 + (unit - 1) x w / MATSPMV_UNIT_ENTRIES), w the entries
+   a row has before its diagonal (the fit: spmvfactor/symbolic.c, MatSpmvFactorChooseUnit()) */
+#define MATSPMV_UNIT_ENTRIES 266.0
+/* units sorted by their dependency levels (1..nlevels), a stable counting sort; reverse: the units
+   from the last (the backward or upper triangle's order within a level) */
+static inline PetscErrorCode MatSpmvUnitsByLevel(PetscInt nunits, PetscBool reverse, const PetscInt *level, PetscInt nlevels, PetscInt *order)
+{
+  PetscInt *first;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(nlevels + 1, &first));
+  for (PetscInt u = 0; u < nunits; u++) first[level[u]]++;
+  for (PetscInt l = 1; l <= nlevels; l++) first[l] += first[l - 1];
+  for (PetscInt v = nunits - 1; v >= 0; v--) {
+    const PetscInt u         = reverse ? nunits - 1 - v : v;
+    order[--first[level[u]]] = u;
+  }
+  PetscCall(PetscFree(first));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -81,28 +81,10 @@ static PetscErrorCode MatSpmvSORLevels(PetscInt n, const PetscInt *ai, const Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* units sorted by level, stable (backward: the last unit first within a level) */
-static PetscErrorCode MatSpmvSOROrder(PetscInt nunits, PetscBool backward, const PetscInt *level, PetscInt nlevels, PetscInt *order)
-{
-  PetscInt *first;
-
-  PetscFunctionBegin;
-  PetscCall(PetscCalloc1(nlevels + 1, &first));
-  for (PetscInt u = 0; u < nunits; u++) first[level[u]]++;
-  for (PetscInt l = 1; l <= nlevels; l++) first[l] += first[l - 1];
-  for (PetscInt v = nunits - 1; v >= 0; v--) {
-    const PetscInt u         = backward ? nunits - 1 - v : v;
-    order[--first[level[u]]] = u;
-  }
-  PetscCall(PetscFree(first));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* Rows per unit at most 8, 4, 2 or 1 (G = 32 / unit lanes a row, a power of two for the reductions),
-   by MATSOLVERSPMV's cost model of its solves, which run the same way: levels x (1 + (unit - 1) x w /
-   MATSPMV_SOR_UNIT_ENTRIES), w the entries a row has before its diagonal. A grid line's rows fold
-   into few units: on a 2D Laplacian of 1025^2, 8-row units take 1153 levels, single rows 2049 */
-#define MATSPMV_SOR_UNIT_ENTRIES 266.0
+   by MATSOLVERSPMV's cost model of its solves, which run the same way (MATSPMV_UNIT_ENTRIES). A grid
+   line's rows fold into few units: on a 2D Laplacian of 1025^2, 8-row units take 1153 levels, single
+   rows 2049 */
 static PetscErrorCode MatSpmvSORChooseUnit(PetscInt n, const PetscInt *ai, const PetscInt *aj, PetscInt *start, PetscInt *unit)
 {
   const PetscInt candidates[4] = {8, 4, 2, 1};
@@ -117,7 +99,7 @@ static PetscErrorCode MatSpmvSORChooseUnit(PetscInt n, const PetscInt *ai, const
   *unit = 1;
   for (int k = 0; k < 4; k++) {
     const PetscInt  c      = candidates[k];
-    const PetscReal factor = 1.0 + (PetscReal)(c - 1) * lower / MATSPMV_SOR_UNIT_ENTRIES;
+    const PetscReal factor = 1.0 + (PetscReal)(c - 1) * lower / MATSPMV_UNIT_ENTRIES;
     const PetscInt  limit  = best < PETSC_MAX_REAL ? (PetscInt)PetscMin((PetscReal)PETSC_INT_MAX, best / factor) + 1 : PETSC_INT_MAX;
     PetscInt        nunits, nlevels;
 
@@ -161,7 +143,7 @@ static PetscErrorCode MatSpmvSORPlan(Mat A, Mat_SpmvSOR *sor)
   PetscCall(MatSpmvSORUnits(n, ai, aj, sor->unit, start, &sor->nunits));
   for (int k = 0; k < 2; k++) {
     PetscCall(MatSpmvSORLevels(n, ai, aj, sor->nunits, start, (PetscBool)k, PETSC_INT_MAX, level, &sor->levels[k]));
-    PetscCall(MatSpmvSOROrder(sor->nunits, (PetscBool)k, level, sor->levels[k], order[k]));
+    PetscCall(MatSpmvUnitsByLevel(sor->nunits, (PetscBool)k, level, sor->levels[k], order[k]));
   }
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
 #if defined(PETSC_HAVE_CUDA)

@@ -45,14 +45,13 @@ typedef struct {
   unsigned long long taken;        /* the counter's value before the next launch */
   PetscObjectState   nonzerostate; /* pattern the plan was made for */
   PetscBool          planned;
-  PetscErrorCode (*base)(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec); /* PETSc's host MatSOR */
-  PetscBool device;                                                                            /* -mat_sor_device */
-  PetscInt  unitopt;                                                                           /* -mat_sor_unit, 0: chosen */
-  PetscBool optionsread, saidhost;
+  PetscBool          device;  /* -mat_sor_device */
+  PetscInt           unitopt; /* -mat_sor_unit, 0: chosen */
+  PetscBool          optionsread, saidhost;
 } Mat_SpmvSOR;
 
 /* ---- sor.c ---- */
-/* MatSOR() of A on the device where it can run there, PETSc's host one (base) otherwise */
+/* MatSOR() of A on the device where it can run there, PETSc's host one (the second argument) otherwise */
 PETSC_INTERN PetscErrorCode MatSpmvSetSOROps(Mat, PetscErrorCode (*)(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec));
 /* our MPI matrices on aijcusparse: MPIAIJ's MatSOR() with host vectors staged through CUDA ones */
 PETSC_INTERN PetscErrorCode MatSpmvSetSOROpsMPI(Mat, PetscErrorCode (*)(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec));
