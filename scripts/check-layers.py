@@ -228,12 +228,14 @@ def main():
 
     tokens, defined = {}, defaultdict(set)  # unit -> identifiers it names; name -> units defining it non-statically
     extern_c = defaultdict(set)  # unit -> functions it defines inside extern "C" { }
+    ftoks, fdefs = {}, {}  # file -> identifiers it names, its definitions (parsed once, for units and files)
     for u in floor:
         tokens[u] = set()
         for f in files[u]:
-            toks, defs = parse((root / f).read_text(errors="replace"))
-            tokens[u] |= {t for k, t in enumerate(toks) if not (k and toks[k - 1] in (".", "->"))}
-            for n, static, in_c in defs:
+            toks, fdefs[f] = parse((root / f).read_text(errors="replace"))
+            ftoks[f] = {t for k, t in enumerate(toks) if not (k and toks[k - 1] in (".", "->"))}
+            tokens[u] |= ftoks[f]
+            for n, static, in_c in fdefs[f]:
                 if not static:
                     defined[n].add(u)
                 if in_c:
@@ -275,18 +277,16 @@ def main():
     for u in sorted(floor):
         if not u.endswith("/") or len(files[u]) < 2:
             continue
-        fdefs, ftoks = defaultdict(set), {}
+        owner = defaultdict(set)  # name -> the unit's files defining it non-statically
         for f in files[u]:
-            toks, defs = parse((root / f).read_text(errors="replace"))
-            ftoks[f] = {t for k, t in enumerate(toks) if not (k and toks[k - 1] in (".", "->"))}
-            for n, static, _ in defs:
+            for n, static, _ in fdefs[f]:
                 if not static:
-                    fdefs[n].add(f)
+                    owner[n].add(f)
         fedges, fsucc = defaultdict(set), defaultdict(set)
         for f in files[u]:
             for n in ftoks[f]:
-                for g in fdefs.get(n, ()):
-                    if g != f and len(fdefs[n]) == 1:
+                for g in owner.get(n, ()):
+                    if g != f and len(owner[n]) == 1:
                         fedges[f, g].add(n)
                         fsucc[f].add(g)
         nfiles += len(files[u])
