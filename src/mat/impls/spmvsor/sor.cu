@@ -141,8 +141,7 @@ PetscErrorCode MatSpmvCUDASORDiagonal(Mat_SpmvSOR *sor, const int *d_i, const in
   PetscCallCUDA(cudaMemsetAsync(sor->status, 0x7f, sizeof(int), s)); /* larger than any row + 1 */
   MatSpmvSORDiagonalKernel<PetscScalar, int><<<MatSpmvGrid(sor->n), MATSPMV_THREADS, 0, s>>>((int)sor->n, d_i, d_j, d_a, omega, fshift, plain, sor->idiag, sor->status);
   PetscCallCUDA(cudaGetLastError());
-  PetscCallCUDA(cudaMemcpyAsync(&status, sor->status, sizeof(int), cudaMemcpyDeviceToHost, s));
-  PetscCallCUDA(cudaStreamSynchronize(s));
+  PetscCall(MatSpmvCUDACopyToHost(&status, sor->status, sizeof(int), stream)); /* waits for the kernel */
   if (status != 0x7f7f7f7f) *zerorow = status - 1;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
