@@ -156,7 +156,9 @@ static PetscErrorCode MatSpmvSORPlan(Mat A, Mat_SpmvSOR *sor)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* -mat_sor_device, -mat_sor_unit under A's prefix, at A's first MatSOR() (listed by -help then) */
+/* -mat_sor_device, -mat_sor_unit under A's prefix, at A's first MatSOR() (listed by -help then: a block
+   of its own title, since PetscObjectOptionsBegin() prints nothing for a matrix whose options
+   MatSetFromOptions() already printed) */
 static PetscErrorCode MatSpmvSORReadOptions(Mat A, Mat_SpmvSOR *sor)
 {
   PetscInt unit = 0;
@@ -164,11 +166,9 @@ static PetscErrorCode MatSpmvSORReadOptions(Mat A, Mat_SpmvSOR *sor)
   PetscFunctionBegin;
   if (sor->optionsread) PetscFunctionReturn(PETSC_SUCCESS);
   sor->optionsread = PETSC_TRUE;
-  PetscObjectOptionsBegin((PetscObject)A);
-  PetscOptionsHeadBegin(PetscOptionsObject, "MatSOR() on the GPU (petscspmv)");
+  PetscOptionsBegin(PetscObjectComm((PetscObject)A), ((PetscObject)A)->prefix, "MatSOR() on the GPU (petscspmv)", "Mat");
   PetscCall(PetscOptionsBool("-mat_sor_device", "Sweep on the GPU (false: PETSc's host SOR)", "MatSOR", sor->device, &sor->device, NULL));
   PetscCall(PetscOptionsInt("-mat_sor_unit", "Most consecutive rows a warp sweeps as one unit: 1, 2, 4 or 8 (0: chosen per nonzero pattern)", "MatSOR", unit, &unit, NULL));
-  PetscOptionsHeadEnd();
   PetscOptionsEnd();
   PetscCheck(unit == 0 || unit == 1 || unit == 2 || unit == 4 || unit == 8, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_sor_unit %" PetscInt_FMT ": give 1, 2, 4 or 8 rows per unit, or 0 to let the sweeps choose", unit);
   sor->unitopt = unit;
