@@ -94,6 +94,7 @@ PetscErrorCode PetscSpmvInitializePackage(void)
   PetscCall(PetscOptionsInt("-petscspmv_layout_min_products", "On the GPU a matrix takes aijcusparse's products until it has taken this many at its nonzero pattern, then its format's layout is built (0: at once; -mat_<fmt>_backend cuda: at once)", "MatMult", MatSpmvLayoutMinProducts, &MatSpmvLayoutMinProducts, NULL));
   PetscCall(PetscOptionsBool("-petscspmv_dm_interpolation", "DMDA interpolations take the DM's matrix type when it is ours (PETSc makes them host AIJ for a type not named aij*)", "DMCreateInterpolation", MatSpmvDMInterpolation, &MatSpmvDMInterpolation, NULL));
   PetscOptionsEnd();
+  PetscCall(MatSpmvSpGEMMInitialize());
   PetscCall(PetscRegisterFinalize(PetscSpmvFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -79,5 +79,11 @@ PETSC_INTERN PetscErrorCode MatSpmvSetSOROps(Mat, PetscErrorCode (*)(Mat, Vec, P
 /* our MPI matrices on aijcusparse: MPIAIJ's MatSOR() (the second argument) with host vectors staged through CUDA ones */
 PETSC_INTERN PetscErrorCode MatSpmvSetSOROpsMPI(Mat, PetscErrorCode (*)(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec));
 
+/* sparse products on the device (src/mat/impls/spmvspgemm/): its options read (the package), whether it
+   takes the product of C (its symbolic phase then set; else aijcusparse's choice), whether f is one of its phases */
+PETSC_INTERN PetscErrorCode MatSpmvSpGEMMInitialize(void);
+PETSC_INTERN PetscErrorCode MatSpmvSpGEMMSetFromOptions(Mat, PetscBool *);
+PETSC_INTERN PetscBool      MatSpmvSpGEMMIsPhase(PetscErrorCode (*)(Mat));
+
 /* the solver package MATSOLVERSPMV (src/mat/impls/spmvfactor/), registered by src/mat/interface/package.c */
 PETSC_INTERN PetscErrorCode MatSolverTypeRegister_Spmv(void);

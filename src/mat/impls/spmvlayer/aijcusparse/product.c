@@ -228,7 +228,7 @@ static PetscErrorCode MatSpmvRunDevicePhase(Mat C, PetscErrorCode (*f)(Mat))
   default:
     break;
   }
-  if (T && other && p->data) {
+  if (T && other && p->data && !MatSpmvSpGEMMIsPhase(f)) { /* our SpGEMM keeps its own transposes current */
     PetscCall(PetscObjectBaseTypeCompare((PetscObject)T, MATSEQAIJ, &sparse[0]));
     PetscCall(PetscObjectBaseTypeCompare((PetscObject)other, MATSEQAIJ, &sparse[1]));
   }
@@ -266,6 +266,8 @@ static PetscErrorCode MatSpmvRunDevicePhase(Mat C, PetscErrorCode (*f)(Mat))
 }
 
 static PetscErrorCode MatSpmvWrapPhase(PetscErrorCode (**)(Mat));
+static PetscErrorCode MatSpmvSetProductOps_AIJCUSPARSEResult(Mat);
+static PetscBool      MatSpmvIsAIJCUSPARSEResult(Mat);
 
 /* GAMG's levels smoothed by SOR (-mg_levels_pc_type sor): MatSOR() of an aijcusparse result (on several
    processes, of its diagonal block, which MPIAIJ's sweeps) on the device, as our types' */
@@ -283,6 +285,19 @@ static PetscErrorCode MatSpmvSetSOROps_AIJCUSPARSEResult(Mat C)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A sequential aijcusparse result of our products keeps the device paths of our types: GAMG's next
+   graph, the smoothing of P0 on several processes, SOR smoothers, and its own products (GAMG's coarser
+   Galerkin products) by our SpGEMM */
+static PetscErrorCode MatSpmvSetAIJCUSPARSEResultOps(Mat C)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvSetGraphOps_AIJCUSPARSEResult(C));
+  PetscCall(MatSpmvSetValueOps_AIJCUSPARSEResult(C));
+  PetscCall(MatSpmvSetSOROps_AIJCUSPARSEResult(C));
+  PetscCall(MatSpmvSetProductOps_AIJCUSPARSEResult(C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* A new result (named after the base under the alias) of a product whose A is ours takes A's type
    where MatSpmvProductResultTakesType() says so */
 static PetscErrorCode MatSpmvMPIProductResult(Mat C, Mat A, Mat B, PetscBool dev)
@@ -296,11 +311,7 @@ static PetscErrorCode MatSpmvMPIProductResult(Mat C, Mat A, Mat B, PetscBool dev
   PetscCall(MatSpmvMPIGetData(B, &bsp));
   PetscCall(PetscObjectTypeCompare((PetscObject)C, asp->base->cusparse ? MATMPIAIJCUSPARSE : MATMPIAIJ, &base));
   if (base && MatSpmvProductResultTakesType(asp->base->cusparse, dev, C->rmap->n, (PetscBool)(asp->frommaij || (bsp && bsp->frommaij)))) PetscCall(MatSpmvProductResultConvert(A, C, asp->format->mpitype));
-  else if (base && asp->base->cusparse) {
-    PetscCall(MatSpmvSetGraphOps_AIJCUSPARSEResult(C)); /* GAMG's next graph on the device */
-    PetscCall(MatSpmvSetValueOps_AIJCUSPARSEResult(C)); /* GAMG's smoothing of P0 on several processes */
-    PetscCall(MatSpmvSetSOROps_AIJCUSPARSEResult(C));   /* GAMG's SOR smoothers on the device */
-  }
+  else if (base && asp->base->cusparse) PetscCall(MatSpmvSetAIJCUSPARSEResultOps(C));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -474,6 +485,11 @@ static PetscErrorCode MatSpmvRunPhase(Mat C, PetscErrorCode (*f)(Mat))
   if (!dev) PetscCall(MatSpmvMarkHostWritten(C));
   PetscCall(MatSpmvWrapPhase(&C->ops->productnumeric));
   PetscCall(MatSpmvSeqGetData(p->A, &asp));
+  if (!asp && MatSpmvIsAIJCUSPARSEResult(p->A)) { /* a product of a result (GAMG's coarser levels): a result too */
+    PetscCall(MatSpmvSetAIJCUSPARSEResultOps(C));
+    PetscCall(MatSpmvResultStageHostVectors(C));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (!asp) { /* an MPI product: its own rule */
     PetscCall(MatSpmvMPIProductResult(C, p->A, p->B, dev));
     PetscCall(MatSpmvResultStageHostVectors(C));
@@ -488,11 +504,7 @@ static PetscErrorCode MatSpmvRunPhase(Mat C, PetscErrorCode (*f)(Mat))
     PetscCall(MatSpmvSeqGetData(C, &csp));
     PetscCheck(csp, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The product's result did not become %s", asp->format->seqtype);
     csp->derived = PETSC_TRUE;
-  } else if (base && asp->base->cusparse) {
-    PetscCall(MatSpmvSetGraphOps_AIJCUSPARSEResult(C)); /* GAMG's next graph on the device */
-    PetscCall(MatSpmvSetValueOps_AIJCUSPARSEResult(C)); /* GAMG's smoothing of P0 on several processes */
-    PetscCall(MatSpmvSetSOROps_AIJCUSPARSEResult(C));   /* GAMG's SOR smoothers on the device */
-  }
+  } else if (base && asp->base->cusparse) PetscCall(MatSpmvSetAIJCUSPARSEResultOps(C));
   PetscCall(MatSpmvResultStageHostVectors(C));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -604,14 +616,26 @@ static PetscErrorCode MatSpmvProductConvertMAIJ(Mat C, PetscBool *converted)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* sparse products on the device by our SpGEMM where it takes them, else aijcusparse's choice */
+static PetscErrorCode MatProductSetFromOptions_SpGEMMOrCUSPARSE(Mat C)
+{
+  PetscBool taken;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvSpGEMMSetFromOptions(C, &taken));
+  if (!taken) PetscCall((*MatSpmvBaseSeqCUSPARSE.productsetfromoptions)(C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* aijcusparse chooses the product's implementation when A is on the device (device when every
-   sparse operand is, its CPU fallback otherwise), SeqAIJ when A is on the host; we wrap its phases */
+   sparse operand is, its CPU fallback otherwise; our SpGEMM before it), SeqAIJ when A is on the host;
+   we wrap its phases */
 static PetscErrorCode MatProductSetFromOptions_SeqAIJSpmv(Mat C)
 {
   Mat_Product    *p = C->product;
   PetscBool       converted, acusparse;
   Mat_SeqAIJSpmv *asp;
-  PetscErrorCode (*setfromoptions)(Mat) = MatSpmvBaseSeqCUSPARSE.productsetfromoptions;
+  PetscErrorCode (*setfromoptions)(Mat) = MatProductSetFromOptions_SpGEMMOrCUSPARSE;
 
   PetscFunctionBegin;
   PetscCall(MatSpmvProductConvertMAIJ(C, &converted));
@@ -668,6 +692,26 @@ PetscErrorCode MatSpmvClearProductHooks_SeqAIJSpmv(Mat A)
 {
   PetscFunctionBegin;
   PetscCall(MatSpmvComposeProductHooks(A, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* whether X is an aijcusparse result of our products (our product hooks on aijcusparse's matrix) */
+static PetscBool MatSpmvIsAIJCUSPARSEResult(Mat X)
+{
+  return (PetscBool)(X && X->ops->productsetfromoptions == MatProductSetFromOptions_SeqAIJSpmv && MatSpmvBaseSeqCUSPARSE.productsetfromoptions && ((PetscObject)X)->type_name && !strcmp(((PetscObject)X)->type_name, MATSEQAIJCUSPARSE));
+}
+
+/* C, a sequential aijcusparse result, takes our product hooks (once; not where another package
+   replaced aijcusparse's): its products with other device matrices then reach our SpGEMM */
+static PetscErrorCode MatSpmvSetProductOps_AIJCUSPARSEResult(Mat C)
+{
+  PetscBool seq;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQAIJCUSPARSE, &seq));
+  if (!seq || C->boundtocpu || !MatSpmvBaseSeqCUSPARSE.productsetfromoptions || C->ops->productsetfromoptions != MatSpmvBaseSeqCUSPARSE.productsetfromoptions) PetscFunctionReturn(PETSC_SUCCESS);
+  C->ops->productsetfromoptions = MatProductSetFromOptions_SeqAIJSpmv;
+  PetscCall(MatSpmvComposeProductHooks(C, MatProductSetFromOptions_SeqAIJSpmv));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,0 +1,432 @@
+/*
+  The device SpGEMM's plumbing (see spmvspgemmimpl.h): which products it takes, the product data
+  (explicit transposes, the inner product of P^T A P and R A R^T, the plans), C made an aijcusparse
+  matrix on the pattern found, the numeric phases. What it does not take stays with aijcusparse's
+  choice (cuSPARSE's SpGEMM or AIJ's host code), said with -info.
+*/
+#include "spmvspgemmimpl.h"
+
+static PetscBool MatSpmvSpGEMMUse       = PETSC_TRUE;
+static PetscInt  MatSpmvSpGEMMSharedMax = 8192;
+static PetscInt  MatSpmvSpGEMMBatch     = 1 << 26;
+
+PetscErrorCode MatSpmvSpGEMMInitialize(void)
+{
+  PetscFunctionBegin;
+  MatSpmvSpGEMMUse       = PETSC_TRUE;
+  MatSpmvSpGEMMSharedMax = 8192;
+  MatSpmvSpGEMMBatch     = 1 << 26;
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "petscspmv sparse products on the device", "Mat");
+  PetscCall(PetscOptionsBool("-petscspmv_spgemm", "Sparse products (A B, A^T B, A B^T, P^T A P, R A R^T) of matrices on the device by petscspmv's SpGEMM (else aijcusparse's choice: cuSPARSE)", "MatProductSetFromOptions", MatSpmvSpGEMMUse, &MatSpmvSpGEMMUse, NULL));
+  PetscCall(PetscOptionsInt("-petscspmv_spgemm_shared_max", "Slots of the largest shared-memory hash table (a power of 2, 32 to 8192); rows that do not fit take global tables", "MatProductSymbolic", MatSpmvSpGEMMSharedMax, &MatSpmvSpGEMMSharedMax, NULL));
+  PetscCall(PetscOptionsInt("-petscspmv_spgemm_batch", "Slots of global hash tables (4 bytes each) the symbolic phase holds at once", "MatProductSymbolic", MatSpmvSpGEMMBatch, &MatSpmvSpGEMMBatch, NULL));
+  PetscOptionsEnd();
+  PetscCheck(MatSpmvSpGEMMSharedMax >= 32 && MatSpmvSpGEMMSharedMax <= 8192 && !(MatSpmvSpGEMMSharedMax & (MatSpmvSpGEMMSharedMax - 1)), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-petscspmv_spgemm_shared_max %" PetscInt_FMT ": give a power of 2 from 32 to 8192", MatSpmvSpGEMMSharedMax);
+  PetscCheck(MatSpmvSpGEMMBatch >= 32, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-petscspmv_spgemm_batch %" PetscInt_FMT ": give at least 32 slots", MatSpmvSpGEMMBatch);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#if defined(PETSC_HAVE_CUDA)
+/* an explicit transpose of a matrix's device CSR, and where each entry came from */
+typedef struct {
+  PetscInt     m, n, nnz; /* of the transpose */
+  int         *i, *j, *pos;
+  PetscScalar *a;
+} MatSpmvSpGEMMTranspose;
+
+typedef struct {
+  MatProductType         type;
+  MatSpmvSpGEMMTranspose t;          /* of A (A^T B), B (A B^T), P, R */
+  MatSpmvSpGEMMPlan      inner;      /* A P of P^T A P, A R^T of R A R^T */
+  PetscScalar           *innera;     /* its values */
+  MatSpmvSpGEMMPlan      outer;      /* C's */
+  Mat                    op[2];      /* the operands at the symbolic phase (MatProductReplaceMats() may change them) */
+  PetscObjectState       nz[2];      /* and their nonzero states */
+  PetscInt               size[2][3]; /* and their rows, columns and entries */
+  PetscBool              numeric;    /* a numeric phase ran */
+} MatSpmvSpGEMMProduct;
+
+static PetscErrorCode MatSpmvSpGEMMProductDestroy(PetscCtxRt ctx)
+{
+  MatSpmvSpGEMMProduct *d = *(MatSpmvSpGEMMProduct **)ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvCUDAFree(d->t.i));
+  PetscCall(MatSpmvCUDAFree(d->t.j));
+  PetscCall(MatSpmvCUDAFree(d->t.pos));
+  PetscCall(MatSpmvCUDAFree(d->t.a));
+  PetscCall(MatSpmvCUDAFree(d->innera));
+  PetscCall(MatSpmvCUDASpGEMMPlanReset(&d->inner));
+  PetscCall(MatSpmvCUDASpGEMMPlanReset(&d->outer));
+  PetscCall(PetscFree(d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* X's device CSR (values only with values: the symbolic phase reads none) */
+static PetscErrorCode MatSpmvSpGEMMView(Mat X, PetscBool values, MatSpmvDeviceCSR *csr)
+{
+  MatInfo info;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetInfo(X, MAT_LOCAL, &info));
+  csr->m   = X->rmap->n;
+  csr->n   = X->cmap->n;
+  csr->nnz = (PetscInt)info.nz_used;
+  csr->a   = NULL;
+  if (values) PetscCall(MatSpmvCUSPARSEGetValues(X, &csr->a)); /* uploads newer host values first */
+  PetscCall(MatSpmvCUSPARSEGetIJ(X, &csr->i, &csr->j));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvSpGEMMViewEnd(Mat X, MatSpmvDeviceCSR *csr)
+{
+  PetscFunctionBegin;
+  if (csr->a) PetscCall(MatSpmvCUSPARSERestoreValues(X, &csr->a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static MatSpmvDeviceCSR MatSpmvSpGEMMTransposeView(const MatSpmvSpGEMMTranspose *t)
+{
+  MatSpmvDeviceCSR csr = {t->m, t->n, t->nnz, t->i, t->j, t->a};
+  return csr;
+}
+
+static MatSpmvDeviceCSR MatSpmvSpGEMMPlanView(const MatSpmvSpGEMMPlan *p, const PetscScalar *a)
+{
+  MatSpmvDeviceCSR csr = {p->m, p->n, p->nnz, p->ci, p->cj, a};
+  return csr;
+}
+
+/* the transpose's pattern (symbolic) */
+static PetscErrorCode MatSpmvSpGEMMTransposeSymbolic(Mat X, MatSpmvSpGEMMTranspose *t)
+{
+  MatSpmvDeviceCSR x;
+  void            *stream;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvCUDAGetStream(&stream));
+  PetscCall(MatSpmvSpGEMMView(X, PETSC_FALSE, &x));
+  t->m   = x.n;
+  t->n   = x.m;
+  t->nnz = x.nnz;
+  PetscCall(MatSpmvCUDATransposeCSR(x.m, x.n, x.nnz, x.i, x.j, &t->i, &t->j, &t->pos, stream));
+  PetscCall(MatSpmvCUDAMalloc((void **)&t->a, t->nnz * sizeof(PetscScalar)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the transpose's values, gathered from X's */
+static PetscErrorCode MatSpmvSpGEMMTransposeNumeric(Mat X, MatSpmvSpGEMMTranspose *t)
+{
+  MatSpmvDeviceCSR x;
+  void            *stream;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvCUDAGetStream(&stream));
+  PetscCall(MatSpmvSpGEMMView(X, PETSC_TRUE, &x));
+  PetscCall(MatSpmvCUDAGather(t->nnz, t->pos, x.a, t->a, stream));
+  PetscCall(MatSpmvSpGEMMViewEnd(X, &x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the symbolic plan of X Y where X, Y are given as matrices (NULL: the CSR given) */
+static PetscErrorCode MatSpmvSpGEMMPlanProduct(Mat X, const MatSpmvDeviceCSR *xcsr, Mat Y, const MatSpmvDeviceCSR *ycsr, MatSpmvSpGEMMPlan *plan)
+{
+  MatSpmvDeviceCSR     x, y;
+  MatSpmvSpGEMMOptions opt = {MatSpmvSpGEMMSharedMax, MatSpmvSpGEMMBatch};
+
+  PetscFunctionBegin;
+  if (X) PetscCall(MatSpmvSpGEMMView(X, PETSC_FALSE, &x));
+  else x = *xcsr;
+  if (Y) PetscCall(MatSpmvSpGEMMView(Y, PETSC_FALSE, &y));
+  else y = *ycsr;
+  PetscCall(MatSpmvCUDASpGEMMSymbolic(&x, &y, &opt, plan));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the product's values into c (pattern ci, cj): X, Y as matrices (NULL: the CSR given, with values) */
+static PetscErrorCode MatSpmvSpGEMMNumericProduct(const MatSpmvSpGEMMPlan *plan, Mat X, const MatSpmvDeviceCSR *xcsr, Mat Y, const MatSpmvDeviceCSR *ycsr, const int *ci, const int *cj, PetscScalar *c)
+{
+  MatSpmvDeviceCSR x, y;
+
+  PetscFunctionBegin;
+  if (X) PetscCall(MatSpmvSpGEMMView(X, PETSC_TRUE, &x));
+  else x = *xcsr;
+  if (Y) PetscCall(MatSpmvSpGEMMView(Y, PETSC_TRUE, &y));
+  else y = *ycsr;
+  PetscCall(MatSpmvCUDASpGEMMNumeric(plan, &x, &y, ci, cj, c));
+  if (X) PetscCall(MatSpmvSpGEMMViewEnd(X, &x));
+  if (Y) PetscCall(MatSpmvSpGEMMViewEnd(Y, &y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* C becomes an aijcusparse matrix on the plan's pattern (copied to the host once, as aijcusparse's own
+   symbolic phase does): made on host arrays it owns, then put in C's place; C keeps its product,
+   prefix and name. Its values are set by the numeric phase */
+static PetscErrorCode MatSpmvSpGEMMCreateResult(Mat C, MatSpmvSpGEMMPlan *plan, PetscInt rbs, PetscInt cbs)
+{
+  Mat          T;
+  Mat_Product *product = C->product;
+  PetscInt    *i, *j;
+  PetscScalar *a;
+  char        *prefix = NULL, *name = NULL;
+  void        *stream;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvCUDAGetStream(&stream));
+  PetscCall(PetscMalloc3(plan->m + 1, &i, PetscMax(plan->nnz, 1), &j, PetscMax(plan->nnz, 1), &a));
+  PetscCall(MatSpmvCUDACopyToHost(i, plan->ci, (plan->m + 1) * sizeof(int), stream));
+  PetscCall(MatSpmvCUDACopyToHost(j, plan->cj, plan->nnz * sizeof(int), stream));
+  PetscCall(PetscLogGpuToCpu((plan->m + 1 + plan->nnz) * sizeof(int)));
+  PetscCall(MatSpmvCreateAIJOnCSR(PETSC_COMM_SELF, plan->m, plan->n, i, j, a, NULL, NULL, NULL, &T));
+  PetscCall(MatConvert(T, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &T));
+  if (rbs > 1 && plan->m % rbs == 0 && cbs > 0 && plan->n % cbs == 0) PetscCall(MatSetBlockSizes(T, rbs, cbs));
+  PetscCall(PetscStrallocpy(((PetscObject)C)->prefix, &prefix));
+  PetscCall(PetscStrallocpy(((PetscObject)C)->name, &name));
+  C->product = NULL;
+  PetscCall(MatHeaderReplace(C, &T));
+  C->product = product;
+  PetscCall(MatSetOptionsPrefix(C, prefix));
+  if (name) PetscCall(PetscObjectSetName((PetscObject)C, name));
+  PetscCall(PetscFree(prefix));
+  PetscCall(PetscFree(name));
+  /* C's device pattern is aijcusparse's from now on */
+  PetscCall(MatSpmvCUDAFree(plan->ci));
+  PetscCall(MatSpmvCUDAFree(plan->cj));
+  plan->ci = plan->cj = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatProductNumeric_SpmvSpGEMM(Mat C)
+{
+  Mat_Product          *p = C->product;
+  MatSpmvSpGEMMProduct *d;
+  Mat                   A = p->A, B = p->B, T;
+  PetscScalar          *c;
+  const int            *ci, *cj;
+  MatSpmvDeviceCSR      t, in;
+
+  PetscFunctionBegin;
+  PetscCheck(p->data, PETSC_COMM_SELF, PETSC_ERR_ORDER, "The product's symbolic phase has not run");
+  d = (MatSpmvSpGEMMProduct *)p->data;
+  for (int k = 0; k < 2; k++) {
+    Mat     X = k ? B : A;
+    MatInfo info;
+
+    if (X == d->op[k] && X->nonzerostate == d->nz[k]) continue;
+    /* a new operand or pattern: it must have the old one's sizes and entries (a replaced matrix of the same pattern) */
+    PetscCall(MatGetInfo(X, MAT_LOCAL, &info));
+    PetscCheck(X->rmap->n == d->size[k][0] && X->cmap->n == d->size[k][1] && (PetscInt)info.nz_used == d->size[k][2], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The product's operand %c changed its nonzero pattern since the symbolic phase: call MatProductSymbolic() again (or MatMatMult() and the like with MAT_INITIAL_MATRIX)", k ? 'B' : 'A');
+  }
+  T = d->type == MATPRODUCT_AtB ? A : (d->type == MATPRODUCT_AB ? NULL : B);
+  PetscCall(PetscLogGpuTimeBegin());
+  if (T) PetscCall(MatSpmvSpGEMMTransposeNumeric(T, &d->t));
+  t = MatSpmvSpGEMMTransposeView(&d->t);
+  switch (d->type) {
+  case MATPRODUCT_PtAP:
+    PetscCall(MatSpmvSpGEMMNumericProduct(&d->inner, A, NULL, B, NULL, d->inner.ci, d->inner.cj, d->innera));
+    break;
+  case MATPRODUCT_RARt:
+    PetscCall(MatSpmvSpGEMMNumericProduct(&d->inner, A, NULL, NULL, &t, d->inner.ci, d->inner.cj, d->innera));
+    break;
+  default:
+    break;
+  }
+  in = MatSpmvSpGEMMPlanView(&d->inner, d->innera);
+  PetscCall(MatSpmvCUSPARSEGetArray(C, &c));
+  PetscCall(MatSpmvCUSPARSEGetIJ(C, &ci, &cj));
+  switch (d->type) {
+  case MATPRODUCT_AB:
+    PetscCall(MatSpmvSpGEMMNumericProduct(&d->outer, A, NULL, B, NULL, ci, cj, c));
+    break;
+  case MATPRODUCT_AtB:
+    PetscCall(MatSpmvSpGEMMNumericProduct(&d->outer, NULL, &t, B, NULL, ci, cj, c));
+    break;
+  case MATPRODUCT_ABt:
+    PetscCall(MatSpmvSpGEMMNumericProduct(&d->outer, A, NULL, NULL, &t, ci, cj, c));
+    break;
+  case MATPRODUCT_PtAP:
+    PetscCall(MatSpmvSpGEMMNumericProduct(&d->outer, NULL, &t, NULL, &in, ci, cj, c));
+    break;
+  case MATPRODUCT_RARt:
+    PetscCall(MatSpmvSpGEMMNumericProduct(&d->outer, B, NULL, NULL, &in, ci, cj, c));
+    break;
+  default:
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Product type %s", MatProductTypes[d->type]);
+  }
+  PetscCall(MatSpmvCUSPARSERestoreArray(C, &c));
+  PetscCall(PetscLogGpuFlops(2.0 * (d->inner.products + d->outer.products)));
+  PetscCall(PetscLogGpuTimeEnd());
+  d->numeric = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatProductSymbolic_SpmvSpGEMM(Mat C)
+{
+  Mat_Product          *p = C->product;
+  Mat                   A = p->A, B = p->B;
+  MatSpmvSpGEMMProduct *d;
+  MatSpmvDeviceCSR      t, in;
+  PetscInt              rbs = 1, cbs = 1;
+
+  PetscFunctionBegin;
+  PetscCheck(!p->data, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Product data not empty");
+  PetscCall(PetscNew(&d));
+  d->type = p->type;
+  for (int k = 0; k < 2; k++) {
+    Mat     X = k ? B : A;
+    MatInfo info;
+
+    PetscCall(MatGetInfo(X, MAT_LOCAL, &info));
+    d->op[k]      = X;
+    d->nz[k]      = X->nonzerostate;
+    d->size[k][0] = X->rmap->n;
+    d->size[k][1] = X->cmap->n;
+    d->size[k][2] = (PetscInt)info.nz_used;
+  }
+  PetscCall(PetscLogGpuTimeBegin());
+  if (p->type != MATPRODUCT_AB) PetscCall(MatSpmvSpGEMMTransposeSymbolic(p->type == MATPRODUCT_AtB ? A : B, &d->t));
+  t = MatSpmvSpGEMMTransposeView(&d->t);
+  switch (p->type) {
+  case MATPRODUCT_AB:
+    PetscCall(MatSpmvSpGEMMPlanProduct(A, NULL, B, NULL, &d->outer));
+    rbs = A->rmap->bs, cbs = B->cmap->bs;
+    break;
+  case MATPRODUCT_AtB:
+    PetscCall(MatSpmvSpGEMMPlanProduct(NULL, &t, B, NULL, &d->outer));
+    rbs = A->cmap->bs, cbs = B->cmap->bs;
+    break;
+  case MATPRODUCT_ABt:
+    PetscCall(MatSpmvSpGEMMPlanProduct(A, NULL, NULL, &t, &d->outer));
+    rbs = A->rmap->bs, cbs = B->rmap->bs;
+    break;
+  case MATPRODUCT_PtAP:
+    PetscCall(MatSpmvSpGEMMPlanProduct(A, NULL, B, NULL, &d->inner));
+    PetscCall(MatSpmvCUDAMalloc((void **)&d->innera, d->inner.nnz * sizeof(PetscScalar)));
+    in = MatSpmvSpGEMMPlanView(&d->inner, NULL);
+    PetscCall(MatSpmvSpGEMMPlanProduct(NULL, &t, NULL, &in, &d->outer));
+    rbs = cbs = B->cmap->bs;
+    break;
+  case MATPRODUCT_RARt:
+    PetscCall(MatSpmvSpGEMMPlanProduct(A, NULL, NULL, &t, &d->inner));
+    PetscCall(MatSpmvCUDAMalloc((void **)&d->innera, d->inner.nnz * sizeof(PetscScalar)));
+    in = MatSpmvSpGEMMPlanView(&d->inner, NULL);
+    PetscCall(MatSpmvSpGEMMPlanProduct(B, NULL, NULL, &in, &d->outer));
+    rbs = cbs = B->rmap->bs;
+    break;
+  default:
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Product type %s", MatProductTypes[p->type]);
+  }
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscInfo(C, "%s by the device SpGEMM: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " entries, %.0f products%s; %" PetscInt_FMT " rows in %" PetscInt_FMT " batches of global tables, work memory %.1f MiB\n", MatProductTypes[p->type],
+                      d->outer.m, d->outer.n, d->outer.nnz, d->outer.products + d->inner.products, d->inner.m ? " (with the inner product's)" : "", d->outer.globalrows + d->inner.globalrows, d->outer.batches + d->inner.batches,
+                      (double)PetscMax(d->outer.peakbytes, d->inner.peakbytes) / 1048576.0));
+  PetscCall(MatSpmvSpGEMMCreateResult(C, &d->outer, rbs, cbs));
+  C->product->data       = d; /* PETSc destroys it with the product */
+  C->product->destroy    = MatSpmvSpGEMMProductDestroy;
+  C->ops->productnumeric = MatProductNumeric_SpmvSpGEMM;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
+/* whether f is a phase of ours (MatSpmvRunPhase() then skips aijcusparse's transpose refresh) */
+PetscBool MatSpmvSpGEMMIsPhase(PetscErrorCode (*f)(Mat))
+{
+#if defined(PETSC_HAVE_CUDA)
+  return (PetscBool)(f == MatProductSymbolic_SpmvSpGEMM || f == MatProductNumeric_SpmvSpGEMM);
+#else
+  (void)f;
+  return PETSC_FALSE;
+#endif
+}
+
+/* whether X is a sparse matrix whose CSR aijcusparse keeps on the device with int indices */
+static PetscErrorCode MatSpmvSpGEMMOperand(Mat X, PetscBool *ok)
+{
+  PetscBool seq;
+
+  PetscFunctionBegin;
+  *ok = PETSC_FALSE;
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)X, MATSEQAIJ, &seq));
+  if (!seq || X->factortype != MAT_FACTOR_NONE) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvDeviceCSRUsable(X, ok));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the CPU backend asked for this product (aijcusparse's options, which it reads again after us) */
+static PetscErrorCode MatSpmvSpGEMMCPUAsked(Mat C, PetscBool *cpu)
+{
+  Mat_Product *p = C->product;
+  const char  *prefix, *api = NULL;
+  char         name[256];
+
+  PetscFunctionBegin;
+  *cpu = PETSC_FALSE;
+  PetscCall(MatGetOptionsPrefix(C, &prefix));
+  if (p->api_user) {
+    switch (p->type) {
+    case MATPRODUCT_AB:
+      api = "matmatmult";
+      break;
+    case MATPRODUCT_AtB:
+      api = "mattransposematmult";
+      break;
+    case MATPRODUCT_ABt:
+      api = "matmattransposemult";
+      break;
+    case MATPRODUCT_PtAP:
+      api = "matptap";
+      break;
+    case MATPRODUCT_RARt:
+      api = "matrart";
+      break;
+    default:
+      break;
+    }
+  }
+  PetscCall(PetscSNPrintf(name, sizeof(name), "-%s%s_backend_cpu", prefix ? prefix : "", api ? api : "mat_product_algorithm"));
+  PetscCall(PetscOptionsGetBool(((PetscObject)C)->options, NULL, name, cpu, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Our SpGEMM takes C's product (*taken; its symbolic phase then set) where: -petscspmv_spgemm, a GPU,
+   A B, A^T B, A B^T, P^T A P or R A R^T of two sequential sparse matrices whose CSR aijcusparse keeps on
+   the device (int indices), PETSc's default algorithm and no CPU backend asked for */
+PetscErrorCode MatSpmvSpGEMMSetFromOptions(Mat C, PetscBool *taken)
+{
+  Mat_Product *p = C->product;
+  PetscBool    ok[2], def, cpu;
+  const char  *why = NULL;
+
+  PetscFunctionBegin;
+  *taken = PETSC_FALSE;
+  if (!MatSpmvSpGEMMUse || !p) PetscFunctionReturn(PETSC_SUCCESS);
+  switch (p->type) {
+  case MATPRODUCT_AB:
+  case MATPRODUCT_AtB:
+  case MATPRODUCT_ABt:
+  case MATPRODUCT_PtAP:
+  case MATPRODUCT_RARt:
+    break;
+  default:
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatSpmvSpGEMMOperand(p->A, &ok[0]));
+  PetscCall(MatSpmvSpGEMMOperand(p->B, &ok[1]));
+  if (!ok[0] || !ok[1]) PetscFunctionReturn(PETSC_SUCCESS); /* not sparse on the device: not ours to say */
+  PetscCall(PetscStrcmp(p->alg, MATPRODUCTALGORITHMDEFAULT, &def));
+  PetscCall(MatSpmvSpGEMMCPUAsked(C, &cpu));
+#if !defined(PETSC_HAVE_CUDA)
+  why = "a build without CUDA";
+#endif
+  if (!def) why = "an algorithm other than the default";
+  else if (cpu) why = "the CPU backend asked for";
+  if (why) {
+    PetscCall(PetscInfo(C, "%s of device matrices left to aijcusparse's choice: %s\n", MatProductTypes[p->type], why));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#if defined(PETSC_HAVE_CUDA)
+  C->ops->productsymbolic = MatProductSymbolic_SpmvSpGEMM;
+  *taken                  = PETSC_TRUE;
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

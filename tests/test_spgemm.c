@@ -1,0 +1,199 @@
+static char help[] = "Sparse matrix-matrix products of a petscspmv type (the device SpGEMM on a GPU) against MATAIJ's,\n"
+                     "entry by entry and pattern for pattern: A B, A^T B, A B^T, P^T A P, R A R^T of random sparse matrices\n"
+                     "with empty rows and columns and a row of many products, block size 3, reused after new values.\n"
+                     "  -type <brc>  petscspmv type of the operands\n"
+                     "  -m <300>     rows of A (square for P^T A P and R A R^T)\n"
+                     "  -heavy <1>   one row of A dense and one row of B long (a row of many products)\n";
+
+#include <petscspmv.h>
+
+/* a random sparse m x n matrix: about nz entries a row, every 7th row empty, columns = 5 mod 11 never
+   used; with heavy, row 1 has every column */
+static PetscErrorCode FillRandom(Mat X, PetscInt nz, PetscBool heavy, PetscRandom rnd)
+{
+  PetscInt rstart, rend, M, N;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetOwnershipRange(X, &rstart, &rend));
+  PetscCall(MatGetSize(X, &M, &N));
+  for (PetscInt i = rstart; i < rend; i++) {
+    if (i % 7 == 3) continue;
+    if (heavy && i == 1) {
+      for (PetscInt j = 0; j < N; j++) {
+        PetscScalar v;
+
+        if (j % 11 == 5) continue;
+        PetscCall(PetscRandomGetValue(rnd, &v));
+        PetscCall(MatSetValue(X, i, j, v, INSERT_VALUES));
+      }
+      continue;
+    }
+    for (PetscInt k = 0; k < nz; k++) {
+      PetscReal   r;
+      PetscScalar v;
+      PetscInt    j;
+
+      PetscCall(PetscRandomGetValueReal(rnd, &r));
+      j = (PetscInt)(r * N) % N;
+      if (j % 11 == 5) j = (j + 1) % N;
+      PetscCall(PetscRandomGetValue(rnd, &v));
+      PetscCall(MatSetValue(X, i, j, v, INSERT_VALUES));
+    }
+    if (i < N) PetscCall(MatSetValue(X, i, i, 4.0, INSERT_VALUES)); /* a diagonal: rows the product keeps */
+  }
+  PetscCall(MatAssemblyBegin(X, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(X, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CreatePair(MatType type, PetscInt m, PetscInt n, PetscInt bs, PetscInt nz, PetscBool heavy, PetscInt seed, Mat *X, Mat *Xref)
+{
+  PetscRandom rnd;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_WORLD, Xref));
+  PetscCall(MatSetSizes(*Xref, PETSC_DECIDE, PETSC_DECIDE, m, n));
+  PetscCall(MatSetBlockSizes(*Xref, bs, bs));
+  PetscCall(MatSetType(*Xref, MATAIJ));
+  PetscCall(MatSetUp(*Xref));
+  PetscCall(MatSetOption(*Xref, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
+  PetscCall(PetscRandomSetSeed(rnd, (unsigned long)(17 + seed)));
+  PetscCall(PetscRandomSeed(rnd));
+  PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
+  PetscCall(FillRandom(*Xref, nz, heavy, rnd));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(MatConvert(*Xref, type, MAT_INITIAL_MATRIX, X));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* C against Cref: the same sizes, as many entries (both patterns are the symbolic products'), values within 1e-12 of the largest */
+static PetscErrorCode CheckProduct(Mat C, Mat Cref, const char *what)
+{
+  Mat       D;
+  MatInfo   info, iref;
+  PetscReal err, ref;
+  PetscInt  m, n, mr, nr;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(C, &m, &n));
+  PetscCall(MatGetSize(Cref, &mr, &nr));
+  PetscCheck(m == mr && n == nr, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: %" PetscInt_FMT " x %" PetscInt_FMT ", MATAIJ's %" PetscInt_FMT " x %" PetscInt_FMT, what, m, n, mr, nr);
+  PetscCall(MatGetInfo(C, MAT_GLOBAL_SUM, &info));
+  PetscCall(MatGetInfo(Cref, MAT_GLOBAL_SUM, &iref));
+  PetscCheck(info.nz_used == iref.nz_used, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: %g entries, MATAIJ's %g", what, info.nz_used, iref.nz_used);
+  PetscCall(MatConvert(C, MATAIJ, MAT_INITIAL_MATRIX, &D));
+  PetscCall(MatAXPY(D, -1.0, Cref, DIFFERENT_NONZERO_PATTERN));
+  PetscCall(MatNorm(D, NORM_MAX, &err));
+  PetscCall(MatNorm(Cref, NORM_MAX, &ref));
+  PetscCall(MatDestroy(&D));
+  PetscCheck(ref > 0 && err <= 1e-12 * ref, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: max error %g of %g", what, (double)err, (double)ref);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one product type: first product, then reused after MatScale() of A and after new values of B (same pattern) */
+static PetscErrorCode CheckType(MatProductType type, Mat A, Mat Aref, Mat B, Mat Bref)
+{
+  Mat  C, Cref;
+  char what[128];
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(what, sizeof(what), "%s", MatProductTypes[type]));
+  PetscCall(MatProductCreate(A, B, NULL, &C));
+  PetscCall(MatProductSetType(C, type));
+  PetscCall(MatProductSetFromOptions(C));
+  PetscCall(MatProductSymbolic(C));
+  PetscCall(MatProductNumeric(C));
+  PetscCall(MatProductCreate(Aref, Bref, NULL, &Cref));
+  PetscCall(MatProductSetType(Cref, type));
+  PetscCall(MatProductSetFromOptions(Cref));
+  PetscCall(MatProductSymbolic(Cref));
+  PetscCall(MatProductNumeric(Cref));
+  PetscCall(CheckProduct(C, Cref, what));
+
+  /* numeric reuse: new values of A (scaled) */
+  PetscCall(MatScale(A, 2.5));
+  PetscCall(MatScale(Aref, 2.5));
+  PetscCall(MatProductNumeric(C));
+  PetscCall(MatProductNumeric(Cref));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "%s after MatScale(A)", MatProductTypes[type]));
+  PetscCall(CheckProduct(C, Cref, what));
+
+  /* numeric reuse: new values of B, its pattern kept (a new Jacobian) */
+  PetscCall(MatScale(Bref, -0.7));
+  PetscCall(MatCopy(Bref, B, SAME_NONZERO_PATTERN));
+  PetscCall(MatProductNumeric(C));
+  PetscCall(MatProductNumeric(Cref));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "%s after new values of B", MatProductTypes[type]));
+  PetscCall(CheckProduct(C, Cref, what));
+
+  /* the API's own calls, reused */
+  if (type == MATPRODUCT_PtAP) {
+    Mat D, Dref;
+
+    PetscCall(MatPtAP(A, B, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &D));
+    PetscCall(MatPtAP(Aref, Bref, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &Dref));
+    PetscCall(CheckProduct(D, Dref, "MatPtAP"));
+    PetscCall(MatScale(A, 0.5));
+    PetscCall(MatScale(Aref, 0.5));
+    PetscCall(MatPtAP(A, B, MAT_REUSE_MATRIX, PETSC_DETERMINE, &D));
+    PetscCall(MatPtAP(Aref, Bref, MAT_REUSE_MATRIX, PETSC_DETERMINE, &Dref));
+    PetscCall(CheckProduct(D, Dref, "MatPtAP reused"));
+    PetscCall(MatDestroy(&D));
+    PetscCall(MatDestroy(&Dref));
+  }
+  PetscCall(MatDestroy(&C));
+  PetscCall(MatDestroy(&Cref));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  char      type[64] = "brc";
+  PetscInt  m = 300, bss[] = {1, 3};
+  PetscBool heavy = PETSC_TRUE;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscSpmvInitializePackage());
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-type", type, sizeof(type), NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-m", &m, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-heavy", &heavy, NULL));
+  m -= m % 3;
+  for (size_t b = 0; b < PETSC_STATIC_ARRAY_LENGTH(bss); b++) {
+    const PetscInt bs = bss[b], k = m + 3 * 7, n = m / 2 - (m / 2) % 3;
+    Mat            A, Aref, B, Bref, Asq, Asqref, P, Pref;
+
+    /* rectangular operands for A B (m x k times k x n), A^T B (k x m ^T times k x n), A B^T */
+    PetscCall(CreatePair(type, m, k, bs, 5, heavy, 1, &A, &Aref));
+    PetscCall(CreatePair(type, k, n, bs, 4, heavy, 2, &B, &Bref));
+    PetscCall(CheckType(MATPRODUCT_AB, A, Aref, B, Bref));
+    PetscCall(MatDestroy(&B));
+    PetscCall(MatDestroy(&Bref));
+    PetscCall(CreatePair(type, m, n, bs, 4, heavy, 3, &B, &Bref));
+    PetscCall(CheckType(MATPRODUCT_AtB, A, Aref, B, Bref));
+    PetscCall(MatDestroy(&B));
+    PetscCall(MatDestroy(&Bref));
+    PetscCall(CreatePair(type, n, k, bs, 4, heavy, 4, &B, &Bref));
+    PetscCall(CheckType(MATPRODUCT_ABt, A, Aref, B, Bref));
+    PetscCall(MatDestroy(&B));
+    PetscCall(MatDestroy(&Bref));
+    /* P^T A P and R A R^T: a square A, P m x n (a prolongator's shape), R n x m */
+    PetscCall(CreatePair(type, m, m, bs, 7, heavy, 5, &Asq, &Asqref));
+    PetscCall(CreatePair(type, m, n, bs, 3, heavy, 6, &P, &Pref));
+    PetscCall(CheckType(MATPRODUCT_PtAP, Asq, Asqref, P, Pref));
+    PetscCall(MatDestroy(&P));
+    PetscCall(MatDestroy(&Pref));
+    PetscCall(CreatePair(type, n, m, bs, 3, heavy, 7, &P, &Pref));
+    PetscCall(CheckType(MATPRODUCT_RARt, Asq, Asqref, P, Pref));
+    PetscCall(MatDestroy(&P));
+    PetscCall(MatDestroy(&Pref));
+    PetscCall(MatDestroy(&Asq));
+    PetscCall(MatDestroy(&Asqref));
+    PetscCall(MatDestroy(&A));
+    PetscCall(MatDestroy(&Aref));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "spgemm: all products agree with MATAIJ\n"));
+  PetscCall(PetscFinalize());
+  return 0;
+}
