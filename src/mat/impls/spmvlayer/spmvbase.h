@@ -55,6 +55,8 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDAColumnLengthStats(PetscInt, PetscInt, con
    where a row has no diagonal entry */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAShift(PetscInt, const int *, const int *, PetscScalar, PetscScalar *, PetscBool *, void *);
 /* diag(l) A diag(r) on the device CSR (m rows; l or r NULL: none) */
+/* Y += alpha X on device CSRs where X's pattern is within Y's (m rows, X's nnz entries); else *subset false, Y untouched */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAAXPYSubset(PetscInt, PetscInt, const int *, const int *, const PetscScalar *, const int *, const int *, PetscScalar, PetscScalar *, PetscBool *, void *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDADiagonalScale(PetscInt, const int *, const int *, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);
 /* the scalar graph of the square device CSR (m rows, block size bs, nnz entries, real scalars;
    graph.cu): with bs > 1 first collapsed to m/bs rows (the sum of |a| over each block); A's values

@@ -189,6 +189,7 @@ static PetscErrorCode MatSpmvSpGEMMCreateResult(Mat C, MatSpmvSpGEMMPlan *plan, 
   if (name) PetscCall(PetscObjectSetName((PetscObject)C, name));
   PetscCall(PetscFree(prefix));
   PetscCall(PetscFree(name));
+  C->offloadmask = PETSC_OFFLOAD_CPU; /* the pattern is the host's: the first numeric phase uploads it */
   /* C's device pattern is aijcusparse's from now on */
   PetscCall(MatSpmvCUDAFree(plan->ci));
   PetscCall(MatSpmvCUDAFree(plan->cj));

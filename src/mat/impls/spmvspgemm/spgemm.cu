@@ -441,7 +441,7 @@ PetscErrorCode MatSpmvCUDASpGEMMSymbolic(const MatSpmvDeviceCSR *A, const MatSpm
   MatSpmvSpGEMMNumBinKernel<int><<<MatSpmvSpGEMMGrid(m, MATSPMV_SPGEMM_THREADS), MATSPMV_SPGEMM_THREADS, 0, s>>>((int)m, plan->ci, ub, (int)opt->sharedmax, key, row);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(MatSpmvSpGEMMSortBins(m, key, row, MATSPMV_SPGEMM_BINS, bin, s));
-  for (int b = 0; b <= MATSPMV_SPGEMM_BINS; b++) plan->bin[b] = bin[b];
+  for (int b = 0; b <= MATSPMV_SPGEMM_BINS + 1; b++) plan->bin[b] = bin[b];
   plan->rows      = row;
   plan->peakbytes = held;
   PetscCall(MatSpmvCUDAFree(key));

@@ -112,6 +112,47 @@ static PetscErrorCode MatDiagonalScale_SeqAIJSpmv(Mat A, Vec l, Vec r)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Y += a X with SUBSET_NONZERO_PATTERN on the device CSRs, entry by entry through Y's columns. aijcusparse's
+   (csrgeam) reads the device row offsets of a matrix with compressed rows (many empty rows: GAMG's
+   A P0 with -pc_gamg_threshold 0.1) as full ones, out of bounds (docs/limits.md). Other structures, a
+   matrix bound to the CPU or on the host, or an X whose pattern is not within Y's: aijcusparse's */
+static PetscErrorCode MatAXPY_SeqAIJSpmvDevice(Mat Y, PetscScalar a, Mat X, MatStructure str)
+{
+  PetscBool ok[2] = {PETSC_FALSE, PETSC_FALSE}, xseq, subset = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)X, MATSEQAIJ, &xseq));
+  if (str == SUBSET_NONZERO_PATTERN && xseq) {
+    PetscCall(MatSpmvDeviceCSRUsable(Y, &ok[0]));
+    PetscCall(MatSpmvDeviceCSRUsable(X, &ok[1]));
+  }
+#if defined(PETSC_HAVE_CUDA)
+  if (ok[0] && ok[1]) {
+    const int         *xi, *xj, *yi, *yj;
+    const PetscScalar *xa;
+    PetscScalar       *ya;
+    MatInfo            info;
+    void              *stream;
+
+    PetscCall(MatGetInfo(X, MAT_LOCAL, &info));
+    PetscCall(MatSpmvCUSPARSEGetValues(X, &xa));
+    PetscCall(MatSpmvCUSPARSEGetIJ(X, &xi, &xj));
+    PetscCall(MatSpmvCUSPARSEGetArray(Y, &ya));
+    PetscCall(MatSpmvCUSPARSEGetIJ(Y, &yi, &yj));
+    PetscCall(MatSpmvCUDAGetStream(&stream));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(MatSpmvCUDAAXPYSubset(Y->rmap->n, (PetscInt)info.nz_used, xi, xj, xa, yi, yj, a, ya, &subset, stream));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogGpuFlops(2.0 * info.nz_used));
+    PetscCall(MatSpmvCUSPARSERestoreArray(Y, &ya));
+    PetscCall(MatSpmvCUSPARSERestoreValues(X, &xa));
+    if (!subset) PetscCall(PetscInfo(Y, "X's pattern is not within Y's: aijcusparse's MatAXPY\n"));
+  }
+#endif
+  if (!subset) PetscCall((*MatSpmvBaseSeqCUSPARSE.axpy)(Y, a, X, str));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* ours on the aijcusparse base (a bound matrix takes the base's inside) */
 PetscErrorCode MatSpmvSetValueOps_SeqAIJSpmv(Mat A)
 {
@@ -119,6 +160,7 @@ PetscErrorCode MatSpmvSetValueOps_SeqAIJSpmv(Mat A)
   if (!MatSpmvSeq(A)->base->cusparse) PetscFunctionReturn(PETSC_SUCCESS);
   A->ops->shift         = MatShift_SeqAIJSpmv;
   A->ops->diagonalscale = MatDiagonalScale_SeqAIJSpmv;
+  if (MatSpmvBaseSeqCUSPARSE.axpy) A->ops->axpy = MatAXPY_SeqAIJSpmvDevice;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -162,14 +204,16 @@ PetscErrorCode MatSpmvSetValueOps_MPIAIJSpmv(Mat A, MatSpmvBaseOps *base)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* C, an MPI aijcusparse result of a product of ours: its AXPY with ours (and other such results) by
-   the function above; one whose function another package replaced is left alone */
+/* C, an aijcusparse result of a product of ours: its AXPY with ours (and other such results) by the
+   functions above; one whose function another package replaced is left alone */
 PetscErrorCode MatSpmvSetValueOps_AIJCUSPARSEResult(Mat C)
 {
-  PetscBool mpi;
+  PetscBool mpi, seq;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)C, MATMPIAIJCUSPARSE, &mpi));
+  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQAIJCUSPARSE, &seq));
   if (mpi && MatSpmvBaseMPICUSPARSE.axpy && C->ops->axpy == MatSpmvBaseMPICUSPARSE.axpy) C->ops->axpy = MatAXPY_MPIAIJSpmv;
+  if (seq && MatSpmvBaseSeqCUSPARSE.axpy && C->ops->axpy == MatSpmvBaseSeqCUSPARSE.axpy) C->ops->axpy = MatAXPY_SeqAIJSpmvDevice;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

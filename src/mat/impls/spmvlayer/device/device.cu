@@ -782,3 +782,47 @@ PetscErrorCode MatSpmvCUDADiagonalScale(PetscInt m, const int *d_i, const int *d
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* Y += alpha X where X's pattern is within Y's: each X entry's position in Y's row (columns ascending),
+   -1 where it has none (*missing set); a warp per row */
+template <typename I>
+__global__ void MatSpmvSubsetPositionsKernel(I m, const I *__restrict__ xi, const I *__restrict__ xj, const I *__restrict__ yi, const I *__restrict__ yj, I *__restrict__ pos, int *missing)
+{
+  const I lane = threadIdx.x % 32;
+
+  for (I r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < m; r += gridDim.x * blockDim.x / 32)
+    for (I k = xi[r] + lane; k < xi[r + 1]; k += 32) {
+      pos[k] = MatSpmvFindColumn(yj, yi[r], yi[r + 1], xj[k]);
+      if (pos[k] < 0) atomicExch(missing, 1);
+    }
+}
+
+template <typename V, typename I>
+__global__ void MatSpmvAXPYPositionsKernel(I nnz, const I *__restrict__ pos, const V *__restrict__ x, V alpha, V *__restrict__ y)
+{
+  for (I k = blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += gridDim.x * blockDim.x) y[pos[k]] += alpha * x[k]; /* distinct positions */
+}
+
+/* Y += alpha X for X's pattern (xnnz entries) within Y's, on the device CSRs; *subset false (Y untouched) where it is not */
+PetscErrorCode MatSpmvCUDAAXPYSubset(PetscInt m, PetscInt xnnz, const int *xi, const int *xj, const PetscScalar *xa, const int *yi, const int *yj, PetscScalar alpha, PetscScalar *ya, PetscBool *subset, void *stream)
+{
+  cudaStream_t s = (cudaStream_t)stream;
+  int         *pos, *d_missing, missing = 0;
+
+  PetscFunctionBegin;
+  *subset = PETSC_TRUE;
+  if (!m || !xnnz) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvCUDAMalloc((void **)&pos, xnnz * sizeof(int) + sizeof(int)));
+  d_missing = pos + xnnz;
+  PetscCallCUDA(cudaMemsetAsync(d_missing, 0, sizeof(int), s));
+  MatSpmvSubsetPositionsKernel<int><<<MatSpmvGrid(32 * m), MATSPMV_THREADS, 0, s>>>((int)m, xi, xj, yi, yj, pos, d_missing);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(MatSpmvCUDACopyToHost(&missing, d_missing, sizeof(int), stream));
+  if (!missing) {
+    MatSpmvAXPYPositionsKernel<PetscScalar, int><<<MatSpmvGrid(xnnz), MATSPMV_THREADS, 0, s>>>((int)xnnz, pos, xa, alpha, ya);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  *subset = missing ? PETSC_FALSE : PETSC_TRUE;
+  PetscCall(MatSpmvCUDAFree(pos)); /* cudaFree waits for the kernel */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
