@@ -157,6 +157,8 @@ PETSC_INTERN PetscErrorCode MatSpmvTransposeFactorSolve(Mat, MatSolverType, Vec,
    local rows and n local columns made on the host CSR arrays i, j, a (and oi, oj, oa), each triple
    from PetscMalloc3(), which the matrix then owns and frees. Convert it in place to another type */
 PETSC_INTERN PetscErrorCode MatSpmvCreateAIJOnCSR(MPI_Comm, PetscInt, PetscInt, PetscInt *, PetscInt *, PetscScalar *, PetscInt *, PetscInt *, PetscScalar *, Mat *);
+/* a MATSEQAIJ (m x n, nnz entries) copied from a device CSR (int indices; values NULL: left unset), its arrays in pinned host memory it owns */
+PETSC_INTERN PetscErrorCode MatSpmvCreateAIJFromDevice(PetscInt, PetscInt, PetscInt, const int *, const int *, const PetscScalar *, void *, Mat *);
 /* A device CSR of m rows and nnz entries (int offsets and indices, as aijcusparse's) copied on stream
    (NULL: PETSc's) into new host arrays (PetscMalloc3(): i, j, a), waited for; the device's are left */
 PETSC_INTERN PetscErrorCode MatSpmvCSRCopyToHost(PetscInt, PetscInt, const int *, const int *, const PetscScalar *, void *, PetscInt **, PetscInt **, PetscScalar **);

@@ -160,24 +160,19 @@ static PetscErrorCode MatSpmvSpGEMMNumericProduct(const MatSpmvSpGEMMPlan *plan,
 }
 
 /* C becomes an aijcusparse matrix on the plan's pattern (copied to the host once, as aijcusparse's own
-   symbolic phase does): made on host arrays it owns, then put in C's place; C keeps its product,
-   prefix and name. Its values are set by the numeric phase */
+   symbolic phase does; PETSc's public calls give no way to hand aijcusparse a device CSR, so its first
+   use uploads it again): made on pinned host arrays it owns, then put in C's place; C keeps its
+   product, prefix and name. Its values are set by the numeric phase */
 static PetscErrorCode MatSpmvSpGEMMCreateResult(Mat C, MatSpmvSpGEMMPlan *plan, PetscInt rbs, PetscInt cbs)
 {
   Mat          T;
   Mat_Product *product = C->product;
-  PetscInt    *i, *j;
-  PetscScalar *a;
   char        *prefix = NULL, *name = NULL;
   void        *stream;
 
   PetscFunctionBegin;
   PetscCall(MatSpmvCUDAGetStream(&stream));
-  PetscCall(PetscMalloc3(plan->m + 1, &i, PetscMax(plan->nnz, 1), &j, PetscMax(plan->nnz, 1), &a));
-  PetscCall(MatSpmvCUDACopyToHost(i, plan->ci, (plan->m + 1) * sizeof(int), stream));
-  PetscCall(MatSpmvCUDACopyToHost(j, plan->cj, plan->nnz * sizeof(int), stream));
-  PetscCall(PetscLogGpuToCpu((plan->m + 1 + plan->nnz) * sizeof(int)));
-  PetscCall(MatSpmvCreateAIJOnCSR(PETSC_COMM_SELF, plan->m, plan->n, i, j, a, NULL, NULL, NULL, &T));
+  PetscCall(MatSpmvCreateAIJFromDevice(plan->m, plan->n, plan->nnz, plan->ci, plan->cj, NULL, stream, &T));
   PetscCall(MatConvert(T, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &T));
   if (rbs > 1 && plan->m % rbs == 0 && cbs > 0 && plan->n % cbs == 0) PetscCall(MatSetBlockSizes(T, rbs, cbs));
   PetscCall(PetscStrallocpy(((PetscObject)C)->prefix, &prefix));
@@ -203,6 +198,7 @@ static PetscErrorCode MatProductNumeric_SpmvSpGEMM(Mat C)
   MatSpmvSpGEMMProduct *d;
   Mat                   A = p->A, B = p->B, T;
   PetscScalar          *c;
+  PetscLogDouble        t0, t1, t2;
   const int            *ci, *cj;
   MatSpmvDeviceCSR      t, in;
 
@@ -233,8 +229,10 @@ static PetscErrorCode MatProductNumeric_SpmvSpGEMM(Mat C)
     break;
   }
   in = MatSpmvSpGEMMPlanView(&d->inner, d->innera);
-  PetscCall(MatSpmvCUSPARSEGetArray(C, &c));
+  PetscCall(PetscTime(&t0));
+  PetscCall(MatSpmvCUSPARSEGetArray(C, &c)); /* the first uploads C's pattern */
   PetscCall(MatSpmvCUSPARSEGetIJ(C, &ci, &cj));
+  PetscCall(PetscTime(&t1));
   switch (d->type) {
   case MATPRODUCT_AB:
     PetscCall(MatSpmvSpGEMMNumericProduct(&d->outer, A, NULL, B, NULL, ci, cj, c));
@@ -257,6 +255,8 @@ static PetscErrorCode MatProductNumeric_SpmvSpGEMM(Mat C)
   PetscCall(MatSpmvCUSPARSERestoreArray(C, &c));
   PetscCall(PetscLogGpuFlops(2.0 * (d->inner.products + d->outer.products)));
   PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscTime(&t2));
+  if (!d->numeric) PetscCall(PetscInfo(C, "%s's first numeric phase: C's upload %.4f s, the rest %.4f s\n", MatProductTypes[d->type], t1 - t0, t2 - t1));
   d->numeric = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -268,9 +268,11 @@ static PetscErrorCode MatProductSymbolic_SpmvSpGEMM(Mat C)
   MatSpmvSpGEMMProduct *d;
   MatSpmvDeviceCSR      t, in;
   PetscInt              rbs = 1, cbs = 1;
+  PetscLogDouble        t0, t1, t2;
 
   PetscFunctionBegin;
   PetscCheck(!p->data, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Product data not empty");
+  PetscCall(PetscTime(&t0));
   PetscCall(PetscNew(&d));
   d->type = p->type;
   for (int k = 0; k < 2; k++) {
@@ -318,10 +320,12 @@ static PetscErrorCode MatProductSymbolic_SpmvSpGEMM(Mat C)
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Product type %s", MatProductTypes[p->type]);
   }
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscInfo(C, "%s by the device SpGEMM: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " entries, %.0f products%s; %" PetscInt_FMT " rows in %" PetscInt_FMT " batches of global tables, work memory %.1f MiB\n", MatProductTypes[p->type],
-                      d->outer.m, d->outer.n, d->outer.nnz, d->outer.products + d->inner.products, d->inner.m ? " (with the inner product's)" : "", d->outer.globalrows + d->inner.globalrows, d->outer.batches + d->inner.batches,
-                      (double)PetscMax(d->outer.peakbytes, d->inner.peakbytes) / 1048576.0));
+  PetscCall(PetscTime(&t1));
   PetscCall(MatSpmvSpGEMMCreateResult(C, &d->outer, rbs, cbs));
+  PetscCall(PetscTime(&t2));
+  PetscCall(PetscInfo(C, "%s by the device SpGEMM: %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " entries, %.0f products%s; %" PetscInt_FMT " rows in %" PetscInt_FMT " batches of global tables, work memory %.1f MiB; device %.4f s, C made on the host %.4f s\n", MatProductTypes[p->type],
+                      d->outer.m, d->outer.n, d->outer.nnz, d->outer.products + d->inner.products, d->inner.m ? " (with the inner product's)" : "", d->outer.globalrows + d->inner.globalrows, d->outer.batches + d->inner.batches,
+                      (double)PetscMax(d->outer.peakbytes, d->inner.peakbytes) / 1048576.0, t1 - t0, t2 - t1));
   C->product->data       = d; /* PETSc destroys it with the product */
   C->product->destroy    = MatSpmvSpGEMMProductDestroy;
   C->ops->productnumeric = MatProductNumeric_SpmvSpGEMM;

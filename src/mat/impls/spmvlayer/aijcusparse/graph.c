@@ -61,16 +61,18 @@ static PetscErrorCode MatSpmvGraphCopyToHost(PetscInt m, PetscInt nnz, int *d_gi
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the device CSR (m rows, nnz entries) copied into a new host MATSEQAIJ, then made an aijcusparse
-   matrix (whose device copy is made at its first device use) */
+/* the device CSR (m rows, nnz entries) copied into a new host MATSEQAIJ (pinned arrays), then made an
+   aijcusparse matrix (whose device copy is made at its first device use); the device arrays freed */
 static PetscErrorCode MatSpmvGraphFromDevice(PetscInt m, PetscInt nnz, int *d_gi, int *d_gj, PetscScalar *d_ga, Mat *G)
 {
-  PetscInt    *i, *j;
-  PetscScalar *a;
+  void *stream;
 
   PetscFunctionBegin;
-  PetscCall(MatSpmvGraphCopyToHost(m, nnz, d_gi, d_gj, d_ga, &i, &j, &a));
-  PetscCall(MatSpmvCreateAIJOnCSR(PETSC_COMM_SELF, m, m, i, j, a, NULL, NULL, NULL, G));
+  PetscCall(MatSpmvCUDAGetStream(&stream));
+  PetscCall(MatSpmvCreateAIJFromDevice(m, m, nnz, d_gi, d_gj, d_ga, stream, G));
+  PetscCall(MatSpmvCUDAFree(d_ga));
+  PetscCall(MatSpmvCUDAFree(d_gj));
+  PetscCall(MatSpmvCUDAFree(d_gi));
   PetscCall(MatConvert(*G, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, G));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

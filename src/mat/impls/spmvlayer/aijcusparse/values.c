@@ -149,7 +149,12 @@ static PetscErrorCode MatAXPY_SeqAIJSpmvDevice(Mat Y, PetscScalar a, Mat X, MatS
     if (!subset) PetscCall(PetscInfo(Y, "X's pattern is not within Y's: aijcusparse's MatAXPY\n"));
   }
 #endif
-  if (!subset) PetscCall((*MatSpmvBaseSeqCUSPARSE.axpy)(Y, a, X, str));
+  if (!subset) {
+    MatSpmvAlias alias;
+
+    PetscCall(MatSpmvAliasBegin(&alias, Y, X, NULL, NULL)); /* aijcusparse's getters check their operands' names */
+    PetscCall(MatSpmvAliasEnd(&alias, (*MatSpmvBaseSeqCUSPARSE.axpy)(Y, a, X, str)));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

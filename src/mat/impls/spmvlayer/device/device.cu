@@ -797,10 +797,20 @@ __global__ void MatSpmvSubsetPositionsKernel(I m, const I *__restrict__ xi, cons
     }
 }
 
+/* alpha x rounded before it is added (no fused multiply-add): PETSc's host AXPY rounds twice, and where
+   y + alpha x cancels a fused one differs from it by far more than its rounding */
+template <typename V>
+__device__ __forceinline__ V MatSpmvMulRounded(V a, V b)
+{
+  if constexpr (cuda::std::is_same<V, double>::value) return __dmul_rn(a, b);
+  else if constexpr (cuda::std::is_same<V, float>::value) return __fmul_rn(a, b);
+  else return a * b;
+}
+
 template <typename V, typename I>
 __global__ void MatSpmvAXPYPositionsKernel(I nnz, const I *__restrict__ pos, const V *__restrict__ x, V alpha, V *__restrict__ y)
 {
-  for (I k = blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += gridDim.x * blockDim.x) y[pos[k]] += alpha * x[k]; /* distinct positions */
+  for (I k = blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += gridDim.x * blockDim.x) y[pos[k]] += MatSpmvMulRounded(alpha, x[k]); /* distinct positions */
 }
 
 /* Y += alpha X for X's pattern (xnnz entries) within Y's, on the device CSRs; *subset false (Y untouched) where it is not */

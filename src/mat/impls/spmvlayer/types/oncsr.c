@@ -35,6 +35,40 @@ PetscErrorCode MatSpmvCreateAIJOnCSR(MPI_Comm comm, PetscInt m, PetscInt n, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#if defined(PETSC_HAVE_CUDA)
+static PetscErrorCode MatSpmvOnPinnedCSRDestroy(PetscCtxRt ctx)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvCUDAHostFree(*(void **)ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A sequential host CSR of m x n, nnz entries, copied from a device CSR (int indices; d_a NULL: the
+   values left unset, for the caller to write on the device): i, j and the values in one block of
+   pinned host memory the matrix owns, so the CSR comes down and goes up again (aijcusparse's first
+   device use) at the device's rates, not pageable memory's */
+PetscErrorCode MatSpmvCreateAIJFromDevice(PetscInt m, PetscInt n, PetscInt nnz, const int *d_i, const int *d_j, const PetscScalar *d_a, void *stream, Mat *A)
+{
+  const size_t off[3] = {0, (((size_t)m + 1) * sizeof(PetscInt) + 63) / 64 * 64, 0};
+  const size_t aoff   = off[1] + ((size_t)PetscMax(nnz, 1) * sizeof(PetscInt) + 63) / 64 * 64;
+  char        *block;
+  PetscInt    *i, *j;
+
+  PetscFunctionBegin;
+  PetscCheck(sizeof(PetscInt) == sizeof(int), PETSC_COMM_SELF, PETSC_ERR_PLIB, "A device pattern of int indices for 64-bit PetscInt");
+  PetscCall(MatSpmvCUDAHostAlloc((void **)&block, aoff + (size_t)PetscMax(nnz, 1) * sizeof(PetscScalar)));
+  i = (PetscInt *)block;
+  j = (PetscInt *)(block + off[1]);
+  PetscCall(MatSpmvCUDACopyToHost(i, d_i, (m + 1) * sizeof(int), stream));
+  PetscCall(MatSpmvCUDACopyToHost(j, d_j, nnz * sizeof(int), stream));
+  if (d_a) PetscCall(MatSpmvCUDACopyToHost(block + aoff, d_a, nnz * sizeof(PetscScalar), stream));
+  PetscCall(PetscLogGpuToCpu((m + 1 + nnz) * sizeof(int) + (d_a ? nnz * sizeof(PetscScalar) : 0)));
+  PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, m, n, i, j, (PetscScalar *)(block + aoff), A));
+  PetscCall(PetscObjectContainerCompose((PetscObject)*A, "MatSpmvOnCSR", block, MatSpmvOnPinnedCSRDestroy));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 PetscErrorCode MatSpmvCSRCopyToHost(PetscInt m, PetscInt nnz, const int *d_i, const int *d_j, const PetscScalar *d_a, void *stream, PetscInt **i, PetscInt **j, PetscScalar **a)
 {
   PetscFunctionBegin;
