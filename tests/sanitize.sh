@@ -57,5 +57,9 @@ done
 # waits on other blocks' x values did not end in 100 s even on a 4^2 grid, as MATSOLVERSPMV's)
 check memcheck $bin/test_sor -type brc -n 10
 launch="$PETSCSPMV_MPIEXEC_N 2" check memcheck $bin/test_sor -type brc -n 10 -use_gpu_aware_mpi 0
+# the SpGEMM: shared-memory tables, and global tables in batches (every longer row), then racecheck on the shared tables
+check memcheck $bin/test_spgemm -type brc -m 60 -mat_brc_backend cuda
+check memcheck $bin/test_spgemm -type brc -m 60 -petscspmv_spgemm_shared_max 32 -petscspmv_spgemm_batch 64
+check racecheck $bin/test_spgemm -type brc -m 60
 echo "sanitizer runs with findings: $bad"
 [ $bad = 0 ]
