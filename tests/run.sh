@@ -49,6 +49,7 @@ need_cuobjdump() {
   [ -n "$cuobjdump" ] && [ "${PETSCSPMV_VARIANT:-real}" = real ] && grep -E '^CUDAC *= *[^ ]' "$PETSC_DIR/lib/petsc/conf/petscvariables" >/dev/null 2>&1 ||
     echo "no cuobjdump (the CUDA toolkit's, or PyPI's nvidia-cuda-cuobjdump: CUOBJDUMP=...), or a build without CUDA"
 }
+need_mpmd() { timeout 60 $PETSCSPMV_MPIEXEC_N 1 true : -n 1 true >/dev/null 2>&1 || echo "the MPI launcher runs no two programs at once (prog : -n 1 prog)"; }
 need_petsc4py() { "$pyenv/bin/python" -c 'import petsc4py' >/dev/null 2>&1 || echo "petsc4py not set up for this PETSc (make python)"; }
 need_slepc4py() { "$pyenv/bin/python" -c 'import slepc4py' >/dev/null 2>&1 || echo "SLEPc not set up for this PETSc (make slepc)"; }
 need_install() {

@@ -147,6 +147,12 @@ static PetscErrorCode PCGAMGSpmvLevelReason(PC pc, Mat G, const char **reason, P
   (void)pc_gamg, (void)size, (void)aij, (void)misk, (void)mis, (void)bs;
   *reason = "PETSc is not the release whose PCGAMG aggregation context this library mirrors (3.26)";
 #endif
+  { /* every process the same way (options may differ between processes): ours only where all take it, at one distance */
+    PetscMPIInt here[3] = {*reason ? 1 : 0, (PetscMPIInt)*distance, -(PetscMPIInt)*distance}, all[3];
+
+    PetscCallMPI(MPIU_Allreduce(here, all, 3, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)G)));
+    if (!*reason && (all[0] || all[1] != -all[2])) *reason = "another process takes PETSc's coarsening or another distance here (its options differ)";
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -244,8 +250,8 @@ static PetscErrorCode PCGAMGProlongator_Spmv(PC pc, Mat A, PetscCoarsenData *lis
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Whether this set-up takes our coarsening; -info says why not */
-static PetscErrorCode PCGAMGSpmvTakes(PC pc, PC_GAMG_Spmv *sp, PetscBool *takes)
+/* Whether this process's set-up would take our coarsening; -info says why not */
+static PetscErrorCode PCGAMGSpmvTakesHere(PC pc, PC_GAMG_Spmv *sp, PetscBool *takes)
 {
   const char    *type;
   MatSpmvFormat *fmt = NULL;
@@ -268,6 +274,21 @@ static PetscErrorCode PCGAMGSpmvTakes(PC pc, PC_GAMG_Spmv *sp, PetscBool *takes)
     else if (pc->pmat->boundtocpu) PetscCall(PetscInfo(pc, "PETSc's coarsening: the operator is bound to the CPU (-pc_gamg_spmv takes ours, by its host reference)\n"));
     else *takes = PETSC_TRUE;
   } else *takes = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether this set-up takes our coarsening: on every process or none (the coarsenings are collective,
+   each its own way; options or a GPU that differ between processes must not leave some in each) */
+static PetscErrorCode PCGAMGSpmvTakes(PC pc, PC_GAMG_Spmv *sp, PetscBool *takes)
+{
+  PetscMPIInt here, all;
+
+  PetscFunctionBegin;
+  PetscCall(PCGAMGSpmvTakesHere(pc, sp, takes));
+  here = *takes ? 1 : 0;
+  PetscCallMPI(MPIU_Allreduce(&here, &all, 1, MPI_INT, MPI_LAND, PetscObjectComm((PetscObject)pc)));
+  if (here && !all) PetscCall(PetscInfo(pc, "PETSc's coarsening: another process takes PETSc's (its options, operator or GPU differ), and every process takes the same\n"));
+  *takes = all ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
