@@ -1,6 +1,7 @@
 static char help[] = "Sparse matrix-matrix products of a petscspmv type (the device SpGEMM on a GPU) against MATAIJ's,\n"
                      "entry by entry and pattern for pattern: A B, A^T B, A B^T, P^T A P, R A R^T of random sparse matrices\n"
-                     "with empty rows and columns and a row of many products, block size 3, reused after new values.\n"
+                     "with empty rows and columns and a row of many products, block size 3, reused after new values;\n"
+                     "on one process with a GPU, an operand replaced by one of the same pattern, and one of another refused.\n"
                      "  -type <brc>  petscspmv type of the operands\n"
                      "  -m <300>     rows of A (square for P^T A P and R A R^T)\n"
                      "  -heavy <1>   one row of A dense and one row of B long (a row of many products)\n";
@@ -91,6 +92,8 @@ static PetscErrorCode CheckProduct(Mat C, Mat Cref, const char *what)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscBool CheckReplace = PETSC_FALSE; /* our SpGEMM takes the products (one process, a GPU) */
+
 /* one product type: first product, then reused after MatScale() of A and after new values of B (same pattern) */
 static PetscErrorCode CheckType(MatProductType type, Mat A, Mat Aref, Mat B, Mat Bref)
 {
@@ -127,6 +130,39 @@ static PetscErrorCode CheckType(MatProductType type, Mat A, Mat Aref, Mat B, Mat
   PetscCall(PetscSNPrintf(what, sizeof(what), "%s after new values of B", MatProductTypes[type]));
   PetscCall(CheckProduct(C, Cref, what));
 
+  /* our SpGEMM on one process (GPU): an operand replaced by one of the same pattern goes on, by one of
+     another pattern (the rows reversed: as many entries) is refused, not multiplied wrongly */
+  if (type == MATPRODUCT_AB && CheckReplace) {
+    Mat            B2, B3, B3ref;
+    IS             rows, cols;
+    PetscInt       m, n;
+    PetscErrorCode ierr;
+    MatType        btype;
+
+    PetscCall(MatDuplicate(B, MAT_COPY_VALUES, &B2));
+    PetscCall(MatProductReplaceMats(NULL, B2, NULL, C));
+    PetscCall(MatProductNumeric(C));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s after MatProductReplaceMats() of the same pattern", MatProductTypes[type]));
+    PetscCall(CheckProduct(C, Cref, what));
+    PetscCall(MatGetSize(Bref, &m, &n));
+    PetscCall(ISCreateStride(PETSC_COMM_SELF, m, m - 1, -1, &rows));
+    PetscCall(ISCreateStride(PETSC_COMM_SELF, n, 0, 1, &cols));
+    PetscCall(MatPermute(Bref, rows, cols, &B3ref));
+    PetscCall(MatGetType(B, &btype));
+    PetscCall(MatConvert(B3ref, btype, MAT_INITIAL_MATRIX, &B3));
+    PetscCall(MatProductReplaceMats(NULL, B3, NULL, C));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = MatProductNumeric(C);
+    PetscCall(PetscPopErrorHandler());
+    PetscCheck(ierr == PETSC_ERR_ARG_WRONGSTATE, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A B with B replaced by one of another pattern: error %d, not PETSC_ERR_ARG_WRONGSTATE", (int)ierr);
+    PetscCall(MatProductReplaceMats(NULL, B, NULL, C));
+    PetscCall(ISDestroy(&rows));
+    PetscCall(ISDestroy(&cols));
+    PetscCall(MatDestroy(&B3));
+    PetscCall(MatDestroy(&B3ref));
+    PetscCall(MatDestroy(&B2));
+  }
+
   /* the API's own calls, reused */
   if (type == MATPRODUCT_PtAP) {
     Mat D, Dref;
@@ -160,6 +196,21 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-m", &m, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-heavy", &heavy, NULL));
   m -= m % 3;
+  { /* our SpGEMM runs where the operands are on a GPU; on one process its products are the test's own */
+    Mat         X;
+    Vec         v;
+    PetscBool   cuda;
+    PetscMPIInt size;
+
+    PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+    PetscCall(MatCreateAIJ(PETSC_COMM_WORLD, PETSC_DECIDE, PETSC_DECIDE, 3, 3, 1, NULL, 0, NULL, &X));
+    PetscCall(MatSetType(X, type));
+    PetscCall(MatCreateVecs(X, &v, NULL));
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)v, &cuda, VECSEQCUDA, VECMPICUDA, ""));
+    CheckReplace = (PetscBool)(cuda && size == 1);
+    PetscCall(VecDestroy(&v));
+    PetscCall(MatDestroy(&X));
+  }
   for (size_t b = 0; b < PETSC_STATIC_ARRAY_LENGTH(bss); b++) {
     const PetscInt bs = bss[b], k = m + 3 * 7, n = m / 2 - (m / 2) % 3;
     Mat            A, Aref, B, Bref, Asq, Asqref, P, Pref;

@@ -40,9 +40,10 @@ typedef struct {
   MatSpmvSpGEMMPlan      inner;      /* A P of P^T A P, A R^T of R A R^T */
   PetscScalar           *innera;     /* its values */
   MatSpmvSpGEMMPlan      outer;      /* C's */
-  Mat                    op[2];      /* the operands at the symbolic phase (MatProductReplaceMats() may change them) */
+  Mat                    op[2];      /* the operands at the symbolic phase, or since their last check (MatProductReplaceMats() may change them); referenced, so no new matrix takes their address */
   PetscObjectState       nz[2];      /* and their nonzero states */
   PetscInt               size[2][3]; /* and their rows, columns and entries */
+  unsigned long long     fp[2];      /* and their patterns' fingerprints */
   PetscBool              numeric;    /* a numeric phase ran */
 } MatSpmvSpGEMMProduct;
 
@@ -58,6 +59,7 @@ static PetscErrorCode MatSpmvSpGEMMProductDestroy(PetscCtxRt ctx)
   PetscCall(MatSpmvCUDAFree(d->innera));
   PetscCall(MatSpmvCUDASpGEMMPlanReset(&d->inner));
   PetscCall(MatSpmvCUDASpGEMMPlanReset(&d->outer));
+  for (int k = 0; k < 2; k++) PetscCall(MatDestroy(&d->op[k]));
   PetscCall(PetscFree(d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -206,13 +208,26 @@ static PetscErrorCode MatProductNumeric_SpmvSpGEMM(Mat C)
   PetscCheck(p->data, PETSC_COMM_SELF, PETSC_ERR_ORDER, "The product's symbolic phase has not run");
   d = (MatSpmvSpGEMMProduct *)p->data;
   for (int k = 0; k < 2; k++) {
-    Mat     X = k ? B : A;
-    MatInfo info;
+    Mat                X = k ? B : A;
+    MatInfo            info;
+    MatSpmvDeviceCSR   x;
+    unsigned long long fp = 0;
+    PetscBool          same;
 
     if (X == d->op[k] && X->nonzerostate == d->nz[k]) continue;
-    /* a new operand or pattern: it must have the old one's sizes and entries (a replaced matrix of the same pattern) */
+    /* a new operand (MatProductReplaceMats()) or a new nonzero state: only the same pattern goes on */
     PetscCall(MatGetInfo(X, MAT_LOCAL, &info));
-    PetscCheck(X->rmap->n == d->size[k][0] && X->cmap->n == d->size[k][1] && (PetscInt)info.nz_used == d->size[k][2], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The product's operand %c changed its nonzero pattern since the symbolic phase: call MatProductSymbolic() again (or MatMatMult() and the like with MAT_INITIAL_MATRIX)", k ? 'B' : 'A');
+    same = (PetscBool)(X->rmap->n == d->size[k][0] && X->cmap->n == d->size[k][1] && (PetscInt)info.nz_used == d->size[k][2]);
+    if (same) {
+      PetscCall(MatSpmvSpGEMMView(X, PETSC_FALSE, &x));
+      PetscCall(MatSpmvCUDASpGEMMFingerprint(&x, &fp));
+      same = (PetscBool)(fp == d->fp[k]);
+    }
+    PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The product's operand %c has another nonzero pattern than at the symbolic phase: call MatProductSymbolic() again (or MatMatMult() and the like with MAT_INITIAL_MATRIX)", k ? 'B' : 'A');
+    PetscCall(PetscObjectReference((PetscObject)X));
+    PetscCall(MatDestroy(&d->op[k]));
+    d->op[k] = X;
+    d->nz[k] = X->nonzerostate;
   }
   T = d->type == MATPRODUCT_AtB ? A : (d->type == MATPRODUCT_AB ? NULL : B);
   PetscCall(PetscLogGpuTimeBegin());
@@ -276,10 +291,14 @@ static PetscErrorCode MatProductSymbolic_SpmvSpGEMM(Mat C)
   PetscCall(PetscNew(&d));
   d->type = p->type;
   for (int k = 0; k < 2; k++) {
-    Mat     X = k ? B : A;
-    MatInfo info;
+    Mat              X = k ? B : A;
+    MatInfo          info;
+    MatSpmvDeviceCSR x;
 
     PetscCall(MatGetInfo(X, MAT_LOCAL, &info));
+    PetscCall(MatSpmvSpGEMMView(X, PETSC_FALSE, &x));
+    PetscCall(MatSpmvCUDASpGEMMFingerprint(&x, &d->fp[k]));
+    PetscCall(PetscObjectReference((PetscObject)X));
     d->op[k]      = X;
     d->nz[k]      = X->nonzerostate;
     d->size[k][0] = X->rmap->n;

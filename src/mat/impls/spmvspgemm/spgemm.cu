@@ -13,6 +13,8 @@
 #include <thrust/reduce.h>
 #include <thrust/device_ptr.h>
 #include <thrust/sequence.h>
+#include <thrust/transform_reduce.h>
+#include <thrust/functional.h>
 #include <cub/device/device_segmented_sort.cuh>
 #include <vector>
 
@@ -483,6 +485,41 @@ PetscErrorCode MatSpmvCUDASpGEMMNumeric(const MatSpmvSpGEMMPlan *plan, const Mat
   PetscCall(MatSpmvSpGEMMLaunchNumeric<256, 1024>(bin[5] - bin[4], row + bin[4], sub, A, B, ci, cj, c, s));
   PetscCall(MatSpmvSpGEMMLaunchNumeric<256, 2048>(bin[6] - bin[5], row + bin[5], sub, A, B, ci, cj, c, s));
   PetscCall(MatSpmvSpGEMMLaunchNumeric<256, 0>(bin[7] - bin[6], row + bin[6], sub, A, B, ci, cj, c, s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a hash of entry k's row and column, summed over the entries: equal patterns give equal sums */
+struct MatSpmvSpGEMMEntryHash {
+  const int                    *j;
+  __device__ unsigned long long operator()(int k) const
+  {
+    unsigned long long h = ((unsigned long long)(unsigned)k << 32) ^ (unsigned)j[k];
+
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    return h;
+  }
+};
+
+struct MatSpmvSpGEMMRowHash {
+  const int                    *i;
+  __device__ unsigned long long operator()(int r) const { return ((unsigned long long)(unsigned)i[r + 1] * 0x9e3779b97f4a7c15ULL) ^ (unsigned long long)r; }
+};
+
+/* A fingerprint of a device CSR's pattern (its row offsets and columns), to tell a replaced operand of
+   another pattern from one of the same */
+PetscErrorCode MatSpmvCUDASpGEMMFingerprint(const MatSpmvDeviceCSR *X, unsigned long long *fp)
+{
+  void              *stream;
+  unsigned long long e = 0, r = 0;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvCUDAGetStream(&stream));
+  auto pol = thrust::cuda::par.on((cudaStream_t)stream);
+  if (X->nnz) MatSpmvCallThrust(e = thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)X->nnz), MatSpmvSpGEMMEntryHash{X->j}, 0ULL, thrust::plus<unsigned long long>()));
+  if (X->m) MatSpmvCallThrust(r = thrust::transform_reduce(pol, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>((int)X->m), MatSpmvSpGEMMRowHash{X->i}, 0ULL, thrust::plus<unsigned long long>()));
+  *fp = e ^ (r * 0xc2b2ae3d27d4eb4fULL) ^ (unsigned long long)X->nnz;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -54,6 +54,7 @@ typedef struct {
 PETSC_INTERN PetscErrorCode MatSpmvCUDASpGEMMSymbolic(const MatSpmvDeviceCSR *, const MatSpmvDeviceCSR *, const MatSpmvSpGEMMOptions *, MatSpmvSpGEMMPlan *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDASpGEMMNumeric(const MatSpmvSpGEMMPlan *, const MatSpmvDeviceCSR *, const MatSpmvDeviceCSR *, const int *, const int *, PetscScalar *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDASpGEMMPlanReset(MatSpmvSpGEMMPlan *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDASpGEMMFingerprint(const MatSpmvDeviceCSR *, unsigned long long *);
 
 /* ---- spgemm.c (declared for the layer in spmvtypes.h) ---- */
 PETSC_INTERN PetscErrorCode MatSpmvSpGEMMInitialize(void);
