@@ -99,65 +99,29 @@ static MatSpmvDeviceCSR MatSpmvSpGEMMPlanView(const MatSpmvSpGEMMPlan *p, const 
   return csr;
 }
 
-/* the transpose's pattern (symbolic) */
-static PetscErrorCode MatSpmvSpGEMMTransposeSymbolic(Mat X, MatSpmvSpGEMMTranspose *t)
+/* the transpose's pattern (symbolic) from x's */
+static PetscErrorCode MatSpmvSpGEMMTransposeSymbolic(const MatSpmvDeviceCSR *x, MatSpmvSpGEMMTranspose *t)
 {
-  MatSpmvDeviceCSR x;
-  void            *stream;
+  void *stream;
 
   PetscFunctionBegin;
   PetscCall(MatSpmvCUDAGetStream(&stream));
-  PetscCall(MatSpmvSpGEMMView(X, PETSC_FALSE, &x));
-  t->m   = x.n;
-  t->n   = x.m;
-  t->nnz = x.nnz;
-  PetscCall(MatSpmvCUDATransposeCSR(x.m, x.n, x.nnz, x.i, x.j, &t->i, &t->j, &t->pos, stream));
+  t->m   = x->n;
+  t->n   = x->m;
+  t->nnz = x->nnz;
+  PetscCall(MatSpmvCUDATransposeCSR(x->m, x->n, x->nnz, x->i, x->j, &t->i, &t->j, &t->pos, stream));
   PetscCall(MatSpmvCUDAMalloc((void **)&t->a, t->nnz * sizeof(PetscScalar)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the transpose's values, gathered from X's */
-static PetscErrorCode MatSpmvSpGEMMTransposeNumeric(Mat X, MatSpmvSpGEMMTranspose *t)
+/* the transpose's values, gathered from x's */
+static PetscErrorCode MatSpmvSpGEMMTransposeNumeric(const MatSpmvDeviceCSR *x, MatSpmvSpGEMMTranspose *t)
 {
-  MatSpmvDeviceCSR x;
-  void            *stream;
+  void *stream;
 
   PetscFunctionBegin;
   PetscCall(MatSpmvCUDAGetStream(&stream));
-  PetscCall(MatSpmvSpGEMMView(X, PETSC_TRUE, &x));
-  PetscCall(MatSpmvCUDAGather(t->nnz, t->pos, x.a, t->a, stream));
-  PetscCall(MatSpmvSpGEMMViewEnd(X, &x));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* the symbolic plan of X Y where X, Y are given as matrices (NULL: the CSR given) */
-static PetscErrorCode MatSpmvSpGEMMPlanProduct(Mat X, const MatSpmvDeviceCSR *xcsr, Mat Y, const MatSpmvDeviceCSR *ycsr, MatSpmvSpGEMMPlan *plan)
-{
-  MatSpmvDeviceCSR     x, y;
-  MatSpmvSpGEMMOptions opt = {MatSpmvSpGEMMSharedMax, MatSpmvSpGEMMBatch};
-
-  PetscFunctionBegin;
-  if (X) PetscCall(MatSpmvSpGEMMView(X, PETSC_FALSE, &x));
-  else x = *xcsr;
-  if (Y) PetscCall(MatSpmvSpGEMMView(Y, PETSC_FALSE, &y));
-  else y = *ycsr;
-  PetscCall(MatSpmvCUDASpGEMMSymbolic(&x, &y, &opt, plan));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* the product's values into c (pattern ci, cj): X, Y as matrices (NULL: the CSR given, with values) */
-static PetscErrorCode MatSpmvSpGEMMNumericProduct(const MatSpmvSpGEMMPlan *plan, Mat X, const MatSpmvDeviceCSR *xcsr, Mat Y, const MatSpmvDeviceCSR *ycsr, const int *ci, const int *cj, PetscScalar *c)
-{
-  MatSpmvDeviceCSR x, y;
-
-  PetscFunctionBegin;
-  if (X) PetscCall(MatSpmvSpGEMMView(X, PETSC_TRUE, &x));
-  else x = *xcsr;
-  if (Y) PetscCall(MatSpmvSpGEMMView(Y, PETSC_TRUE, &y));
-  else y = *ycsr;
-  PetscCall(MatSpmvCUDASpGEMMNumeric(plan, &x, &y, ci, cj, c));
-  if (X) PetscCall(MatSpmvSpGEMMViewEnd(X, &x));
-  if (Y) PetscCall(MatSpmvSpGEMMViewEnd(Y, &y));
+  PetscCall(MatSpmvCUDAGather(t->nnz, t->pos, x->a, t->a, stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -198,29 +162,27 @@ static PetscErrorCode MatProductNumeric_SpmvSpGEMM(Mat C)
 {
   Mat_Product          *p = C->product;
   MatSpmvSpGEMMProduct *d;
-  Mat                   A = p->A, B = p->B, T;
+  Mat                   A = p->A, B = p->B;
   PetscScalar          *c;
   PetscLogDouble        t0, t1, t2;
   const int            *ci, *cj;
-  MatSpmvDeviceCSR      t, in;
+  MatSpmvDeviceCSR      x[2], t, in;
 
   PetscFunctionBegin;
   PetscCheck(p->data, PETSC_COMM_SELF, PETSC_ERR_ORDER, "The product's symbolic phase has not run");
   d = (MatSpmvSpGEMMProduct *)p->data;
+  PetscCall(MatSpmvSpGEMMView(A, PETSC_TRUE, &x[0]));
+  PetscCall(MatSpmvSpGEMMView(B, PETSC_TRUE, &x[1]));
   for (int k = 0; k < 2; k++) {
-    Mat                X = k ? B : A;
-    MatInfo            info;
-    MatSpmvDeviceCSR   x;
+    Mat                X  = k ? B : A;
     unsigned long long fp = 0;
     PetscBool          same;
 
     if (X == d->op[k] && X->nonzerostate == d->nz[k]) continue;
     /* a new operand (MatProductReplaceMats()) or a new nonzero state: only the same pattern goes on */
-    PetscCall(MatGetInfo(X, MAT_LOCAL, &info));
-    same = (PetscBool)(X->rmap->n == d->size[k][0] && X->cmap->n == d->size[k][1] && (PetscInt)info.nz_used == d->size[k][2]);
+    same = (PetscBool)(x[k].m == d->size[k][0] && x[k].n == d->size[k][1] && x[k].nnz == d->size[k][2]);
     if (same) {
-      PetscCall(MatSpmvSpGEMMView(X, PETSC_FALSE, &x));
-      PetscCall(MatSpmvCUDASpGEMMFingerprint(&x, &fp));
+      PetscCall(MatSpmvCUDASpGEMMFingerprint(&x[k], &fp));
       same = (PetscBool)(fp == d->fp[k]);
     }
     PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The product's operand %c has another nonzero pattern than at the symbolic phase: call MatProductSymbolic() again (or MatMatMult() and the like with MAT_INITIAL_MATRIX)", k ? 'B' : 'A');
@@ -229,20 +191,11 @@ static PetscErrorCode MatProductNumeric_SpmvSpGEMM(Mat C)
     d->op[k] = X;
     d->nz[k] = X->nonzerostate;
   }
-  T = d->type == MATPRODUCT_AtB ? A : (d->type == MATPRODUCT_AB ? NULL : B);
   PetscCall(PetscLogGpuTimeBegin());
-  if (T) PetscCall(MatSpmvSpGEMMTransposeNumeric(T, &d->t));
+  if (d->type != MATPRODUCT_AB) PetscCall(MatSpmvSpGEMMTransposeNumeric(&x[d->type == MATPRODUCT_AtB ? 0 : 1], &d->t));
   t = MatSpmvSpGEMMTransposeView(&d->t);
-  switch (d->type) {
-  case MATPRODUCT_PtAP:
-    PetscCall(MatSpmvSpGEMMNumericProduct(&d->inner, A, NULL, B, NULL, d->inner.ci, d->inner.cj, d->innera));
-    break;
-  case MATPRODUCT_RARt:
-    PetscCall(MatSpmvSpGEMMNumericProduct(&d->inner, A, NULL, NULL, &t, d->inner.ci, d->inner.cj, d->innera));
-    break;
-  default:
-    break;
-  }
+  if (d->type == MATPRODUCT_PtAP) PetscCall(MatSpmvCUDASpGEMMNumeric(&d->inner, &x[0], &x[1], d->inner.ci, d->inner.cj, d->innera));
+  if (d->type == MATPRODUCT_RARt) PetscCall(MatSpmvCUDASpGEMMNumeric(&d->inner, &x[0], &t, d->inner.ci, d->inner.cj, d->innera));
   in = MatSpmvSpGEMMPlanView(&d->inner, d->innera);
   PetscCall(PetscTime(&t0));
   PetscCall(MatSpmvCUSPARSEGetArray(C, &c)); /* the first uploads C's pattern */
@@ -250,24 +203,26 @@ static PetscErrorCode MatProductNumeric_SpmvSpGEMM(Mat C)
   PetscCall(PetscTime(&t1));
   switch (d->type) {
   case MATPRODUCT_AB:
-    PetscCall(MatSpmvSpGEMMNumericProduct(&d->outer, A, NULL, B, NULL, ci, cj, c));
+    PetscCall(MatSpmvCUDASpGEMMNumeric(&d->outer, &x[0], &x[1], ci, cj, c));
     break;
   case MATPRODUCT_AtB:
-    PetscCall(MatSpmvSpGEMMNumericProduct(&d->outer, NULL, &t, B, NULL, ci, cj, c));
+    PetscCall(MatSpmvCUDASpGEMMNumeric(&d->outer, &t, &x[1], ci, cj, c));
     break;
   case MATPRODUCT_ABt:
-    PetscCall(MatSpmvSpGEMMNumericProduct(&d->outer, A, NULL, NULL, &t, ci, cj, c));
+    PetscCall(MatSpmvCUDASpGEMMNumeric(&d->outer, &x[0], &t, ci, cj, c));
     break;
   case MATPRODUCT_PtAP:
-    PetscCall(MatSpmvSpGEMMNumericProduct(&d->outer, NULL, &t, NULL, &in, ci, cj, c));
+    PetscCall(MatSpmvCUDASpGEMMNumeric(&d->outer, &t, &in, ci, cj, c));
     break;
   case MATPRODUCT_RARt:
-    PetscCall(MatSpmvSpGEMMNumericProduct(&d->outer, B, NULL, NULL, &in, ci, cj, c));
+    PetscCall(MatSpmvCUDASpGEMMNumeric(&d->outer, &x[1], &in, ci, cj, c));
     break;
   default:
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Product type %s", MatProductTypes[d->type]);
   }
   PetscCall(MatSpmvCUSPARSERestoreArray(C, &c));
+  PetscCall(MatSpmvSpGEMMViewEnd(A, &x[0]));
+  PetscCall(MatSpmvSpGEMMViewEnd(B, &x[1]));
   PetscCall(PetscLogGpuFlops(2.0 * (d->inner.products + d->outer.products)));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscTime(&t2));
@@ -281,7 +236,8 @@ static PetscErrorCode MatProductSymbolic_SpmvSpGEMM(Mat C)
   Mat_Product          *p = C->product;
   Mat                   A = p->A, B = p->B;
   MatSpmvSpGEMMProduct *d;
-  MatSpmvDeviceCSR      t, in;
+  MatSpmvDeviceCSR      x[2], t, in;
+  MatSpmvSpGEMMOptions  opt = {MatSpmvSpGEMMSharedMax, MatSpmvSpGEMMBatch};
   PetscInt              rbs = 1, cbs = 1;
   PetscLogDouble        t0, t1, t2;
 
@@ -290,50 +246,42 @@ static PetscErrorCode MatProductSymbolic_SpmvSpGEMM(Mat C)
   PetscCall(PetscTime(&t0));
   PetscCall(PetscNew(&d));
   d->type = p->type;
+  PetscCall(MatSpmvSpGEMMView(A, PETSC_FALSE, &x[0]));
+  PetscCall(MatSpmvSpGEMMView(B, PETSC_FALSE, &x[1]));
   for (int k = 0; k < 2; k++) {
-    Mat              X = k ? B : A;
-    MatInfo          info;
-    MatSpmvDeviceCSR x;
+    Mat X = k ? B : A;
 
-    PetscCall(MatGetInfo(X, MAT_LOCAL, &info));
-    PetscCall(MatSpmvSpGEMMView(X, PETSC_FALSE, &x));
-    PetscCall(MatSpmvCUDASpGEMMFingerprint(&x, &d->fp[k]));
+    PetscCall(MatSpmvCUDASpGEMMFingerprint(&x[k], &d->fp[k]));
     PetscCall(PetscObjectReference((PetscObject)X));
     d->op[k]      = X;
     d->nz[k]      = X->nonzerostate;
-    d->size[k][0] = X->rmap->n;
-    d->size[k][1] = X->cmap->n;
-    d->size[k][2] = (PetscInt)info.nz_used;
+    d->size[k][0] = x[k].m;
+    d->size[k][1] = x[k].n;
+    d->size[k][2] = x[k].nnz;
   }
   PetscCall(PetscLogGpuTimeBegin());
-  if (p->type != MATPRODUCT_AB) PetscCall(MatSpmvSpGEMMTransposeSymbolic(p->type == MATPRODUCT_AtB ? A : B, &d->t));
+  if (p->type != MATPRODUCT_AB) PetscCall(MatSpmvSpGEMMTransposeSymbolic(&x[p->type == MATPRODUCT_AtB ? 0 : 1], &d->t));
   t = MatSpmvSpGEMMTransposeView(&d->t);
   switch (p->type) {
   case MATPRODUCT_AB:
-    PetscCall(MatSpmvSpGEMMPlanProduct(A, NULL, B, NULL, &d->outer));
+    PetscCall(MatSpmvCUDASpGEMMSymbolic(&x[0], &x[1], &opt, &d->outer));
     rbs = A->rmap->bs, cbs = B->cmap->bs;
     break;
   case MATPRODUCT_AtB:
-    PetscCall(MatSpmvSpGEMMPlanProduct(NULL, &t, B, NULL, &d->outer));
+    PetscCall(MatSpmvCUDASpGEMMSymbolic(&t, &x[1], &opt, &d->outer));
     rbs = A->cmap->bs, cbs = B->cmap->bs;
     break;
   case MATPRODUCT_ABt:
-    PetscCall(MatSpmvSpGEMMPlanProduct(A, NULL, NULL, &t, &d->outer));
+    PetscCall(MatSpmvCUDASpGEMMSymbolic(&x[0], &t, &opt, &d->outer));
     rbs = A->rmap->bs, cbs = B->rmap->bs;
     break;
   case MATPRODUCT_PtAP:
-    PetscCall(MatSpmvSpGEMMPlanProduct(A, NULL, B, NULL, &d->inner));
+  case MATPRODUCT_RARt: /* P^T (A P), R (A R^T) */
+    PetscCall(MatSpmvCUDASpGEMMSymbolic(&x[0], p->type == MATPRODUCT_PtAP ? &x[1] : &t, &opt, &d->inner));
     PetscCall(MatSpmvCUDAMalloc((void **)&d->innera, d->inner.nnz * sizeof(PetscScalar)));
     in = MatSpmvSpGEMMPlanView(&d->inner, NULL);
-    PetscCall(MatSpmvSpGEMMPlanProduct(NULL, &t, NULL, &in, &d->outer));
-    rbs = cbs = B->cmap->bs;
-    break;
-  case MATPRODUCT_RARt:
-    PetscCall(MatSpmvSpGEMMPlanProduct(A, NULL, NULL, &t, &d->inner));
-    PetscCall(MatSpmvCUDAMalloc((void **)&d->innera, d->inner.nnz * sizeof(PetscScalar)));
-    in = MatSpmvSpGEMMPlanView(&d->inner, NULL);
-    PetscCall(MatSpmvSpGEMMPlanProduct(B, NULL, NULL, &in, &d->outer));
-    rbs = cbs = B->rmap->bs;
+    PetscCall(MatSpmvCUDASpGEMMSymbolic(p->type == MATPRODUCT_PtAP ? &t : &x[1], &in, &opt, &d->outer));
+    rbs = cbs = p->type == MATPRODUCT_PtAP ? B->cmap->bs : B->rmap->bs;
     break;
   default:
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Product type %s", MatProductTypes[p->type]);

@@ -258,7 +258,7 @@ static PetscErrorCode MatSpmvRunDevicePhase(Mat C, PetscErrorCode (*f)(Mat))
      then uploads those host values over the computed ones and multiplies with them (PETSc 3.25;
      docs/limits.md). The device values are C's */
   PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQAIJCUSPARSE, &cusparse));
-  if (symbolic && cusparse && C->preallocated && C->offloadmask == PETSC_OFFLOAD_UNALLOCATED && !MatSpmvSpGEMMIsPhase(f)) {
+  if (symbolic && cusparse && C->preallocated && C->offloadmask == PETSC_OFFLOAD_UNALLOCATED) {
     PetscCall(PetscInfo(C, "The symbolic product's values are on the device: marked so\n"));
     C->offloadmask = PETSC_OFFLOAD_GPU;
   }

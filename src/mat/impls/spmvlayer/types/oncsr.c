@@ -49,8 +49,8 @@ static PetscErrorCode MatSpmvOnPinnedCSRDestroy(PetscCtxRt ctx)
    device use) at the device's rates, not pageable memory's */
 PetscErrorCode MatSpmvCreateAIJFromDevice(PetscInt m, PetscInt n, PetscInt nnz, const int *d_i, const int *d_j, const PetscScalar *d_a, void *stream, Mat *A)
 {
-  const size_t off[3] = {0, (((size_t)m + 1) * sizeof(PetscInt) + 63) / 64 * 64, 0};
-  const size_t aoff   = off[1] + ((size_t)PetscMax(nnz, 1) * sizeof(PetscInt) + 63) / 64 * 64;
+  const size_t joff = (((size_t)m + 1) * sizeof(PetscInt) + 63) / 64 * 64; /* j and the values 64-byte aligned */
+  const size_t aoff = joff + ((size_t)PetscMax(nnz, 1) * sizeof(PetscInt) + 63) / 64 * 64;
   char        *block;
   PetscInt    *i, *j;
 
@@ -58,7 +58,7 @@ PetscErrorCode MatSpmvCreateAIJFromDevice(PetscInt m, PetscInt n, PetscInt nnz, 
   PetscCheck(sizeof(PetscInt) == sizeof(int), PETSC_COMM_SELF, PETSC_ERR_PLIB, "A device pattern of int indices for 64-bit PetscInt");
   PetscCall(MatSpmvCUDAHostAlloc((void **)&block, aoff + (size_t)PetscMax(nnz, 1) * sizeof(PetscScalar)));
   i = (PetscInt *)block;
-  j = (PetscInt *)(block + off[1]);
+  j = (PetscInt *)(block + joff);
   PetscCall(MatSpmvCUDACopyToHost(i, d_i, (m + 1) * sizeof(int), stream));
   PetscCall(MatSpmvCUDACopyToHost(j, d_j, nnz * sizeof(int), stream));
   if (d_a) PetscCall(MatSpmvCUDACopyToHost(block + aoff, d_a, nnz * sizeof(PetscScalar), stream));
