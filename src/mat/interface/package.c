@@ -50,6 +50,7 @@ PetscErrorCode PetscSpmvFinalizePackage(void)
   PetscSpmvPackageInitialized = PETSC_FALSE;
 #if defined(PETSC_HAVE_CUDA)
   PetscCall(MatSpmvCUDAPreloadWait()); /* no thread outlives the package */
+  PetscCall(MatSpmvCUDAPinnedCacheRelease());
 #endif
   PetscCall(MatSpmvForgetBaseOps());
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -67,7 +68,7 @@ PetscErrorCode PetscSpmvFinalizePackage(void)
 PetscErrorCode PetscSpmvInitializePackage(void)
 {
   MatSpmvFormat *const *formats;
-  PetscInt              nformats;
+  PetscInt              nformats, pinnedmax = 1024;
 
   PetscFunctionBegin;
   if (PetscSpmvPackageInitialized) PetscFunctionReturn(PETSC_SUCCESS);
@@ -93,7 +94,12 @@ PetscErrorCode PetscSpmvInitializePackage(void)
   PetscCall(PetscOptionsBool("-petscspmv_ghost_stream_shared", "Take -petscspmv_ghost_stream's path also where processes share a GPU (slower there; for tests)", "MatMult", MatSpmvGhostStreamShared, &MatSpmvGhostStreamShared, NULL));
   PetscCall(PetscOptionsInt("-petscspmv_layout_min_products", "On the GPU a matrix takes aijcusparse's products until it has taken this many at its nonzero pattern, then its format's layout is built (0: at once; -mat_<fmt>_backend cuda: at once)", "MatMult", MatSpmvLayoutMinProducts, &MatSpmvLayoutMinProducts, NULL));
   PetscCall(PetscOptionsBool("-petscspmv_dm_interpolation", "DMDA interpolations take the DM's matrix type when it is ours (PETSc makes them host AIJ for a type not named aij*)", "DMCreateInterpolation", MatSpmvDMInterpolation, &MatSpmvDMInterpolation, NULL));
+  PetscCall(PetscOptionsInt("-petscspmv_pinned_cache", "MiB of page-locked host memory (graphs and product results made from the device) kept for reuse when given back (0: none kept)", "PCSetUp", pinnedmax, &pinnedmax, NULL));
   PetscOptionsEnd();
+  PetscCheck(pinnedmax >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-petscspmv_pinned_cache %" PetscInt_FMT ": give 0 or more MiB", pinnedmax);
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(MatSpmvCUDAPinnedCacheSetMax((size_t)pinnedmax << 20));
+#endif
   PetscCall(MatSpmvSpGEMMInitialize());
   PetscCall(PetscRegisterFinalize(PetscSpmvFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -33,9 +33,12 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDAStreamWait(void *, void *, void *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDAEventSynchronize(void *);
 /* the current device's UUID: processes that share a GPU have the same */
 PETSC_INTERN PetscErrorCode MatSpmvCUDADeviceUUID(char[16]);
-/* page-locked host memory (copies from and to it run asynchronously) */
+/* page-locked host memory (copies from and to it run asynchronously); blocks given back are kept for
+   reuse up to the cache's bound (-petscspmv_pinned_cache), released at the package's end */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAHostAlloc(void **, size_t);
 PETSC_INTERN PetscErrorCode MatSpmvCUDAHostFree(void *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDAPinnedCacheSetMax(size_t);
+PETSC_INTERN PetscErrorCode MatSpmvCUDAPinnedCacheRelease(void);
 /* dst[k] = src[map[k]], or 0 where map[k] < 0, for k < n */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAGather(PetscInt, const int *, const PetscScalar *, PetscScalar *, void *);
 /* y[crow[k]] += t[k] for k < n */
