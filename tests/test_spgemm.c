@@ -92,7 +92,7 @@ static PetscErrorCode CheckProduct(Mat C, Mat Cref, const char *what)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscBool CheckReplace = PETSC_FALSE; /* our SpGEMM takes the products (one process, a GPU) */
+static PetscBool CheckReplace = PETSC_FALSE; /* our SpGEMM takes the products (one process, a GPU, not -petscspmv_spgemm 0) */
 
 /* one product type: first product, then reused after MatScale() of A and after new values of B (same pattern) */
 static PetscErrorCode CheckType(MatProductType type, Mat A, Mat Aref, Mat B, Mat Bref)
@@ -205,7 +205,7 @@ int main(int argc, char **argv)
   { /* our SpGEMM runs where the operands are on a GPU; on one process its products are the test's own */
     Mat         X;
     Vec         v;
-    PetscBool   cuda;
+    PetscBool   cuda, ours = PETSC_TRUE;
     PetscMPIInt size;
 
     PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
@@ -213,7 +213,8 @@ int main(int argc, char **argv)
     PetscCall(MatSetType(X, type));
     PetscCall(MatCreateVecs(X, &v, NULL));
     PetscCall(PetscObjectTypeCompareAny((PetscObject)v, &cuda, VECSEQCUDA, VECMPICUDA, ""));
-    CheckReplace = (PetscBool)(cuda && size == 1);
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-petscspmv_spgemm", &ours, NULL));
+    CheckReplace = (PetscBool)(cuda && size == 1 && ours);
     PetscCall(VecDestroy(&v));
     PetscCall(MatDestroy(&X));
   }
