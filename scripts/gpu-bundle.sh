@@ -5,13 +5,13 @@
 #                                         links, lib/ and build/bin/ -> .bundle/petscspmv-gpu-real.tar.xz
 #                                         (PETSCSPMV_VARIANT=complex|single: that build instead;
 #                                         PETSCSPMV_BUNDLE=path: another name, e.g. one per PETSc version)
-#   scripts/gpu-bundle.sh wheels [X.Y]    (here) what petsc4py needs, for the GPU machine's Python X.Y
-#                                         (default 3.12), into .bundle/wheels: numpy, cython, setuptools
-#                                         wheels from PyPI and petsc4py's source of this PETSc's version
+#   scripts/gpu-bundle.sh python [X.Y]    (here) petsc4py, SLEPc and slepc4py built against this PETSc for
+#                                         the GPU machine's Python X.Y (default 3.12; pyenv's X.Y here), by
+#                                         scripts/setup-python.sh --slepc into their own environment, packed
+#                                         without numpy (that machine has its own) -> .bundle/python-X.Y.tar.xz
 #   scripts/gpu-bundle.sh run CMD...      (there, in a copy of this tree holding .bundle/) unpack
 #                                         once, point the loader at it, run CMD (e.g. tests/run.sh;
-#                                         scripts/setup-python.sh builds petsc4py there from
-#                                         .bundle/wheels, offline)
+#                                         with a python-X.Y bundle, its 'python/*' cases run too)
 # The bundle is relocatable: programs find its libraries through LD_LIBRARY_PATH.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,24 +44,23 @@ pack)
   echo "bundle: $bundle, $((size / 1024 / 1024)) MiB"
   [ "$size" -lt $((64 * 1024 * 1024)) ] || { echo "bundle over 64 MiB"; exit 1; }
   ;;
-wheels)
+python)
   . scripts/petsc-env.sh
-  pyver=${2:-3.12} dir=.bundle/wheels
-  venv=$(petscspmv_python_venv)
-  [ -x "$venv/bin/pip" ] || { echo "petsc4py's source is fetched with the environment make python sets up: run make python first"; exit 1; }
-  ver=$("$venv/bin/python" -c 'import petsc4py; print(petsc4py.__version__)')
-  mkdir -p "$dir"
-  pip download -q --only-binary=:all: --python-version "$pyver" --platform manylinux2014_x86_64 \
-    --platform manylinux_2_17_x86_64 --platform any numpy cython setuptools wheel -d "$dir"
-  # the source's metadata is made by its setup.py, which needs numpy, cython and this PETSc
-  PETSC_DIR=$PETSC_DIR PETSC_ARCH=${PETSC_ARCH:-} "$venv/bin/pip" download -q --no-deps --no-binary :all: \
-    --no-build-isolation "petsc4py==$ver" -d "$dir"
-  ls "$dir"
+  pyver=${2:-3.12}
+  py=$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$pyver"*/bin/python3 2>/dev/null | tail -1)
+  [ -x "$py" ] || { echo "no Python $pyver here (pyenv install $pyver)"; exit 1; }
+  # one absolute path here and there: SLEPc's library is found by the path it was built at
+  venv=$PETSCSPMV_CACHE/gpu-python-$pyver
+  PETSCSPMV_PYTHON_VENV=$venv PYTHON=$py scripts/setup-python.sh --slepc
+  site=${venv#/}/lib/python$pyver/site-packages
+  out=.bundle/python-$pyver.tar.xz
+  mkdir -p .bundle
+  tar -C / -cJf "$out" --exclude='numpy*' --exclude='Cython*' --exclude='cython*' --exclude='pip*' --exclude='setuptools*' \
+    --exclude='__pycache__' "$site"
+  echo "python bundle: $out, $(($(stat -c %s "$out") / 1024 / 1024)) MiB"
   ;;
 run)
   shift
-  # petsc4py built there from what `wheels` put here, without a network
-  [ -d .bundle/wheels ] && export PIP_NO_INDEX=1 PIP_FIND_LINKS=$here/.bundle/wheels
   # one directory per bundle file (name, time, size): a machine kept between calls unpacks a new one
   dest=${PETSCSPMV_BUNDLE_DIR:-/tmp/petscspmv-bundle}-$(basename "$bundle" .tar.xz)-$(stat -c %Y-%s "$bundle")
   if [ ! -d "$dest/petsc" ]; then
@@ -78,11 +77,24 @@ run)
   cp -a --remove-destination "$dest/tree/lib/." $libdir/
   cp -a --remove-destination "$dest/tree/bin/." $builddir/bin/
   export PETSC_DIR=$dest/petsc PETSC_ARCH=
+  # petsc4py and slepc4py packed by `python` here, at the path they were built at, run by this machine's
+  # Python (whose numpy they use) through a bin/python that adds their site-packages
+  for pb in .bundle/python-*.tar.xz; do
+    [ -f "$pb" ] || continue
+    pyver=$(basename "$pb" .tar.xz) pyver=${pyver#python-}
+    venv=$(tar -tJf "$pb" 2>/dev/null | head -1) || true
+    venv=/${venv%%/lib/python*}
+    [ -d "$venv/lib/python$pyver/site-packages/petsc4py" ] || tar -C / -xJf "$pb"
+    mkdir -p "$venv/bin"
+    printf '#!/bin/sh\nPYTHONPATH=%s${PYTHONPATH:+:$PYTHONPATH} exec python3 "$@"\n' "$venv/lib/python$pyver/site-packages" >"$venv/bin/python"
+    chmod +x "$venv/bin/python"
+    export PETSCSPMV_PYTHON_VENV=$venv
+  done
   export LD_LIBRARY_PATH=$dest/petsc/lib:$dest/deps:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   export PETSC_OPTIONS="${PETSC_OPTIONS:-} -use_gpu_aware_mpi 0"
   exec "$@"
   ;;
 *)
-  echo "usage: $0 pack | wheels [X.Y] | run CMD..."; exit 2;;
+  echo "usage: $0 pack | python [X.Y] | run CMD..."; exit 2;;
 esac

@@ -75,7 +75,9 @@ export PETSCSPMV_MPIEXEC PETSCSPMV_MPIEXEC_N
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # The virtual environment of petsc4py (and slepc4py) built against this PETSc (scripts/setup-python.sh)
 petscspmv_python_venv() {
-  # one per cached PETSc build (version, CUDA architectures, variant): petsc4py links the one it was built against
-  if [ -n "${PETSCSPMV_OWN_PETSC:-}" ]; then echo "$PETSCSPMV_CACHE/python-${PETSCSPMV_PETSC_PREFIX##*/petsc-}"
+  # one per cached PETSc build (version, CUDA architectures, variant): petsc4py links the one it was built against;
+  # PETSCSPMV_PYTHON_VENV names another (scripts/gpu-bundle.sh python: one for the GPU machine's Python)
+  if [ -n "${PETSCSPMV_PYTHON_VENV:-}" ]; then echo "$PETSCSPMV_PYTHON_VENV"
+  elif [ -n "${PETSCSPMV_OWN_PETSC:-}" ]; then echo "$PETSCSPMV_CACHE/python-${PETSCSPMV_PETSC_PREFIX##*/petsc-}"
   else echo "$PETSCSPMV_CACHE/python-$(printf '%s' "$PETSC_DIR/${PETSC_ARCH:-}" | cksum | cut -d' ' -f1)"; fi
 }

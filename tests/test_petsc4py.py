@@ -2,15 +2,20 @@
 against PETSc's AIJ on the same problem.
 
     python tests/test_petsc4py.py LIBPETSCSPMV [PETSc options]   (also under mpiexec -n 2)
+    python tests/test_petsc4py.py LIBPETSCSPMV --aijcusparse [PETSc options]   (a GPU)
 
 Checks, for each of our types: the product equals AIJ's; CG with ICC(0) (block Jacobi + ICC(0) on
 several processes) by MATSOLVERSPMV takes AIJ's iterations with PETSc's own ICC(0) and gives its
-solution. Exits 1 on a failed check."""
+solution. With --aijcusparse, on the GPU, PETSc's defaults next to aijcusparse's: GMRES + ILU(0)
+(block Jacobi + ILU(0) on several processes) takes aijcusparse's iterations and gives its solution;
+CG + GAMG converges within two iterations of aijcusparse's to its solution (our coarsening is not
+PETSc's); the vectors are CUDA vectors. Exits 1 on a failed check."""
 import sys
 
 import petsc4py
 
-petsc4py.init([sys.argv[0], "-dll_append", sys.argv[1]] + sys.argv[2:])
+GPU = "--aijcusparse" in sys.argv
+petsc4py.init([sys.argv[0], "-dll_append", sys.argv[1]] + [a for a in sys.argv[2:] if a != "--aijcusparse"])
 from petsc4py import PETSc  # noqa: E402  (after init, which loads our library)
 
 from laplacian import laplacian  # noqa: E402
@@ -49,7 +54,58 @@ def relative_difference(a, ref):
     return d.norm() / ref.norm()
 
 
+def solve_defaults(A, ksptype, pctype):
+    """ksptype + pctype with PETSc's defaults otherwise (the factor package the type chooses, GAMG's
+    settings), rtol 1e-10, right-hand side 1"""
+    ksp = PETSc.KSP().create(comm=A.getComm())
+    ksp.setOperators(A)
+    ksp.setType(ksptype)
+    ksp.setTolerances(rtol=1e-10, max_it=2000)
+    ksp.getPC().setType(pctype)
+    ksp.setFromOptions()
+    x, b = A.createVecs()
+    b.set(1.0)
+    ksp.solve(b, x)
+    return x, ksp.getIterationNumber(), ksp.getConvergedReason()
+
+
+def against_aijcusparse():
+    """Our types next to aijcusparse on the GPU, PETSc's defaults: ILU(0) and GAMG"""
+    n = 64
+    failed = []
+    A = laplacian(PETSc, n, "aijcusparse")
+    vtype = A.createVecLeft().getType()
+    if "cuda" not in vtype:
+        PETSc.Sys.Print(f"FAILED: aijcusparse's vectors are {vtype}, not CUDA: no GPU?")
+        sys.exit(1)
+    parallel = A.getComm().getSize() > 1
+    ilu = "bjacobi" if parallel else "ilu"
+    refs = {pc: solve_defaults(A, k, pc) for k, pc in (("gmres", ilu), ("cg", "gamg"))}
+    for pc, (x, its, reason) in refs.items():
+        assert reason > 0, f"aijcusparse with {pc} did not converge"
+    for t in ("brc", "spmv", "ellr"):
+        B = laplacian(PETSc, n, t)
+        for k, pc in (("gmres", ilu), ("cg", "gamg")):
+            xref, itref, _ = refs[pc]
+            x, its, reason = solve_defaults(B, k, pc)
+            xerr = relative_difference(x, xref)
+            vt = x.getType()
+            slack = 0 if pc == ilu else 2
+            ok = reason > 0 and abs(its - itref) <= slack and xerr < 1e-7 and "cuda" in vt
+            PETSc.Sys.Print(f"{'ok' if ok else 'FAILED'} {t} ({B.getType()}, {vt} vectors): {k.upper()} + {pc} "
+                            f"{its} iterations (aijcusparse: {itref}), solution difference {xerr:.1e}")
+            if not ok:
+                failed.append(f"{t} {pc}")
+    return failed
+
+
 def main():
+    if GPU:
+        failed = against_aijcusparse()
+        if failed:
+            PETSc.Sys.Print("failed: " + " ".join(failed))
+            sys.exit(1)
+        return
     n = 40
     failed = []
     A = laplacian(PETSc, n, PETSc.Mat.Type.AIJ)

@@ -1,6 +1,8 @@
 """SLEPc (slepc4py) with petscspmv: an eigenproblem on our matrix types gives AIJ's eigenvalues.
 
     python tests/test_slepc4py.py LIBPETSCSPMV [options]   (also under mpiexec -n 2)
+    python tests/test_slepc4py.py LIBPETSCSPMV --aijcusparse [options]   (a GPU: the reference is
+                                                                            aijcusparse with cuSPARSE's ICC(0))
 
 Krylov-Schur for the largest eigenvalues of the 2D Laplacian, and shift-and-invert for the
 smallest, whose inner solves are CG + ICC(0) by MATSOLVERSPMV (block Jacobi in parallel), on brc,
@@ -9,7 +11,8 @@ import sys
 
 import slepc4py
 
-slepc4py.init([sys.argv[0], "-dll_append", sys.argv[1]] + sys.argv[2:])
+GPU = "--aijcusparse" in sys.argv
+slepc4py.init([sys.argv[0], "-dll_append", sys.argv[1]] + [a for a in sys.argv[2:] if a != "--aijcusparse"])
 from petsc4py import PETSc  # noqa: E402
 from slepc4py import SLEPc  # noqa: E402
 
@@ -53,7 +56,11 @@ def main():
     n = 30
     failed = []
     for smallest in (False, True):
-        ref = eigenvalues(laplacian(PETSc, n, PETSc.Mat.Type.AIJ), smallest, "petsc")
+        refmat = laplacian(PETSc, n, "aijcusparse" if GPU else PETSc.Mat.Type.AIJ)
+        if GPU and "cuda" not in refmat.createVecLeft().getType():
+            PETSc.Sys.Print("FAILED: aijcusparse's vectors are not CUDA vectors: no GPU?")
+            sys.exit(1)
+        ref = eigenvalues(refmat, smallest, "cusparse" if GPU else "petsc")
         assert len(ref) == 4, "AIJ reference did not converge"
         for t in ("brc", "spmv", "ellr"):
             got = eigenvalues(laplacian(PETSc, n, t), smallest, "spmv")
@@ -61,7 +68,7 @@ def main():
             ok = err < 1e-8
             what = "smallest (shift-and-invert, CG + ICC(0) by spmv)" if smallest else "largest"
             PETSc.Sys.Print(f"{'ok' if ok else 'FAILED'} {t}: 4 {what} eigenvalues "
-                            f"{' '.join(f'{v:.10f}' for v in got)}, relative difference to AIJ's {err:.1e}")
+                            f"{' '.join(f'{v:.10f}' for v in got)}, relative difference to {'aijcusparse' if GPU else 'AIJ'}'s {err:.1e}")
             if not ok:
                 failed.append(f"{t} ({what})")
     if failed:

@@ -146,6 +146,8 @@ PETSC_INTERN PetscErrorCode MatSpmvCUSPARSEUpload(Mat);
    before AIJ code that reads them in place */
 PETSC_INTERN PetscErrorCode MatSpmvSyncHostValues(Mat);
 /* F's solve (a solve on device vectors) applied to b, x: host ones staged through work vectors kept with F */
+/* A's CUDA work vector of a layout, composed under a key, made at the first use */
+PETSC_INTERN PetscErrorCode MatSpmvGetDeviceWorkVec(Mat, const char *, PetscLayout, Vec *);
 PETSC_INTERN PetscErrorCode MatSpmvSolveStaged(Mat, Vec, Vec, PetscErrorCode (*)(Mat, Vec, Vec));
 /* LU and ILU transpose solves by a second, fresh factorization of A (made at the first transpose solve after
    each numeric factorization): record the symbolic phase's orderings (NULL: natural) and settings, the numeric

@@ -336,19 +336,8 @@ static PetscErrorCode MatSOR_MPISpmvDevice(Mat A, Vec bb, PetscReal omega, MatSO
     PetscCall((*MatSpmvSORBaseMPI)(A, bb, omega, flag, fshift, its, lits, xx));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  for (int k = 0; k < 2; k++) {
-    const char *name = k ? "MatSpmvSORWorkX" : "MatSpmvSORWorkB";
-
-    PetscCall(PetscObjectQuery((PetscObject)A, name, (PetscObject *)&w[k]));
-    if (!w[k]) {
-      PetscCall(VecCreate(PetscObjectComm((PetscObject)A), &w[k]));
-      PetscCall(VecSetLayout(w[k], A->rmap));
-      PetscCall(VecSetType(w[k], VECMPICUDA));
-      PetscCall(PetscObjectCompose((PetscObject)A, name, (PetscObject)w[k]));
-      PetscCall(VecDestroy(&w[k]));
-      PetscCall(PetscObjectQuery((PetscObject)A, name, (PetscObject *)&w[k]));
-    }
-  }
+  PetscCall(MatSpmvGetDeviceWorkVec(A, "MatSpmvSORWorkB", A->rmap, &w[0]));
+  PetscCall(MatSpmvGetDeviceWorkVec(A, "MatSpmvSORWorkX", A->rmap, &w[1]));
   PetscCall(VecCopy(bb, w[0]));
   if (!(flag & SOR_ZERO_INITIAL_GUESS) || flag == SOR_APPLY_UPPER) PetscCall(VecCopy(xx, w[1]));
   PetscCall((*MatSpmvSORBaseMPI)(A, w[0], omega, flag, fshift, its, lits, w[1]));

@@ -219,37 +219,42 @@ PetscErrorCode MatSpmvCUSPARSERestoreArray(Mat A, PetscScalar **v)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A's CUDA work vector of layout map composed under key, made at the first use (A holds it): where a
+   device-only operation meets host vectors, they are staged through such vectors */
+PetscErrorCode MatSpmvGetDeviceWorkVec(Mat A, const char *key, PetscLayout map, Vec *w)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)A, key, (PetscObject *)w));
+  if (*w) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecCreate(PetscObjectComm((PetscObject)A), w));
+  PetscCall(VecSetLayout(*w, map));
+  PetscCall(VecSetType(*w, VECCUDA));
+  PetscCall(PetscObjectCompose((PetscObject)A, key, (PetscObject)*w));
+  PetscCall(VecDestroy(w));
+  PetscCall(PetscObjectQuery((PetscObject)A, key, (PetscObject *)w));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* aijcusparse's (and MATSOLVERSPMV's) triangular solves read and write device arrays only (a host
    vector gives a wrong result): host vectors go through device work vectors kept with the factor */
 PetscErrorCode MatSpmvSolveStaged(Mat F, Vec b, Vec x, PetscErrorCode (*solve)(Mat, Vec, Vec))
 {
   PetscBool bdev, xdev;
+  Vec       wb, wx;
 
   PetscFunctionBegin;
   PetscCheck(solve, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Lost the factor's solve");
   PetscCall(PetscObjectTypeCompareAny((PetscObject)b, &bdev, VECSEQCUDA, VECMPICUDA, ""));
   PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &xdev, VECSEQCUDA, VECMPICUDA, ""));
-  if (bdev && xdev) PetscCall((*solve)(F, b, x));
-  else {
-    Vec w[2];
-
-    for (int k = 0; k < 2; k++) {
-      const char *name = k ? "MatSpmvSolveWorkX" : "MatSpmvSolveWorkB";
-
-      PetscCall(PetscObjectQuery((PetscObject)F, name, (PetscObject *)&w[k]));
-      if (!w[k]) {
-        PetscCall(VecCreate(PETSC_COMM_SELF, &w[k]));
-        PetscCall(VecSetSizes(w[k], F->rmap->n, F->rmap->n));
-        PetscCall(VecSetType(w[k], VECSEQCUDA));
-        PetscCall(PetscObjectCompose((PetscObject)F, name, (PetscObject)w[k]));
-        PetscCall(VecDestroy(&w[k]));
-        PetscCall(PetscObjectQuery((PetscObject)F, name, (PetscObject *)&w[k]));
-      }
-    }
-    PetscCall(VecCopy(b, w[0]));
-    PetscCall((*solve)(F, w[0], w[1]));
-    PetscCall(VecCopy(w[1], x));
+  if (bdev && xdev) {
+    PetscCall((*solve)(F, b, x));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(MatSpmvGetDeviceWorkVec(F, "MatSpmvSolveWorkB", F->rmap, &wb));
+  PetscCall(MatSpmvGetDeviceWorkVec(F, "MatSpmvSolveWorkX", F->rmap, &wx));
+  PetscCall(VecCopy(b, wb));
+  PetscCall((*solve)(F, wb, wx));
+  PetscCall(VecCopy(wx, x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -352,22 +352,6 @@ static PetscErrorCode MatSpmvVecCopyValues(Vec from, Vec to)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* C's device work vector of its column (right) or row (left) layout, made at the first use */
-static PetscErrorCode MatSpmvResultWorkVec(Mat C, PetscBool left, Vec *w)
-{
-  const char *key = left ? "MatSpmvResultLeftVec" : "MatSpmvResultRightVec";
-
-  PetscFunctionBegin;
-  PetscCall(PetscObjectQuery((PetscObject)C, key, (PetscObject *)w));
-  if (!*w) {
-    PetscCall(MatCreateVecs(C, left ? NULL : w, left ? w : NULL));
-    PetscCall(PetscObjectCompose((PetscObject)C, key, (PetscObject)*w));
-    PetscCall(VecDestroy(w)); /* C holds it */
-    PetscCall(PetscObjectQuery((PetscObject)C, key, (PetscObject *)w));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* y = op(C) x (+ z) */
 static PetscErrorCode MatSpmvResultApply(Mat C, MatSpmvResultOp op, Vec x, Vec z, Vec y)
 {
@@ -390,8 +374,9 @@ static PetscErrorCode MatSpmvResultApply(Mat C, MatSpmvResultOp op, Vec x, Vec z
     else PetscCall((*mult)(C, x, y));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(MatSpmvResultWorkVec(C, transpose, &xw));
-  PetscCall(MatSpmvResultWorkVec(C, (PetscBool)!transpose, &yw));
+  /* x of C's column layout (C^T: row), y of the other */
+  PetscCall(MatSpmvGetDeviceWorkVec(C, transpose ? "MatSpmvResultLeftVec" : "MatSpmvResultRightVec", transpose ? C->rmap : C->cmap, &xw));
+  PetscCall(MatSpmvGetDeviceWorkVec(C, transpose ? "MatSpmvResultRightVec" : "MatSpmvResultLeftVec", transpose ? C->cmap : C->rmap, &yw));
   PetscCall(MatSpmvVecCopyValues(x, xw));
   if (multadd) {
     PetscCall(MatSpmvVecCopyValues(z, yw));
