@@ -22,10 +22,10 @@
 #   ex19mg     SNES ex19 65 x 65 refined twice, PCMG with Galerkin coarse operators (MAIJ interpolation)
 #   ex19poly   SNES ex19 1024 x 1024, a polynomial PC of products only (10 Chebyshev/Jacobi steps)
 #   ex19spmv   SNES ex19 256 x 256, ILU(0) (block Jacobi + ILU(0) on 2 ranks) factored and solved by
-#              MATSOLVERSPMV (-pc_factor_mat_solver_type spmv); aijcusparse by cuSPARSE
+#              MATSOLVERSPMVFACTOR (-pc_factor_mat_solver_type spmvfactor); aijcusparse by cuSPARSE
 #   ex19spmv512  the same on 512 x 512
-#   lapicc     KSP ex2, 2D Laplacian 1000 x 1000, CG + ICC(0) by MATSOLVERSPMV; aijcusparse by cuSPARSE
-#   ex56icc    KSP ex56 -ne 47 elasticity, CG + ICC(0) by MATSOLVERSPMV; aijcusparse by cuSPARSE
+#   lapicc     KSP ex2, 2D Laplacian 1000 x 1000, CG + ICC(0) by MATSOLVERSPMVFACTOR; aijcusparse by cuSPARSE
+#   ex56icc    KSP ex56 -ne 47 elasticity, CG + ICC(0) by MATSOLVERSPMVFACTOR; aijcusparse by cuSPARSE
 #   ex19jac<k> ex19spmv with the triangular solves approximated by k block-Jacobi sweeps
 #              (-mat_spmvfactor_trsv jacobi -mat_spmvfactor_trsv_sweeps k); aijcusparse: cuSPARSE's exact solves
 #   lapjac<k>, ex56jac<k>  lapicc, ex56icc the same way

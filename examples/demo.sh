@@ -57,7 +57,7 @@ if [ $gpu = 1 ] && [ "${PETSCSPMV_DEMO_SPEEDUPS:-1}" = 1 ]; then
   }
   echo
   echo "KSPSolve, SNES ex19 256x256, brc next to aijcusparse (less than 1.00x: brc is faster):"
-  line "PETSc's defaults (GMRES + ILU(0): ours by MATSOLVERSPMV, aijcusparse's by cuSPARSE)"
+  line "PETSc's defaults (GMRES + ILU(0): ours by MATSOLVERSPMVFACTOR, aijcusparse's by cuSPARSE)"
   SPMV_OPTS="-pc_factor_mat_solver_type cusparse" line "ILU(0) by cuSPARSE asked for (-pc_type ilu -pc_factor_mat_solver_type cusparse)" -pc_type ilu
   line "Chebyshev + Jacobi polynomial (products only)" -pc_type ksp -ksp_ksp_type chebyshev -ksp_ksp_max_it 10 -ksp_ksp_norm_type none -ksp_pc_type jacobi -ksp_ksp_chebyshev_esteig 0,0.005,0,1.1
   line "Jacobi" -pc_type jacobi

@@ -1,4 +1,4 @@
-static char help[] = "Solves the 2D Laplacian with CG + ICC(0) on a petscspmv matrix, the factor by MATSOLVERSPMV.\n"
+static char help[] = "Solves the 2D Laplacian with CG + ICC(0) on a petscspmv matrix, the factor by MATSOLVERSPMVFACTOR.\n"
                      "  -n <32>        grid points per side (n^2 unknowns)\n"
                      "  -mat_type brc  any petscspmv type (brc, cmrs, argcsr, ipcsr, ellr, spmv) or a PETSc one (default aij)\n"
                      "  -convert       assemble as AIJ, then MatConvert() to MATBRC (the explicit way)\n"
@@ -6,15 +6,15 @@ static char help[] = "Solves the 2D Laplacian with CG + ICC(0) on a petscspmv ma
 
 /*
   A program that links petscspmv (build: see examples/README.md). With a GPU the petscspmv types
-  run their products on it (add -vec_type cuda to keep the vectors there too) and MATSOLVERSPMV
+  run their products on it (add -vec_type cuda to keep the vectors there too) and MATSOLVERSPMVFACTOR
   factors and solves on it; without one the same program runs the host code of both.
 
     ./ex1 -n 100 -mat_type brc -mat_view ::ascii_info
     ./ex1 -n 100 -convert -ksp_monitor
-    mpiexec -n 2 ./ex1 -mat_type brc                  (block Jacobi, ICC(0) blocks by MATSOLVERSPMV)
+    mpiexec -n 2 ./ex1 -mat_type brc                  (block Jacobi, ICC(0) blocks by MATSOLVERSPMVFACTOR)
 */
 #include <petscksp.h>
-#include <petscspmv.h> /* MATBRC, MATSOLVERSPMV, PetscSpmvInitializePackage() */
+#include <petscspmv.h> /* MATBRC, MATSOLVERSPMVFACTOR, PetscSpmvInitializePackage() */
 
 int main(int argc, char **argv)
 {
@@ -78,18 +78,18 @@ int main(int argc, char **argv)
   PetscCall(MatMult(A, u, b));
 
   /* CG + ICC(0), the factor by our solver package (one process); on several processes block
-     Jacobi, each process's block ICC(0) by MATSOLVERSPMV. Command-line options override all this. */
+     Jacobi, each process's block ICC(0) by MATSOLVERSPMVFACTOR. Command-line options override all this. */
   PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
   PetscCall(KSPSetOperators(ksp, A, A));
   PetscCall(KSPSetType(ksp, KSPCG));
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCSetType(pc, size == 1 ? PCICC : PCBJACOBI));
-  PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERSPMV)); /* ignored unless pc is a factor PC */
+  PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERSPMVFACTOR)); /* ignored unless pc is a factor PC */
   PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_CURRENT, PETSC_CURRENT, PETSC_CURRENT));
   PetscCall(KSPSetFromOptions(ksp));
   PetscCall(KSPSetUp(ksp));
   PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCBJACOBI, &isbjacobi));
-  if (isbjacobi) { /* the blocks exist after KSPSetUp(): ICC(0) by MATSOLVERSPMV, then -sub_ options */
+  if (isbjacobi) { /* the blocks exist after KSPSetUp(): ICC(0) by MATSOLVERSPMVFACTOR, then -sub_ options */
     KSP     *subksp;
     PC       subpc;
     PetscInt nlocal;
@@ -98,7 +98,7 @@ int main(int argc, char **argv)
     for (PetscInt k = 0; k < nlocal; k++) {
       PetscCall(KSPGetPC(subksp[k], &subpc));
       PetscCall(PCSetType(subpc, PCICC));
-      PetscCall(PCFactorSetMatSolverType(subpc, MATSOLVERSPMV));
+      PetscCall(PCFactorSetMatSolverType(subpc, MATSOLVERSPMVFACTOR));
       PetscCall(KSPSetFromOptions(subksp[k]));
     }
   }

@@ -6,7 +6,7 @@
 
 /* the version of petscspmv this header belongs to (petscspmv.pc's Version: is read from here) */
 #define PETSCSPMV_VERSION_MAJOR    1
-#define PETSCSPMV_VERSION_MINOR    1
+#define PETSCSPMV_VERSION_MINOR    2
 #define PETSCSPMV_VERSION_SUBMINOR 0
 
 /*MC
@@ -26,7 +26,7 @@
    Notes:
    A constant expression for the preprocessor, as `PETSC_VERSION_GE()` is for PETSc's version; the
    version itself is `PETSCSPMV_VERSION_MAJOR`, `PETSCSPMV_VERSION_MINOR` and
-   `PETSCSPMV_VERSION_SUBMINOR`. For example, 1.1 renamed the options of `MATSOLVERSPMV`:
+   `PETSCSPMV_VERSION_SUBMINOR`. For example, 1.1 renamed the options of `MATSOLVERSPMVFACTOR`:
 .vb
    #if PETSCSPMV_VERSION_GE(1, 1, 0)
      PetscCall(PetscOptionsSetValue(NULL, "-mat_spmvfactor_trsv", "jacobi"));
@@ -35,7 +35,7 @@
    #endif
 .ve
 
-.seealso: `PETSC_VERSION_GE()`, `PetscSpmvInitializePackage()`, `MATSOLVERSPMV`
+.seealso: `PETSC_VERSION_GE()`, `PetscSpmvInitializePackage()`, `MATSOLVERSPMVFACTOR`
 M*/
 #define PETSCSPMV_VERSION_GE(MAJOR, MINOR, SUBMINOR) \
   (PETSCSPMV_VERSION_MAJOR > (MAJOR) || (PETSCSPMV_VERSION_MAJOR == (MAJOR) && (PETSCSPMV_VERSION_MINOR > (MINOR) || (PETSCSPMV_VERSION_MINOR == (MINOR) && PETSCSPMV_VERSION_SUBMINOR >= (SUBMINOR)))))
@@ -338,7 +338,7 @@ M*/
 PETSC_EXTERN PetscErrorCode MatSPMVSetTune(Mat, PetscBool);
 
 /*MC
-   MATSOLVERSPMV - "spmv" - ILU(k) and ICC(k) factors whose factorization and triangular solves
+   MATSOLVERSPMVFACTOR - "spmvfactor" - ILU(k) and ICC(k) factors whose factorization and triangular solves
    run on the GPU without level synchronization.
 
    For `MATSEQAIJCUSPARSE`, the petscspmv types and (on the host, sequentially) `MATSEQAIJ`, and
@@ -353,8 +353,8 @@ PETSC_EXTERN PetscErrorCode MatSPMVSetTune(Mat, PetscBool);
    synchronize the whole GPU once per dependency level.
 
    Options Database Keys:
-+  -pc_factor_mat_solver_type spmv          - selects it for `PCILU` and `PCICC`
-.  -sub_pc_factor_mat_solver_type spmv      - for the blocks of `PCBJACOBI` or `PCASM`
++  -pc_factor_mat_solver_type spmvfactor    - selects it for `PCILU` and `PCICC`
+.  -sub_pc_factor_mat_solver_type spmvfactor - for the blocks of `PCBJACOBI` or `PCASM`
 .  -mat_spmvfactor_trsv_unit <k>            - rows solved together, 1 to 8 (default 0: the size whose solve is estimated fastest); with the PC's prefix
 .  -mat_spmvfactor_trsv <exact,jacobi,isai> - triangular solves exact (default), or approximated by block-Jacobi sweeps over the units or (ILU) by sparse approximate inverses; with the PC's prefix
 -  -mat_spmvfactor_trsv_sweeps <k>          - sweeps per triangle after the block-diagonal solve (default 2); with the PC's prefix
@@ -365,12 +365,14 @@ PETSC_EXTERN PetscErrorCode MatSPMVSetTune(Mat, PetscBool);
    pivot); `MatSolveTranspose()` is not offered. Other settings are refused with an error that
    names the solver type to use instead.
 
-   The options were spelled -mat_spmv_trsv, -mat_spmv_trsv_unit and -mat_spmv_trsv_sweeps before
-   1.1 (the prefix of the matrix type `MATSPMV`'s options); those spellings still work in 1.1, with
-   a deprecation warning.
+   The package was named "spmv" (`MATSOLVERSPMV`) before 1.2, the name of the matrix type `MATSPMV`
+   too; "spmv" still selects it in 1.2, with a deprecation warning, and `MATSOLVERSPMV` still
+   compiles, with one. The options were spelled -mat_spmv_trsv, -mat_spmv_trsv_unit and
+   -mat_spmv_trsv_sweeps before 1.1; those spellings still work, with a deprecation warning.
 
    Level: intermediate
 
 .seealso: [](ch_matrices), `Mat`, `PCILU`, `PCICC`, `MATSOLVERCUSPARSE`, `PCFactorSetMatSolverType()`
 M*/
-#define MATSOLVERSPMV "spmv"
+#define MATSOLVERSPMVFACTOR "spmvfactor"
+#define MATSOLVERSPMV       PETSC_DEPRECATED_MACRO(1, 2, 0, "MATSOLVERSPMVFACTOR", ) MATSOLVERSPMVFACTOR

@@ -86,7 +86,8 @@ run)
     venv=/${venv%%/lib/python*}
     [ -d "$venv/lib/python$pyver/site-packages/petsc4py" ] || tar -C / -xJf "$pb"
     mkdir -p "$venv/bin"
-    printf '#!/bin/sh\nPYTHONPATH=%s${PYTHONPATH:+:$PYTHONPATH} exec python3 "$@"\n' "$venv/lib/python$pyver/site-packages" >"$venv/bin/python"
+    # the python3 found here (mpiexec's processes may find another, without numpy)
+    printf '#!/bin/sh\nPYTHONPATH=%s${PYTHONPATH:+:$PYTHONPATH} exec %s "$@"\n' "$venv/lib/python$pyver/site-packages" "$(command -v python3)" >"$venv/bin/python"
     chmod +x "$venv/bin/python"
     export PETSCSPMV_PYTHON_VENV=$venv
   done

@@ -113,7 +113,7 @@ factor_package() { # expected-package info-pattern program args...
   [ -z "$info" ] || grep -m1 -- "$info" "$log" || { echo "no -info line matching: $info"; return 1; }
 }
 
-# examples/ex1 (what a user copies): CG + ICC(0) by MATSOLVERSPMV on brc, made by -mat_type and by
+# examples/ex1 (what a user copies): CG + ICC(0) by MATSOLVERSPMVFACTOR on brc, made by -mat_type and by
 # MatConvert, and on aij: the same iterations as aij with PETSc's own ICC(0), the same factorization
 ex1_case() { # np matrix-type-shown solver-type-shown ex1-options...
   local np=$1 mtype=$2 stype=$3 dir ref tst tol=0 sub=

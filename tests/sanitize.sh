@@ -2,7 +2,7 @@
 # compute-sanitizer on the CUDA kernels (GPU machine only): memcheck on every parameter set of
 # every shared matrix and edge case, on the value-changing operations and on the matrix-matrix
 # products, initcheck on the value-changing operations, racecheck on the product tests; then
-# memcheck on MATSOLVERSPMV's (numeric phase by its kernel and by cuSPARSE, solves) on a few shared
+# memcheck on MATSOLVERSPMVFACTOR's (numeric phase by its kernel and by cuSPARSE, solves) on a few shared
 # matrices (racecheck did not finish it in 150 s on an H100: the sync-free kernels spin); memcheck,
 # initcheck and racecheck on GAMG's coarsening and tentative prolongator on the device (test_gamg
 # -device, whatever the types), memcheck and racecheck on its rounds on 2 processes (test_gamg_mpi -device);
@@ -54,7 +54,7 @@ for tool in memcheck racecheck; do
 done
 # the SOR sweeps (one launch a sweep, units waiting on each other's x values): every flag on a small grid, 1 and 2 processes
 # (no racecheck: the sweep kernel has no shared memory, racecheck's subject, and under racecheck its
-# waits on other blocks' x values did not end in 100 s even on a 4^2 grid, as MATSOLVERSPMV's)
+# waits on other blocks' x values did not end in 100 s even on a 4^2 grid, as MATSOLVERSPMVFACTOR's)
 check memcheck $bin/test_sor -type brc -n 10
 launch="$PETSCSPMV_MPIEXEC_N 2" check memcheck $bin/test_sor -type brc -n 10 -use_gpu_aware_mpi 0
 # the SpGEMM: shared-memory tables, and global tables in batches (every longer row), then racecheck on the shared tables

@@ -1,4 +1,4 @@
-static char help[] = "MATSOLVERSPMV: ILU(k) and ICC(k) solves (k = 0, 1, 2; also MatMatSolve) of a matrix of -type (ours, aijcusparse or aij) match\n"
+static char help[] = "MATSOLVERSPMVFACTOR: ILU(k) and ICC(k) solves (k = 0, 1, 2; also MatMatSolve) of a matrix of -type (ours, aijcusparse or aij) match\n"
                      "PETSc's own (MATSOLVERPETSC on MATAIJ) on the shared matrices and generated ones (long chains,\n"
                      "diagonal-only rows, block sizes 1 to 8), again after the values change; zero pivots are\n"
                      "reported as factor errors and unsupported settings refused; solves approximated by block-Jacobi\n"
@@ -161,9 +161,9 @@ static PetscErrorCode TestLevels(Mat Aref, MatType type, VecType vtype, MatFacto
   PetscCall(PetscSNPrintf(name, sizeof(name), "%s(%" PetscInt_FMT ")%s, %s", ftype == MAT_FACTOR_ICC ? "ICC" : "ILU", levels, shift == MAT_SHIFT_POSITIVE_DEFINITE ? " positive-definite shift" : "", matname));
   PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
   PetscCall(FactorLevels(Aref, MATSOLVERPETSC, ftype, levels, shift, NULL, &Fref));
-  PetscCall(FactorLevels(A, MATSOLVERSPMV, ftype, levels, shift, NULL, &F));
+  PetscCall(FactorLevels(A, MATSOLVERSPMVFACTOR, ftype, levels, shift, NULL, &F));
   PetscCall(MatFactorGetSolverType(F, &solver));
-  PetscCheck(!strcmp(solver, MATSOLVERSPMV), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: factored by %s", name, solver);
+  PetscCheck(!strcmp(solver, MATSOLVERSPMVFACTOR), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: factored by %s", name, solver);
   PetscCall(CompareSolves(Aref, A, Fref, F, vtype, name, "first factorization"));
   PetscCall(CompareMatSolves(Aref, Fref, F, vtype, name));
   PetscCall(MatFactorInfoInitialize(&info));
@@ -352,7 +352,7 @@ static PetscErrorCode ArrowMatrix(PetscInt n, Mat *A)
 }
 
 /* -mat_spmvfactor_trsv jacobi with as many sweeps as rows (at least the levels of units): PETSc's exact
-   solve; with 2 sweeps: the same approximation as MATSOLVERSPMV's host reference on MATAIJ (on the
+   solve; with 2 sweeps: the same approximation as MATSOLVERSPMVFACTOR's host reference on MATAIJ (on the
    GPU, device sweeps against host ones) */
 static PetscErrorCode TestJacobi(Mat Aref, MatType type, VecType vtype, MatFactorType ftype, const char *matname)
 {
@@ -369,13 +369,13 @@ static PetscErrorCode TestJacobi(Mat Aref, MatType type, VecType vtype, MatFacto
   PetscCall(PetscOptionsSetValue(NULL, "-jac2_mat_spmvfactor_trsv_sweeps", "2"));
   PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
   PetscCall(Factor(Aref, MATSOLVERPETSC, ftype, MAT_SHIFT_NONE, NULL, &Fref));
-  PetscCall(Factor(A, MATSOLVERSPMV, ftype, MAT_SHIFT_NONE, "jacx_", &F));
+  PetscCall(Factor(A, MATSOLVERSPMVFACTOR, ftype, MAT_SHIFT_NONE, "jacx_", &F));
   PetscCall(PetscSNPrintf(name, sizeof(name), "%s(0) by %s block-Jacobi sweeps, %s", ftype == MAT_FACTOR_ICC ? "ICC" : "ILU", sweeps, matname));
   PetscCall(CompareSolves(Aref, A, Fref, F, vtype, name, "against PETSc's exact solve"));
   PetscCall(MatDestroy(&F));
   PetscCall(MatDestroy(&Fref));
-  PetscCall(Factor(Aref, MATSOLVERSPMV, ftype, MAT_SHIFT_NONE, "jac2_", &Fref));
-  PetscCall(Factor(A, MATSOLVERSPMV, ftype, MAT_SHIFT_NONE, "jac2_", &F));
+  PetscCall(Factor(Aref, MATSOLVERSPMVFACTOR, ftype, MAT_SHIFT_NONE, "jac2_", &Fref));
+  PetscCall(Factor(A, MATSOLVERSPMVFACTOR, ftype, MAT_SHIFT_NONE, "jac2_", &F));
   PetscCall(PetscSNPrintf(name, sizeof(name), "%s(0) by 2 block-Jacobi sweeps, %s", ftype == MAT_FACTOR_ICC ? "ICC" : "ILU", matname));
   PetscCall(CompareSolves(Aref, A, Fref, F, vtype, name, "against the host reference on aij"));
   PetscCall(MatDestroy(&F));
@@ -408,7 +408,7 @@ static PetscErrorCode TestJacobiDepth(MatType type, VecType vtype)
       PetscCall(PetscOptionsSetValue(NULL, "-jacd_mat_spmvfactor_trsv_sweeps", val));
       PetscCall(PetscSNPrintf(val, sizeof(val), "%" PetscInt_FMT, u));
       PetscCall(PetscOptionsSetValue(NULL, "-jacd_mat_spmvfactor_trsv_unit", val));
-      PetscCall(Factor(A, MATSOLVERSPMV, MAT_FACTOR_ILU, MAT_SHIFT_NONE, "jacd_", &F));
+      PetscCall(Factor(A, MATSOLVERSPMVFACTOR, MAT_FACTOR_ILU, MAT_SHIFT_NONE, "jacd_", &F));
       PetscCall(MatCreateVecs(Aref, &xref, &b));
       PetscCall(VecSetRandom(b, NULL));
       PetscCall(MatSolve(Fref, b, xref));
@@ -450,7 +450,7 @@ static PetscErrorCode TestISAI(MatType type, VecType vtype)
   PetscCall(PetscOptionsSetValue(NULL, "-isai_mat_spmvfactor_trsv", "isai"));
   PetscCall(ChainMatrix(1000, 0, &Aref));
   PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
-  PetscCall(Factor(A, MATSOLVERSPMV, MAT_FACTOR_ILU, MAT_SHIFT_NONE, "isai_", &F));
+  PetscCall(Factor(A, MATSOLVERSPMVFACTOR, MAT_FACTOR_ILU, MAT_SHIFT_NONE, "isai_", &F));
   PetscCall(MatCreateVecs(Aref, NULL, &b));
   PetscCall(VecSetRandom(b, NULL));
   PetscCall(SolveInType(F, b, vtype, PETSC_FALSE, &x));
@@ -480,7 +480,7 @@ static PetscErrorCode TestISAI(MatType type, VecType vtype)
   PetscCall(MatAssemblyEnd(Aref, MAT_FINAL_ASSEMBLY));
   PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
   PetscCall(Factor(Aref, MATSOLVERPETSC, MAT_FACTOR_ILU, MAT_SHIFT_NONE, NULL, &Fref));
-  PetscCall(Factor(A, MATSOLVERSPMV, MAT_FACTOR_ILU, MAT_SHIFT_NONE, "isai_", &F));
+  PetscCall(Factor(A, MATSOLVERSPMVFACTOR, MAT_FACTOR_ILU, MAT_SHIFT_NONE, "isai_", &F));
   PetscCall(CompareSolves(Aref, A, Fref, F, vtype, "ILU(0) by ISAI, dense diagonal blocks", "against PETSc's exact solve"));
   PetscCall(MatDestroy(&F));
   PetscCall(MatDestroy(&Fref));
@@ -489,12 +489,12 @@ static PetscErrorCode TestISAI(MatType type, VecType vtype)
 
   PetscCall(GridMatrix(24, 4, &Aref));
   PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
-  PetscCall(Factor(Aref, MATSOLVERSPMV, MAT_FACTOR_ILU, MAT_SHIFT_NONE, "isai_", &Fref));
-  PetscCall(Factor(A, MATSOLVERSPMV, MAT_FACTOR_ILU, MAT_SHIFT_NONE, "isai_", &F));
+  PetscCall(Factor(Aref, MATSOLVERSPMVFACTOR, MAT_FACTOR_ILU, MAT_SHIFT_NONE, "isai_", &Fref));
+  PetscCall(Factor(A, MATSOLVERSPMVFACTOR, MAT_FACTOR_ILU, MAT_SHIFT_NONE, "isai_", &F));
   PetscCall(CompareSolves(Aref, A, Fref, F, vtype, "ILU(0) by ISAI, grid of points with 4 unknowns", "against the host reference on aij"));
   PetscCall(MatDestroy(&F));
   PetscCall(MatDestroy(&Fref));
-  PetscCall(MatGetFactor(A, MATSOLVERSPMV, MAT_FACTOR_ICC, &F));
+  PetscCall(MatGetFactor(A, MATSOLVERSPMVFACTOR, MAT_FACTOR_ICC, &F));
   PetscCall(MatSetOptionsPrefix(F, "isai_"));
   PetscCall(MatFactorInfoInitialize(&info));
   info.fill = 1.0;
@@ -506,7 +506,7 @@ static PetscErrorCode TestISAI(MatType type, VecType vtype)
   PetscCall(MatDestroy(&F));
   /* the spelling before 1.1 (deprecated, with a warning) still selects ISAI: ICC refused again */
   PetscCall(PetscOptionsSetValue(NULL, "-old_mat_spmv_trsv", "isai"));
-  PetscCall(MatGetFactor(A, MATSOLVERSPMV, MAT_FACTOR_ICC, &F));
+  PetscCall(MatGetFactor(A, MATSOLVERSPMVFACTOR, MAT_FACTOR_ICC, &F));
   PetscCall(MatSetOptionsPrefix(F, "old_"));
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   ierr = MatICCFactorSymbolic(F, A, NULL, &info);
@@ -522,7 +522,7 @@ static PetscErrorCode TestISAI(MatType type, VecType vtype)
 /* PCFactor's default package (MatGetFactor() with no solver type) with the pivot shifts a user can ask
    for gives PETSc's factor: ILU(0) with a nonzero shift on a zero first pivot, and ICC(0) with PCICC's
    default positive-definite shift on a pivot that is not positive. With a GPU the default for our types
-   is MATSOLVERSPMV, which hands both to cuSPARSE's package factored on the host (aijcusparse's device
+   is MATSOLVERSPMVFACTOR, which hands both to cuSPARSE's package factored on the host (aijcusparse's device
    factorizations apply no shift: inf or NaN); without one it is PETSc's own. */
 static PetscErrorCode TestDefaultShifts(MatType type, VecType vtype)
 {
@@ -595,7 +595,7 @@ static PetscErrorCode TestRefusals(MatType type)
   PetscCall(MatAssemblyBegin(Aref, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(Aref, MAT_FINAL_ASSEMBLY));
   PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
-  PetscCall(Factor(A, MATSOLVERSPMV, MAT_FACTOR_ILU, MAT_SHIFT_NONE, NULL, &F));
+  PetscCall(Factor(A, MATSOLVERSPMVFACTOR, MAT_FACTOR_ILU, MAT_SHIFT_NONE, NULL, &F));
   PetscCall(MatFactorGetError(F, &err));
   PetscCheck(err == MAT_FACTOR_NUMERIC_ZEROPIVOT, PETSC_COMM_SELF, PETSC_ERR_PLIB, "zero pivot not reported (error %d)", (int)err);
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok zero pivot reported as MAT_FACTOR_NUMERIC_ZEROPIVOT\n"));
@@ -614,7 +614,7 @@ static PetscErrorCode TestRefusals(MatType type)
     PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
     PetscCall(MatConvert(B, type, MAT_INITIAL_MATRIX, &A));
     PetscCall(MatDestroy(&B));
-    PetscCall(Factor(A, MATSOLVERSPMV, MAT_FACTOR_ICC, MAT_SHIFT_POSITIVE_DEFINITE, NULL, &F));
+    PetscCall(Factor(A, MATSOLVERSPMVFACTOR, MAT_FACTOR_ICC, MAT_SHIFT_POSITIVE_DEFINITE, NULL, &F));
     PetscCall(MatFactorGetError(F, &err));
     PetscCheck(err == MAT_FACTOR_NUMERIC_ZEROPIVOT, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ICC pivot that needs a shift not reported (error %d)", (int)err);
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok ICC(0) pivot that needs a positive-definite shift reported as MAT_FACTOR_NUMERIC_ZEROPIVOT\n"));
@@ -633,7 +633,7 @@ static PetscErrorCode TestRefusals(MatType type)
     PetscCall(MatFactorInfoInitialize(&info));
     info.fill = 1.0;
     if (k == 2) info.shifttype = (PetscReal)MAT_SHIFT_NONZERO;
-    PetscCall(MatGetFactor(A, MATSOLVERSPMV, k < 3 ? MAT_FACTOR_ILU : MAT_FACTOR_ICC, &F));
+    PetscCall(MatGetFactor(A, MATSOLVERSPMVFACTOR, k < 3 ? MAT_FACTOR_ILU : MAT_FACTOR_ICC, &F));
     PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
     if (k < 3) ierr = MatILUFactorSymbolic(F, A, k == 1 ? rperm : NULL, k == 1 ? cperm : NULL, &info);
     else ierr = MatICCFactorSymbolic(F, A, k == 4 ? rperm : NULL, &info);
@@ -661,7 +661,7 @@ static PetscErrorCode TestRefusals(MatType type)
     PetscCall(MatDestroy(&B));
   }
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-  PetscCall(MatGetFactor(A, MATSOLVERSPMV, MAT_FACTOR_ILU, &F));
+  PetscCall(MatGetFactor(A, MATSOLVERSPMVFACTOR, MAT_FACTOR_ILU, &F));
   PetscCall(MatFactorInfoInitialize(&info));
   info.fill = 1.0;
   ierr      = MatILUFactorSymbolic(F, A, NULL, NULL, &info);

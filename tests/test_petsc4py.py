@@ -1,11 +1,11 @@
-"""petscspmv from petsc4py: our matrix types and the solver package MATSOLVERSPMV driven from Python,
+"""petscspmv from petsc4py: our matrix types and the solver package MATSOLVERSPMVFACTOR driven from Python,
 against PETSc's AIJ on the same problem.
 
     python tests/test_petsc4py.py LIBPETSCSPMV [PETSc options]   (also under mpiexec -n 2)
     python tests/test_petsc4py.py LIBPETSCSPMV --aijcusparse [PETSc options]   (a GPU)
 
 Checks, for each of our types: the product equals AIJ's; CG with ICC(0) (block Jacobi + ICC(0) on
-several processes) by MATSOLVERSPMV takes AIJ's iterations with PETSc's own ICC(0) and gives its
+several processes) by MATSOLVERSPMVFACTOR takes AIJ's iterations with PETSc's own ICC(0) and gives its
 solution. With --aijcusparse, on the GPU, PETSc's defaults next to aijcusparse's: GMRES + ILU(0)
 (block Jacobi + ILU(0) on several processes) takes aijcusparse's iterations and gives its solution;
 CG + GAMG converges within two iterations of aijcusparse's to its solution (our coarsening is not
@@ -123,9 +123,9 @@ def main():
         vb.array = v.array
         B.mult(vb, y)
         err = relative_difference(y, yref)
-        x, its, reason, used = solve(B, "spmv")
+        x, its, reason, used = solve(B, "spmvfactor")
         xerr = relative_difference(x, xref)
-        ok = err < 1e-14 and its == itref and reason > 0 and xerr < 1e-8 and used == "spmv"
+        ok = err < 1e-14 and its == itref and reason > 0 and xerr < 1e-8 and used == "spmvfactor"
         PETSc.Sys.Print(f"{'ok' if ok else 'FAILED'} {t} ({kind}): product error {err:.1e}, "
                         f"CG + ICC(0) by {used}: {its} iterations (AIJ with PETSc's: {itref}), "
                         f"solution error {xerr:.1e}")

@@ -5,7 +5,7 @@
                                                                             aijcusparse with cuSPARSE's ICC(0))
 
 Krylov-Schur for the largest eigenvalues of the 2D Laplacian, and shift-and-invert for the
-smallest, whose inner solves are CG + ICC(0) by MATSOLVERSPMV (block Jacobi in parallel), on brc,
+smallest, whose inner solves are CG + ICC(0) by MATSOLVERSPMVFACTOR (block Jacobi in parallel), on brc,
 spmv and ellr against AIJ with PETSc's factors. Exits 1 on a failed check."""
 import sys
 
@@ -63,10 +63,10 @@ def main():
         ref = eigenvalues(refmat, smallest, "cusparse" if GPU else "petsc")
         assert len(ref) == 4, "AIJ reference did not converge"
         for t in ("brc", "spmv", "ellr"):
-            got = eigenvalues(laplacian(PETSc, n, t), smallest, "spmv")
+            got = eigenvalues(laplacian(PETSc, n, t), smallest, "spmvfactor")
             err = max(abs(a - b) / abs(b) for a, b in zip(got, ref)) if len(got) == 4 else 1.0
             ok = err < 1e-8
-            what = "smallest (shift-and-invert, CG + ICC(0) by spmv)" if smallest else "largest"
+            what = "smallest (shift-and-invert, CG + ICC(0) by spmvfactor)" if smallest else "largest"
             PETSc.Sys.Print(f"{'ok' if ok else 'FAILED'} {t}: 4 {what} eigenvalues "
                             f"{' '.join(f'{v:.10f}' for v in got)}, relative difference to {'aijcusparse' if GPU else 'AIJ'}'s {err:.1e}")
             if not ok:

@@ -1,12 +1,12 @@
 /*
-  The solver package MATSOLVERSPMV ("spmv"): ILU(k) and ICC(k) whose numeric factorization and
+  The solver package MATSOLVERSPMVFACTOR ("spmv"): ILU(k) and ICC(k) whose numeric factorization and
   triangular solves run on the GPU without level synchronization (spmvfactorimpl.h, ilu.cu, trsv.cu), for
   our sequential types and aijcusparse; the numeric factorization runs where it was measured
   fastest (its kernel, cuSPARSE's csrilu02 for ILU(0), or the host: MatSpmvNumericType). cuSPARSE's solves (aijcusparse's factor) synchronize once per
   dependency level: about two thousand levels per triangle on SNES ex19's Jacobian. Without a GPU
   (a matrix on the AIJ base, or SeqAIJ) the same algorithm runs on the host, sequentially.
 
-  Selected with -pc_factor_mat_solver_type spmv (-sub_pc_factor_mat_solver_type spmv under block
+  Selected with -pc_factor_mat_solver_type spmvfactor (-sub_pc_factor_mat_solver_type spmvfactor under block
   Jacobi or ASM).
 
   This file: the Mat plumbing (MatGetFactor(), the numeric phase's choice and MatSolve()'s dispatch
@@ -19,7 +19,7 @@
 static PetscErrorCode MatFactorGetSolverType_Spmv(Mat F, MatSolverType *type)
 {
   PetscFunctionBegin;
-  *type = MATSOLVERSPMV;
+  *type = MATSOLVERSPMVFACTOR;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -196,7 +196,8 @@ static PetscErrorCode MatLUFactorNumeric_SpmvFactor(Mat F, Mat A, const MatFacto
     }
   }
   if (zerorow >= 0) {
-    if (positive) PetscCall(PetscInfo(F, "Pivot in row %" PetscInt_FMT " not positive: ICC with a positive-definite shift needs the shift, which -pc_factor_mat_solver_type spmv does not apply (use -pc_factor_mat_solver_type petsc)\n", zerorow));
+    if (positive)
+      PetscCall(PetscInfo(F, "Pivot in row %" PetscInt_FMT " not positive: ICC with a positive-definite shift needs the shift, which -pc_factor_mat_solver_type spmvfactor does not apply (use -pc_factor_mat_solver_type petsc)\n", zerorow));
     else PetscCall(PetscInfo(F, "Zero pivot in row %" PetscInt_FMT " (magnitude at most %g)\n", zerorow, (double)info->zeropivot));
     F->factorerrortype             = MAT_FACTOR_NUMERIC_ZEROPIVOT;
     F->factorerror_zeropivot_value = 0.0;
@@ -316,14 +317,14 @@ static PetscErrorCode MatView_SpmvFactor(Mat F, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* MatGetFactor() for MATSOLVERSPMV: a factor matrix of its own (the umfpack pattern) */
+/* MatGetFactor() for MATSOLVERSPMVFACTOR: a factor matrix of its own (the umfpack pattern) */
 static PetscErrorCode MatGetFactor_SeqAIJ_Spmv(Mat A, MatFactorType ftype, Mat *F)
 {
   Mat             B;
   Mat_SpmvFactor *f;
 
   PetscFunctionBegin;
-  PetscCheck(ftype == MAT_FACTOR_ILU || ftype == MAT_FACTOR_ICC, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv gives ILU(k) and ICC(k) factors only: use -pc_type ilu or icc");
+  PetscCheck(ftype == MAT_FACTOR_ILU || ftype == MAT_FACTOR_ICC, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmvfactor gives ILU(k) and ICC(k) factors only: use -pc_type ilu or icc");
   PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &B));
   PetscCall(MatSetSizes(B, A->rmap->n, A->cmap->n, A->rmap->n, A->cmap->n));
   PetscCall(PetscStrallocpy("spmvfactor", &((PetscObject)B)->type_name));
@@ -346,20 +347,40 @@ static PetscErrorCode MatGetFactor_SeqAIJ_Spmv(Mat A, MatFactorType ftype, Mat *
   B->assembled    = PETSC_TRUE; /* -ksp_view */
   B->preallocated = PETSC_TRUE;
   PetscCall(PetscFree(B->solvertype));
-  PetscCall(PetscStrallocpy(MATSOLVERSPMV, &B->solvertype));
+  PetscCall(PetscStrallocpy(MATSOLVERSPMVFACTOR, &B->solvertype));
   B->canuseordering = PETSC_FALSE; /* natural ordering: PCFactor passes none */
   PetscCall(PetscStrallocpy(MATORDERINGNATURAL, (char **)&B->preferredordering[ftype]));
   *F = B;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* For -pc_factor_mat_solver_type spmv, MatGetFactor() takes the handler of the longest registered
-   type its matrix type begins with: SeqAIJ's covers ours, aijcusparse and SeqAIJ. PCFactor's
-   default (no solver type) looks for exact type names first, so this changes no default. */
+/* "spmv", the package's name before 1.2 (the matrix type MATSPMV's name too), still selects it, with
+   a warning in the manner of PETSc's deprecated options: once per process, on the first process,
+   not under -options_suppress_deprecated_warnings */
+static PetscErrorCode MatGetFactor_SeqAIJ_SpmvOldName(Mat A, MatFactorType ftype, Mat *F)
+{
+  static PetscBool warned = PETSC_FALSE;
+  PetscBool        quiet  = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-options_suppress_deprecated_warnings", &quiet, NULL));
+  if (!warned && !quiet) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Warning: the solver type spmv is deprecated as of petscspmv 1.2 and will be removed in a future release. Use spmvfactor (MATSOLVERSPMVFACTOR) instead\n"));
+  warned = PETSC_TRUE;
+  PetscCall(MatGetFactor_SeqAIJ_Spmv(A, ftype, F));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* For -pc_factor_mat_solver_type spmvfactor, MatGetFactor() takes the handler of the longest
+   registered type its matrix type begins with: SeqAIJ's covers ours, aijcusparse and SeqAIJ.
+   PCFactor's default (no solver type) looks for exact type names first, so this changes no default. */
 PETSC_INTERN PetscErrorCode MatSolverTypeRegister_Spmv(void)
 {
+  const MatFactorType ftypes[2] = {MAT_FACTOR_ILU, MAT_FACTOR_ICC};
+
   PetscFunctionBegin;
-  PetscCall(MatSolverTypeRegister(MATSOLVERSPMV, MATSEQAIJ, MAT_FACTOR_ILU, MatGetFactor_SeqAIJ_Spmv));
-  PetscCall(MatSolverTypeRegister(MATSOLVERSPMV, MATSEQAIJ, MAT_FACTOR_ICC, MatGetFactor_SeqAIJ_Spmv));
+  for (int k = 0; k < 2; k++) {
+    PetscCall(MatSolverTypeRegister(MATSOLVERSPMVFACTOR, MATSEQAIJ, ftypes[k], MatGetFactor_SeqAIJ_Spmv));
+    PetscCall(MatSolverTypeRegister("spmv", MATSEQAIJ, ftypes[k], MatGetFactor_SeqAIJ_SpmvOldName));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,5 +1,5 @@
 /*
-  MATSOLVERSPMV's host reference (a matrix on the AIJ base, or SeqAIJ: no GPU): the same algorithm as
+  MATSOLVERSPMVFACTOR's host reference (a matrix on the AIJ base, or SeqAIJ: no GPU): the same algorithm as
   ilu.cu's and trsv.cu's kernels, sequentially. The numeric ILU(k)/ICC(k) on the factor's pattern, ISAI's
   approximate inverses, and the three ways MatSolve() applies the factors: exact substitution,
   block-Jacobi sweeps over units (-mat_spmvfactor_trsv jacobi), ISAI products (-mat_spmvfactor_trsv isai).

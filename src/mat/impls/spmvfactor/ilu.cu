@@ -1,5 +1,5 @@
 /*
-  MATSOLVERSPMV's numeric factorization on the device (see spmvfactorimpl.h): ILU(k) on the factor's
+  MATSOLVERSPMVFACTOR's numeric factorization on the device (see spmvfactorimpl.h): ILU(k) on the factor's
   pattern in one launch without level synchronization (the factorization's flags; values other warps
   wrote read through L2 with __ldcg: L1 is not coherent between SMs), cuSPARSE's csrilu02 as the other
   device numeric phase, the inverse pivots and the units' block inverses, ICC's map of values. The
@@ -84,7 +84,7 @@ __device__ __forceinline__ void MatSpmvPublishUnit(int *flags, int u, int launch
    through L2), after one wait for all the units its L entries point to; longer rows are updated
    in place through L2, waiting entry by entry. Holding rows in shared memory made the ICC
    factorization of KSP ex56 faster (docs/results.md,
-   "ILU(0) and ICC(0) by MATSOLVERSPMV next to cuSPARSE's"). */
+   "ILU(0) and ICC(0) by MATSOLVERSPMVFACTOR next to cuSPARSE's"). */
 template <typename S, typename I>
 __global__ void __launch_bounds__(32 * MATSPMV_TRI_WARPS) MatSpmvILUKernel(I n, I unit, I nunits, const I *__restrict__ order, const I *__restrict__ ai, const I *__restrict__ aj, const I *__restrict__ diag, S *a, S *idiag, int *flags, unsigned long long *counter, unsigned long long taken, int launch, PetscReal zeropivot, bool positive, unsigned *status)
 {

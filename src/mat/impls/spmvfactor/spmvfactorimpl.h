@@ -1,6 +1,6 @@
 #pragma once
 /*
-  The solver package "spmv" (MATSOLVERSPMV): ILU(k) and ICC(k) factors whose numeric
+  The solver package "spmv" (MATSOLVERSPMVFACTOR): ILU(k) and ICC(k) factors whose numeric
   factorization and triangular solves run without level synchronization.
 
   The factor M = L + U - I has A's CSR pattern (ICC: A's upper triangle and its mirror image;
@@ -17,7 +17,7 @@
   taken by running warps: no deadlock at any occupancy. In level order the warps resident at a
   time work on a few consecutive levels; in the natural order they would hold a band of rows with
   few units ready, and the solves were slower than cuSPARSE's (docs/results.md,
-  "ILU(0) and ICC(0) by MATSOLVERSPMV next to cuSPARSE's"). Flags hold the number of the launch
+  "ILU(0) and ICC(0) by MATSOLVERSPMVFACTOR next to cuSPARSE's"). Flags hold the number of the launch
   that completed them, so nothing is reset between factorizations.
 
   The package's files: factor.c (Mat plumbing, registration), settings.c (options, reset, the hand-over
@@ -27,7 +27,7 @@
   uses only spmvbase.h (device services, aijcusparse access) and, in its .cu files, spmvkernels.h and spmvsyncfree.h.
 */
 #include <petsc/private/matimpl.h>
-#include <petscspmv.h> /* MATSOLVERSPMV */
+#include <petscspmv.h> /* MATSOLVERSPMVFACTOR */
 #include "../spmvlayer/spmvbase.h"
 
 /* ILU: a pivot row this many times longer than the rest of the row it eliminates from is searched
@@ -36,7 +36,7 @@
 #define MATSPMV_ILU_LONG_PIVOT 16
 
 #define MATSPMV_TRI_WARPS    4  /* warps per thread block */
-#define MATSPMV_TRI_SLEEP_NS 32 /* between polls of a flag: spare L2 (no sleep: slower on a Laplacian; docs/results.md, "ILU(0) and ICC(0) by MATSOLVERSPMV next to cuSPARSE's") */
+#define MATSPMV_TRI_SLEEP_NS 32 /* between polls of a flag: spare L2 (no sleep: slower on a Laplacian; docs/results.md, "ILU(0) and ICC(0) by MATSOLVERSPMVFACTOR next to cuSPARSE's") */
 #define MATSPMV_TRI_MAX_UNIT 8  /* rows per unit: each lane of a warp holds at most 2 coefficients of a block inverse */
 
 /* row ranges of the factor's pattern, per row r of unit [r0, r0 + unit):

@@ -1,5 +1,5 @@
 /*
-  MATSOLVERSPMV's symbolic phase (see spmvfactorimpl.h): the factor's pattern (A's, ICC's mirrored upper
+  MATSOLVERSPMVFACTOR's symbolic phase (see spmvfactorimpl.h): the factor's pattern (A's, ICC's mirrored upper
   triangle, ILU(k)/ICC(k)'s fill), its diagonal, the unit size, the dependency levels of the units and
   the orders in which warps take them, and the upload of all of it when the factor lives on the GPU.
 */
@@ -136,7 +136,7 @@ static PetscErrorCode MatSpmvFactorCheckInfo(Mat F, IS row, IS col, const MatFac
 
   PetscFunctionBegin;
   PetscCall(MatSpmvFactorRefuses(F, row, col, info, why, sizeof(why), &hint, &code));
-  PetscCheck(!why[0], PETSC_COMM_SELF, code, "-pc_factor_mat_solver_type spmv does not take %s: %s", why, hint);
+  PetscCheck(!why[0], PETSC_COMM_SELF, code, "-pc_factor_mat_solver_type spmvfactor does not take %s: %s", why, hint);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -197,7 +197,7 @@ PetscErrorCode MatSpmvFactorGetRows(Mat A, PetscInt *n, const PetscInt **ai, con
   PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, n, ai, aj, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cannot get the rows of %s", ((PetscObject)A)->type_name);
   PetscCheck(*n == A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Incomplete factorization needs a square matrix, not %" PetscInt_FMT " x %" PetscInt_FMT, *n, A->cmap->n);
-  PetscCheck((*ai)[*n] < PETSC_INT32_MAX && *n < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv takes fewer than 2^31 rows and nonzeros per process (here %" PetscInt_FMT " and %" PetscInt_FMT "): use more processes", *n, (*ai)[*n]);
+  PetscCheck((*ai)[*n] < PETSC_INT32_MAX && *n < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmvfactor takes fewer than 2^31 rows and nonzeros per process (here %" PetscInt_FMT " and %" PetscInt_FMT "): use more processes", *n, (*ai)[*n]);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -250,7 +250,7 @@ static PetscErrorCode MatSpmvFactorFill(Mat_SpmvFactor *f)
       }
     }
     if ((PetscInt64)nnz + cnt > cap) {
-      PetscCheck((PetscInt64)nnz + cnt < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv takes fewer than 2^31 nonzeros per process: ILU(%" PetscInt_FMT ") fills beyond that by row %" PetscInt_FMT "; use fewer levels or more processes", f->fill, r);
+      PetscCheck((PetscInt64)nnz + cnt < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmvfactor takes fewer than 2^31 nonzeros per process: ILU(%" PetscInt_FMT ") fills beyond that by row %" PetscInt_FMT "; use fewer levels or more processes", f->fill, r);
       cap = (PetscInt)PetscMin(2 * ((PetscInt64)nnz + cnt), (PetscInt64)PETSC_INT32_MAX - 1);
       PetscCall(PetscRealloc(cap * sizeof(PetscInt), &nj));
       PetscCall(PetscRealloc(cap * sizeof(PetscInt), &nlev));
@@ -357,7 +357,7 @@ static PetscErrorCode MatSpmvFactorSymbolic(Mat F, Mat A, IS row, IS col, const 
         PetscCall((*fallback)(F, A, row, col, info, why));
         PetscFunctionReturn(PETSC_SUCCESS);
       }
-      PetscCall(PetscInfo(A, "MATSOLVERSPMV, PCFactor's default package for %s, takes the %s factorization\n", ((PetscObject)A)->type_name, MatFactorTypes[F->factortype]));
+      PetscCall(PetscInfo(A, "MATSOLVERSPMVFACTOR, PCFactor's default package for %s, takes the %s factorization\n", ((PetscObject)A)->type_name, MatFactorTypes[F->factortype]));
     }
   }
   PetscCall(MatSpmvFactorCheckInfo(F, row, col, info));
@@ -398,7 +398,7 @@ static PetscErrorCode MatSpmvFactorSymbolic(Mat F, Mat A, IS row, IS col, const 
     }
     for (PetscInt r = 0; r < n; r++) next[r + 1] += next[r];
     f->nnz = next[n];
-    PetscCheck(f->nnz < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmv takes fewer than 2^31 nonzeros per process (here %" PetscInt_FMT " in the symmetric pattern): use more processes", f->nnz);
+    PetscCheck(f->nnz < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "-pc_factor_mat_solver_type spmvfactor takes fewer than 2^31 nonzeros per process (here %" PetscInt_FMT " in the symmetric pattern): use more processes", f->nnz);
     PetscCall(PetscMalloc1(n + 1, &f->i));
     PetscCall(PetscMalloc1(f->nnz, &f->j));
     PetscCall(PetscMalloc1(f->nnz, &f->vmap));

@@ -1,5 +1,5 @@
 /*
-  MATSOLVERSPMV's triangular solves on the device (see spmvfactorimpl.h), each one launch without level
+  MATSOLVERSPMVFACTOR's triangular solves on the device (see spmvfactorimpl.h), each one launch without level
   synchronization (values other warps wrote read with relaxed device-scope atomics: L1 is not coherent
   between SMs), the block-Jacobi sweeps and ISAI's approximate inverses; the factor's device arrays made
   and freed. The numeric factorization is ilu.cu's.

@@ -1,7 +1,7 @@
 #pragma once
 /*
   The layer's two lowest floors, all a package that never touches a format needs (the solver
-  package MATSOLVERSPMV includes only this):
+  package MATSOLVERSPMVFACTOR includes only this):
   - device services (device.cu): memory, copies, element-wise kernels, on a cudaStream_t passed as void *;
   - aijcusparse access (cusparse.c): aijcusparse's device CSR of our matrices (whose type name is
     not aijcusparse's), solves staged through device vectors, host values brought up to date;
@@ -168,7 +168,7 @@ PETSC_INTERN PetscErrorCode MatSpmvCreateAIJFromDevice(PetscInt, PetscInt, Petsc
    (NULL: PETSc's) into new host arrays (PetscMalloc3(): i, j, a), waited for; the device's are left */
 PETSC_INTERN PetscErrorCode MatSpmvCSRCopyToHost(PetscInt, PetscInt, const int *, const int *, const PetscScalar *, void *, PetscInt **, PetscInt **, PetscScalar **);
 
-/* ---- the plans of the kernels that run chains of dependent rows in one launch (MATSOLVERSPMV's solves,
+/* ---- the plans of the kernels that run chains of dependent rows in one launch (MATSOLVERSPMVFACTOR's solves,
    the SOR sweeps; host code) ---- */
 /* their cost model of a unit of rows: levels x (1 + (unit - 1) x w / MATSPMV_UNIT_ENTRIES), w the entries
    a row has before its diagonal (the fit: spmvfactor/symbolic.c, MatSpmvFactorChooseUnit()) */

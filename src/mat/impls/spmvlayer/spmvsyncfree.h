@@ -1,6 +1,6 @@
 #pragma once
 /* Device helpers of the kernels that run a chain of dependent rows in one launch without level
-   synchronization (MATSOLVERSPMV's triangular solves, the SOR sweeps): units handed to warps in
+   synchronization (MATSOLVERSPMVFACTOR's triangular solves, the SOR sweeps): units handed to warps in
    order, and values that are their own completion flags */
 #include "spmvkernels.h"
 #include <cuda/atomic>

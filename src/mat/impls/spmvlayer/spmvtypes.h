@@ -85,5 +85,5 @@ PETSC_INTERN PetscErrorCode MatSpmvSpGEMMInitialize(void);
 PETSC_INTERN PetscErrorCode MatSpmvSpGEMMSetFromOptions(Mat, PetscBool *);
 PETSC_INTERN PetscBool      MatSpmvSpGEMMIsPhase(PetscErrorCode (*)(Mat));
 
-/* the solver package MATSOLVERSPMV (src/mat/impls/spmvfactor/), registered by src/mat/interface/package.c */
+/* the solver package MATSOLVERSPMVFACTOR (src/mat/impls/spmvfactor/), registered by src/mat/interface/package.c */
 PETSC_INTERN PetscErrorCode MatSolverTypeRegister_Spmv(void);

@@ -82,7 +82,7 @@ static PetscErrorCode MatSpmvSORLevels(PetscInt n, const PetscInt *ai, const Pet
 }
 
 /* Rows per unit at most 8, 4, 2 or 1 (G = 32 / unit lanes a row, a power of two for the reductions),
-   by MATSOLVERSPMV's cost model of its solves, which run the same way (MATSPMV_UNIT_ENTRIES). A grid
+   by MATSOLVERSPMVFACTOR's cost model of its solves, which run the same way (MATSPMV_UNIT_ENTRIES). A grid
    line's rows fold into few units: on a 2D Laplacian of 1025^2, 8-row units take 1153 levels, single
    rows 2049 */
 static PetscErrorCode MatSpmvSORChooseUnit(PetscInt n, const PetscInt *ai, const PetscInt *aj, PetscInt *start, PetscInt *unit)

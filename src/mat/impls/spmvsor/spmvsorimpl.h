@@ -10,7 +10,7 @@
   idiag_i = omega / (fshift + a_ii) (1 / a_ii where PETSc takes that: omega 1, fshift <= 0); backward the
   same from the last row. The zero initial guess drops xold. Rows go in units of up to 8 consecutive rows
   (cut also where a row does not depend on the one before it: grid lines), one warp each; a unit waits only on the units its entries before it (backward: after it) point to,
-  on the x values themselves (pending until stored, as MATSOLVERSPMV's solves); inside the unit the
+  on the x values themselves (pending until stored, as MATSOLVERSPMVFACTOR's solves); inside the unit the
   warp substitutes row by row through shuffles. Warps take units from an atomic counter in order of
   dependency level, so a warp waits only on units already taken (no deadlock at any occupancy). Each
   sweep writes a second buffer (the old values are read beside the new ones): two sweeps (a symmetric

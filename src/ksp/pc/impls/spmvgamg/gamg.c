@@ -1,8 +1,8 @@
 /*
   PCGAMG with our set-up: PETSc's "gamg" creator stays PETSc's, registered again under its
   name by a creator that calls it and wraps the PC's set-up, options and view. For a set-up whose
-  operator is one of our types on a GPU (by default; -pc_gamg_spmv forces it on or off, and
-  -pc_gamg_spmv_all_operators takes any AIJ operator), the aggregation's coarsen and prolongator are
+  operator is one of our types on a GPU (by default; -pc_gamg_petscspmv forces it on or off, and
+  -pc_gamg_petscspmv_all_operators takes any AIJ operator), the aggregation's coarsen and prolongator are
   ours for that set-up only: the strength graph's maximal independent set at distance 2 on aggressive
   levels (no squared graph) and 1 on the others, the aggregates around it (MatCoarsen spmvmis: coarsen.c, mis.c,
   device/aggregate.cu), and the tentative prolongator with the coarse near-null space (device/
@@ -36,9 +36,9 @@ typedef struct {
 #endif
 
 typedef struct {
-  PetscBool3 use;                                                    /* -pc_gamg_spmv: our coarsening for our operators (unset: where they are on the device) */
-  PetscBool  all;                                                    /* -pc_gamg_spmv_all_operators: and for any AIJ operator */
-  PetscBool  prolong;                                                /* -pc_gamg_spmv_prolongator: the tentative prolongator on the device too */
+  PetscBool3 use;                                                    /* -pc_gamg_petscspmv: our coarsening for our operators (unset: where they are on the device) */
+  PetscBool  all;                                                    /* -pc_gamg_petscspmv_all_operators: and for any AIJ operator */
+  PetscBool  prolong;                                                /* -pc_gamg_petscspmv_prolongator: the tentative prolongator on the device too */
   PetscInt   levels;                                                 /* levels our coarsening took in the set-up that made the levels, for the view */
   PetscBool  fresh;                                                  /* a set-up's first coarsen is to come: the counts restart there (one reusing the interpolation keeps them) */
   PetscInt   prolongs;                                               /* of which our prolongator made P0 */
@@ -156,6 +156,32 @@ static PetscErrorCode PCGAMGSpmvLevelReason(PC pc, Mat G, const char **reason, P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The coarsener's options under their prefix before 1.2, pc_gamg_spmv_, still taken (where the new
+   spelling is not given), with PETSc's deprecation warning once per process */
+static PetscErrorCode PCGAMGSpmvOldCoarsenOptions(const char *prefix)
+{
+  static const char *const names[3] = {"mat_coarsen_spmvmis_distance", "mat_coarsen_spmvmis_seed", "mat_coarsen_spmvmis_host"};
+  static PetscBool         warned   = PETSC_FALSE;
+  PetscBool                quiet    = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-options_suppress_deprecated_warnings", &quiet, NULL));
+  for (int k = 0; k < 3; k++) {
+    char      oldname[256], newname[256], value[256];
+    PetscBool set, given;
+
+    PetscCall(PetscSNPrintf(oldname, sizeof(oldname), "-%spc_gamg_spmv_%s", prefix ? prefix : "", names[k]));
+    PetscCall(PetscSNPrintf(newname, sizeof(newname), "-%spc_gamg_petscspmv_%s", prefix ? prefix : "", names[k]));
+    PetscCall(PetscOptionsGetString(NULL, NULL, oldname, value, sizeof(value), &set));
+    PetscCall(PetscOptionsHasName(NULL, NULL, newname, &given));
+    if (!set || given) continue;
+    PetscCall(PetscOptionsSetValue(NULL, newname, value[0] ? value : NULL));
+    if (!warned && !quiet) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Warning: %s is deprecated as of version 1.2 and will be removed in a future release. Use %s instead\n", oldname, newname));
+    warned = PETSC_TRUE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The aggregation's coarsen with our maximal independent set: the lists PETSc's prolongator reads (root
    first), on the graph itself at every level (no squared graph) */
 static PetscErrorCode PCGAMGCoarsen_Spmv(PC pc, Mat *G, PetscCoarsenData **lists)
@@ -181,7 +207,8 @@ static PetscErrorCode PCGAMGCoarsen_Spmv(PC pc, Mat *G, PetscCoarsenData **lists
   PetscCall(MatCoarsenCreate(PetscObjectComm((PetscObject)*G), &crs));
   PetscCall(PCGetOptionsPrefix(pc, &prefix));
   PetscCall(PetscObjectSetOptionsPrefix((PetscObject)crs, prefix));
-  PetscCall(PetscObjectAppendOptionsPrefix((PetscObject)crs, "pc_gamg_spmv_"));
+  PetscCall(PetscObjectAppendOptionsPrefix((PetscObject)crs, "pc_gamg_petscspmv_"));
+  PetscCall(PCGAMGSpmvOldCoarsenOptions(prefix));
   PetscCall(MatCoarsenSetType(crs, MATCOARSENSPMVMIS));
   PetscCall(MatCoarsenSetFromOptions(crs));
   PetscCall(MatCoarsenSpmvMISSetDistance(crs, distance));
@@ -218,7 +245,7 @@ static PetscErrorCode PCGAMGProlongator_Spmv(PC pc, Mat A, PetscCoarsenData *lis
   kept[0] = (PetscMPIInt)(sp->d_work && lists == sp->lists);
   kept[1] = !kept[0];
   PetscCallMPI(MPIU_Allreduce(kept, any, 2, MPI_INT, MPI_MAX, comm));
-  PetscCheck(!any[0] || !any[1], comm, PETSC_ERR_PLIB, "GAMG's aggregates are on the device on some processes only: a bug, please report it (-pc_gamg_spmv_prolongator 0 takes PETSc's prolongator)");
+  PetscCheck(!any[0] || !any[1], comm, PETSC_ERR_PLIB, "GAMG's aggregates are on the device on some processes only: a bug, please report it (-pc_gamg_petscspmv_prolongator 0 takes PETSc's prolongator)");
   if (!any[0]) {
     PetscCall(PCGAMGSpmvFreeKept(sp));
     PetscCall((*sp->prolongator)(pc, A, lists, P));
@@ -266,12 +293,12 @@ static PetscErrorCode PCGAMGSpmvTakesHere(PC pc, PC_GAMG_Spmv *sp, PetscBool *ta
   PetscCall(MatSpmvFormatFind(((PetscObject)pc->pmat)->type_name, &fmt));
   if (sp->all) PetscCall(PetscObjectTypeCompareAny((PetscObject)pc->pmat, &aij, MATSEQAIJ, MATMPIAIJ, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE, ""));
   if (!agg) PetscCall(PetscInfo(pc, "PETSc's coarsening: PCGAMG type %s, ours is for %s\n", type, PCGAMGAGG));
-  else if (!fmt && !aij) PetscCall(PetscInfo(pc, "PETSc's coarsening: the operator is %s, not one of ours (-pc_gamg_spmv_all_operators takes any AIJ)\n", ((PetscObject)pc->pmat)->type_name));
+  else if (!fmt && !aij) PetscCall(PetscInfo(pc, "PETSc's coarsening: the operator is %s, not one of ours (-pc_gamg_petscspmv_all_operators takes any AIJ)\n", ((PetscObject)pc->pmat)->type_name));
   else if (sp->use == PETSC_BOOL3_UNKNOWN) { /* by default where the set-up can run on the device: its host reference gains nothing */ PetscBool device;
 
     PetscCall(MatSpmvUseCUSPARSEBase(&device));
-    if (!device) PetscCall(PetscInfo(pc, "PETSc's coarsening: no GPU (-pc_gamg_spmv takes ours, by its host reference)\n"));
-    else if (pc->pmat->boundtocpu) PetscCall(PetscInfo(pc, "PETSc's coarsening: the operator is bound to the CPU (-pc_gamg_spmv takes ours, by its host reference)\n"));
+    if (!device) PetscCall(PetscInfo(pc, "PETSc's coarsening: no GPU (-pc_gamg_petscspmv takes ours, by its host reference)\n"));
+    else if (pc->pmat->boundtocpu) PetscCall(PetscInfo(pc, "PETSc's coarsening: the operator is bound to the CPU (-pc_gamg_petscspmv takes ours, by its host reference)\n"));
     else *takes = PETSC_TRUE;
   } else *takes = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -332,9 +359,13 @@ static PetscErrorCode PCSetFromOptions_GAMGSpmv(PC pc, PetscOptionItems PetscOpt
   PetscCall((*PCSetFromOptions_GAMG_PETSc)(pc, PetscOptionsObject));
   PetscCall(PCGAMGSpmvGet(pc, &sp));
   PetscOptionsHeadBegin(PetscOptionsObject, "GAMG's coarsening by petscspmv");
-  PetscCall(PetscOptionsBool3("-pc_gamg_spmv", "Coarsen by petscspmv's maximal independent sets and tentative prolongator (on the device) where the operator is one of its types (default: where it is on a GPU)", "PCSetUp", sp->use == PETSC_BOOL3_FALSE ? PETSC_FALSE : PETSC_TRUE, &sp->use, NULL));
-  PetscCall(PetscOptionsBool("-pc_gamg_spmv_prolongator", "With -pc_gamg_spmv, the tentative prolongator on the device too (where the aggregates were made there)", "PCSetUp", sp->prolong, &sp->prolong, NULL));
-  PetscCall(PetscOptionsBool("-pc_gamg_spmv_all_operators", "Also where the operator is any other AIJ matrix (aijcusparse on the device, AIJ by the host reference)", "PCSetUp", sp->all, &sp->all, NULL));
+  /* before 1.2 "spmv", the matrix type's name too */
+  PetscCall(PetscOptionsDeprecated("-pc_gamg_spmv", "-pc_gamg_petscspmv", "1.2", NULL));
+  PetscCall(PetscOptionsDeprecated("-pc_gamg_spmv_prolongator", "-pc_gamg_petscspmv_prolongator", "1.2", NULL));
+  PetscCall(PetscOptionsDeprecated("-pc_gamg_spmv_all_operators", "-pc_gamg_petscspmv_all_operators", "1.2", NULL));
+  PetscCall(PetscOptionsBool3("-pc_gamg_petscspmv", "Coarsen by petscspmv's maximal independent sets and tentative prolongator (on the device) where the operator is one of its types (default: where it is on a GPU)", "PCSetUp", sp->use == PETSC_BOOL3_FALSE ? PETSC_FALSE : PETSC_TRUE, &sp->use, NULL));
+  PetscCall(PetscOptionsBool("-pc_gamg_petscspmv_prolongator", "With -pc_gamg_petscspmv, the tentative prolongator on the device too (where the aggregates were made there)", "PCSetUp", sp->prolong, &sp->prolong, NULL));
+  PetscCall(PetscOptionsBool("-pc_gamg_petscspmv_all_operators", "Also where the operator is any other AIJ matrix (aijcusparse on the device, AIJ by the host reference)", "PCSetUp", sp->all, &sp->all, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -235,7 +235,7 @@ PetscErrorCode MatSpmvGetDeviceWorkVec(Mat A, const char *key, PetscLayout map, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* aijcusparse's (and MATSOLVERSPMV's) triangular solves read and write device arrays only (a host
+/* aijcusparse's (and MATSOLVERSPMVFACTOR's) triangular solves read and write device arrays only (a host
    vector gives a wrong result): host vectors go through device work vectors kept with the factor */
 PetscErrorCode MatSpmvSolveStaged(Mat F, Vec b, Vec x, PetscErrorCode (*solve)(Mat, Vec, Vec))
 {
@@ -261,7 +261,7 @@ PetscErrorCode MatSpmvSolveStaged(Mat F, Vec b, Vec x, PetscErrorCode (*solve)(M
 /* ---- transpose solves by a second factorization ----
    aijcusparse's ILU(0) (CUDA >= 12.1.1) updates only its forward solves' analysis after a second
    numeric factorization: its MatSolveTranspose() then solves with the first factorization's values
-   (PETSc 3.25.4; docs/limits.md). MATSOLVERSPMV's solves run forward only. Both then apply the
+   (PETSc 3.25.4; docs/limits.md). MATSOLVERSPMVFACTOR's solves run forward only. Both then apply the
    transpose solve of a second, fresh factorization of A by a package PETSc has, with the factor's
    orderings and settings, made at the first transpose solve after each numeric factorization */
 typedef struct {

@@ -102,7 +102,7 @@ static PetscErrorCode MatSpmvWrapFactorNumeric(Mat F)
    ask for PETSc's host factorization, whose factors aijcusparse copies to the device for cuSPARSE's
    solves (info->factoronhost): ILU with any shift, ICC with a nonzero or in-blocks shift. ICC's
    positive-definite shift, PCICC's default, changes nothing unless a pivot is not positive, so
-   aijcusparse's device ICC(0) keeps it (MATSOLVERSPMV, the default package, hands such a matrix to the
+   aijcusparse's device ICC(0) keeps it (MATSOLVERSPMVFACTOR, the default package, hands such a matrix to the
    host factorization when it meets the pivot) */
 static PetscErrorCode MatSpmvCUSPARSEFactorInfo(Mat F, const MatFactorInfo *info, MatFactorInfo *use)
 {
@@ -188,14 +188,14 @@ static PetscErrorCode MatGetFactor_SeqAIJSpmv_CUSPARSE(Mat A, MatFactorType ftyp
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The default package declined the factorization (MATSOLVERSPMV's symbolic phase says why): F
+/* The default package declined the factorization (MATSOLVERSPMVFACTOR's symbolic phase says why): F
    becomes cuSPARSE's factor of A, its symbolic phase done, in place (PCFactor keeps F) */
 static PetscErrorCode MatSpmvFactorToCUSPARSE(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info, const char *why)
 {
   Mat G;
 
   PetscFunctionBegin;
-  PetscCall(PetscInfo(A, "PCFactor's default package for %s hands the %s factorization to cusparse: %s (-pc_factor_mat_solver_type spmv insists)\n", ((PetscObject)A)->type_name, MatFactorTypes[F->factortype], why));
+  PetscCall(PetscInfo(A, "PCFactor's default package for %s hands the %s factorization to cusparse: %s (-pc_factor_mat_solver_type spmvfactor insists)\n", ((PetscObject)A)->type_name, MatFactorTypes[F->factortype], why));
   PetscCall(MatGetFactor_SeqAIJSpmv_CUSPARSE(A, F->factortype, &G));
   if (F->factortype == MAT_FACTOR_ICC) PetscCall(MatICCFactorSymbolic(G, A, row, info));
   else PetscCall(MatILUFactorSymbolic(G, A, row, col, info));
@@ -203,7 +203,7 @@ static PetscErrorCode MatSpmvFactorToCUSPARSE(Mat F, Mat A, IS row, IS col, cons
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* PCFactor's default ILU and ICC for our types (MatGetFactor() with no solver type): MATSOLVERSPMV,
+/* PCFactor's default ILU and ICC for our types (MatGetFactor() with no solver type): MATSOLVERSPMVFACTOR,
    which hands the factorization to cuSPARSE's where it does not take the settings or cuSPARSE's
    was measured faster (its symbolic phase decides; -info says which and why) */
 static PetscErrorCode MatGetFactor_SeqAIJSpmv_Default(Mat A, MatFactorType ftype, Mat *F)
@@ -211,7 +211,7 @@ static PetscErrorCode MatGetFactor_SeqAIJSpmv_Default(Mat A, MatFactorType ftype
   MatSolverFn *create = NULL;
 
   PetscFunctionBegin;
-  PetscCall(MatSolverTypeGet(MATSOLVERSPMV, ((PetscObject)A)->type_name, ftype, NULL, NULL, &create));
+  PetscCall(MatSolverTypeGet(MATSOLVERSPMVFACTOR, ((PetscObject)A)->type_name, ftype, NULL, NULL, &create));
   if (!create) { /* the package is not registered: cuSPARSE's */
     PetscCall(MatGetFactor_SeqAIJSpmv_CUSPARSE(A, ftype, F));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -227,7 +227,7 @@ static PetscErrorCode MatGetFactor_SeqAIJSpmv_Default(Mat A, MatFactorType ftype
    gives LU and Cholesky to aijcusparse and ILU and ICC to the default above. An explicit solver type
    takes the first entry whose name our type begins with: for cusparse the entry under the type name
    less its last letter, registered first, which gives cuSPARSE's factors of every kind (an entry
-   under the full name would answer first, and send ILU to MATSOLVERSPMV) */
+   under the full name would answer first, and send ILU to MATSOLVERSPMVFACTOR) */
 PetscErrorCode MatSpmvRegisterFactors(MatSpmvFormat *fmt)
 {
   PetscBool usecusparse;
