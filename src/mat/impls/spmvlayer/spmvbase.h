@@ -10,6 +10,12 @@
 #include <petscmat.h>
 
 /* ---- floor 0: device services (device.cu); all take a cudaStream_t as void * ---- */
+/* a CSR on the device with int indices (a NULL where a phase reads no values) */
+typedef struct {
+  PetscInt           m, n, nnz;
+  const int         *i, *j;
+  const PetscScalar *a;
+} MatSpmvDeviceCSR;
 PETSC_INTERN PetscErrorCode MatSpmvCUDAAvailable(PetscBool *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDAGetStream(void **);
 PETSC_INTERN PetscErrorCode MatSpmvCUDAMalloc(void **, size_t);
@@ -57,16 +63,25 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDAColumnLengthStats(PetscInt, PetscInt, con
 /* A + alpha I on the device CSR (m rows, m at most the columns): *shifted false, nothing changed,
    where a row has no diagonal entry */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAShift(PetscInt, const int *, const int *, PetscScalar, PetscScalar *, PetscBool *, void *);
+/* Y += alpha X on device CSRs (ya: Y's values) where X's pattern is within Y's; else *subset false, Y untouched */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAAXPYSubset(const MatSpmvDeviceCSR *, const MatSpmvDeviceCSR *, PetscScalar, PetscScalar *, PetscBool *, void *);
 /* diag(l) A diag(r) on the device CSR (m rows; l or r NULL: none) */
-/* Y += alpha X on device CSRs where X's pattern is within Y's (m rows, X's nnz entries); else *subset false, Y untouched */
-PETSC_INTERN PetscErrorCode MatSpmvCUDAAXPYSubset(PetscInt, PetscInt, const int *, const int *, const PetscScalar *, const int *, const int *, PetscScalar, PetscScalar *, PetscBool *, void *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDADiagonalScale(PetscInt, const int *, const int *, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);
-/* the scalar graph of the square device CSR (m rows, block size bs, nnz entries, real scalars;
-   graph.cu): with bs > 1 first collapsed to m/bs rows (the sum of |a| over each block); A's values
-   (absolute with absval), plus A^T's (symmetrize: the union of both patterns), scaled by
-   diag(|g(r, r)|^(-1/2)) on both sides (a zero or missing diagonal gives 0): new device arrays *d_gi,
-   *d_gj, *d_ga of *gnnz entries (at most 2 nnz) */
-PETSC_INTERN PetscErrorCode MatSpmvCUDAGraph(PetscInt, PetscInt, PetscInt, const int *, const int *, const PetscScalar *, PetscBool, PetscBool, PetscBool, int **, int **, PetscScalar **, PetscInt *, void *);
+/* what the graph of a matrix is made of: |a| (absval), A + A^T's pattern (symmetrize), scaled */
+typedef struct {
+  PetscBool absval, symmetrize, scale;
+} MatSpmvGraphKind;
+/* a graph made on the device: m rows, nnz entries in new device arrays its receiver frees */
+typedef struct {
+  PetscInt     m, nnz;
+  int         *i, *j;
+  PetscScalar *a;
+} MatSpmvDeviceGraph;
+/* the scalar graph of the square device CSR A of block size bs (real scalars; graph.cu): with bs > 1
+   first collapsed to m/bs rows (the sum of |a| over each block); A's values (absolute with absval),
+   plus A^T's (symmetrize: the union of both patterns), scaled by diag(|g(r, r)|^(-1/2)) on both
+   sides (a zero or missing diagonal gives 0); at most 2 nnz entries */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAGraph(const MatSpmvDeviceCSR *, PetscInt, MatSpmvGraphKind, MatSpmvDeviceGraph *, void *);
 /* MatSpmvWideShare() of the device CSR (m rows, d_i, d_j, longest row) in its natural order, on the device */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAWideShare(PetscInt, const int *, const int *, PetscInt, PetscReal *, void *);
 /* the modules of the n kernels (host addresses of __global__ functions; NULL: none) loaded on a

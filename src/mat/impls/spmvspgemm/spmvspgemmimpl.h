@@ -25,13 +25,6 @@
 
 #define MATSPMV_SPGEMM_BINS 6 /* row bins of each phase, the last the rows of global tables (symbolic) or global sums (numeric) */
 
-/* a CSR on the device with int indices */
-typedef struct {
-  PetscInt           m, n, nnz;
-  const int         *i, *j;
-  const PetscScalar *a;
-} MatSpmvDeviceCSR;
-
 /* what a symbolic phase leaves for the numeric ones */
 typedef struct {
   PetscInt m, n, nnz;                    /* C: m x n, nnz entries */

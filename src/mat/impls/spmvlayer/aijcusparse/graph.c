@@ -47,32 +47,32 @@ static PetscErrorCode MatSpmvGraphOnDevice(Mat A, PetscInt index_size, PetscBool
 }
 
 #if defined(MATSPMV_DEVICE_GRAPH)
-/* the device CSR (m rows, nnz entries) of a graph into new host arrays; the device ones freed */
-static PetscErrorCode MatSpmvGraphCopyToHost(PetscInt m, PetscInt nnz, int *d_gi, int *d_gj, PetscScalar *d_ga, PetscInt **i, PetscInt **j, PetscScalar **a)
+/* a graph made on the device into new host arrays; its device arrays freed */
+static PetscErrorCode MatSpmvGraphCopyToHost(MatSpmvDeviceGraph *g, PetscInt **i, PetscInt **j, PetscScalar **a)
 {
   void *stream;
 
   PetscFunctionBegin;
   PetscCall(MatSpmvCUDAGetStream(&stream));
-  PetscCall(MatSpmvCSRCopyToHost(m, nnz, d_gi, d_gj, d_ga, stream, i, j, a));
-  PetscCall(MatSpmvCUDAFree(d_ga));
-  PetscCall(MatSpmvCUDAFree(d_gj));
-  PetscCall(MatSpmvCUDAFree(d_gi));
+  PetscCall(MatSpmvCSRCopyToHost(g->m, g->nnz, g->i, g->j, g->a, stream, i, j, a));
+  PetscCall(MatSpmvCUDAFree(g->a));
+  PetscCall(MatSpmvCUDAFree(g->j));
+  PetscCall(MatSpmvCUDAFree(g->i));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the device CSR (m rows, nnz entries) copied into a new host MATSEQAIJ (pinned arrays), then made an
-   aijcusparse matrix (whose device copy is made at its first device use); the device arrays freed */
-static PetscErrorCode MatSpmvGraphFromDevice(PetscInt m, PetscInt nnz, int *d_gi, int *d_gj, PetscScalar *d_ga, Mat *G)
+/* a graph made on the device copied into a new host MATSEQAIJ (pinned arrays), then made an
+   aijcusparse matrix (whose device copy is made at its first device use); its device arrays freed */
+static PetscErrorCode MatSpmvGraphFromDevice(MatSpmvDeviceGraph *g, Mat *G)
 {
   void *stream;
 
   PetscFunctionBegin;
   PetscCall(MatSpmvCUDAGetStream(&stream));
-  PetscCall(MatSpmvCreateAIJFromDevice(m, m, nnz, d_gi, d_gj, d_ga, stream, G));
-  PetscCall(MatSpmvCUDAFree(d_ga));
-  PetscCall(MatSpmvCUDAFree(d_gj));
-  PetscCall(MatSpmvCUDAFree(d_gi));
+  PetscCall(MatSpmvCreateAIJFromDevice(g->m, g->m, g->nnz, g->i, g->j, g->a, stream, G));
+  PetscCall(MatSpmvCUDAFree(g->a));
+  PetscCall(MatSpmvCUDAFree(g->j));
+  PetscCall(MatSpmvCUDAFree(g->i));
   PetscCall(MatConvert(*G, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, G));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -99,26 +99,26 @@ static PetscErrorCode MatSpmvCreateGraph(Mat A, MatSpmvCreateGraphFn base, Petsc
   }
 #if defined(MATSPMV_DEVICE_GRAPH)
   {
-    const int         *d_i, *d_j;
-    int               *d_gi, *d_gj;
-    const PetscScalar *d_a;
-    PetscScalar       *d_ga;
-    PetscInt           gnnz, m = A->rmap->n;
+    const PetscInt     m    = A->rmap->n;
+    MatSpmvDeviceCSR   acsr = {m, m, nnz, NULL, NULL, NULL};
+    MatSpmvDeviceGraph g;
+    MatSpmvGraphKind   kind;
     void              *stream;
-    PetscBool          transpose = symmetrize, isset, issym;
+    PetscBool          isset, issym;
 
     PetscCall(MatIsSymmetricKnown(A, &isset, &issym));
-    if (isset && issym) transpose = PETSC_FALSE; /* as PETSc's: a known symmetric A is its own transpose */
-    PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j));
-    PetscCall(MatSpmvCUSPARSEGetValues(A, &d_a));
+    kind.symmetrize = (PetscBool)(symmetrize && !(isset && issym)); /* as PETSc's: a known symmetric A is its own transpose */
+    kind.absval     = (PetscBool)(scale || filter >= 0);            /* absolute values wherever PETSc's takes them: to scale or to filter */
+    kind.scale      = scale;
+    PetscCall(MatSpmvCUSPARSEGetIJ(A, &acsr.i, &acsr.j));
+    PetscCall(MatSpmvCUSPARSEGetValues(A, &acsr.a));
     PetscCall(MatSpmvCUDAGetStream(&stream));
     PetscCall(PetscLogGpuTimeBegin());
-    /* absolute values wherever PETSc's takes them: to scale or to filter */
-    PetscCall(MatSpmvCUDAGraph(m, bs, nnz, d_i, d_j, d_a, (PetscBool)(scale || filter >= 0), transpose, scale, &d_gi, &d_gj, &d_ga, &gnnz, stream));
+    PetscCall(MatSpmvCUDAGraph(&acsr, bs, kind, &g, stream));
     PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(MatSpmvCUSPARSERestoreValues(A, &d_a));
-    PetscCall(MatSpmvGraphFromDevice(m / bs, gnnz, d_gi, d_gj, d_ga, G));
-    PetscCall(PetscInfo(A, "MatCreateGraph() on the device: %" PetscInt_FMT " rows (block size %" PetscInt_FMT "), %" PetscInt_FMT " entries (%s)\n", m / bs, bs, gnnz, transpose ? "A + A^T" : "A"));
+    PetscCall(MatSpmvCUSPARSERestoreValues(A, &acsr.a));
+    PetscCall(PetscInfo(A, "MatCreateGraph() on the device: %" PetscInt_FMT " rows (block size %" PetscInt_FMT "), %" PetscInt_FMT " entries (%s)\n", g.m, bs, g.nnz, kind.symmetrize ? "A + A^T" : "A"));
+    PetscCall(MatSpmvGraphFromDevice(&g, G));
   }
 #endif
   if (symmetrize) PetscCall(MatSetOption(*G, MAT_SYMMETRIC, PETSC_TRUE));
@@ -271,10 +271,10 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
   Mat                Ad, Ao, Bo, Bod;
   const PetscInt    *garray, *oi, *oj;
   const PetscScalar *oa;
-  const int         *d_i, *d_j;
-  const PetscScalar *d_a;
-  int               *d_gi, *d_gj;
-  PetscScalar       *d_ga, *vals;
+  MatSpmvDeviceCSR   dcsr;
+  MatSpmvDeviceGraph g;
+  MatSpmvGraphKind   kind;
+  PetscScalar       *vals;
   PetscInt           m = A->rmap->n, rstart = A->rmap->rstart, gnnz, nrows, *onnz, *dnnz, *cols, maxrow = 0;
   PetscBool          transpose = symmetrize, isset, issym, absval = (PetscBool)(scale || filter >= 0), done;
   PetscInt          *gi, *gj, *goi, *goj;
@@ -288,14 +288,20 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
   /* the diagonal block, on the device, unscaled (the scale needs the other processes' diagonals) */
   PetscCall(MatGetInfo(Ad, MAT_LOCAL, &info));
-  PetscCall(MatSpmvCUSPARSEGetIJ(Ad, &d_i, &d_j));
-  PetscCall(MatSpmvCUSPARSEGetValues(Ad, &d_a));
+  dcsr.m = dcsr.n = m;
+  dcsr.nnz        = (PetscInt)info.nz_used;
+  kind.absval     = absval;
+  kind.symmetrize = transpose;
+  kind.scale      = PETSC_FALSE;
+  PetscCall(MatSpmvCUSPARSEGetIJ(Ad, &dcsr.i, &dcsr.j));
+  PetscCall(MatSpmvCUSPARSEGetValues(Ad, &dcsr.a));
   PetscCall(MatSpmvCUDAGetStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCall(MatSpmvCUDAGraph(m, 1, (PetscInt)info.nz_used, d_i, d_j, d_a, absval, transpose, PETSC_FALSE, &d_gi, &d_gj, &d_ga, &gnnz, stream));
+  PetscCall(MatSpmvCUDAGraph(&dcsr, 1, kind, &g, stream));
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(MatSpmvCUSPARSERestoreValues(Ad, &d_a));
-  PetscCall(MatSpmvGraphCopyToHost(m, gnnz, d_gi, d_gj, d_ga, &gi, &gj, &ga));
+  PetscCall(MatSpmvCUSPARSERestoreValues(Ad, &dcsr.a));
+  gnnz = g.nnz;
+  PetscCall(MatSpmvGraphCopyToHost(&g, &gi, &gj, &ga));
   /* the off-diagonal entries alone, and their transposes */
   PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nrows, &oi, &oj, &done));
   PetscCheck(done && nrows == m, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCreateGraph(): the off-diagonal block gives no row structure");

@@ -128,24 +128,24 @@ static PetscErrorCode MatAXPY_SeqAIJSpmvDevice(Mat Y, PetscScalar a, Mat X, MatS
   }
 #if defined(PETSC_HAVE_CUDA)
   if (ok[0] && ok[1]) {
-    const int         *xi, *xj, *yi, *yj;
-    const PetscScalar *xa;
-    PetscScalar       *ya;
-    MatInfo            info;
-    void              *stream;
+    MatSpmvDeviceCSR xcsr = {X->rmap->n, X->cmap->n, 0, NULL, NULL, NULL}, ycsr = {Y->rmap->n, Y->cmap->n, 0, NULL, NULL, NULL};
+    PetscScalar     *ya;
+    MatInfo          info;
+    void            *stream;
 
     PetscCall(MatGetInfo(X, MAT_LOCAL, &info));
-    PetscCall(MatSpmvCUSPARSEGetValues(X, &xa));
-    PetscCall(MatSpmvCUSPARSEGetIJ(X, &xi, &xj));
+    xcsr.nnz = (PetscInt)info.nz_used;
+    PetscCall(MatSpmvCUSPARSEGetValues(X, &xcsr.a));
+    PetscCall(MatSpmvCUSPARSEGetIJ(X, &xcsr.i, &xcsr.j));
     PetscCall(MatSpmvCUSPARSEGetArray(Y, &ya));
-    PetscCall(MatSpmvCUSPARSEGetIJ(Y, &yi, &yj));
+    PetscCall(MatSpmvCUSPARSEGetIJ(Y, &ycsr.i, &ycsr.j));
     PetscCall(MatSpmvCUDAGetStream(&stream));
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(MatSpmvCUDAAXPYSubset(Y->rmap->n, (PetscInt)info.nz_used, xi, xj, xa, yi, yj, a, ya, &subset, stream));
+    PetscCall(MatSpmvCUDAAXPYSubset(&xcsr, &ycsr, a, ya, &subset, stream));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogGpuFlops(2.0 * info.nz_used));
     PetscCall(MatSpmvCUSPARSERestoreArray(Y, &ya));
-    PetscCall(MatSpmvCUSPARSERestoreValues(X, &xa));
+    PetscCall(MatSpmvCUSPARSERestoreValues(X, &xcsr.a));
     if (!subset) PetscCall(PetscInfo(Y, "X's pattern is not within Y's: aijcusparse's MatAXPY\n"));
   }
 #endif

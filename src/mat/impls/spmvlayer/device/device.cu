@@ -893,11 +893,12 @@ __global__ void MatSpmvAXPYPositionsKernel(I nnz, const I *__restrict__ pos, con
   for (I k = blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += gridDim.x * blockDim.x) y[pos[k]] += MatSpmvMulRounded(alpha, x[k]); /* distinct positions */
 }
 
-/* Y += alpha X for X's pattern (xnnz entries) within Y's, on the device CSRs; *subset false (Y untouched) where it is not */
-PetscErrorCode MatSpmvCUDAAXPYSubset(PetscInt m, PetscInt xnnz, const int *xi, const int *xj, const PetscScalar *xa, const int *yi, const int *yj, PetscScalar alpha, PetscScalar *ya, PetscBool *subset, void *stream)
+/* Y += alpha X for X's pattern within Y's, on the device CSRs; *subset false (Y untouched) where it is not */
+PetscErrorCode MatSpmvCUDAAXPYSubset(const MatSpmvDeviceCSR *X, const MatSpmvDeviceCSR *Y, PetscScalar alpha, PetscScalar *ya, PetscBool *subset, void *stream)
 {
-  cudaStream_t s = (cudaStream_t)stream;
-  int         *pos, *d_missing, missing = 0;
+  const PetscInt m = Y->m, xnnz = X->nnz;
+  cudaStream_t   s = (cudaStream_t)stream;
+  int           *pos, *d_missing, missing = 0;
 
   PetscFunctionBegin;
   *subset = PETSC_TRUE;
@@ -905,11 +906,11 @@ PetscErrorCode MatSpmvCUDAAXPYSubset(PetscInt m, PetscInt xnnz, const int *xi, c
   PetscCall(MatSpmvCUDAMalloc((void **)&pos, xnnz * sizeof(int) + sizeof(int)));
   d_missing = pos + xnnz;
   PetscCallCUDA(cudaMemsetAsync(d_missing, 0, sizeof(int), s));
-  MatSpmvSubsetPositionsKernel<int><<<MatSpmvGrid(32 * m), MATSPMV_THREADS, 0, s>>>((int)m, xi, xj, yi, yj, pos, d_missing);
+  MatSpmvSubsetPositionsKernel<int><<<MatSpmvGrid(32 * m), MATSPMV_THREADS, 0, s>>>((int)m, X->i, X->j, Y->i, Y->j, pos, d_missing);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(MatSpmvCUDACopyToHost(&missing, d_missing, sizeof(int), stream));
   if (!missing) {
-    MatSpmvAXPYPositionsKernel<PetscScalar, int><<<MatSpmvGrid(xnnz), MATSPMV_THREADS, 0, s>>>((int)xnnz, pos, xa, alpha, ya);
+    MatSpmvAXPYPositionsKernel<PetscScalar, int><<<MatSpmvGrid(xnnz), MATSPMV_THREADS, 0, s>>>((int)xnnz, pos, X->a, alpha, ya);
     PetscCallCUDA(cudaGetLastError());
   }
   *subset = missing ? PETSC_FALSE : PETSC_TRUE;

@@ -143,60 +143,70 @@ static PetscErrorCode MatSpmvCUDAGraphCollapse(PetscInt m, PetscInt bs, PetscInt
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatSpmvCUDAGraph(PetscInt m, PetscInt bs, PetscInt nnz, const int *d_i, const int *d_j, const PetscScalar *d_a, PetscBool absval, PetscBool symmetrize, PetscBool scale, int **d_gi, int **d_gj, PetscScalar **d_ga, PetscInt *gnnz, void *stream)
+PetscErrorCode MatSpmvCUDAGraph(const MatSpmvDeviceCSR *A, PetscInt bs, MatSpmvGraphKind kind, MatSpmvDeviceGraph *G, void *stream)
 {
-  cudaStream_t s = (cudaStream_t)stream;
+  cudaStream_t       s = (cudaStream_t)stream;
+  const PetscInt     m = A->m, nnz = A->nnz;
+  const int         *d_i = A->i, *d_j = A->j;
+  const PetscScalar *d_a = A->a;
 
   PetscFunctionBegin;
   if (bs > 1) { /* the graph of the collapsed blocks, whose values are absolute already */
-    int         *ci, *cj;
-    PetscScalar *ca;
-    PetscInt     cnnz;
+    int             *ci, *cj;
+    PetscScalar     *ca;
+    PetscInt         cnnz;
+    MatSpmvGraphKind ckind = kind;
 
     PetscCall(MatSpmvCUDAGraphCollapse(m, bs, nnz, d_i, d_j, d_a, &ci, &cj, &ca, &cnnz, s));
-    PetscCall(MatSpmvCUDAGraph(m / bs, 1, cnnz, ci, cj, ca, PETSC_FALSE, symmetrize, scale, d_gi, d_gj, d_ga, gnnz, stream));
+    {
+      const MatSpmvDeviceCSR C = {m / bs, m / bs, cnnz, ci, cj, ca};
+
+      ckind.absval = PETSC_FALSE;
+      PetscCall(MatSpmvCUDAGraph(&C, 1, ckind, G, stream));
+    }
     PetscCall(MatSpmvCUDAFree(ca));
     PetscCall(MatSpmvCUDAFree(cj));
     PetscCall(MatSpmvCUDAFree(ci));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(MatSpmvCUDAMalloc((void **)d_gi, (m + 1) * sizeof(int)));
-  if (symmetrize) {
+  G->m = m;
+  PetscCall(MatSpmvCUDAMalloc((void **)&G->i, (m + 1) * sizeof(int)));
+  if (kind.symmetrize) {
     int *ti, *tj, *tpos, nz = 0;
 
     PetscCall(MatSpmvCUDATransposeCSR(m, m, nnz, d_i, d_j, &ti, &tj, &tpos, stream));
-    MatSpmvGraphMergeKernel<PetscScalar, int><<<MatSpmvGrid(m), MATSPMV_THREADS, 0, s>>>((int)m, d_i, d_j, ti, tj, tpos, d_a, absval, *d_gi, NULL, NULL);
+    MatSpmvGraphMergeKernel<PetscScalar, int><<<MatSpmvGrid(m), MATSPMV_THREADS, 0, s>>>((int)m, d_i, d_j, ti, tj, tpos, d_a, kind.absval, G->i, NULL, NULL);
     PetscCallCUDA(cudaGetLastError());
-    PetscCallCUDA(cudaMemsetAsync(*d_gi + m, 0, sizeof(int), s));
-    MatSpmvCallThrust(thrust::exclusive_scan(thrust::cuda::par.on(s), *d_gi, *d_gi + m + 1, *d_gi));
-    PetscCallCUDA(cudaMemcpyAsync(&nz, *d_gi + m, sizeof(int), cudaMemcpyDeviceToHost, s));
+    PetscCallCUDA(cudaMemsetAsync(G->i + m, 0, sizeof(int), s));
+    MatSpmvCallThrust(thrust::exclusive_scan(thrust::cuda::par.on(s), G->i, G->i + m + 1, G->i));
+    PetscCallCUDA(cudaMemcpyAsync(&nz, G->i + m, sizeof(int), cudaMemcpyDeviceToHost, s));
     PetscCallCUDA(cudaStreamSynchronize(s));
-    *gnnz = nz;
-    PetscCall(MatSpmvCUDAMalloc((void **)d_gj, PetscMax(nz, 1) * sizeof(int)));
-    PetscCall(MatSpmvCUDAMalloc((void **)d_ga, PetscMax(nz, 1) * sizeof(PetscScalar)));
-    MatSpmvGraphMergeKernel<PetscScalar, int><<<MatSpmvGrid(m), MATSPMV_THREADS, 0, s>>>((int)m, d_i, d_j, ti, tj, tpos, d_a, absval, *d_gi, *d_gj, *d_ga);
+    G->nnz = nz;
+    PetscCall(MatSpmvCUDAMalloc((void **)&G->j, PetscMax(nz, 1) * sizeof(int)));
+    PetscCall(MatSpmvCUDAMalloc((void **)&G->a, PetscMax(nz, 1) * sizeof(PetscScalar)));
+    MatSpmvGraphMergeKernel<PetscScalar, int><<<MatSpmvGrid(m), MATSPMV_THREADS, 0, s>>>((int)m, d_i, d_j, ti, tj, tpos, d_a, kind.absval, G->i, G->j, G->a);
     PetscCallCUDA(cudaGetLastError());
     PetscCall(MatSpmvCUDAFree(tpos)); /* cudaFree waits for the merge */
     PetscCall(MatSpmvCUDAFree(tj));
     PetscCall(MatSpmvCUDAFree(ti));
   } else {
-    *gnnz = nnz;
-    PetscCall(MatSpmvCUDAMalloc((void **)d_gj, PetscMax(nnz, 1) * sizeof(int)));
-    PetscCall(MatSpmvCUDAMalloc((void **)d_ga, PetscMax(nnz, 1) * sizeof(PetscScalar)));
-    PetscCall(MatSpmvCUDACopyOnDevice(*d_gi, d_i, (m + 1) * sizeof(int), stream));
-    PetscCall(MatSpmvCUDACopyOnDevice(*d_gj, d_j, nnz * sizeof(int), stream));
+    G->nnz = nnz;
+    PetscCall(MatSpmvCUDAMalloc((void **)&G->j, PetscMax(nnz, 1) * sizeof(int)));
+    PetscCall(MatSpmvCUDAMalloc((void **)&G->a, PetscMax(nnz, 1) * sizeof(PetscScalar)));
+    PetscCall(MatSpmvCUDACopyOnDevice(G->i, d_i, (m + 1) * sizeof(int), stream));
+    PetscCall(MatSpmvCUDACopyOnDevice(G->j, d_j, nnz * sizeof(int), stream));
     if (nnz) {
-      MatSpmvGraphCopyKernel<PetscScalar, int><<<MatSpmvGrid(nnz), MATSPMV_THREADS, 0, s>>>((int)nnz, d_a, absval ? true : false, *d_ga);
+      MatSpmvGraphCopyKernel<PetscScalar, int><<<MatSpmvGrid(nnz), MATSPMV_THREADS, 0, s>>>((int)nnz, d_a, kind.absval ? true : false, G->a);
       PetscCallCUDA(cudaGetLastError());
     }
   }
-  if (scale && m) {
+  if (kind.scale && m) {
     PetscScalar *d_s;
 
     PetscCall(MatSpmvCUDAMalloc((void **)&d_s, m * sizeof(PetscScalar)));
-    MatSpmvGraphScalesKernel<PetscScalar, int><<<MatSpmvGrid(m), MATSPMV_THREADS, 0, s>>>((int)m, *d_gi, *d_gj, *d_ga, d_s);
+    MatSpmvGraphScalesKernel<PetscScalar, int><<<MatSpmvGrid(m), MATSPMV_THREADS, 0, s>>>((int)m, G->i, G->j, G->a, d_s);
     PetscCallCUDA(cudaGetLastError());
-    PetscCall(MatSpmvCUDADiagonalScale(m, *d_gi, *d_gj, d_s, d_s, *d_ga, stream));
+    PetscCall(MatSpmvCUDADiagonalScale(m, G->i, G->j, d_s, d_s, G->a, stream));
     PetscCall(MatSpmvCUDAFree(d_s)); /* cudaFree waits for the scaling */
   }
   PetscFunctionReturn(PETSC_SUCCESS);

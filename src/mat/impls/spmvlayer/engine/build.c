@@ -93,7 +93,7 @@ PetscErrorCode MatSpmvColumnPlanDestroy(MatSpmvColumnPlan *plan)
 }
 
 /* whether A's layouts, and A^T's from A^T's CSR made there, are built from aijcusparse's device CSR */
-static PetscBool MatSpmvDeviceCSR(Mat_SeqAIJSpmv *sp)
+static PetscBool MatSpmvBuildsFromDeviceCSR(Mat_SeqAIJSpmv *sp)
 {
   return (PetscBool)(sp->ondevice && sp->base->cusparse && sizeof(PetscInt) == sizeof(int));
 }
@@ -127,7 +127,7 @@ PetscErrorCode MatSpmvPrepareDeviceBuild(Mat A, MatSpmvOp t)
 
   PetscFunctionBegin;
 #if defined(PETSC_HAVE_CUDA)
-  if (MatSpmvDeviceCSR(sp)) PetscCall(MatSpmvCUDAPreloadWait());
+  if (MatSpmvBuildsFromDeviceCSR(sp)) PetscCall(MatSpmvCUDAPreloadWait());
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -143,7 +143,7 @@ PetscErrorCode MatSpmvRowLengthStats(Mat A, MatSpmvOp t, const MatSpmvCSR *csr, 
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(stats, sizeof(*stats)));
-  if (MatSpmvDeviceCSR(sp)) {
+  if (MatSpmvBuildsFromDeviceCSR(sp)) {
 #if defined(PETSC_HAVE_CUDA)
     const int *d_i, *d_j;
     void      *stream;
@@ -189,7 +189,7 @@ static PetscErrorCode MatSpmvColumnPlanFrequency(Mat A, MatSpmvOp t, const MatSp
   PetscInt        hot = 0;
 
   PetscFunctionBegin;
-  if (MatSpmvDeviceCSR(sp)) { /* counted and sorted on the device: no host pass (A^T's column counts are A's row lengths) */
+  if (MatSpmvBuildsFromDeviceCSR(sp)) { /* counted and sorted on the device: no host pass (A^T's column counts are A's row lengths) */
 #if defined(PETSC_HAVE_CUDA)
     const int *d_i, *d_j;
     void      *stream;
@@ -239,7 +239,7 @@ static PetscErrorCode MatSpmvColumnPlanRCM(Mat A, MatSpmvOp t, const MatSpmvCSR 
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
-  if (MatSpmvDeviceCSR(sp)) { /* measured on A's device CSR (also for A^T's layout): no host pass over the nonzeros */
+  if (MatSpmvBuildsFromDeviceCSR(sp)) { /* measured on A's device CSR (also for A^T's layout): no host pass over the nonzeros */
 #if defined(PETSC_HAVE_CUDA)
     const int      *d_i, *d_j;
     void           *stream;
@@ -269,7 +269,7 @@ static PetscErrorCode MatSpmvColumnPlanRCM(Mat A, MatSpmvOp t, const MatSpmvCSR 
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   plan->order = MAT_SPMV_COLUMN_ORDER_RCM;
-  if (MatSpmvDeviceCSR(sp)) { /* a device build renumbers the device CSR with it */
+  if (MatSpmvBuildsFromDeviceCSR(sp)) { /* a device build renumbers the device CSR with it */
 #if defined(PETSC_HAVE_CUDA)
     PetscCall(MatSpmvCUDAUploadInt(&plan->d_perm, plan->perm, csr->n));
     PetscCall(PetscLogCpuToGpu(csr->n * sizeof(int)));
@@ -387,7 +387,7 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, MatSpmvOp t, const MatSpmvCSR *c
   L->n     = t ? csr->m : csr->n;
   L->nnz   = csr->nnz;
   /* the format's device build needs aijcusparse's 32-bit device CSR (A^T's is made from it) */
-  ondevicebuild = (PetscBool)(MatSpmvDeviceCSR(sp) && format->builddevice);
+  ondevicebuild = (PetscBool)(MatSpmvBuildsFromDeviceCSR(sp) && format->builddevice);
   if (ondevicebuild) PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j));
   if (t == 1 && ondevicebuild) { /* A^T's CSR on the device; its row offsets on the host too, for the pattern */
 #if defined(PETSC_HAVE_CUDA)
