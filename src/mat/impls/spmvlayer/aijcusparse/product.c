@@ -126,7 +126,9 @@ static PetscErrorCode MatSpmvProductOnDevice(Mat_Product *p, PetscBool *dev)
    PtAP multiplies by P_loc^T so). A stale transpose (transupdated off) is formed again by the
    symbolic phase of a throwaway T^T E, E one column with one entry: the public way to aijcusparse's
    csr2csc. Not MatMultTranspose: aijcusparse leaves the cuSPARSE handle of a merged P_loc in host
-   pointer mode, where its products crash */
+   pointer mode, where its products crash. The throwaway product names an algorithm other than the
+   default: our SpGEMM (T ours or a result has our product hooks) would take it and form its own
+   transpose, not aijcusparse's; aijcusparse's ignores the name */
 PetscErrorCode MatSpmvRefreshTranspose(Mat T)
 {
   Mat         E, D;
@@ -145,6 +147,7 @@ PetscErrorCode MatSpmvRefreshTranspose(Mat T)
   PetscCall(MatAssemblyEnd(E, MAT_FINAL_ASSEMBLY));
   PetscCall(MatProductCreate(T, E, NULL, &D));
   PetscCall(MatProductSetType(D, MATPRODUCT_AtB));
+  PetscCall(MatProductSetAlgorithm(D, "cusparse"));
   PetscCall(MatProductSetFromOptions(D));
   PetscCall(MatProductSymbolic(D));
   PetscCall(MatDestroy(&D));
