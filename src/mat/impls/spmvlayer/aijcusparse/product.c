@@ -255,6 +255,11 @@ static PetscErrorCode MatSpmvRunDevicePhase(Mat C, PetscErrorCode (*f)(Mat))
     PetscCall((*f)(C));
     PetscCall(MatSpmvPtAPOffProcessOnHost(C, PETSC_FALSE, added));
   } else PetscCall((*f)(C));
+  /* P's (R's) explicit transpose, which GAMG asks aijcusparse to keep for the restriction
+     (MAT_FORM_EXPLICIT_TRANSPOSE) and cuSPARSE's P^T A P forms in its symbolic phase, formed after
+     ours too: else the first solve's MatMultTranspose() forms it (KSP ex56 -ne 48: 0.022 vs 0.013 s
+     of MatMultTranspose in the solve, H100) */
+  if (!symbolic && MatSpmvSpGEMMIsPhase(f) && (p->type == MATPRODUCT_PtAP || p->type == MATPRODUCT_RARt) && p->B->form_explicit_transpose && !p->B->transupdated) PetscCall(MatSpmvRefreshTranspose(p->B));
   /* aijcusparse's sparse symbolic phase computes C's values on the device but, unless both operands'
      values were on host and device alike, leaves C marked unallocated, its host values unset: the
      next phase that reads C (the outer product of PtAP, RARt and ABC in MatProductSymbolic_ABC_Basic())
