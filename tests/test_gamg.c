@@ -543,7 +543,13 @@ static PetscErrorCode CompareTentativeDevice(const NearNull *nn, PetscInt nagg, 
   PetscCallCUDA(cudaMalloc((void **)&d_pv, PetscMax(nnz, 1) * sizeof(PetscScalar)));
   PetscCallCUDA(cudaMalloc((void **)&d_cdata, PetscMax(n * n * nagg, 1) * sizeof(PetscReal)));
   PetscCallCUDA(cudaDeviceSynchronize()); /* the copies above are on the legacy stream, the kernels on PETSc's */
-  PetscCall(MatSpmvGAMGTentativeDevice(nn->nloc, nn->bs, n, d_data, nagg, d_agg, d_aggptr, d_members, d_pi, d_pj, d_pv, d_cdata, NULL));
+  {
+    const MatSpmvGAMGNearNull B    = {nn->nloc, nn->bs, n, d_data};
+    const MatSpmvGAMGMembers  aggs = {nagg, d_agg, d_aggptr, d_members};
+    const MatSpmvGAMGP0Device P0   = {d_pi, d_pj, d_pv, d_cdata};
+
+    PetscCall(MatSpmvGAMGTentativeDevice(&B, &aggs, &P0, NULL));
+  }
   PetscCallCUDA(cudaDeviceSynchronize());
   PetscCall(PetscMalloc4(rows + 1, &hi, nnz, &hj, nnz, &hv, n * n * nagg, &hc));
   PetscCallCUDA(cudaMemcpy(hi, d_pi, (rows + 1) * sizeof(int), cudaMemcpyDeviceToHost));
@@ -590,7 +596,12 @@ static PetscErrorCode Tentative(const NearNull *nn, const char *aggs, PetscCoars
   nnz = 0;
   for (PetscInt i = 0; i < nn->nloc; i++) nnz += agg[i] >= 0 ? nn->bs * n : 0;
   PetscCall(PetscMalloc4(rows + 1, &pi, nnz, &pj, nnz, &pv, n * n * nagg, &cdata));
-  PetscCall(MatSpmvGAMGTentativeHost(nn->nloc, nn->bs, n, nn->data, nagg, agg, roots, pi, pj, pv, cdata));
+  {
+    const MatSpmvGAMGNearNull B  = {nn->nloc, nn->bs, n, nn->data};
+    const MatSpmvGAMGP0       P0 = {pi, pj, pv, cdata};
+
+    PetscCall(MatSpmvGAMGTentativeHost(&B, nagg, agg, roots, &P0));
+  }
   PetscCall(CheckTentative(nn, nagg, agg, pi, pj, pv, cdata, &errB, &errQ, &northo, &nshort));
   { /* the largest aggregate, for the report */
     PetscInt *size;
@@ -696,10 +707,13 @@ static PetscErrorCode TentativeCases(PetscBool device)
   }
 #if defined(PETSC_HAVE_CUDA)
   if (device) { /* more near-null vectors than lanes: refused, for the caller to take PETSc's path */
-    PetscErrorCode ierr;
+    const MatSpmvGAMGNearNull B    = {1, 1, MATSPMVGAMG_DEVICE_MAX_COLS + 1, NULL};
+    const MatSpmvGAMGMembers  aggs = {1, NULL, NULL, NULL};
+    const MatSpmvGAMGP0Device P0   = {NULL, NULL, NULL, NULL};
+    PetscErrorCode            ierr;
 
     PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-    ierr = MatSpmvGAMGTentativeDevice(1, 1, MATSPMVGAMG_DEVICE_MAX_COLS + 1, NULL, 1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+    ierr = MatSpmvGAMGTentativeDevice(&B, &aggs, &P0, NULL);
     PetscCall(PetscPopErrorHandler());
     PetscCheck(ierr == PETSC_ERR_SUP, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The device tentative prolongator took %d near-null vectors (error %d)", MATSPMVGAMG_DEVICE_MAX_COLS + 1, (int)ierr);
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok tentative on the device: %d near-null vectors refused (PETSC_ERR_SUP)\n", MATSPMVGAMG_DEVICE_MAX_COLS + 1));

@@ -45,7 +45,13 @@ PetscErrorCode PCGAMGSpmvTentativeFromDevice(Mat A, PetscInt n, PetscInt nagg, c
     PetscCall(MatSpmvCUDAMalloc((void **)&d_pv, sizeof(PetscScalar) * (size_t)PetscMax(nnz, 1)));
     if (rows) PetscCall(MatSpmvCUDACopyToDevice(d_data, data, sizeof(PetscReal) * (size_t)rows * ncols, stream));
     PetscCall(PetscLogCpuToGpu(sizeof(PetscReal) * (size_t)rows * ncols));
-    PetscCall(MatSpmvGAMGTentativeDevice(n, bs, ncols, d_data, nagg, d_agg, d_aggptr, d_members, d_pi, d_pj, d_pv, d_cdata, stream));
+    {
+      const MatSpmvGAMGNearNull B    = {n, bs, ncols, d_data};
+      const MatSpmvGAMGMembers  aggs = {nagg, d_agg, d_aggptr, d_members};
+      const MatSpmvGAMGP0Device P0   = {d_pi, d_pj, d_pv, d_cdata};
+
+      PetscCall(MatSpmvGAMGTentativeDevice(&B, &aggs, &P0, stream));
+    }
 
     PetscCall(MatSpmvCSRCopyToHost(rows, nnz, d_pi, d_pj, d_pv, stream, &pi, &pj, &pv));
     PetscCall(PetscMalloc1(PetscMax(ncols * ncols * nagg, 1), cdata));

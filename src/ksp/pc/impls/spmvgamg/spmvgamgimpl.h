@@ -116,26 +116,45 @@ PETSC_EXTERN PetscErrorCode MatSpmvGAMGAggregateMPIHost(Mat G, PetscInt distance
    without CUDA (tests/test_gamg_mpi.c -device). Collective */
 PETSC_EXTERN PetscErrorCode MatSpmvGAMGAggregateMPIDevice(Mat G, PetscInt distance, PetscInt seed, PetscInt agg[], PetscInt roots[], PetscInt *nagg, PetscInt *nnew, PetscBool inset[]);
 
-/* Host reference. nloc nodes of bs rows each; data: the ncols near-null vectors in PETSc's layout,
+/* Host reference. B: nloc nodes of bs rows each; B->data: the ncols near-null vectors in PETSc's layout,
    data[c * nloc * bs + node * bs + r] (PC_GAMG's data on a level: data_cell_rows bs, data_cell_cols
-   ncols); the nagg aggregates as above. Out: P0, (nloc bs) x (nagg ncols), in CSR: pi[nloc bs + 1],
+   ncols); the nagg aggregates as above. Out, into the caller's arrays of *P0: P0, (nloc bs) x (nagg
+   ncols), in CSR: pi[nloc bs + 1],
    and pj, pv of (nodes in an aggregate) bs ncols entries: a row of a node in aggregate a holds the
    columns a ncols + k, k < ncols, in order, zeros included (PETSc's MatSetValues keeps them), a row of
    a node in none is empty; cdata[ncols ncols nagg]: the coarse near-null space in PETSc's layout
    after formProl0, cdata[j * nagg * ncols + a * ncols + i] = R_a(i, j), zero below the diagonal
    (PETSc's next level reads it with data_cell_rows = data_cell_cols = ncols). Columns are local;
    real arithmetic (complex scalars get real values). */
-PETSC_EXTERN PetscErrorCode MatSpmvGAMGTentativeHost(PetscInt nloc, PetscInt bs, PetscInt ncols, const PetscReal data[], PetscInt nagg, const PetscInt agg[], const PetscInt roots[], PetscInt pi[], PetscInt pj[], PetscScalar pv[], PetscReal cdata[]);
+typedef struct {
+  PetscInt         nloc, bs, ncols;
+  const PetscReal *data; /* host or device memory, as the function taking it says */
+} MatSpmvGAMGNearNull;
+typedef struct {
+  PetscInt    *pi, *pj;
+  PetscScalar *pv;
+  PetscReal   *cdata;
+} MatSpmvGAMGP0;
+PETSC_EXTERN PetscErrorCode MatSpmvGAMGTentativeHost(const MatSpmvGAMGNearNull *B, PetscInt nagg, const PetscInt agg[], const PetscInt roots[], const MatSpmvGAMGP0 *P0);
 
 /* Device version (device/tentative.cu), the same bits as the host reference where the host fuses no
    multiply-adds: the same inputs and outputs as device arrays, on stream (NULL: PETSc's). The
-   aggregates as MatCoarsenSpmvAggregateMembersDevice() gives them: d_agg[nloc], d_aggptr[nagg + 1],
-   d_members (MatSpmvGAMGAggregateMembers()'s order; entries past d_aggptr[nagg] are not read);
-   P0's d_pi, d_pj of int, as aijcusparse's device CSR. One warp per aggregate; at most
+   aggregates *aggs as MatCoarsenSpmvAggregateMembersDevice() gives them: agg[nloc], aggptr[nagg + 1],
+   members (MatSpmvGAMGAggregateMembers()'s order; entries past aggptr[nagg] are not read); P0's pi,
+   pj of int, as aijcusparse's device CSR. One warp per aggregate; at most
    MATSPMVGAMG_DEVICE_MAX_COLS near-null vectors (a lane per column) and P0 of fewer than 2^31
    entries: otherwise a PETSC_ERR_SUP error, for the caller to take PETSc's prolongator.
    Real scalars only (PETSC_ERR_SUP with complex ones). Waits for one reduction (the largest
    aggregate) and, where that is too large for shared memory, for the kernel; otherwise returns with
    the kernels queued. */
 #define MATSPMVGAMG_DEVICE_MAX_COLS 32
-PETSC_EXTERN PetscErrorCode MatSpmvGAMGTentativeDevice(PetscInt nloc, PetscInt bs, PetscInt ncols, const PetscReal *d_data, PetscInt nagg, const PetscInt *d_agg, const PetscInt *d_aggptr, const PetscInt *d_members, int *d_pi, int *d_pj, PetscScalar *d_pv, PetscReal *d_cdata, void *stream);
+typedef struct {
+  PetscInt        nagg;
+  const PetscInt *agg, *aggptr, *members; /* device arrays */
+} MatSpmvGAMGMembers;
+typedef struct {
+  int         *pi, *pj; /* device arrays, aijcusparse's int indices */
+  PetscScalar *pv;
+  PetscReal   *cdata;
+} MatSpmvGAMGP0Device;
+PETSC_EXTERN PetscErrorCode MatSpmvGAMGTentativeDevice(const MatSpmvGAMGNearNull *B, const MatSpmvGAMGMembers *aggs, const MatSpmvGAMGP0Device *P0, void *stream);

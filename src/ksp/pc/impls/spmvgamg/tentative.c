@@ -85,11 +85,15 @@ static void MatSpmvGAMGQRFormQ(PetscInt md, PetscInt n, PetscReal *W, const Pets
   }
 }
 
-PetscErrorCode MatSpmvGAMGTentativeHost(PetscInt nloc, PetscInt bs, PetscInt ncols, const PetscReal data[], PetscInt nagg, const PetscInt agg[], const PetscInt roots[], PetscInt pi[], PetscInt pj[], PetscScalar pv[], PetscReal cdata[])
+PetscErrorCode MatSpmvGAMGTentativeHost(const MatSpmvGAMGNearNull *B, PetscInt nagg, const PetscInt agg[], const PetscInt roots[], const MatSpmvGAMGP0 *P0)
 {
-  const PetscInt n = ncols, ldd = nloc * bs;
-  PetscInt      *aggptr, *members, mdmax = n;
-  PetscReal     *W, *tau, *w;
+  const PetscInt   nloc = B->nloc, bs = B->bs, ncols = B->ncols, n = ncols, ldd = nloc * bs;
+  const PetscReal *data = B->data;
+  PetscInt        *pi = P0->pi, *pj = P0->pj;
+  PetscScalar     *pv    = P0->pv;
+  PetscReal       *cdata = P0->cdata;
+  PetscInt        *aggptr, *members, mdmax = n;
+  PetscReal       *W, *tau, *w;
 
   PetscFunctionBegin;
   PetscCheck(bs >= 1 && ncols >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The tentative prolongator needs a block size (%" PetscInt_FMT ") and a number of near-null vectors (%" PetscInt_FMT ") of at least 1", bs, ncols);

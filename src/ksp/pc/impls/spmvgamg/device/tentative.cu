@@ -146,13 +146,19 @@ struct MatSpmvGAMGAggregateSize {
   __host__ __device__ I operator()(I a) const { return (I)(aggptr[a + 1] - aggptr[a]); }
 };
 
-PetscErrorCode MatSpmvGAMGTentativeDevice(PetscInt nloc, PetscInt bs, PetscInt ncols, const PetscReal *d_data, PetscInt nagg, const PetscInt *d_agg, const PetscInt *d_aggptr, const PetscInt *d_members, int *d_pi, int *d_pj, PetscScalar *d_pv, PetscReal *d_cdata, void *stream)
+PetscErrorCode MatSpmvGAMGTentativeDevice(const MatSpmvGAMGNearNull *B, const MatSpmvGAMGMembers *aggs, const MatSpmvGAMGP0Device *P0, void *stream)
 {
-  const size_t shmax = 48 * 1024; /* shared memory a block gets without opting in */
-  cudaStream_t s;
-  int          largest = 0, warps = 8;
-  PetscReal   *scratch = NULL;
-  size_t       slab;
+  const PetscInt   nloc = B->nloc, bs = B->bs, ncols = B->ncols, nagg = aggs->nagg;
+  const PetscReal *d_data = B->data;
+  const PetscInt  *d_agg = aggs->agg, *d_aggptr = aggs->aggptr, *d_members = aggs->members;
+  int             *d_pi = P0->pi, *d_pj = P0->pj;
+  PetscScalar     *d_pv    = P0->pv;
+  PetscReal       *d_cdata = P0->cdata;
+  const size_t     shmax   = 48 * 1024; /* shared memory a block gets without opting in */
+  cudaStream_t     s;
+  int              largest = 0, warps = 8;
+  PetscReal       *scratch = NULL;
+  size_t           slab;
 
   PetscFunctionBegin;
   PetscCheck(ncols >= 1 && ncols <= MATSPMVGAMG_DEVICE_MAX_COLS, PETSC_COMM_SELF, PETSC_ERR_SUP, "The device tentative prolongator takes 1 to %d near-null vectors (a lane each), not %" PetscInt_FMT ": use PETSc's prolongator", MATSPMVGAMG_DEVICE_MAX_COLS, ncols);
@@ -185,7 +191,7 @@ PetscErrorCode MatSpmvGAMGTentativeDevice(PetscInt nloc, PetscInt bs, PetscInt n
 
 #else
 
-PetscErrorCode MatSpmvGAMGTentativeDevice(PetscInt nloc, PetscInt bs, PetscInt ncols, const PetscReal *d_data, PetscInt nagg, const PetscInt *d_agg, const PetscInt *d_aggptr, const PetscInt *d_members, int *d_pi, int *d_pj, PetscScalar *d_pv, PetscReal *d_cdata, void *stream)
+PetscErrorCode MatSpmvGAMGTentativeDevice(const MatSpmvGAMGNearNull *B, const MatSpmvGAMGMembers *aggs, const MatSpmvGAMGP0Device *P0, void *stream)
 {
   PetscFunctionBegin;
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The device tentative prolongator is for real scalars: with complex ones use PETSc's prolongator");
