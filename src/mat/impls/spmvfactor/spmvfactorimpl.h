@@ -154,9 +154,10 @@ PETSC_INTERN void           MatSpmvISAISolveHost(const Mat_SpmvFactor *, const P
 /* ilu.cu: the factorization's kernels loaded ahead of the first numeric phase; cuSPARSE's csrilu02 state freed */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAILUPreload(void);
 PETSC_INTERN PetscErrorCode MatSpmvCUDAILUCuSPARSEDestroy(MatSpmvTriDevice *);
-/* the factor on the device from the host symbolic phase; the pattern copied on the device from A's
-   device CSR where d_ai, d_aj are given, the device-made map of values *d_vmap taken over where given */
-PETSC_INTERN PetscErrorCode MatSpmvCUDATriCreate(MatSpmvTriDevice *, PetscInt, PetscInt, PetscInt, const PetscInt *, const PetscInt *, const PetscInt *, const PetscInt *, const PetscInt *, PetscInt *const[2], const PetscInt *, const int *, const int *, int **);
+/* f->d, the factor of n rows on the device from the host symbolic phase's arrays of f; the pattern
+   copied on the device from A's device CSR where f->d_ai, f->d_aj are set, the device-made map of
+   values f->d_vmap taken over where set */
+PETSC_INTERN PetscErrorCode MatSpmvCUDATriCreate(Mat_SpmvFactor *, PetscInt);
 /* ICC's map of values (vmap) of a structurally symmetric A from its device CSR (n rows, nnz
    entries), in a new device array; NULL where A's pattern is not symmetric */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAFactorMirror(PetscInt, PetscInt, const int *, const int *, int **);

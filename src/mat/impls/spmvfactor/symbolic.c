@@ -181,7 +181,7 @@ static PetscErrorCode MatSpmvFactorSetUp(Mat F, Mat A, PetscLogDouble tpattern)
   PetscCall(PetscFree(level));
   PetscCall(PetscTime(&t1));
 #if defined(PETSC_HAVE_CUDA)
-  if (f->device) PetscCall(MatSpmvCUDATriCreate(&f->d, n, f->nnz, f->unit, f->i, f->j, f->diag, f->lin, f->uout, f->order, f->vmap, f->d_ai, f->d_aj, &f->d_vmap));
+  if (f->device) PetscCall(MatSpmvCUDATriCreate(f, n));
 #endif
   if (!f->device) PetscCall(PetscMalloc4(f->nnz, &f->a, n, &f->idiag, 2 * n, &f->work, f->nnz, &f->m));
   PetscCall(PetscTime(&t2));

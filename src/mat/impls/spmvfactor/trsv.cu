@@ -165,9 +165,15 @@ static int MatSpmvTriChunk(const MatSpmvTriDevice *d, const PetscInt *i, const P
   return (most + G - 1) / G > 4 ? 8 : 4;
 }
 
-PetscErrorCode MatSpmvCUDATriCreate(MatSpmvTriDevice *d, PetscInt n, PetscInt nnz, PetscInt unit, const PetscInt *i, const PetscInt *j, const PetscInt *diag, const PetscInt *lin, const PetscInt *uout, PetscInt *const order[2], const PetscInt *vmap, const int *d_ai, const int *d_aj, int **d_vmap)
+PetscErrorCode MatSpmvCUDATriCreate(Mat_SpmvFactor *f, PetscInt n)
 {
-  cudaStream_t s;
+  MatSpmvTriDevice *d   = &f->d;
+  const PetscInt    nnz = f->nnz, unit = f->unit;
+  const PetscInt   *i = f->i, *j = f->j, *diag = f->diag, *lin = f->lin, *uout = f->uout, *vmap = f->vmap;
+  const int        *d_ai = f->d_ai, *d_aj = f->d_aj;
+  int             **d_vmap = &f->d_vmap;
+  PetscInt *const  *order  = f->order;
+  cudaStream_t      s;
 
   PetscFunctionBegin;
   PetscCall(PetscGetCurrentCUDAStream(&s));
