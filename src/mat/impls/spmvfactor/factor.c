@@ -1,5 +1,5 @@
 /*
-  The solver package MATSOLVERSPMVFACTOR ("spmv"): ILU(k) and ICC(k) whose numeric factorization and
+  The solver package MATSOLVERSPMVFACTOR ("spmvfactor"): ILU(k) and ICC(k) whose numeric factorization and
   triangular solves run on the GPU without level synchronization (spmvfactorimpl.h, ilu.cu, trsv.cu), for
   our sequential types and aijcusparse; the numeric factorization runs where it was measured
   fastest (its kernel, cuSPARSE's csrilu02 for ILU(0), or the host: MatSpmvNumericType). cuSPARSE's solves (aijcusparse's factor) synchronize once per

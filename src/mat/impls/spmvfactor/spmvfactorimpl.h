@@ -1,6 +1,6 @@
 #pragma once
 /*
-  The solver package "spmv" (MATSOLVERSPMVFACTOR): ILU(k) and ICC(k) factors whose numeric
+  The solver package "spmvfactor" (MATSOLVERSPMVFACTOR): ILU(k) and ICC(k) factors whose numeric
   factorization and triangular solves run without level synchronization.
 
   The factor M = L + U - I has A's CSR pattern (ICC: A's upper triangle and its mirror image;
