@@ -360,12 +360,9 @@ static PetscErrorCode MatGetFactor_SeqAIJ_Spmv(Mat A, MatFactorType ftype, Mat *
 static PetscErrorCode MatGetFactor_SeqAIJ_SpmvOldName(Mat A, MatFactorType ftype, Mat *F)
 {
   static PetscBool warned = PETSC_FALSE;
-  PetscBool        quiet  = PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(PetscOptionsGetBool(NULL, NULL, "-options_suppress_deprecated_warnings", &quiet, NULL));
-  if (!warned && !quiet) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Warning: the solver type spmv is deprecated as of petscspmv 1.2 and will be removed in a future release. Use spmvfactor (MATSOLVERSPMVFACTOR) instead\n"));
-  warned = PETSC_TRUE;
+  PetscCall(MatSpmvWarnRenamed("the solver type spmv", "spmvfactor (MATSOLVERSPMVFACTOR)", "1.2", &warned));
   PetscCall(MatGetFactor_SeqAIJ_Spmv(A, ftype, F));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

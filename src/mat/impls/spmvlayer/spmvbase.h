@@ -205,3 +205,18 @@ static inline PetscErrorCode MatSpmvUnitsByLevel(PetscInt nunits, PetscBool reve
   PetscCall(PetscFree(first));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* A name this package renamed, still taken: PETSc's deprecation warning as PetscOptionsDeprecated()
+   words it, once per *warned (the caller's), on the first process, not under
+   -options_suppress_deprecated_warnings */
+static inline PetscErrorCode MatSpmvWarnRenamed(const char *oldname, const char *newname, const char *version, PetscBool *warned)
+{
+  PetscBool quiet = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  if (*warned) PetscFunctionReturn(PETSC_SUCCESS);
+  *warned = PETSC_TRUE;
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-options_suppress_deprecated_warnings", &quiet, NULL));
+  if (!quiet) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Warning: %s is deprecated as of version %s and will be removed in a future release. Use %s instead\n", oldname, version, newname));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

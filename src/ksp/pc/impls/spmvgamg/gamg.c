@@ -162,10 +162,8 @@ static PetscErrorCode PCGAMGSpmvOldCoarsenOptions(const char *prefix)
 {
   static const char *const names[3] = {"mat_coarsen_spmvmis_distance", "mat_coarsen_spmvmis_seed", "mat_coarsen_spmvmis_host"};
   static PetscBool         warned   = PETSC_FALSE;
-  PetscBool                quiet    = PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(PetscOptionsGetBool(NULL, NULL, "-options_suppress_deprecated_warnings", &quiet, NULL));
   for (int k = 0; k < 3; k++) {
     char      oldname[256], newname[256], value[256];
     PetscBool set, given;
@@ -176,8 +174,7 @@ static PetscErrorCode PCGAMGSpmvOldCoarsenOptions(const char *prefix)
     PetscCall(PetscOptionsHasName(NULL, NULL, newname, &given));
     if (!set || given) continue;
     PetscCall(PetscOptionsSetValue(NULL, newname, value[0] ? value : NULL));
-    if (!warned && !quiet) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Warning: %s is deprecated as of version 1.2 and will be removed in a future release. Use %s instead\n", oldname, newname));
-    warned = PETSC_TRUE;
+    PetscCall(MatSpmvWarnRenamed(oldname, newname, "1.2", &warned));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -47,6 +47,16 @@ static PetscErrorCode MatSpmvGraphOnDevice(Mat A, PetscInt index_size, PetscBool
 }
 
 #if defined(MATSPMV_DEVICE_GRAPH)
+/* a graph made on the device: its device arrays freed */
+static PetscErrorCode MatSpmvDeviceGraphFree(MatSpmvDeviceGraph *g)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvCUDAFree(g->a));
+  PetscCall(MatSpmvCUDAFree(g->j));
+  PetscCall(MatSpmvCUDAFree(g->i));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* a graph made on the device into new host arrays; its device arrays freed */
 static PetscErrorCode MatSpmvGraphCopyToHost(MatSpmvDeviceGraph *g, PetscInt **i, PetscInt **j, PetscScalar **a)
 {
@@ -55,9 +65,7 @@ static PetscErrorCode MatSpmvGraphCopyToHost(MatSpmvDeviceGraph *g, PetscInt **i
   PetscFunctionBegin;
   PetscCall(MatSpmvCUDAGetStream(&stream));
   PetscCall(MatSpmvCSRCopyToHost(g->m, g->nnz, g->i, g->j, g->a, stream, i, j, a));
-  PetscCall(MatSpmvCUDAFree(g->a));
-  PetscCall(MatSpmvCUDAFree(g->j));
-  PetscCall(MatSpmvCUDAFree(g->i));
+  PetscCall(MatSpmvDeviceGraphFree(g));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -70,9 +78,7 @@ static PetscErrorCode MatSpmvGraphFromDevice(MatSpmvDeviceGraph *g, Mat *G)
   PetscFunctionBegin;
   PetscCall(MatSpmvCUDAGetStream(&stream));
   PetscCall(MatSpmvCreateAIJFromDevice(g->m, g->m, g->nnz, g->i, g->j, g->a, stream, G));
-  PetscCall(MatSpmvCUDAFree(g->a));
-  PetscCall(MatSpmvCUDAFree(g->j));
-  PetscCall(MatSpmvCUDAFree(g->i));
+  PetscCall(MatSpmvDeviceGraphFree(g));
   PetscCall(MatConvert(*G, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, G));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -300,14 +300,22 @@ static size_t MatSpmvPinnedBytes(const char *base)
   return *(const size_t *)base;
 }
 
+/* the k-th kept block, taken off the list */
+static char *MatSpmvPinnedTake(int k)
+{
+  char *base = MatSpmvPinnedKept[k];
+
+  MatSpmvPinnedKeptBytes -= MatSpmvPinnedBytes(base);
+  for (int l = k + 1; l < MatSpmvPinnedNKept; l++) MatSpmvPinnedKept[l - 1] = MatSpmvPinnedKept[l];
+  MatSpmvPinnedNKept--;
+  return base;
+}
+
 /* gives back the k-th kept block to CUDA */
 static PetscErrorCode MatSpmvPinnedDrop(int k)
 {
   PetscFunctionBegin;
-  MatSpmvPinnedKeptBytes -= MatSpmvPinnedBytes(MatSpmvPinnedKept[k]);
-  PetscCallCUDA(cudaFreeHost(MatSpmvPinnedKept[k]));
-  for (int l = k + 1; l < MatSpmvPinnedNKept; l++) MatSpmvPinnedKept[l - 1] = MatSpmvPinnedKept[l];
-  MatSpmvPinnedNKept--;
+  PetscCallCUDA(cudaFreeHost(MatSpmvPinnedTake(k)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -326,10 +334,7 @@ PetscErrorCode MatSpmvCUDAHostAlloc(void **ptr, size_t bytes)
     if (b >= want && b / 4 <= want && (best < 0 || b < MatSpmvPinnedBytes(MatSpmvPinnedKept[best]))) best = k;
   }
   if (best >= 0) {
-    base = MatSpmvPinnedKept[best];
-    MatSpmvPinnedKeptBytes -= MatSpmvPinnedBytes(base);
-    for (int l = best + 1; l < MatSpmvPinnedNKept; l++) MatSpmvPinnedKept[l - 1] = MatSpmvPinnedKept[l];
-    MatSpmvPinnedNKept--;
+    base = MatSpmvPinnedTake(best);
     MatSpmvPinnedReused++;
   } else {
     PetscCallCUDA(cudaMallocHost((void **)&base, want));
