@@ -253,7 +253,11 @@ PetscErrorCode MatSpmvCUDAFactorMirror(PetscInt n, PetscInt nnz, const int *d_i,
   if (!n || !nnz) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSpmvCUDAGetStream(&stream));
   s = (cudaStream_t)stream;
-  PetscCall(MatSpmvCUDATransposeCSR(n, n, nnz, d_i, d_j, &ti, &tj, &tpos, stream));
+  {
+    const MatSpmvDeviceCSR pattern = {n, n, nnz, d_i, d_j, NULL};
+
+    PetscCall(MatSpmvCUDATransposeCSR(&pattern, &ti, &tj, &tpos, stream));
+  }
   PetscCall(MatSpmvCUDAMalloc((void **)d_vmap, nnz * sizeof(int)));
   PetscCall(MatSpmvCUDAMalloc((void **)&flag, sizeof(int)));
   PetscCallCUDA(cudaMemsetAsync(flag, 0, sizeof(int), s));

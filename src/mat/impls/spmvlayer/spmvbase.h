@@ -92,19 +92,18 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDAPreloadWait(void);
 PETSC_INTERN const void *MatSpmvCUDALayerKernel(void);
 /* n device keys (0 to maxkey) and their values sorted by key, stable */
 PETSC_INTERN PetscErrorCode MatSpmvCUDASortPairs(PetscInt, int *, int *, int, void *);
-/* *hot: the nonzeros in the max(1, n / 100) columns the nnz column indices d_j name most often (with
-   d_i not NULL: the columns of A^T, whose counts are the lengths of the n rows at offsets d_i); where
-   they are at least minshare of nnz, the n columns ordered that way, most first (stable), in a new
-   device array *d_perm (else NULL) */
-PETSC_INTERN PetscErrorCode MatSpmvCUDAColumnFrequency(PetscInt, PetscInt, const int *, const int *, PetscReal, int **, PetscInt *, void *);
-/* the m rows (offsets d_i) of columns d_j renumbered: column c becomes its position in d_perm (of n),
-   each row sorted by the new columns: new device arrays *d_jnew of the columns and *d_pos of the
-   CSR position each came from; with d_rows (not NULL) row r of the result is row d_rows[r], at the
-   offsets d_inew */
-PETSC_INTERN PetscErrorCode MatSpmvCUDARenumberColumns(PetscInt, PetscInt, PetscInt, const int *, const int *, const int *, const int *, const int *, int **, int **, void *);
-/* A^T's CSR from A's device CSR (m x n, nnz): new device arrays of its row offsets (n + 1), columns
-   and the position in A's CSR of each entry */
-PETSC_INTERN PetscErrorCode MatSpmvCUDATransposeCSR(PetscInt, PetscInt, PetscInt, const int *, const int *, int **, int **, int **, void *);
+/* *hot: the nonzeros in the max(1, n / 100) columns of op(A) (A's pattern; transpose: A^T, whose n
+   columns' counts are A's row lengths) named most often; where they are at least minshare of nnz, the
+   n columns ordered that way, most first (stable), in a new device array *d_perm (else NULL) */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAColumnFrequency(const MatSpmvDeviceCSR *, PetscBool, PetscReal, int **, PetscInt *, void *);
+/* A's rows (m x n pattern) with their columns renumbered: column c becomes its position in d_perm
+   (of n), each row sorted by the new columns: new device arrays *d_jnew of the columns and *d_pos of
+   the CSR position each came from; with d_rows (not NULL) row r of the result is row d_rows[r], at
+   the offsets d_inew */
+PETSC_INTERN PetscErrorCode MatSpmvCUDARenumberColumns(const MatSpmvDeviceCSR *, const int *, const int *, const int *, int **, int **, void *);
+/* A^T's CSR from A's device CSR (m x n, nnz; values not read): new device arrays of its row offsets
+   (n + 1), columns and the position in A's CSR of each entry */
+PETSC_INTERN PetscErrorCode MatSpmvCUDATransposeCSR(const MatSpmvDeviceCSR *, int **, int **, int **, void *);
 /* map[k] = pos[map[k]] where map[k] >= 0 (n entries, on the device) */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAComposeMap(PetscInt, int *, const int *, void *);
 /* whether the device map slot2csr of n slots is the identity */
@@ -173,15 +172,20 @@ PETSC_INTERN PetscErrorCode MatSpmvTransposeFactorNumerics(Mat, PetscInt *);
 PETSC_INTERN PetscErrorCode MatSpmvTransposeFactorSolve(Mat, MatSolverType, Vec, Vec);
 
 /* ---- floor 1: matrices on host CSR arrays (types/oncsr.c) ---- */
-/* A MATSEQAIJ (oi NULL) or MATMPIAIJ (its off-diagonal block oi, oj in global columns, oa) of m
-   local rows and n local columns made on the host CSR arrays i, j, a (and oi, oj, oa), each triple
-   from PetscMalloc3(), which the matrix then owns and frees. Convert it in place to another type */
-PETSC_INTERN PetscErrorCode MatSpmvCreateAIJOnCSR(MPI_Comm, PetscInt, PetscInt, PetscInt *, PetscInt *, PetscScalar *, PetscInt *, PetscInt *, PetscScalar *, Mat *);
-/* a MATSEQAIJ (m x n, nnz entries) copied from a device CSR (int indices; values NULL: left unset), its arrays in pinned host memory it owns */
-PETSC_INTERN PetscErrorCode MatSpmvCreateAIJFromDevice(PetscInt, PetscInt, PetscInt, const int *, const int *, const PetscScalar *, void *, Mat *);
-/* A device CSR of m rows and nnz entries (int offsets and indices, as aijcusparse's) copied on stream
-   (NULL: PETSc's) into new host arrays (PetscMalloc3(): i, j, a), waited for; the device's are left */
-PETSC_INTERN PetscErrorCode MatSpmvCSRCopyToHost(PetscInt, PetscInt, const int *, const int *, const PetscScalar *, void *, PetscInt **, PetscInt **, PetscScalar **);
+/* a CSR's host arrays, the three from one PetscMalloc3() */
+typedef struct {
+  PetscInt    *i, *j;
+  PetscScalar *a;
+} MatSpmvHostCSR;
+/* A MATSEQAIJ (offdiag NULL) or MATMPIAIJ (offdiag: its off-diagonal block, columns global) of m local
+   rows and n local columns made on the host CSR arrays of diag (and offdiag), which the matrix then
+   owns and frees. Convert it in place to another type */
+PETSC_INTERN PetscErrorCode MatSpmvCreateAIJOnCSR(MPI_Comm, PetscInt, PetscInt, const MatSpmvHostCSR *, const MatSpmvHostCSR *, Mat *);
+/* a MATSEQAIJ copied from a device CSR (values NULL: left unset) on stream, its arrays in pinned host memory it owns */
+PETSC_INTERN PetscErrorCode MatSpmvCreateAIJFromDevice(const MatSpmvDeviceCSR *, void *, Mat *);
+/* A device CSR (m rows, nnz entries) copied on stream (NULL: PETSc's) into new host arrays
+   (PetscMalloc3(): i, j, a), waited for; the device's are left */
+PETSC_INTERN PetscErrorCode MatSpmvCSRCopyToHost(const MatSpmvDeviceCSR *, void *, PetscInt **, PetscInt **, PetscScalar **);
 
 /* ---- the plans of the kernels that run chains of dependent rows in one launch (MATSOLVERSPMVFACTOR's solves,
    the SOR sweeps; host code) ---- */

@@ -109,7 +109,7 @@ typedef struct {
 #define MATSPMV_SEQ_DATA "MatSpmvSeqData"
 /* the data of A: every function that calls this is installed only on our matrices, the data is there.
    A composed container, found by name: A->spptr is aijcusparse's and Mat_SeqAIJ is private, so A has no
-   slot of ours; the query took 7.4 ns on the build host (2026-11-28), once per product (a GPU product
+   slot of ours; the query took 7.4 ns on the build host, once per product (a GPU product
    costs 5 us or more) */
 static inline Mat_SeqAIJSpmv *MatSpmvSeq(Mat A)
 {

@@ -177,7 +177,7 @@ static PetscErrorCode MatSpmvSORReadOptions(Mat A, Mat_SpmvSOR *sor)
 
 #if defined(PETSC_HAVE_CUDA)
 /* idiag for A's values, omega and fshift; *zerorow: a zero diagonal MatSOR_SeqAIJ() refuses (no shift), else -1 */
-static PetscErrorCode MatSpmvSORDiagonal(Mat A, Mat_SpmvSOR *sor, const int *d_i, const int *d_j, const PetscScalar *d_a, PetscReal omega, PetscScalar fshift, PetscInt *zerorow, void *stream)
+static PetscErrorCode MatSpmvSORDiagonal(Mat A, Mat_SpmvSOR *sor, const MatSpmvDeviceCSR *csr, PetscReal omega, PetscScalar fshift, PetscInt *zerorow, void *stream)
 {
   PetscObjectState state;
 
@@ -185,7 +185,7 @@ static PetscErrorCode MatSpmvSORDiagonal(Mat A, Mat_SpmvSOR *sor, const int *d_i
   *zerorow = -1;
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   if (sor->idiagset && state == sor->valuestate && omega == sor->omega && fshift == sor->fshift) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatSpmvCUDASORDiagonal(sor, d_i, d_j, d_a, omega, fshift, zerorow, stream));
+  PetscCall(MatSpmvCUDASORDiagonal(sor, csr, omega, fshift, zerorow, stream));
   if (*zerorow >= 0) {
     if (PetscRealPart(fshift) == 0.0) PetscFunctionReturn(PETSC_SUCCESS); /* refused: idiag stays unset */
     PetscCall(PetscInfo(A, "Zero diagonal on row %" PetscInt_FMT "\n", *zerorow));
@@ -236,6 +236,7 @@ static PetscErrorCode MatSpmvSORSweeps(Mat A, Mat_SpmvSOR *sor, Vec bb, PetscRea
   const int         *d_i, *d_j;
   const PetscScalar *d_a, *d_b, *bhost, *xhost;
   PetscScalar       *d_x, *cur, *out;
+  MatSpmvDeviceCSR   csr = {n, A->cmap->n, sor->nnz, NULL, NULL, NULL};
   void              *stream;
   PetscInt           zerorow;
 
@@ -243,7 +244,10 @@ static PetscErrorCode MatSpmvSORSweeps(Mat A, Mat_SpmvSOR *sor, Vec bb, PetscRea
   PetscCall(MatSpmvCUDAGetStream(&stream));
   PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j));
   PetscCall(MatSpmvCUSPARSEGetValues(A, &d_a));
-  PetscCall(MatSpmvSORDiagonal(A, sor, d_i, d_j, d_a, omega, (PetscScalar)fshift, &zerorow, stream));
+  csr.i = d_i;
+  csr.j = d_j;
+  csr.a = d_a;
+  PetscCall(MatSpmvSORDiagonal(A, sor, &csr, omega, (PetscScalar)fshift, &zerorow, stream));
   if (zerorow >= 0) {
     PetscCall(MatSpmvCUSPARSERestoreValues(A, &d_a));
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "Zero diagonal on row %" PetscInt_FMT ": SOR divides by it; shift the diagonal (-pc_sor_diagonal_shift, PCSORSetDiagonalShift()) or use another smoother", zerorow);
@@ -257,7 +261,7 @@ static PetscErrorCode MatSpmvSORSweeps(Mat A, Mat_SpmvSOR *sor, Vec bb, PetscRea
       if (!(dir ? backward : forward)) continue;
       if (!cur) out = nsweeps % 2 ? d_x : sor->work;
       else out = cur == d_x ? sor->work : d_x;
-      PetscCall(MatSpmvCUDASORSweep(sor, d_i, d_j, d_a, omega, (PetscBool)dir, d_b, cur, out, stream));
+      PetscCall(MatSpmvCUDASORSweep(sor, &csr, (PetscBool)dir, d_b, cur, out, stream));
       cur = out;
     }
   }

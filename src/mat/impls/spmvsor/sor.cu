@@ -129,11 +129,13 @@ PetscErrorCode MatSpmvCUDASORDestroy(Mat_SpmvSOR *sor)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatSpmvCUDASORDiagonal(Mat_SpmvSOR *sor, const int *d_i, const int *d_j, const PetscScalar *d_a, PetscReal omega, PetscScalar fshift, PetscInt *zerorow, void *stream)
+PetscErrorCode MatSpmvCUDASORDiagonal(Mat_SpmvSOR *sor, const MatSpmvDeviceCSR *A, PetscReal omega, PetscScalar fshift, PetscInt *zerorow, void *stream)
 {
-  cudaStream_t s     = (cudaStream_t)stream;
-  const bool   plain = omega == 1.0 && PetscRealPart(fshift) <= 0.0;
-  int          status;
+  const int         *d_i = A->i, *d_j = A->j;
+  const PetscScalar *d_a   = A->a;
+  cudaStream_t       s     = (cudaStream_t)stream;
+  const bool         plain = omega == 1.0 && PetscRealPart(fshift) <= 0.0;
+  int                status;
 
   PetscFunctionBegin;
   *zerorow = -1;
@@ -160,9 +162,12 @@ static PetscErrorCode MatSpmvSORLaunch(Mat_SpmvSOR *sor, const int *d_i, const i
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatSpmvCUDASORSweep(Mat_SpmvSOR *sor, const int *d_i, const int *d_j, const PetscScalar *d_a, PetscReal omega, PetscBool backward, const PetscScalar *b, const PetscScalar *xold, PetscScalar *xnew, void *stream)
+PetscErrorCode MatSpmvCUDASORSweep(Mat_SpmvSOR *sor, const MatSpmvDeviceCSR *A, PetscBool backward, const PetscScalar *b, const PetscScalar *xold, PetscScalar *xnew, void *stream)
 {
-  cudaStream_t s = (cudaStream_t)stream;
+  const int         *d_i = A->i, *d_j = A->j;
+  const PetscScalar *d_a   = A->a;
+  const PetscReal    omega = sor->omega;
+  cudaStream_t       s     = (cudaStream_t)stream;
 
   PetscFunctionBegin;
   if (!sor->n) PetscFunctionReturn(PETSC_SUCCESS);

@@ -59,7 +59,7 @@ PETSC_INTERN PetscErrorCode MatSpmvSetSOROpsMPI(Mat, PetscErrorCode (*)(Mat, Vec
 /* ---- sor.cu ---- */
 PETSC_INTERN PetscErrorCode MatSpmvCUDASORCreate(Mat_SpmvSOR *, const PetscInt *, const PetscInt *, const PetscInt *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDASORDestroy(Mat_SpmvSOR *);
-/* idiag from A's device CSR values; *zerorow: the first row whose diagonal is zero, or -1 */
-PETSC_INTERN PetscErrorCode MatSpmvCUDASORDiagonal(Mat_SpmvSOR *, const int *, const int *, const PetscScalar *, PetscReal, PetscScalar, PetscInt *, void *);
-/* one sweep: xnew from xold (NULL: the zero initial guess), forward or backward */
-PETSC_INTERN PetscErrorCode MatSpmvCUDASORSweep(Mat_SpmvSOR *, const int *, const int *, const PetscScalar *, PetscReal, PetscBool, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);
+/* idiag from A's device CSR values, omega and fshift; *zerorow: the first row whose diagonal is zero, or -1 */
+PETSC_INTERN PetscErrorCode MatSpmvCUDASORDiagonal(Mat_SpmvSOR *, const MatSpmvDeviceCSR *, PetscReal, PetscScalar, PetscInt *, void *);
+/* one sweep with idiag's omega: xnew from b and xold (NULL: the zero initial guess), forward or backward */
+PETSC_INTERN PetscErrorCode MatSpmvCUDASORSweep(Mat_SpmvSOR *, const MatSpmvDeviceCSR *, PetscBool, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);

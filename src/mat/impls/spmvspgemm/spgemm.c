@@ -109,7 +109,7 @@ static PetscErrorCode MatSpmvSpGEMMTransposeSymbolic(const MatSpmvDeviceCSR *x, 
   t->m   = x->n;
   t->n   = x->m;
   t->nnz = x->nnz;
-  PetscCall(MatSpmvCUDATransposeCSR(x->m, x->n, x->nnz, x->i, x->j, &t->i, &t->j, &t->pos, stream));
+  PetscCall(MatSpmvCUDATransposeCSR(x, &t->i, &t->j, &t->pos, stream));
   PetscCall(MatSpmvCUDAMalloc((void **)&t->a, t->nnz * sizeof(PetscScalar)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -138,7 +138,11 @@ static PetscErrorCode MatSpmvSpGEMMCreateResult(Mat C, MatSpmvSpGEMMPlan *plan, 
 
   PetscFunctionBegin;
   PetscCall(MatSpmvCUDAGetStream(&stream));
-  PetscCall(MatSpmvCreateAIJFromDevice(plan->m, plan->n, plan->nnz, plan->ci, plan->cj, NULL, stream, &T));
+  {
+    const MatSpmvDeviceCSR pattern = {plan->m, plan->n, plan->nnz, plan->ci, plan->cj, NULL};
+
+    PetscCall(MatSpmvCreateAIJFromDevice(&pattern, stream, &T));
+  }
   PetscCall(MatConvert(T, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &T));
   if (rbs > 1 && plan->m % rbs == 0 && cbs > 0 && plan->n % cbs == 0) PetscCall(MatSetBlockSizes(T, rbs, cbs));
   PetscCall(PetscStrallocpy(((PetscObject)C)->prefix, &prefix));

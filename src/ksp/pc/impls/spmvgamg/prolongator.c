@@ -25,8 +25,8 @@ PetscErrorCode PCGAMGSpmvTentativeFromDevice(Mat A, PetscInt n, PetscInt nagg, c
     MatType         mtype;
     PetscMPIInt     size;
     PetscBool       bound;
-    PetscInt       *pi, *pj, *oi = NULL, *oj = NULL;
-    PetscScalar    *pv, *ov = NULL;
+    PetscInt       *pi, *pj;
+    PetscScalar    *pv;
     MPI_Comm        comm = PetscObjectComm((PetscObject)A);
 
     PetscCallMPI(MPI_Comm_size(comm, &size));
@@ -53,7 +53,11 @@ PetscErrorCode PCGAMGSpmvTentativeFromDevice(Mat A, PetscInt n, PetscInt nagg, c
       PetscCall(MatSpmvGAMGTentativeDevice(&B, &aggs, &P0, stream));
     }
 
-    PetscCall(MatSpmvCSRCopyToHost(rows, nnz, d_pi, d_pj, d_pv, stream, &pi, &pj, &pv));
+    {
+      const MatSpmvDeviceCSR P0csr = {rows, nagg * ncols, nnz, d_pi, d_pj, d_pv};
+
+      PetscCall(MatSpmvCSRCopyToHost(&P0csr, stream, &pi, &pj, &pv));
+    }
     PetscCall(PetscMalloc1(PetscMax(ncols * ncols * nagg, 1), cdata));
     PetscCall(MatSpmvCUDACopyToHost(*cdata, d_cdata, sizeof(PetscReal) * (size_t)ncols * ncols * nagg, stream));
     PetscCall(PetscLogGpuToCpu(sizeof(PetscReal) * (size_t)ncols * ncols * nagg));
@@ -64,8 +68,13 @@ PetscErrorCode PCGAMGSpmvTentativeFromDevice(Mat A, PetscInt n, PetscInt nagg, c
     PetscCall(MatSpmvCUDAFree(d_data));
 
     /* P0 as agg.c makes it: A's type, block sizes (bs, ncols), bound to the CPU where A is */
-    if (size > 1) PetscCall(PetscCalloc3(rows + 1, &oi, 1, &oj, 1, &ov)); /* no off-diagonal entries */
-    PetscCall(MatSpmvCreateAIJOnCSR(comm, rows, nagg * ncols, pi, pj, pv, oi, oj, ov, P));
+    {
+      const MatSpmvHostCSR diag = {pi, pj, pv};
+      MatSpmvHostCSR       offdiag;
+
+      if (size > 1) PetscCall(PetscCalloc3(rows + 1, &offdiag.i, 1, &offdiag.j, 1, &offdiag.a)); /* no off-diagonal entries */
+      PetscCall(MatSpmvCreateAIJOnCSR(comm, rows, nagg * ncols, &diag, size > 1 ? &offdiag : NULL, P));
+    }
     PetscCall(MatSetBlockSizes(*P, bs, ncols));
     PetscCall(MatGetType(A, &mtype));
     PetscCall(MatConvert(*P, mtype, MAT_INPLACE_MATRIX, P));

@@ -60,11 +60,12 @@ static PetscErrorCode MatSpmvDeviceGraphFree(MatSpmvDeviceGraph *g)
 /* a graph made on the device into new host arrays; its device arrays freed */
 static PetscErrorCode MatSpmvGraphCopyToHost(MatSpmvDeviceGraph *g, PetscInt **i, PetscInt **j, PetscScalar **a)
 {
-  void *stream;
+  const MatSpmvDeviceCSR D = {g->m, g->m, g->nnz, g->i, g->j, g->a};
+  void                  *stream;
 
   PetscFunctionBegin;
   PetscCall(MatSpmvCUDAGetStream(&stream));
-  PetscCall(MatSpmvCSRCopyToHost(g->m, g->nnz, g->i, g->j, g->a, stream, i, j, a));
+  PetscCall(MatSpmvCSRCopyToHost(&D, stream, i, j, a));
   PetscCall(MatSpmvDeviceGraphFree(g));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -73,11 +74,12 @@ static PetscErrorCode MatSpmvGraphCopyToHost(MatSpmvDeviceGraph *g, PetscInt **i
    aijcusparse matrix (whose device copy is made at its first device use); its device arrays freed */
 static PetscErrorCode MatSpmvGraphFromDevice(MatSpmvDeviceGraph *g, Mat *G)
 {
-  void *stream;
+  const MatSpmvDeviceCSR D = {g->m, g->m, g->nnz, g->i, g->j, g->a};
+  void                  *stream;
 
   PetscFunctionBegin;
   PetscCall(MatSpmvCUDAGetStream(&stream));
-  PetscCall(MatSpmvCreateAIJFromDevice(g->m, g->m, g->nnz, g->i, g->j, g->a, stream, G));
+  PetscCall(MatSpmvCreateAIJFromDevice(&D, stream, G));
   PetscCall(MatSpmvDeviceGraphFree(g));
   PetscCall(MatConvert(*G, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, G));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -378,7 +380,11 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
     PetscCall(MatDestroy(&T));
   }
   PetscCall(MatDestroy(&Bo));
-  PetscCall(MatSpmvCreateAIJOnCSR(comm, m, A->cmap->n, gi, gj, ga, goi, goj, goa, G));
+  {
+    const MatSpmvHostCSR diag = {gi, gj, ga}, offdiag = {goi, goj, goa};
+
+    PetscCall(MatSpmvCreateAIJOnCSR(comm, m, A->cmap->n, &diag, &offdiag, G));
+  }
   if (symmetrize) PetscCall(MatSetOption(*G, MAT_SYMMETRIC, PETSC_TRUE));
   else PetscCall(MatPropagateSymmetryOptions(A, *G));
   if (scale) { /* as PETSc's: each entry over the square roots of its row's and column's diagonal */

@@ -462,12 +462,14 @@ __global__ void MatSpmvCountHistogramKernel(I n, const I *__restrict__ count, I 
   if (threadIdx.x < 2 && over[threadIdx.x]) atomicAdd(big + threadIdx.x, over[threadIdx.x]);
 }
 
-PetscErrorCode MatSpmvCUDAColumnFrequency(PetscInt n, PetscInt nnz, const int *d_j, const int *d_i, PetscReal minshare, int **d_perm, PetscInt *hot, void *stream)
+PetscErrorCode MatSpmvCUDAColumnFrequency(const MatSpmvDeviceCSR *A, PetscBool transpose, PetscReal minshare, int **d_perm, PetscInt *hot, void *stream)
 {
-  cudaStream_t s   = (cudaStream_t)stream;
-  auto         pol = thrust::cuda::par.on(s);
-  const int    top = (int)PetscMax(1, n / 100);
-  int         *count;
+  const PetscInt n = transpose ? A->m : A->n, nnz = A->nnz;
+  const int     *d_i = transpose ? A->i : NULL, *d_j = A->j;
+  cudaStream_t   s   = (cudaStream_t)stream;
+  auto           pol = thrust::cuda::par.on(s);
+  const int      top = (int)PetscMax(1, n / 100);
+  int           *count;
 
   PetscFunctionBegin;
   *d_perm = NULL;
@@ -544,15 +546,17 @@ __global__ void MatSpmvPermuteRowsKernel(I m, const I *__restrict__ i, const I *
   }
 }
 
-/* The columns of the m-row CSR (d_i, d_j) renumbered, column c becoming k where d_perm[k] = c, each
-   row sorted by its new columns: *d_jnew, and *d_pos the position in (d_i, d_j) of each entry. With
-   d_rows, row r of the result is row d_rows[r] of the CSR, at offsets d_inew (rows permuted too) */
-PetscErrorCode MatSpmvCUDARenumberColumns(PetscInt n, PetscInt m, PetscInt nnz, const int *d_i, const int *d_rows, const int *d_inew, const int *d_perm, const int *d_j, int **d_jnew, int **d_pos, void *stream)
+/* The columns of the m x n CSR A (A->i, A->j) renumbered, column c becoming k where d_perm[k] = c, each
+   row sorted by its new columns: *d_jnew, and *d_pos the position in A's CSR of each entry. With
+   d_rows, row r of the result is row d_rows[r] of A, at offsets d_inew (rows permuted too) */
+PetscErrorCode MatSpmvCUDARenumberColumns(const MatSpmvDeviceCSR *A, const int *d_perm, const int *d_rows, const int *d_inew, int **d_jnew, int **d_pos, void *stream)
 {
-  cudaStream_t s = (cudaStream_t)stream;
-  int         *inv, *jr, *seq;
-  void        *tmp   = NULL;
-  size_t       bytes = 0;
+  const PetscInt m = A->m, n = A->n, nnz = A->nnz;
+  const int     *d_i = A->i, *d_j = A->j;
+  cudaStream_t   s = (cudaStream_t)stream;
+  int           *inv, *jr, *seq;
+  void          *tmp   = NULL;
+  size_t         bytes = 0;
 
   PetscFunctionBegin;
   *d_jnew = *d_pos = NULL;
@@ -588,11 +592,13 @@ PetscErrorCode MatSpmvCUDARenumberColumns(PetscInt n, PetscInt m, PetscInt nnz, 
    (n + 1), columns *d_tj (A's rows, increasing within each row) and *d_tpos, the position in A's CSR
    each entry came from: the positions sorted by their columns, stably. A^T's layouts and the
    symmetrized graph (graph.cu) */
-PetscErrorCode MatSpmvCUDATransposeCSR(PetscInt m, PetscInt n, PetscInt nnz, const int *d_i, const int *d_j, int **d_ti, int **d_tj, int **d_tpos, void *stream)
+PetscErrorCode MatSpmvCUDATransposeCSR(const MatSpmvDeviceCSR *A, int **d_ti, int **d_tj, int **d_tpos, void *stream)
 {
-  cudaStream_t s   = (cudaStream_t)stream;
-  auto         pol = thrust::cuda::par.on(s);
-  int         *keys;
+  const PetscInt m = A->m, n = A->n, nnz = A->nnz;
+  const int     *d_i = A->i, *d_j = A->j;
+  cudaStream_t   s   = (cudaStream_t)stream;
+  auto           pol = thrust::cuda::par.on(s);
+  int           *keys;
 
   PetscFunctionBegin;
   *d_tj = *d_tpos = NULL;

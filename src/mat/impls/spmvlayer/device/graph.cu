@@ -174,7 +174,7 @@ PetscErrorCode MatSpmvCUDAGraph(const MatSpmvDeviceCSR *A, PetscInt bs, MatSpmvG
   if (kind.symmetrize) {
     int *ti, *tj, *tpos, nz = 0;
 
-    PetscCall(MatSpmvCUDATransposeCSR(m, m, nnz, d_i, d_j, &ti, &tj, &tpos, stream));
+    PetscCall(MatSpmvCUDATransposeCSR(A, &ti, &tj, &tpos, stream));
     MatSpmvGraphMergeKernel<PetscScalar, int><<<MatSpmvGrid(m), MATSPMV_THREADS, 0, s>>>((int)m, d_i, d_j, ti, tj, tpos, d_a, kind.absval, G->i, NULL, NULL);
     PetscCallCUDA(cudaGetLastError());
     PetscCallCUDA(cudaMemsetAsync(G->i + m, 0, sizeof(int), s));

@@ -197,7 +197,11 @@ static PetscErrorCode MatSpmvColumnPlanFrequency(Mat A, MatSpmvOp t, const MatSp
     PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j)); /* the CSR upload (aijcusparse's event) outside ours */
     PetscCall(MatSpmvCUDAGetStream(&stream));
     PetscCall(PetscLogEventBegin(MATSPMV_FrequencyPlan, A, 0, 0, 0));
-    PetscCall(MatSpmvCUDAColumnFrequency(n, csr->nnz, d_j, t ? d_i : NULL, sp->colorder == MAT_SPMV_COLUMN_ORDER_FREQUENCY ? 0 : MATSPMV_HOT_SHARE, &plan->d_perm, &hot, stream));
+    {
+      const MatSpmvDeviceCSR pattern = {csr->m, csr->n, csr->nnz, d_i, d_j, NULL};
+
+      PetscCall(MatSpmvCUDAColumnFrequency(&pattern, (PetscBool)(t != 0), sp->colorder == MAT_SPMV_COLUMN_ORDER_FREQUENCY ? 0 : MATSPMV_HOT_SHARE, &plan->d_perm, &hot, stream));
+    }
 #endif
   } else { /* counting sort of the columns by their counts, most first, stable */
     PetscInt       *ti = NULL, *start, maxc = 0;
@@ -342,7 +346,9 @@ static PetscErrorCode MatSpmvBuildDevice(const MatSpmvCSR *csr, const int *d_i, 
     if (L->crow) d_i = L->d_ci;
   }
   if (plan->renumber) { /* the format reads the renumbered columns, each row sorted; one that keeps CSR order reads them in place */
-    PetscCall(MatSpmvCUDARenumberColumns(L->n, csr->m, csr->nnz, d_i, L->rowsrcm ? plan->d_perm : NULL, L->d_ci, plan->d_perm, d_j, &L->d_colj, &d_pos, stream));
+    const MatSpmvDeviceCSR opA = {csr->m, L->n, csr->nnz, d_i, d_j, NULL};
+
+    PetscCall(MatSpmvCUDARenumberColumns(&opA, plan->d_perm, L->rowsrcm ? plan->d_perm : NULL, L->d_ci, &L->d_colj, &d_pos, stream));
     d_j = L->d_colj;
   }
   if (L->rowsrcm) d_i = L->d_ci;
@@ -391,10 +397,11 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, MatSpmvOp t, const MatSpmvCSR *c
   if (ondevicebuild) PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j));
   if (t == 1 && ondevicebuild) { /* A^T's CSR on the device; its row offsets on the host too, for the pattern */
 #if defined(PETSC_HAVE_CUDA)
-    void *stream;
+    const MatSpmvDeviceCSR pattern = {csr->m, csr->n, csr->nnz, d_i, d_j, NULL};
+    void                  *stream;
 
     PetscCall(MatSpmvCUDAGetStream(&stream));
-    PetscCall(MatSpmvCUDATransposeCSR(csr->m, csr->n, csr->nnz, d_i, d_j, &d_ti, &d_tj, &d_tpos, stream));
+    PetscCall(MatSpmvCUDATransposeCSR(&pattern, &d_ti, &d_tj, &d_tpos, stream));
     PetscCall(MatSpmvCUDADownloadInt(&ti, d_ti, csr->n + 1));
     d_i = d_ti;
     d_j = d_tj;

@@ -7,8 +7,7 @@
 #include "../spmvbase.h"
 
 typedef struct {
-  PetscInt    *i, *j, *oi, *oj;
-  PetscScalar *a, *oa;
+  MatSpmvHostCSR diag, offdiag;
 } MatSpmvOnCSR;
 
 static PetscErrorCode MatSpmvOnCSRDestroy(PetscCtxRt ctx)
@@ -16,21 +15,22 @@ static PetscErrorCode MatSpmvOnCSRDestroy(PetscCtxRt ctx)
   MatSpmvOnCSR *csr = *(MatSpmvOnCSR **)ctx;
 
   PetscFunctionBegin;
-  PetscCall(PetscFree3(csr->i, csr->j, csr->a));
-  PetscCall(PetscFree3(csr->oi, csr->oj, csr->oa));
+  PetscCall(PetscFree3(csr->diag.i, csr->diag.j, csr->diag.a));
+  PetscCall(PetscFree3(csr->offdiag.i, csr->offdiag.j, csr->offdiag.a));
   PetscCall(PetscFree(csr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatSpmvCreateAIJOnCSR(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt *i, PetscInt *j, PetscScalar *a, PetscInt *oi, PetscInt *oj, PetscScalar *oa, Mat *A)
+PetscErrorCode MatSpmvCreateAIJOnCSR(MPI_Comm comm, PetscInt m, PetscInt n, const MatSpmvHostCSR *diag, const MatSpmvHostCSR *offdiag, Mat *A)
 {
   MatSpmvOnCSR *csr;
 
   PetscFunctionBegin;
-  if (oi) PetscCall(MatCreateMPIAIJWithSplitArrays(comm, m, n, PETSC_DETERMINE, PETSC_DETERMINE, i, j, a, oi, oj, oa, A));
-  else PetscCall(MatCreateSeqAIJWithArrays(comm, m, n, i, j, a, A));
+  if (offdiag) PetscCall(MatCreateMPIAIJWithSplitArrays(comm, m, n, PETSC_DETERMINE, PETSC_DETERMINE, diag->i, diag->j, diag->a, offdiag->i, offdiag->j, offdiag->a, A));
+  else PetscCall(MatCreateSeqAIJWithArrays(comm, m, n, diag->i, diag->j, diag->a, A));
   PetscCall(PetscNew(&csr));
-  csr->i = i, csr->j = j, csr->a = a, csr->oi = oi, csr->oj = oj, csr->oa = oa;
+  csr->diag = *diag;
+  if (offdiag) csr->offdiag = *offdiag;
   PetscCall(PetscObjectContainerCompose((PetscObject)*A, "MatSpmvOnCSR", csr, MatSpmvOnCSRDestroy));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -43,20 +43,23 @@ static PetscErrorCode MatSpmvOnPinnedCSRDestroy(PetscCtxRt ctx)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A sequential host CSR of m x n, nnz entries, copied from a device CSR (int indices; d_a NULL: the
-   values left unset, for the caller to write on the device): i, j and the values in one block of
+/* A sequential host CSR copied from the device CSR D (its values NULL: left unset, for the caller to
+   write on the device): i, j and the values in one block of
    pinned host memory the matrix owns, so the CSR comes down and goes up again (aijcusparse's first
    device use) at the device's rates, not pageable memory's. Its assembly skips the search for
    inodes (-mat_no_inode, unless the user gave it): aijcusparse off the CPU does not use them, and
    on a 4M-row product result it was two thirds of the assembly (0.08 of 0.12 s, H100 host) */
-PetscErrorCode MatSpmvCreateAIJFromDevice(PetscInt m, PetscInt n, PetscInt nnz, const int *d_i, const int *d_j, const PetscScalar *d_a, void *stream, Mat *A)
+PetscErrorCode MatSpmvCreateAIJFromDevice(const MatSpmvDeviceCSR *D, void *stream, Mat *A)
 {
-  const size_t   joff = (((size_t)m + 1) * sizeof(PetscInt) + 63) / 64 * 64; /* j and the values 64-byte aligned */
-  const size_t   aoff = joff + ((size_t)PetscMax(nnz, 1) * sizeof(PetscInt) + 63) / 64 * 64;
-  char          *block;
-  PetscInt      *i, *j;
-  PetscBool      given;
-  PetscErrorCode ierr;
+  const PetscInt     m = D->m, n = D->n, nnz = D->nnz;
+  const int         *d_i = D->i, *d_j = D->j;
+  const PetscScalar *d_a  = D->a;
+  const size_t       joff = (((size_t)m + 1) * sizeof(PetscInt) + 63) / 64 * 64; /* j and the values 64-byte aligned */
+  const size_t       aoff = joff + ((size_t)PetscMax(nnz, 1) * sizeof(PetscInt) + 63) / 64 * 64;
+  char              *block;
+  PetscInt          *i, *j;
+  PetscBool          given;
+  PetscErrorCode     ierr;
 
   PetscFunctionBegin;
   PetscCheck(sizeof(PetscInt) == sizeof(int), PETSC_COMM_SELF, PETSC_ERR_PLIB, "A device pattern of int indices for 64-bit PetscInt");
@@ -78,8 +81,12 @@ PetscErrorCode MatSpmvCreateAIJFromDevice(PetscInt m, PetscInt n, PetscInt nnz, 
 }
 #endif
 
-PetscErrorCode MatSpmvCSRCopyToHost(PetscInt m, PetscInt nnz, const int *d_i, const int *d_j, const PetscScalar *d_a, void *stream, PetscInt **i, PetscInt **j, PetscScalar **a)
+PetscErrorCode MatSpmvCSRCopyToHost(const MatSpmvDeviceCSR *D, void *stream, PetscInt **i, PetscInt **j, PetscScalar **a)
 {
+  const PetscInt     m = D->m, nnz = D->nnz;
+  const int         *d_i = D->i, *d_j = D->j;
+  const PetscScalar *d_a = D->a;
+
   PetscFunctionBegin;
   PetscCall(PetscMalloc3(m + 1, i, PetscMax(nnz, 1), j, PetscMax(nnz, 1), a));
 #if defined(PETSC_HAVE_CUDA)
