@@ -11,7 +11,9 @@ static char help[] = "SpMV benchmark: each matrix type's product checked against
                      "  -csv <file>     append one line per type to file (header first when the file is new)\n"
                      "  -name <label>   the matrix column of the CSV (default: the generator's name or the file's base name)\n"
                      "  -save <file>    also write the matrix to file (PETSc binary), for studies outside PETSc\n"
-                     "  -peak_gbs <4285>  bandwidth for eta = minimal bytes / time / peak (4285 GB/s: the H200's measured device copy rate)\n";
+                     "  -peak_gbs <4285>  bandwidth for eta = minimal bytes / time / peak (4285 GB/s: the H200's measured device copy rate)\n"
+                     "  -petscspmv_layout_min_products <0>  here 0: the first product builds the layout, so the timed ones are the\n"
+                     "                  layout's (a program's default, 100, would time aijcusparse's products and the build)\n";
 
 #include <petscspmv.h>
 #include <petscdevice_cuda.h>
@@ -422,6 +424,8 @@ int main(int argc, char **argv)
   FILE        *fcsv    = NULL;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-petscspmv_layout_min_products", &set));
+  if (!set) PetscCall(PetscOptionsSetValue(NULL, "-petscspmv_layout_min_products", "0"));
   PetscCall(PetscSpmvInitializePackage());
   {
     int ndevices = 0;
