@@ -1,6 +1,7 @@
 static char help[] = "Sparse matrix-matrix products of a petscspmv type (the device SpGEMM on a GPU) against MATAIJ's,\n"
                      "entry by entry and pattern for pattern: A B, A^T B, A B^T, P^T A P, R A R^T of random sparse matrices\n"
                      "with empty rows and columns and a row of many products, block size 3, reused after new values;\n"
+                     "GAMG's chain (a product of the coarse operator, a result, and the next Galerkin product of results);\n"
                      "on one process with a GPU, an operand replaced by one of the same pattern, and one of another refused.\n"
                      "  -type <brc>  petscspmv type of the operands\n"
                      "  -m <300>     rows of A (square for P^T A P and R A R^T)\n"
@@ -189,6 +190,49 @@ static PetscErrorCode CheckType(MatProductType type, Mat A, Mat Aref, Mat B, Mat
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* GAMG's chain of products: A1 = P^T A P (a result), A1 P0 with P0 of A1's type (GAMG's smoothing of
+   the next level's prolongator: a product of a result), A2 = S^T A1 S (a result of results; on several
+   processes the MPI products of results' blocks and merged rows); then all reused after MatScale(A) */
+static PetscErrorCode CheckChain(Mat A, Mat Aref, Mat P, Mat Pref, PetscInt bs, PetscBool heavy)
+{
+  Mat      A1, A1ref, P0, P0ref, S, Sref, A2, A2ref;
+  MatType  t1;
+  PetscInt n, n2;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(P, NULL, &n));
+  n2 = n / 2 - (n / 2) % bs;
+  PetscCall(MatPtAP(A, P, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &A1));
+  PetscCall(MatPtAP(Aref, Pref, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &A1ref));
+  PetscCall(CheckProduct(A1, A1ref, "chain: A1 = P^T A P"));
+  PetscCall(MatGetType(A1, &t1));
+  PetscCall(CreatePair(t1, n, n2, bs, 3, heavy, 10, &P0, &P0ref));
+  PetscCall(MatMatMult(A1, P0, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &S));
+  PetscCall(MatMatMult(A1ref, P0ref, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &Sref));
+  PetscCall(CheckProduct(S, Sref, "chain: S = A1 P0"));
+  PetscCall(MatPtAP(A1, S, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &A2));
+  PetscCall(MatPtAP(A1ref, Sref, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &A2ref));
+  PetscCall(CheckProduct(A2, A2ref, "chain: A2 = S^T A1 S"));
+  for (int k = 0; k < 2; k++) { /* a new Newton step: the same patterns, new values */
+    PetscCall(MatScale(k ? Aref : A, 0.5));
+    PetscCall(MatPtAP(k ? Aref : A, k ? Pref : P, MAT_REUSE_MATRIX, PETSC_DETERMINE, k ? &A1ref : &A1));
+    PetscCall(MatMatMult(k ? A1ref : A1, k ? P0ref : P0, MAT_REUSE_MATRIX, PETSC_DETERMINE, k ? &Sref : &S));
+    PetscCall(MatPtAP(k ? A1ref : A1, k ? Sref : S, MAT_REUSE_MATRIX, PETSC_DETERMINE, k ? &A2ref : &A2));
+  }
+  PetscCall(CheckProduct(A1, A1ref, "chain reused: A1"));
+  PetscCall(CheckProduct(S, Sref, "chain reused: S"));
+  PetscCall(CheckProduct(A2, A2ref, "chain reused: A2"));
+  PetscCall(MatDestroy(&A2));
+  PetscCall(MatDestroy(&A2ref));
+  PetscCall(MatDestroy(&S));
+  PetscCall(MatDestroy(&Sref));
+  PetscCall(MatDestroy(&P0));
+  PetscCall(MatDestroy(&P0ref));
+  PetscCall(MatDestroy(&A1));
+  PetscCall(MatDestroy(&A1ref));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   char      type[64] = "brc";
@@ -240,6 +284,7 @@ int main(int argc, char **argv)
     PetscCall(CreatePair(type, m, m, bs, 7, heavy, 5, &Asq, &Asqref));
     PetscCall(CreatePair(type, m, n, bs, 3, heavy, 6, &P, &Pref));
     PetscCall(CheckType(MATPRODUCT_PtAP, Asq, Asqref, P, Pref));
+    PetscCall(CheckChain(Asq, Asqref, P, Pref, bs, heavy));
     PetscCall(MatDestroy(&P));
     PetscCall(MatDestroy(&Pref));
     PetscCall(CreatePair(type, n, m, bs, 3, heavy, 7, &P, &Pref));
