@@ -155,6 +155,28 @@ PetscErrorCode MatSpmvRefreshTranspose(Mat T)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* aijcusparse's explicit transpose of P, an aijcusparse matrix with MAT_FORM_EXPLICIT_TRANSPOSE (GAMG's
+   prolongators), formed by a product with P^T on zero vectors, which forms it (csr2csc) when it is
+   stale: cheaper than MatSpmvRefreshTranspose()'s throwaway sparse product (a matrix of P's rows and
+   cuSPARSE's SpGEMM set-up, once per level). Not for a merged P_loc (see there). Ours: their
+   products with P^T take their own layouts, no transpose of aijcusparse's is read */
+static PetscErrorCode MatSpmvFormExplicitTranspose(Mat P)
+{
+  Vec       x, y;
+  PetscBool cusparse;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)P, MATSEQAIJCUSPARSE, &cusparse));
+  if (!cusparse || P->boundtocpu || !P->rmap->n || !P->cmap->n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscInfo(P, "Forming aijcusparse's explicit transpose of P (MAT_FORM_EXPLICIT_TRANSPOSE) after our product\n"));
+  PetscCall(MatCreateVecs(P, &x, &y));
+  PetscCall(VecZeroEntries(y));
+  PetscCall(MatMultTranspose(P, y, x));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The inner product of a parallel P^T A P that PETSc's device backend forms for the rows other
    processes own, P_loc^T (A_off P_oth) (MatProductSymbolic_MPIAIJBACKEND(): its third, prefix
    "backend_p2_"), is refused by cuSPARSE's SpGEMM from about 150^3 unknowns of KSP ex45 on 2
@@ -259,7 +281,7 @@ static PetscErrorCode MatSpmvRunDevicePhase(Mat C, PetscErrorCode (*f)(Mat))
      (MAT_FORM_EXPLICIT_TRANSPOSE) and cuSPARSE's P^T A P forms in its symbolic phase, formed after
      ours too: else the first solve's MatMultTranspose() forms it (KSP ex56 -ne 48: 0.022 vs 0.013 s
      of MatMultTranspose in the solve, H100) */
-  if (!symbolic && MatSpmvSpGEMMIsPhase(f) && (p->type == MATPRODUCT_PtAP || p->type == MATPRODUCT_RARt) && p->B->form_explicit_transpose && !p->B->transupdated) PetscCall(MatSpmvRefreshTranspose(p->B));
+  if (!symbolic && MatSpmvSpGEMMIsPhase(f) && (p->type == MATPRODUCT_PtAP || p->type == MATPRODUCT_RARt) && p->B->form_explicit_transpose && !p->B->transupdated) PetscCall(MatSpmvFormExplicitTranspose(p->B));
   /* aijcusparse's sparse symbolic phase computes C's values on the device but, unless both operands'
      values were on host and device alike, leaves C marked unallocated, its host values unset: the
      next phase that reads C (the outer product of PtAP, RARt and ABC in MatProductSymbolic_ABC_Basic())
