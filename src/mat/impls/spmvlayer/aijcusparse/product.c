@@ -162,12 +162,14 @@ PetscErrorCode MatSpmvRefreshTranspose(Mat T)
    products with P^T take their own layouts, no transpose of aijcusparse's is read */
 static PetscErrorCode MatSpmvFormExplicitTranspose(Mat P)
 {
-  Vec       x, y;
-  PetscBool cusparse;
+  Vec             x, y;
+  PetscBool       cusparse;
+  Mat_SeqAIJSpmv *sp;
 
   PetscFunctionBegin;
+  PetscCall(MatSpmvSeqGetData(P, &sp)); /* ours carry aijcusparse's name under the product's alias */
   PetscCall(PetscObjectTypeCompare((PetscObject)P, MATSEQAIJCUSPARSE, &cusparse));
-  if (!cusparse || P->boundtocpu || !P->rmap->n || !P->cmap->n) PetscFunctionReturn(PETSC_SUCCESS);
+  if (sp || !cusparse || P->boundtocpu || !P->rmap->n || !P->cmap->n) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscInfo(P, "Forming aijcusparse's explicit transpose of P (MAT_FORM_EXPLICIT_TRANSPOSE) after our product\n"));
   PetscCall(MatCreateVecs(P, &x, &y));
   PetscCall(VecZeroEntries(y));
