@@ -233,8 +233,7 @@ static PetscErrorCode MatSpmvSORSweeps(Mat A, Mat_SpmvSOR *sor, Vec bb, PetscRea
   const PetscBool    backward = (PetscBool)((flag & SOR_BACKWARD_SWEEP) || (flag & SOR_LOCAL_BACKWARD_SWEEP));
   const PetscBool    zero     = (PetscBool)((flag & SOR_ZERO_INITIAL_GUESS) != 0);
   const PetscInt     nsweeps = its * ((forward ? 1 : 0) + (backward ? 1 : 0)), n = A->rmap->n;
-  const int         *d_i, *d_j;
-  const PetscScalar *d_a, *d_b, *bhost, *xhost;
+  const PetscScalar *d_b, *bhost, *xhost;
   PetscScalar       *d_x, *cur, *out;
   MatSpmvDeviceCSR   csr = {n, A->cmap->n, sor->nnz, NULL, NULL, NULL};
   void              *stream;
@@ -242,14 +241,11 @@ static PetscErrorCode MatSpmvSORSweeps(Mat A, Mat_SpmvSOR *sor, Vec bb, PetscRea
 
   PetscFunctionBegin;
   PetscCall(MatSpmvCUDAGetStream(&stream));
-  PetscCall(MatSpmvCUSPARSEGetIJ(A, &d_i, &d_j));
-  PetscCall(MatSpmvCUSPARSEGetValues(A, &d_a));
-  csr.i = d_i;
-  csr.j = d_j;
-  csr.a = d_a;
+  PetscCall(MatSpmvCUSPARSEGetIJ(A, &csr.i, &csr.j));
+  PetscCall(MatSpmvCUSPARSEGetValues(A, &csr.a));
   PetscCall(MatSpmvSORDiagonal(A, sor, &csr, omega, (PetscScalar)fshift, &zerorow, stream));
   if (zerorow >= 0) {
-    PetscCall(MatSpmvCUSPARSERestoreValues(A, &d_a));
+    PetscCall(MatSpmvCUSPARSERestoreValues(A, &csr.a));
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "Zero diagonal on row %" PetscInt_FMT ": SOR divides by it; shift the diagonal (-pc_sor_diagonal_shift, PCSORSetDiagonalShift()) or use another smoother", zerorow);
   }
   PetscCall(MatSpmvSORVecGet(bb, PETSC_TRUE, PETSC_FALSE, &sor->stage[0], n, &bhost, (PetscScalar **)&d_b, stream));
@@ -275,7 +271,7 @@ static PetscErrorCode MatSpmvSORSweeps(Mat A, Mat_SpmvSOR *sor, Vec bb, PetscRea
   } else PetscCall(VecRestoreArrayAndMemType(xx, &d_x));
   if (bhost) PetscCall(VecRestoreArrayReadAndMemType(bb, &bhost));
   else PetscCall(VecRestoreArrayReadAndMemType(bb, &d_b));
-  PetscCall(MatSpmvCUSPARSERestoreValues(A, &d_a));
+  PetscCall(MatSpmvCUSPARSERestoreValues(A, &csr.a));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
