@@ -278,7 +278,17 @@ static PetscErrorCode MatSpmvRunDevicePhase(Mat C, PetscErrorCode (*f)(Mat))
     PetscCall(MatSpmvPtAPOffProcessOnHost(C, PETSC_TRUE, added));
     PetscCall((*f)(C));
     PetscCall(MatSpmvPtAPOffProcessOnHost(C, PETSC_FALSE, added));
-  } else PetscCall((*f)(C));
+  } else {
+    PetscBool sparsec;
+
+    PetscCall((*f)(C));
+    /* aijcusparse's numeric SpGEMM writes C's values on the device but leaves an explicit transpose
+       of C (formed by an earlier C^T B or P^T A P with P = C) marked current: the next one multiplies
+       by C's old values (PETSc 3.26.1; docs/limits.md). Marked stale as aijcusparse's own
+       MatSeqAIJCUSPARSEGetArray() marks it, through which our SpGEMM writes */
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)C, MATSEQAIJ, &sparsec));
+    if (sparsec && !MatSpmvSpGEMMIsPhase(f)) C->transupdated = PETSC_FALSE;
+  }
   /* P's (R's) explicit transpose, which GAMG asks aijcusparse to keep for the restriction
      (MAT_FORM_EXPLICIT_TRANSPOSE) and cuSPARSE's P^T A P forms in its symbolic phase, formed after
      ours too: else the first solve's MatMultTranspose() forms it (KSP ex56 -ne 48: 0.022 vs 0.013 s
