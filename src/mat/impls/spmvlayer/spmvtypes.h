@@ -80,10 +80,12 @@ PETSC_INTERN PetscErrorCode MatSpmvSetSOROps(Mat, PetscErrorCode (*)(Mat, Vec, P
 PETSC_INTERN PetscErrorCode MatSpmvSetSOROpsMPI(Mat, PetscErrorCode (*)(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec));
 
 /* sparse products on the device (src/mat/impls/spmvspgemm/): its options read (the package), whether it
-   takes the product of C (its symbolic phase then set; else aijcusparse's choice), whether f is one of its phases */
+   takes the product of C (its symbolic phase then set; else aijcusparse's choice), whether f is one of
+   its phases, whether it is on (-petscspmv_spgemm) */
 PETSC_INTERN PetscErrorCode MatSpmvSpGEMMInitialize(void);
 PETSC_INTERN PetscErrorCode MatSpmvSpGEMMSetFromOptions(Mat, PetscBool *);
 PETSC_INTERN PetscBool      MatSpmvSpGEMMIsPhase(PetscErrorCode (*)(Mat));
+PETSC_INTERN PetscBool      MatSpmvSpGEMMOn(void);
 
 /* the solver package MATSOLVERSPMVFACTOR (src/mat/impls/spmvfactor/), registered by src/mat/interface/package.c */
 PETSC_INTERN PetscErrorCode MatSolverTypeRegister_Spmv(void);

@@ -367,6 +367,15 @@ static PetscErrorCode MatSpmvSpGEMMCPUAsked(Mat C, PetscBool *cpu)
 /* Our SpGEMM takes C's product (*taken; its symbolic phase then set) where: -petscspmv_spgemm, a GPU,
    A B, A^T B, A B^T, P^T A P or R A R^T of two sequential sparse matrices whose CSR aijcusparse keeps on
    the device (int indices), PETSc's default algorithm and no CPU backend asked for */
+PetscBool MatSpmvSpGEMMOn(void)
+{
+#if defined(PETSC_HAVE_CUDA)
+  return MatSpmvSpGEMMUse;
+#else
+  return PETSC_FALSE;
+#endif
+}
+
 PetscErrorCode MatSpmvSpGEMMSetFromOptions(Mat C, PetscBool *taken)
 {
   Mat_Product *p = C->product;

@@ -53,3 +53,4 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDASpGEMMFingerprint(const MatSpmvDeviceCSR 
 PETSC_INTERN PetscErrorCode MatSpmvSpGEMMInitialize(void);
 PETSC_INTERN PetscErrorCode MatSpmvSpGEMMSetFromOptions(Mat, PetscBool *);
 PETSC_INTERN PetscBool      MatSpmvSpGEMMIsPhase(PetscErrorCode (*)(Mat));
+PETSC_INTERN PetscBool      MatSpmvSpGEMMOn(void);

@@ -6,6 +6,8 @@
 */
 #include "../spmvimpl.h"
 
+static PetscBool MatSpmvIsMPIAIJCUSPARSEResult(Mat);
+
 /* Whether a new result (still the base's type) of a product whose A is ours takes A's type, for
    sequential and MPI results alike. Never after a host product into an aijcusparse matrix: it
    wrote host values aijcusparse is not told of. Measured with GAMG's defaults (docs/design.md,
@@ -190,8 +192,10 @@ static PetscErrorCode MatSpmvFormExplicitTranspose(Mat P)
    than cuSPARSE's, at 0.69 M (on 4) slower. Below the threshold it stays on the device (with two
    processes on one GPU the host product made the set-up of the 12^3 case stop in 1 of 6 runs, as
    the device's did before MatSpmvRunDevicePhase()'s wait). The largest process's rows come from
-   the layout every process holds, so all take the same path. set: before the symbolic phase; !set:
-   after it, the options taken back. C's type is not set yet: A's tells whether it is parallel */
+   the layout every process holds, so all take the same path. Where P is ours or one of our results,
+   its P_loc takes our product hooks and our SpGEMM (memory bounded by its output) takes this product
+   on the device: nothing is asked. set: before the symbolic phase; !set: after it, the options
+   taken back. C's type is not set yet: A's tells whether it is parallel */
 static PetscErrorCode MatSpmvPtAPOffProcessOnHost(Mat C, PetscBool set, PetscBool added[2])
 {
   static const char *const names[2] = {"mattransposematmult_backend_cpu", "mat_product_algorithm_backend_cpu"};
@@ -205,11 +209,18 @@ static PetscErrorCode MatSpmvPtAPOffProcessOnHost(Mat C, PetscBool set, PetscBoo
     Mat             A = C->product->A;
     const PetscInt *range;
     PetscInt        maxrows = 0;
+    Mat_MPIAIJSpmv *psp;
 
     added[0] = added[1] = PETSC_FALSE;
     PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATMPIAIJ, &mpi));
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)C), &size));
     if (!mpi || size == 1 || C->product->type != MATPRODUCT_PtAP) PetscFunctionReturn(PETSC_SUCCESS);
+    /* P ours or a result: its P_loc takes our hooks, and our SpGEMM takes that product on the device */
+    PetscCall(MatSpmvMPIGetData(C->product->B, &psp));
+    if (MatSpmvSpGEMMOn() && ((psp && psp->base->cusparse) || MatSpmvIsMPIAIJCUSPARSEResult(C->product->B))) {
+      PetscCall(PetscInfo(C, "P^T A P of a %s on %d processes: its off-process product by petscspmv's SpGEMM on the device\n", ((PetscObject)A)->type_name, size));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
     PetscCall(PetscLayoutGetRanges(A->rmap, &range));
     for (PetscMPIInt r = 0; r < size; r++) maxrows = PetscMax(maxrows, range[r + 1] - range[r]);
     PetscCall(PetscInfo(C, "P^T A P of a %s of %" PetscInt_FMT " rows on %d processes, at most %" PetscInt_FMT " on one: its off-process product on the %s (-petscspmv_ptap_host_min_rows %" PetscInt_FMT ")\n", ((PetscObject)A)->type_name, A->rmap->N, size, maxrows, maxrows >= MatSpmvPtAPHostMinRows ? "host" : "device", MatSpmvPtAPHostMinRows));
@@ -349,7 +360,10 @@ static PetscErrorCode MatSpmvMPIProductResult(Mat C, Mat A, Mat B, PetscBool dev
 
   PetscFunctionBegin;
   PetscCall(MatSpmvMPIGetData(A, &asp));
-  if (!asp) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!asp) { /* a product of an MPI result (GAMG's coarser levels on several processes): a result too */
+    if (MatSpmvIsMPIAIJCUSPARSEResult(A)) PetscCall(MatSpmvSetAIJCUSPARSEResultOps(C));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(MatSpmvMPIGetData(B, &bsp));
   PetscCall(PetscObjectTypeCompare((PetscObject)C, asp->base->cusparse ? MATMPIAIJCUSPARSE : MATMPIAIJ, &base));
   if (base && MatSpmvProductResultTakesType(asp->base->cusparse, dev, C->rmap->n, (PetscBool)(asp->frommaij || (bsp && bsp->frommaij)))) PetscCall(MatSpmvProductResultConvert(A, C, asp->format->mpitype));
@@ -728,17 +742,42 @@ static PetscBool MatSpmvIsAIJCUSPARSEResult(Mat X)
   return (PetscBool)(X && X->ops->productsetfromoptions == MatProductSetFromOptions_SeqAIJSpmv && MatSpmvBaseSeqCUSPARSE.productsetfromoptions && ((PetscObject)X)->type_name && !strcmp(((PetscObject)X)->type_name, MATSEQAIJCUSPARSE));
 }
 
-/* C, a sequential aijcusparse result, takes our product hooks (once; not where another package
-   replaced aijcusparse's): its products with other device matrices then reach our SpGEMM */
+static PetscErrorCode MatProductSetFromOptions_MPIAIJCUSPARSEResult(Mat);
+static PetscErrorCode MatMPIAIJGetLocalMatMerge_MPIAIJCUSPARSEResult(Mat, MatReuse, IS *, Mat *);
+
+/* whether X is an MPI aijcusparse result of our products */
+static PetscBool MatSpmvIsMPIAIJCUSPARSEResult(Mat X)
+{
+  return (PetscBool)(X && X->ops->productsetfromoptions == MatProductSetFromOptions_MPIAIJCUSPARSEResult && ((PetscObject)X)->type_name && !strcmp(((PetscObject)X)->type_name, MATMPIAIJCUSPARSE));
+}
+
+/* C, an aijcusparse result, takes our product hooks (once; not where another package replaced
+   aijcusparse's): its products with other device matrices then reach our SpGEMM. An MPI result's
+   products are PETSc's MPI products of its blocks and of its merged local rows (P_loc of P^T A P,
+   whose P_loc^T (A_off P_oth) cuSPARSE refuses at large sizes): those take the hooks too, and the
+   results of its own products are results again (GAMG's coarser levels) */
 static PetscErrorCode MatSpmvSetProductOps_AIJCUSPARSEResult(Mat C)
 {
-  PetscBool seq;
+  PetscBool seq, mpi;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQAIJCUSPARSE, &seq));
-  if (!seq || C->boundtocpu || !MatSpmvBaseSeqCUSPARSE.productsetfromoptions || C->ops->productsetfromoptions != MatSpmvBaseSeqCUSPARSE.productsetfromoptions) PetscFunctionReturn(PETSC_SUCCESS);
-  C->ops->productsetfromoptions = MatProductSetFromOptions_SeqAIJSpmv;
-  PetscCall(MatSpmvComposeProductHooks(C, MatProductSetFromOptions_SeqAIJSpmv));
+  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATMPIAIJCUSPARSE, &mpi));
+  if (C->boundtocpu) PetscFunctionReturn(PETSC_SUCCESS);
+  if (seq && MatSpmvBaseSeqCUSPARSE.productsetfromoptions && C->ops->productsetfromoptions == MatSpmvBaseSeqCUSPARSE.productsetfromoptions) {
+    C->ops->productsetfromoptions = MatProductSetFromOptions_SeqAIJSpmv;
+    PetscCall(MatSpmvComposeProductHooks(C, MatProductSetFromOptions_SeqAIJSpmv));
+  } else if (mpi && MatSpmvBaseMPICUSPARSE.productsetfromoptions && C->ops->productsetfromoptions == MatSpmvBaseMPICUSPARSE.productsetfromoptions) {
+    Mat Cd, Co;
+
+    PetscCall(MatMPIAIJGetSeqAIJ(C, &Cd, &Co, NULL));
+    PetscCall(MatSpmvSetProductOps_AIJCUSPARSEResult(Cd));
+    if (Co) PetscCall(MatSpmvSetProductOps_AIJCUSPARSEResult(Co));
+    C->ops->productsetfromoptions = MatProductSetFromOptions_MPIAIJCUSPARSEResult;
+    /* when the other operand's productsetfromoptions differs, PETSc looks these up on A first */
+    PetscCall(PetscObjectComposeFunction((PetscObject)C, "MatProductSetFromOptions_mpiaijcusparse_mpiaijcusparse_C", MatProductSetFromOptions_MPIAIJCUSPARSEResult));
+    if (MatSpmvBaseMPICUSPARSE.getlocalmatmerge) PetscCall(PetscObjectComposeFunction((PetscObject)C, "MatMPIAIJGetLocalMatMerge_C", MatMPIAIJGetLocalMatMerge_MPIAIJCUSPARSEResult));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -801,5 +840,40 @@ PetscErrorCode MatMPIAIJGetLocalMatMerge_MPIAIJSpmv(Mat A, MatReuse scall, IS *g
   PetscCall(MatSpmvAliasBegin(&alias, blk[0], blk[1], NULL, NULL));
   PetscCall(MatSpmvAliasEnd(&alias, MatSpmvMPI(A)->base->getlocalmatmerge(A, scall, glob, A_loc)));
   if (current) PetscCall(MatSpmvRefreshTranspose(*A_loc));
+  if (scall == MAT_INITIAL_MATRIX) PetscCall(MatSpmvSetProductOps_AIJCUSPARSEResult(*A_loc)); /* P_loc^T (A_off P_oth): ours */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the same merge of an MPI result (its blocks are aijcusparse's own: no alias) */
+static PetscErrorCode MatMPIAIJGetLocalMatMerge_MPIAIJCUSPARSEResult(Mat A, MatReuse scall, IS *glob, Mat *A_loc)
+{
+  PetscBool current = (PetscBool)(scall == MAT_REUSE_MATRIX && (*A_loc)->transupdated);
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvBaseMPICUSPARSE.getlocalmatmerge(A, scall, glob, A_loc));
+  if (current) PetscCall(MatSpmvRefreshTranspose(*A_loc));
+  if (scall == MAT_INITIAL_MATRIX) PetscCall(MatSpmvSetProductOps_AIJCUSPARSEResult(*A_loc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* an MPI result's products: MPIAIJCUSPARSE's choice (its device product of the blocks, which reach
+   our SpGEMM) with the phases wrapped, so that the result is a result too; a dense operand goes to
+   MPIAIJCUSPARSE's choice as it is */
+static PetscErrorCode MatProductSetFromOptions_MPIAIJCUSPARSEResult(Mat C)
+{
+  Mat_Product *p      = C->product;
+  Mat          ops[3] = {p->A, p->B, p->type == MATPRODUCT_ABC ? p->C : NULL};
+  PetscBool    sparse = PETSC_TRUE;
+
+  PetscFunctionBegin;
+  for (int k = 0; k < 3; k++) {
+    PetscBool aij;
+
+    if (!ops[k]) continue;
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)ops[k], MATMPIAIJ, &aij));
+    sparse = (PetscBool)(sparse && aij);
+  }
+  if (sparse) PetscCall(MatSpmvProductSetFromOptionsAliased(C, MatSpmvBaseMPICUSPARSE.productsetfromoptions));
+  else PetscCall(MatSpmvBaseMPICUSPARSE.productsetfromoptions(C));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
