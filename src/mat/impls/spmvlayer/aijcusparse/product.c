@@ -783,6 +783,18 @@ static PetscErrorCode MatSpmvSetProductOps_AIJCUSPARSEResult(Mat C)
 
 /* ---------------- MPI products ---------------- */
 
+/* whether every operand of a product (ops[2] NULL but for ABC) is an MPIAIJ matrix of any kind */
+static PetscErrorCode MatSpmvProductOperandsMPIAIJ(const Mat ops[3], PetscBool *sparse)
+{
+  PetscFunctionBegin;
+  *sparse = PETSC_TRUE;
+  for (int k = 0; k < 3 && *sparse; k++) {
+    if (!ops[k]) continue;
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)ops[k], MATMPIAIJ, sparse));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* A's productsetfromoptions (aijcusparse base), and MatProductSetFromOptions_anytype_C for operands that
    do not share one. A MAIJ operand (PCMG's interpolation on a DMDA with several fields) becomes a
    matrix of our type in place, as MPIAIJ's own MPIAIJ x MPIMAIJ product makes it MPIAIJ, and the
@@ -793,8 +805,8 @@ PetscErrorCode MatProductSetFromOptions_MPIAIJSpmv(Mat C)
 {
   Mat_Product    *p      = C->product;
   Mat             ops[3] = {p->A, p->B, p->type == MATPRODUCT_ABC ? p->C : NULL};
-  Mat_MPIAIJSpmv *sp[2], *ours    = NULL;
-  PetscBool       maij[2], sparse = PETSC_TRUE;
+  Mat_MPIAIJSpmv *sp[2], *ours = NULL;
+  PetscBool       maij[2], sparse;
 
   PetscFunctionBegin;
   for (int k = 0; k < 2; k++) {
@@ -811,13 +823,7 @@ PetscErrorCode MatProductSetFromOptions_MPIAIJSpmv(Mat C)
     PetscCall(MatProductSetFromOptions(C));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  for (int k = 0; k < 3; k++) {
-    PetscBool aij;
-
-    if (!ops[k]) continue;
-    PetscCall(PetscObjectBaseTypeCompare((PetscObject)ops[k], MATMPIAIJ, &aij));
-    sparse = (PetscBool)(sparse && aij);
-  }
+  PetscCall(MatSpmvProductOperandsMPIAIJ(ops, &sparse));
   ours = sp[0] ? sp[0] : sp[1];
   if (!sparse || !ours) PetscFunctionReturn(PETSC_SUCCESS); /* not ours to choose: PETSc goes on to its own fallbacks (sparse x dense by columns, ...) */
   PetscCall(MatSpmvProductSetFromOptionsAliased(C, ours->base->productsetfromoptions));
@@ -828,7 +834,7 @@ PetscErrorCode MatProductSetFromOptions_MPIAIJSpmv(Mat C)
    2-rank PtAP and A^T B, on the device), whose explicit transpose aijcusparse's A^T B multiplies
    with: reused, the merge leaves that transpose stale (PETSc 3.25). One that was current before is
    formed again (A^T A of a merged A is aijcusparse's own product, out of our hooks' reach) */
-PetscErrorCode MatMPIAIJGetLocalMatMerge_MPIAIJSpmv(Mat A, MatReuse scall, IS *glob, Mat *A_loc)
+static PetscErrorCode MatSpmvLocalMatMerge(Mat A, PetscErrorCode (*merge)(Mat, MatReuse, IS *, Mat *), MatReuse scall, IS *glob, Mat *A_loc)
 {
   PetscBool       current = (PetscBool)(scall == MAT_REUSE_MATRIX && (*A_loc)->transupdated);
   Mat             blk[2];
@@ -837,22 +843,26 @@ PetscErrorCode MatMPIAIJGetLocalMatMerge_MPIAIJSpmv(Mat A, MatReuse scall, IS *g
 
   PetscFunctionBegin;
   PetscCall(MatMPIAIJGetSeqAIJ(A, &blk[0], &blk[1], &garray));
-  PetscCall(MatSpmvAliasBegin(&alias, blk[0], blk[1], NULL, NULL));
-  PetscCall(MatSpmvAliasEnd(&alias, MatSpmvMPI(A)->base->getlocalmatmerge(A, scall, glob, A_loc)));
+  PetscCall(MatSpmvAliasBegin(&alias, blk[0], blk[1], NULL, NULL)); /* a result's blocks are aijcusparse's own: none taken */
+  PetscCall(MatSpmvAliasEnd(&alias, merge(A, scall, glob, A_loc)));
   if (current) PetscCall(MatSpmvRefreshTranspose(*A_loc));
   if (scall == MAT_INITIAL_MATRIX) PetscCall(MatSpmvSetProductOps_AIJCUSPARSEResult(*A_loc)); /* P_loc^T (A_off P_oth): ours */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the same merge of an MPI result (its blocks are aijcusparse's own: no alias) */
+/* ours: their blocks named after the base during the merge */
+PetscErrorCode MatMPIAIJGetLocalMatMerge_MPIAIJSpmv(Mat A, MatReuse scall, IS *glob, Mat *A_loc)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvLocalMatMerge(A, MatSpmvMPI(A)->base->getlocalmatmerge, scall, glob, A_loc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the same merge of an MPI result */
 static PetscErrorCode MatMPIAIJGetLocalMatMerge_MPIAIJCUSPARSEResult(Mat A, MatReuse scall, IS *glob, Mat *A_loc)
 {
-  PetscBool current = (PetscBool)(scall == MAT_REUSE_MATRIX && (*A_loc)->transupdated);
-
   PetscFunctionBegin;
-  PetscCall(MatSpmvBaseMPICUSPARSE.getlocalmatmerge(A, scall, glob, A_loc));
-  if (current) PetscCall(MatSpmvRefreshTranspose(*A_loc));
-  if (scall == MAT_INITIAL_MATRIX) PetscCall(MatSpmvSetProductOps_AIJCUSPARSEResult(*A_loc));
+  PetscCall(MatSpmvLocalMatMerge(A, MatSpmvBaseMPICUSPARSE.getlocalmatmerge, scall, glob, A_loc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -863,16 +873,10 @@ static PetscErrorCode MatProductSetFromOptions_MPIAIJCUSPARSEResult(Mat C)
 {
   Mat_Product *p      = C->product;
   Mat          ops[3] = {p->A, p->B, p->type == MATPRODUCT_ABC ? p->C : NULL};
-  PetscBool    sparse = PETSC_TRUE;
+  PetscBool    sparse;
 
   PetscFunctionBegin;
-  for (int k = 0; k < 3; k++) {
-    PetscBool aij;
-
-    if (!ops[k]) continue;
-    PetscCall(PetscObjectBaseTypeCompare((PetscObject)ops[k], MATMPIAIJ, &aij));
-    sparse = (PetscBool)(sparse && aij);
-  }
+  PetscCall(MatSpmvProductOperandsMPIAIJ(ops, &sparse));
   if (sparse) PetscCall(MatSpmvProductSetFromOptionsAliased(C, MatSpmvBaseMPICUSPARSE.productsetfromoptions));
   else PetscCall(MatSpmvBaseMPICUSPARSE.productsetfromoptions(C));
   PetscFunctionReturn(PETSC_SUCCESS);
