@@ -364,9 +364,7 @@ static PetscErrorCode MatSpmvSpGEMMCPUAsked(Mat C, PetscBool *cpu)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Our SpGEMM takes C's product (*taken; its symbolic phase then set) where: -petscspmv_spgemm, a GPU,
-   A B, A^T B, A B^T, P^T A P or R A R^T of two sequential sparse matrices whose CSR aijcusparse keeps on
-   the device (int indices), PETSc's default algorithm and no CPU backend asked for */
+/* whether our SpGEMM is on (-petscspmv_spgemm; never without CUDA) */
 PetscBool MatSpmvSpGEMMOn(void)
 {
 #if defined(PETSC_HAVE_CUDA)
@@ -376,6 +374,9 @@ PetscBool MatSpmvSpGEMMOn(void)
 #endif
 }
 
+/* Our SpGEMM takes C's product (*taken; its symbolic phase then set) where: -petscspmv_spgemm, a GPU,
+   A B, A^T B, A B^T, P^T A P or R A R^T of two sequential sparse matrices whose CSR aijcusparse keeps on
+   the device (int indices), PETSc's default algorithm and no CPU backend asked for */
 PetscErrorCode MatSpmvSpGEMMSetFromOptions(Mat C, PetscBool *taken)
 {
   Mat_Product *p = C->product;
