@@ -48,7 +48,8 @@ typedef struct {
      lists handed to PETSc in between, by which the prolongator knows them */
   PetscCoarsenData *lists;
   PetscInt          n, nagg;
-  PetscInt         *d_work; /* agg[n], roots[n], aggptr[n + 1], members[n] */
+  PetscInt         *d_work;         /* agg[n], roots[n], aggptr[n + 1], members[n] */
+  PetscInt          coarsehostrows; /* -pc_gamg_petscspmv_coarse_host_rows */
 } PC_GAMG_Spmv;
 
 static PetscErrorCode (*PCCreate_GAMG_PETSc)(PC);
@@ -316,6 +317,41 @@ static PetscErrorCode PCGAMGSpmvTakes(PC pc, PC_GAMG_Spmv *sp, PetscBool *takes)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The coarsest level's LU by PETSc's host factorization where the level is tiny and its values are on
+   the device: cuSPARSE's LU loads cuSPARSE's triangular-solve kernels at its first use (CUDA's lazy
+   module loading, in the first solve) and synchronizes level by level over a few rows, where the
+   host's moves the coarse vector each way. Not where the user chose a package for it (PCSetUp_MG()
+   read the options before this) or it is factored already (a set-up again) */
+static PetscErrorCode PCGAMGSpmvCoarseLUOnHost(PC pc, PC_GAMG_Spmv *sp)
+{
+  KSP           coarse, *sub;
+  PC            bjacobi, lu;
+  Mat           A;
+  PetscInt      nsub, first;
+  PetscBool     match;
+  MatSolverType given;
+
+  PetscFunctionBegin;
+  if (!sp->coarsehostrows) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PCMGGetCoarseSolve(pc, &coarse));
+  PetscCall(KSPGetPC(coarse, &bjacobi));
+  PetscCall(PetscObjectTypeCompare((PetscObject)bjacobi, PCBJACOBI, &match));
+  if (!match || !bjacobi->setupcalled) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PCBJacobiGetSubKSP(bjacobi, &nsub, &first, &sub));
+  if (nsub != 1) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(KSPGetPC(sub[0], &lu));
+  PetscCall(PetscObjectTypeCompare((PetscObject)lu, PCLU, &match));
+  if (!match) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PCFactorGetMatSolverType(lu, &given));
+  PetscCall(PCGetOperators(lu, NULL, &A));
+  if (given || !A || A->boundtocpu || A->rmap->n > sp->coarsehostrows) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvValuesOnDevice(A, &match)); /* ours on the aijcusparse base, or aijcusparse (our products' results) */
+  if (!match) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PCFactorSetMatSolverType(lu, MATSOLVERPETSC));
+  PetscCall(PetscInfo(pc, "The coarsest level's LU (%" PetscInt_FMT " rows) by PETSc's host factorization, not cuSPARSE's (-pc_gamg_petscspmv_coarse_host_rows %" PetscInt_FMT ")\n", A->rmap->n, sp->coarsehostrows));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* PETSc's set-up with our coarsen in the aggregation's ops, PETSc's again afterwards (also on error):
    PCGAMGSetType() re-creates the ops, so they are swapped only for the set-up's duration */
 static PetscErrorCode PCSetUp_GAMGSpmv(PC pc)
@@ -345,6 +381,7 @@ static PetscErrorCode PCSetUp_GAMGSpmv(PC pc)
   sp->prolongator           = NULL;
   PetscCall(PCGAMGSpmvFreeKept(sp));
   PetscCall(ierr);
+  PetscCall(PCGAMGSpmvCoarseLUOnHost(pc, sp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -362,6 +399,7 @@ static PetscErrorCode PCSetFromOptions_GAMGSpmv(PC pc, PetscOptionItems PetscOpt
   PetscCall(PetscOptionsDeprecated("-pc_gamg_spmv_all_operators", "-pc_gamg_petscspmv_all_operators", "1.2", NULL));
   PetscCall(PetscOptionsBool3("-pc_gamg_petscspmv", "Coarsen by petscspmv's maximal independent sets and tentative prolongator (on the device) where the operator is one of its types (default: where it is on a GPU)", "PCSetUp", sp->use == PETSC_BOOL3_FALSE ? PETSC_FALSE : PETSC_TRUE, &sp->use, NULL));
   PetscCall(PetscOptionsBool("-pc_gamg_petscspmv_prolongator", "With -pc_gamg_petscspmv, the tentative prolongator on the device too (where the aggregates were made there)", "PCSetUp", sp->prolong, &sp->prolong, NULL));
+  PetscCall(PetscOptionsInt("-pc_gamg_petscspmv_coarse_host_rows", "With -pc_gamg_petscspmv, the coarsest level's LU by PETSc's host factorization up to this many rows (0: cuSPARSE's, as aijcusparse's)", "PCSetUp", sp->coarsehostrows, &sp->coarsehostrows, NULL));
   PetscCall(PetscOptionsBool("-pc_gamg_petscspmv_all_operators", "Also where the operator is any other AIJ matrix (aijcusparse on the device, AIJ by the host reference)", "PCSetUp", sp->all, &sp->all, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -395,8 +433,9 @@ static PetscErrorCode PCCreate_GAMGSpmv(PC pc)
   pc->ops->setfromoptions     = PCSetFromOptions_GAMGSpmv;
   ((PC_MG *)pc->data)->view   = PCView_GAMGSpmv;
   PetscCall(PCGAMGSpmvGet(pc, &sp));
-  sp->use     = PETSC_BOOL3_UNKNOWN;
-  sp->prolong = PETSC_TRUE;
+  sp->use            = PETSC_BOOL3_UNKNOWN;
+  sp->prolong        = PETSC_TRUE;
+  sp->coarsehostrows = 100; /* GAMG's coarsest level has about -pc_gamg_coarse_eq_limit (50) rows */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
