@@ -344,7 +344,7 @@ static PetscErrorCode PCGAMGSpmvCoarseLUOnHost(PC pc, PC_GAMG_Spmv *sp)
   if (!match) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PCFactorGetMatSolverType(lu, &given));
   PetscCall(PCGetOperators(lu, NULL, &A));
-  if (given || !A || A->boundtocpu || A->rmap->n > sp->coarsehostrows) PetscFunctionReturn(PETSC_SUCCESS);
+  if (given || lu->setupcalled || !A || A->boundtocpu || A->rmap->n > sp->coarsehostrows) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSpmvValuesOnDevice(A, &match)); /* ours on the aijcusparse base, or aijcusparse (our products' results) */
   if (!match) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PCFactorSetMatSolverType(lu, MATSOLVERPETSC));
