@@ -111,6 +111,8 @@ static PetscErrorCode MatSpmvCreateGraph(Mat A, MatSpmvCreateGraphFn base, Petsc
     MatSpmvDeviceCSR   acsr = {m, m, nnz, NULL, NULL, NULL};
     MatSpmvDeviceGraph g;
     MatSpmvGraphKind   kind;
+    PetscLogDouble     t0, t1, t2;
+    PetscInt           gm, gnnz;
     void              *stream;
     PetscBool          isset, issym;
 
@@ -121,12 +123,17 @@ static PetscErrorCode MatSpmvCreateGraph(Mat A, MatSpmvCreateGraphFn base, Petsc
     PetscCall(MatSpmvCUSPARSEGetIJ(A, &acsr.i, &acsr.j));
     PetscCall(MatSpmvCUSPARSEGetValues(A, &acsr.a));
     PetscCall(MatSpmvCUDAGetStream(&stream));
+    PetscCall(PetscTime(&t0));
     PetscCall(PetscLogGpuTimeBegin());
     PetscCall(MatSpmvCUDAGraph(&acsr, bs, kind, &g, stream));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(MatSpmvCUSPARSERestoreValues(A, &acsr.a));
-    PetscCall(PetscInfo(A, "MatCreateGraph() on the device: %" PetscInt_FMT " rows (block size %" PetscInt_FMT "), %" PetscInt_FMT " entries (%s)\n", g.m, bs, g.nnz, kind.symmetrize ? "A + A^T" : "A"));
+    PetscCall(MatSpmvCUDASynchronize(stream)); /* the device's part timed apart from the host copy */
+    PetscCall(PetscTime(&t1));
+    gm = g.m, gnnz = g.nnz;
     PetscCall(MatSpmvGraphFromDevice(&g, G));
+    PetscCall(PetscTime(&t2));
+    PetscCall(PetscInfo(A, "MatCreateGraph() on the device: %" PetscInt_FMT " rows (block size %" PetscInt_FMT "), %" PetscInt_FMT " entries (%s); device %.4f s, G made on the host %.4f s\n", gm, bs, gnnz, kind.symmetrize ? "A + A^T" : "A", t1 - t0, t2 - t1));
   }
 #endif
   if (symmetrize) PetscCall(MatSetOption(*G, MAT_SYMMETRIC, PETSC_TRUE));
