@@ -183,6 +183,8 @@ typedef struct {
 PETSC_INTERN PetscErrorCode MatSpmvCreateAIJOnCSR(MPI_Comm, PetscInt, PetscInt, const MatSpmvHostCSR *, const MatSpmvHostCSR *, Mat *);
 /* a MATSEQAIJ copied from a device CSR (values NULL: left unset) on stream, its arrays in pinned host memory it owns */
 PETSC_INTERN PetscErrorCode MatSpmvCreateAIJFromDevice(const MatSpmvDeviceCSR *, void *, Mat *);
+PETSC_INTERN PetscErrorCode MatSpmvNoInodeBegin(PetscBool *);
+PETSC_INTERN PetscErrorCode MatSpmvNoInodeEnd(PetscBool);
 /* A device CSR (m rows, nnz entries) copied on stream (NULL: PETSc's) into new host arrays
    (PetscMalloc3(): i, j, a), waited for; the device's are left */
 PETSC_INTERN PetscErrorCode MatSpmvCSRCopyToHost(const MatSpmvDeviceCSR *, void *, PetscInt **, PetscInt **, PetscScalar **);

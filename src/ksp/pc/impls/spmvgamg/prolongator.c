@@ -68,17 +68,20 @@ PetscErrorCode PCGAMGSpmvTentativeFromDevice(Mat A, PetscInt n, PetscInt nagg, c
     PetscCall(MatSpmvCUDAFree(d_data));
 
     /* P0 as agg.c makes it: A's type, block sizes (bs, ncols), bound to the CPU where A is */
+    PetscCall(MatBoundToCPU(A, &bound));
     {
       const MatSpmvHostCSR diag = {pi, pj, pv};
       MatSpmvHostCSR       offdiag;
+      PetscBool            given = PETSC_TRUE;
 
       if (size > 1) PetscCall(PetscCalloc3(rows + 1, &offdiag.i, 1, &offdiag.j, 1, &offdiag.a)); /* no off-diagonal entries */
+      if (!bound) PetscCall(MatSpmvNoInodeBegin(&given));                                        /* P0 lives on the device */
       PetscCall(MatSpmvCreateAIJOnCSR(comm, rows, nagg * ncols, &diag, size > 1 ? &offdiag : NULL, P));
+      PetscCall(MatSpmvNoInodeEnd(given));
     }
     PetscCall(MatSetBlockSizes(*P, bs, ncols));
     PetscCall(MatGetType(A, &mtype));
     PetscCall(MatConvert(*P, mtype, MAT_INPLACE_MATRIX, P));
-    PetscCall(MatBoundToCPU(A, &bound));
     if (bound) {
       PetscCall(MatBindToCPU(*P, PETSC_TRUE));
       PetscCall(MatSetBindingPropagates(*P, PETSC_TRUE));
