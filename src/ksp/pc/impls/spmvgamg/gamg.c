@@ -321,7 +321,9 @@ static PetscErrorCode PCGAMGSpmvTakes(PC pc, PC_GAMG_Spmv *sp, PetscBool *takes)
    the device: cuSPARSE's LU loads cuSPARSE's triangular-solve kernels at its first use (CUDA's lazy
    module loading, in the first solve) and synchronizes level by level over a few rows, where the
    host's moves the coarse vector each way. Not where the user chose a package for it (PCSetUp_MG()
-   read the options before this) or it is factored already (a set-up again) */
+   read the options before this) or it is factored already (a set-up again). Newer device values
+   come down at each factorization: aijcusparse keeps inodes off, and PETSc's numeric LU without
+   them reads A through MatSeqAIJGetArrayRead() */
 static PetscErrorCode PCGAMGSpmvCoarseLUOnHost(PC pc, PC_GAMG_Spmv *sp)
 {
   KSP           coarse, *sub;
