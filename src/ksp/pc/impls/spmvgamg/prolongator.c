@@ -3,8 +3,9 @@
   P0 and the coarse near-null space made there (device/tentative.cu), then P0 a matrix of the level
   operator's type as PETSc's prolongator makes it. On several processes each process's aggregates hold
   its own rows, so P0 is its diagonal block alone (columns: the local aggregates'). The host CSR is
-  handed to PETSc as it is (MatSpmvCreateAIJOnCSR(): no copy, no row-by-row insertion, which cost
-  0.2 s of 4M rows), then converted in place to the operator's type.
+  handed to PETSc as it is (MatSpmvCreateAIJFromDevice() on one process, MatSpmvCreateAIJOnCSR() on
+  several: no row-by-row insertion, which cost 0.2 s of 4M rows), then converted in place to the
+  operator's type.
 */
 #include "spmvgamgimpl.h"
 #include "../../../../mat/impls/spmvlayer/spmvbase.h"
@@ -24,7 +25,7 @@ PetscErrorCode PCGAMGSpmvTentativeFromDevice(Mat A, PetscInt n, PetscInt nagg, c
     void           *stream;
     MatType         mtype;
     PetscMPIInt     size;
-    PetscBool       bound;
+    PetscBool       bound, pinned;
     PetscInt       *pi, *pj;
     PetscScalar    *pv;
     MPI_Comm        comm = PetscObjectComm((PetscObject)A);
@@ -53,10 +54,18 @@ PetscErrorCode PCGAMGSpmvTentativeFromDevice(Mat A, PetscInt n, PetscInt nagg, c
       PetscCall(MatSpmvGAMGTentativeDevice(&B, &aggs, &P0, stream));
     }
 
+    /* on one process P0 comes down into a page-locked block it owns (one copy at the device's rate, and
+       its first device use uploads it at that rate too: ex45 160^3's set-up 0.69 vs 0.76 s, ex56 -ne 48
+       0.27 vs 0.29 by the medians of 4, H200 s155); its diagonal block on several (split arrays) */
+    PetscCall(MatBoundToCPU(A, &bound));
+    pinned = (PetscBool)(size == 1 && !bound && sizeof(PetscInt) == sizeof(int));
     {
       const MatSpmvDeviceCSR P0csr = {rows, nagg * ncols, nnz, d_pi, d_pj, d_pv};
 
-      PetscCall(MatSpmvCSRCopyToHost(&P0csr, stream, &pi, &pj, &pv));
+      if (pinned) {
+        PetscCall(MatSpmvCreateAIJFromDevice(&P0csr, stream, P));
+        PetscCall(MatSpmvCUDASynchronize(stream));
+      } else PetscCall(MatSpmvCSRCopyToHost(&P0csr, stream, &pi, &pj, &pv));
     }
     PetscCall(PetscMalloc1(PetscMax(ncols * ncols * nagg, 1), cdata));
     PetscCall(MatSpmvCUDACopyToHost(*cdata, d_cdata, sizeof(PetscReal) * (size_t)ncols * ncols * nagg, stream));
@@ -68,8 +77,7 @@ PetscErrorCode PCGAMGSpmvTentativeFromDevice(Mat A, PetscInt n, PetscInt nagg, c
     PetscCall(MatSpmvCUDAFree(d_data));
 
     /* P0 as agg.c makes it: A's type, block sizes (bs, ncols), bound to the CPU where A is */
-    PetscCall(MatBoundToCPU(A, &bound));
-    {
+    if (!pinned) {
       const MatSpmvHostCSR diag = {pi, pj, pv};
       MatSpmvHostCSR       offdiag;
       PetscBool            given = PETSC_TRUE;
