@@ -62,10 +62,8 @@ PetscErrorCode PCGAMGSpmvTentativeFromDevice(Mat A, PetscInt n, PetscInt nagg, c
     {
       const MatSpmvDeviceCSR P0csr = {rows, nagg * ncols, nnz, d_pi, d_pj, d_pv};
 
-      if (pinned) {
-        PetscCall(MatSpmvCreateAIJFromDevice(&P0csr, stream, P));
-        PetscCall(MatSpmvCUDASynchronize(stream));
-      } else PetscCall(MatSpmvCSRCopyToHost(&P0csr, stream, &pi, &pj, &pv));
+      if (pinned) PetscCall(MatSpmvCreateAIJFromDevice(&P0csr, stream, P)); /* both copies wait for theirs */
+      else PetscCall(MatSpmvCSRCopyToHost(&P0csr, stream, &pi, &pj, &pv));
     }
     PetscCall(PetscMalloc1(PetscMax(ncols * ncols * nagg, 1), cdata));
     PetscCall(MatSpmvCUDACopyToHost(*cdata, d_cdata, sizeof(PetscReal) * (size_t)ncols * ncols * nagg, stream));
