@@ -385,6 +385,7 @@ PetscErrorCode MatSpmvCUDAHostAlloc(void **ptr, size_t bytes)
     MatSpmvPinnedReused++;
   } else {
     PetscCallCUDA(MatSpmvPinnedGet(&base, want));
+    if (want >= MATSPMV_PINNED_HUGE) PetscCall(PetscInfo(NULL, "A page-locked block of %.1f MiB: %s\n", want / 1048576.0, ((size_t *)base)[1] ? "huge pages registered with CUDA" : "cudaMallocHost's (registering failed)"));
     MatSpmvPinnedAllocated++;
   }
   *ptr = base + MATSPMV_PINNED_HEADER;
