@@ -112,7 +112,6 @@ static PetscErrorCode MatSpmvCreateGraph(Mat A, MatSpmvCreateGraphFn base, Petsc
     MatSpmvDeviceGraph g;
     MatSpmvGraphKind   kind;
     PetscLogDouble     t0, t1, t2;
-    PetscInt           gm, gnnz;
     void              *stream;
     PetscBool          isset, issym;
 
@@ -130,10 +129,9 @@ static PetscErrorCode MatSpmvCreateGraph(Mat A, MatSpmvCreateGraphFn base, Petsc
     PetscCall(MatSpmvCUSPARSERestoreValues(A, &acsr.a));
     PetscCall(MatSpmvCUDASynchronize(stream)); /* the device's part timed apart from the host copy */
     PetscCall(PetscTime(&t1));
-    gm = g.m, gnnz = g.nnz;
     PetscCall(MatSpmvGraphFromDevice(&g, G));
     PetscCall(PetscTime(&t2));
-    PetscCall(PetscInfo(A, "MatCreateGraph() on the device: %" PetscInt_FMT " rows (block size %" PetscInt_FMT "), %" PetscInt_FMT " entries (%s); device %.4f s, G made on the host %.4f s\n", gm, bs, gnnz, kind.symmetrize ? "A + A^T" : "A", t1 - t0, t2 - t1));
+    PetscCall(PetscInfo(A, "MatCreateGraph() on the device: %" PetscInt_FMT " rows (block size %" PetscInt_FMT "), %" PetscInt_FMT " entries (%s); device %.4f s, G made on the host %.4f s\n", g.m, bs, g.nnz, kind.symmetrize ? "A + A^T" : "A", t1 - t0, t2 - t1));
   }
 #endif
   if (symmetrize) PetscCall(MatSetOption(*G, MAT_SYMMETRIC, PETSC_TRUE));
