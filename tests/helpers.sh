@@ -3,7 +3,12 @@
 
 
 # the Newton and linear iteration counts of a stock-program run (error norms left out)
-iters() { grep -E "Linear solve converged|Nonlinear solve converged|Number of SNES iterations|iterations [0-9]+$" "$1" | sed -E 's/ due to [A-Z_]+//; s/Norm of error [^ ]+ //'; }
+# PETSc prints a line's indentation and its text in separate writes: with 2 ranks another rank's -info
+# line can land between them, so the indentation (and anything before the text) is not compared
+iters() {
+  grep -E "Linear solve converged|Nonlinear solve converged|Number of SNES iterations|iterations [0-9]+$" "$1" |
+    sed -E 's/^.*((Linear|Nonlinear) solve converged)/\1/; s/^[[:space:]]+//; s/ due to [A-Z_]+//; s/Norm of error [^ ]+ //'
+}
 # dir reference-args -- test-args: both runs, into dir/ref.log and dir/test.log (a failed one's log printed)
 run_pair() {
   local dir=$1 ref=() tst=() side=ref
