@@ -214,4 +214,14 @@ same_residuals() {
     { d = $1 - $2; if (d < 0) d = -d; m = ($1 > $2 ? $1 : $2); if (d > tol * m + 1e-300) { print "step " NR ": " $1 " vs " $2; bad = 1 } }
     END { exit bad }' || { echo "residual norms differ by more than ${RES_RTOL:-1e-8} (relative)"; return 1; }
 }
-export -f iters run_pair same_iterations copies copy_counts no_more_copies copies_share failure_lines lists_option factor_package ex1_case same_petsc installed gamg_like_petsc same_residuals
+# text program-args...: the program stops (exit status not 0) with an error saying text (bad input refused clearly)
+fails_with() {
+  local text=$1 out rc
+  shift
+  out=$("$@" 2>&1)
+  rc=$?
+  [ $rc != 0 ] || { echo "$*: exited 0, expected an error saying: $text"; return 1; }
+  echo "$out" | grep -qF -- "$text" || { echo "$out" | tail -20; echo "stopped (exit $rc) without saying: $text"; return 1; }
+  echo "refused (exit $rc): $(echo "$out" | grep -m1 -F -- "$text" | sed 's/^\[[0-9]*\]PETSC ERROR: //')"
+}
+export -f fails_with iters run_pair same_iterations copies copy_counts no_more_copies copies_share failure_lines lists_option factor_package ex1_case same_petsc installed gamg_like_petsc same_residuals

@@ -402,6 +402,7 @@ static PetscErrorCode PCSetFromOptions_GAMGSpmv(PC pc, PetscOptionItems PetscOpt
   PetscCall(PetscOptionsBool3("-pc_gamg_petscspmv", "Coarsen by petscspmv's maximal independent sets and tentative prolongator (on the device) where the operator is one of its types (default: where it is on a GPU)", "PCSetUp", sp->use == PETSC_BOOL3_FALSE ? PETSC_FALSE : PETSC_TRUE, &sp->use, NULL));
   PetscCall(PetscOptionsBool("-pc_gamg_petscspmv_prolongator", "With -pc_gamg_petscspmv, the tentative prolongator on the device too (where the aggregates were made there)", "PCSetUp", sp->prolong, &sp->prolong, NULL));
   PetscCall(PetscOptionsInt("-pc_gamg_petscspmv_coarse_host_rows", "With -pc_gamg_petscspmv, the coarsest level's LU by PETSc's host factorization up to this many rows (0: cuSPARSE's, as aijcusparse's)", "PCSetUp", sp->coarsehostrows, &sp->coarsehostrows, NULL));
+  PetscCheck(sp->coarsehostrows >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_gamg_petscspmv_coarse_host_rows %" PetscInt_FMT ": give 0 or more rows (0: cuSPARSE's LU)", sp->coarsehostrows);
   PetscCall(PetscOptionsBool("-pc_gamg_petscspmv_all_operators", "Also where the operator is any other AIJ matrix (aijcusparse on the device, AIJ by the host reference)", "PCSetUp", sp->all, &sp->all, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
