@@ -224,4 +224,17 @@ fails_with() {
   echo "$out" | grep -qF -- "$text" || { echo "$out" | tail -20; echo "stopped (exit $rc) without saying: $text"; return 1; }
   echo "refused (exit $rc): $(echo "$out" | grep -m1 -F -- "$text" | sed 's/^\[[0-9]*\]PETSC ERROR: //')"
 }
-export -f fails_with iters run_pair same_iterations copies copy_counts no_more_copies copies_share failure_lines lists_option factor_package ex1_case same_petsc installed gamg_like_petsc same_residuals
+# "-option value: message" ... -- program-args: the program given each option alone stops saying that message
+refuses() {
+  local specs=() s
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do
+    specs+=("$1")
+    shift
+  done
+  shift
+  for s in "${specs[@]}"; do
+    # shellcheck disable=SC2086 # the option and its value, two words
+    fails_with "$s" "$@" ${s%%:*} || return 1
+  done
+}
+export -f fails_with refuses iters run_pair same_iterations copies copy_counts no_more_copies copies_share failure_lines lists_option factor_package ex1_case same_petsc installed gamg_like_petsc same_residuals

@@ -96,6 +96,9 @@ PetscErrorCode PetscSpmvInitializePackage(void)
   PetscCall(PetscOptionsBool("-petscspmv_dm_interpolation", "DMDA interpolations take the DM's matrix type when it is ours (PETSc makes them host AIJ for a type not named aij*)", "DMCreateInterpolation", MatSpmvDMInterpolation, &MatSpmvDMInterpolation, NULL));
   PetscCall(PetscOptionsInt("-petscspmv_pinned_cache", "MiB of page-locked host memory (graphs and product results made from the device) kept for reuse when given back (0: none kept)", "PCSetUp", pinnedmax, &pinnedmax, NULL));
   PetscOptionsEnd();
+  PetscCheck(MatSpmvProductMinRows >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-petscspmv_product_min_rows %" PetscInt_FMT ": give 0 or more rows", MatSpmvProductMinRows);
+  PetscCheck(MatSpmvPtAPHostMinRows >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-petscspmv_ptap_host_min_rows %" PetscInt_FMT ": give 0 or more rows", MatSpmvPtAPHostMinRows);
+  PetscCheck(MatSpmvLayoutMinProducts >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-petscspmv_layout_min_products %" PetscInt_FMT ": give 0 or more products (0: the layout at the first)", MatSpmvLayoutMinProducts);
   PetscCheck(pinnedmax >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-petscspmv_pinned_cache %" PetscInt_FMT ": give 0 or more MiB", pinnedmax);
 #if defined(PETSC_HAVE_CUDA)
   PetscCall(MatSpmvCUDAPinnedCacheSetMax((size_t)pinnedmax << 20));
