@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/run.sh on a table of its own: one case runs by its id, axes and tags expand and select, a case
 # continues over lines ending in a backslash, PASS and FAIL are counted in the last line, a repeated id
-# is refused.   tests/harness-fixture.sh DIR
+# is refused, a command list outside quotes (&&, ;) is refused unrun.   tests/harness-fixture.sh DIR
 set -u
 dir=$1
 cd "$(dirname "$0")/.."
@@ -36,3 +36,8 @@ printf '%s\n' 'twice | a | first | true' 'twice | b | second | true' >"$dir/case
 out=$(tests/run.sh --list 2>&1); rc=$?
 [ $rc = 2 ] && grep -q 'the id twice is given twice' <<<"$out" || { echo "a repeated id: exit $rc, $out"; exit 1; }
 echo "ok a repeated id refused: $out"
+printf '%s\n' "listed | a | two commands | touch $dir/ran-first && touch $dir/ran-second" >"$dir/cases"
+out=$(tests/run.sh listed 2>&1); rc=$?
+[ $rc = 2 ] && grep -q 'its command is not one command' <<<"$out" && [ ! -e "$dir/ran-second" ] ||
+  { echo "a command list outside quotes: exit $rc, $out"; exit 1; }
+echo "ok a command list outside quotes refused, nothing of it run: $out"

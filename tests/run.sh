@@ -102,9 +102,18 @@ run() { # id name limit command...
   fi
 }
 
+# The case's command as words (into words): an array's assignment, where a command list (&&, ;) outside
+# quotes is a syntax error; with "set --" the rest of the list ran in the harness, uncounted
+case_words() {
+  words=()
+  eval "words=($c_cmd)" 2>/dev/null || {
+    echo "${PETSCSPMV_TEST_CASES:-tests/cases}: $cid: its command is not one command (&&, || or ; outside quotes: put the list in bash -c '...')"
+    exit 2
+  }
+}
 # One line of tests/cases, its axes set: the variables of the case, its id, selection and run
 one_case() {
-  local d cid name reason limit=${PETSCSPMV_TEST_TIMEOUT:-900} tags
+  local d cid name words reason limit=${PETSCSPMV_TEST_TIMEOUT:-900} tags
   mpi= sub= bj= ranks="$np rank" # one rank without the launcher
   if [ "$np" -gt 1 ]; then mpi="$PETSCSPMV_MPIEXEC_N $np" sub=sub_ bj="-pc_type bjacobi" ranks="$np ranks"; fi
   gpuopt= seqt=
@@ -119,9 +128,9 @@ one_case() {
   eval "name=\"$c_name\""
   [ -n "$t" ] && name="$t: $name"
   if [ -n "${PETSCSPMV_TEST_DUMP:-}" ]; then
-    eval "set -- $c_cmd"
+    case_words
     printf 'CASE %s | %s | %s %s | limit %s |' "$cid" "$name" "$c_gpu" "$c_needs" "${c_limit:-default}"
-    printf ' %q' "$@"
+    printf ' %q' "${words[@]}"
     echo
     return 0
   fi
@@ -135,8 +144,8 @@ one_case() {
     fi
   done
   [ -n "$c_limit" ] && [ "$c_limit" -lt "$limit" ] && limit=$c_limit
-  eval "set -- $c_cmd"
-  run "$cid" "$name" "$limit" "$@"
+  case_words
+  run "$cid" "$name" "$limit" "${words[@]}"
 }
 expand() { # axis... : one case per value of each axis ("name=v1,v2")
   if [ $# = 0 ]; then one_case; return; fi
