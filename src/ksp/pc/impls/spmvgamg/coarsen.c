@@ -10,6 +10,7 @@
 */
 #include <petsc/private/matimpl.h>
 #include <petscsf.h>
+#include <petscversion.h>
 #include "spmvgamgimpl.h"
 #include "../../../../mat/impls/spmvlayer/spmvbase.h"
 
@@ -95,14 +96,24 @@ static PetscErrorCode MatCoarsenSpmvApplyHost(MatCoarsen_SpmvMIS *mis, Mat G, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* What the rounds read of an MPIAIJ graph: its blocks, its ghost exchange, its first row, its ghosts */
+/* What the rounds read of an MPIAIJ graph: its blocks, its ghost exchange (a reference the caller
+   destroys), its first row, its ghosts */
 static PetscErrorCode MatCoarsenSpmvMPIParts(Mat G, Mat *Ad, Mat *Ao, PetscSF *sf, PetscInt *rstart, PetscInt *ng)
 {
+  const PetscInt *garray;
+
   PetscFunctionBegin;
-  PetscCall(MatMPIAIJGetSeqAIJ(G, Ad, Ao, NULL));
-  PetscCall(MatGetMultPetscSF(G, sf));
+  PetscCall(MatMPIAIJGetSeqAIJ(G, Ad, Ao, &garray));
   PetscCall(MatGetOwnershipRange(G, rstart, NULL));
   PetscCall(MatGetLocalSize(*Ao, NULL, ng));
+#if PETSC_VERSION_GE(3, 26, 0)
+  PetscCall(MatGetMultPetscSF(G, sf));
+  PetscCall(PetscObjectReference((PetscObject)*sf));
+#else /* no MatGetMultPetscSF(): the same exchange, from the ghosts' global indices (G is square) */
+  PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)G), sf));
+  PetscCall(PetscSFSetGraphLayout(*sf, G->cmap, *ng, NULL, PETSC_COPY_VALUES, garray));
+  PetscCall(PetscSFSetUp(*sf));
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -129,6 +140,7 @@ PetscErrorCode MatSpmvGAMGAggregateMPIHost(Mat G, PetscInt distance, PetscInt se
   }
   PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nb, &bi, &bj, &done[1]));
   PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done[0]));
+  PetscCall(PetscSFDestroy(&sf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -219,6 +231,7 @@ static PetscErrorCode MatCoarsenSpmvAggregateMPIDeviceOf(Mat G, PetscInt distanc
   }
   if (ng) PetscCall(MatSeqAIJCUSPARSERestoreIJ(Ao, PETSC_FALSE, &d_bi, &d_bj));
   PetscCall(MatSeqAIJCUSPARSERestoreIJ(Ad, PETSC_FALSE, &d_ai, &d_aj));
+  PetscCall(PetscSFDestroy(&sf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
