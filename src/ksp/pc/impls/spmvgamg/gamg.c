@@ -20,8 +20,9 @@
 #include "../../../../mat/impls/spmvlayer/spmvbase.h"
 
 /* agg.c's private context, which the coarsening reads (the aggressive levels and how PETSc would
-   coarsen them): mirrored for the PETSc release it was read from; others take PETSc's coarsening */
-#if PETSC_VERSION_GE(3, 26, 0) && PETSC_VERSION_LT(3, 27, 0)
+   coarsen them): mirrored for the PETSc releases it was read from (3.25.4 and 3.26.1: the same struct);
+   others take PETSc's coarsening */
+#if PETSC_VERSION_GE(3, 25, 0) && PETSC_VERSION_LT(3, 27, 0)
   #define PCGAMGSPMV_AGG_MIRRORED 1
 typedef struct {
   PetscInt   nsmooths;
