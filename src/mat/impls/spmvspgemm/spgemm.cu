@@ -26,8 +26,9 @@
    -petscspmv_spgemm_shared_max caps the slots) can overflow to global tables */
 static const int MatSpmvSpGEMMSymG[MATSPMV_SPGEMM_BINS - 1] = {32, 32, 128, 256, 256};
 static const int MatSpmvSpGEMMSymT[MATSPMV_SPGEMM_BINS - 1] = {64, 512, 2048, 8192, 8192};
-/* The numeric bins, by a row's entries in C: 32, 256, 512, 1024, 2048 of them in shared memory, for
-   32, 32, 128, 256, 256 threads a row (MatSpmvCUDASpGEMMNumeric()); the last bin sums in global memory */
+/* The numeric bins, by a row's entries in C: 32 (and at most 64 products), 256, 512, 1024, 2048 of them in
+   shared memory, for 8 (32 where B's rows are long), 32, 128, 256, 256 threads a row
+   (MatSpmvCUDASpGEMMNumeric()); the last bin sums in global memory */
 
 /* ub_r = sum over the entries a_rk of B's row k length (a row's bound fits int: it is clamped) */
 template <typename I>
@@ -139,8 +140,8 @@ __global__ void __launch_bounds__(MATSPMV_SPGEMM_THREADS) MatSpmvSpGEMMGlobalKer
 }
 
 /* a row's numeric bin from its entries in C (0: none), capped at cmax in shared memory, and its bound:
-   the first bin whose shared rows hold it (bin 1, warps of short rows, also needs a bound <= 256), or
-   the global sums' */
+   the first bin whose shared rows hold it (bin 1, short rows of few products, also needs a bound <= 64:
+   eight threads a row where B's rows are short, MatSpmvCUDASpGEMMNumeric()), or the global sums' */
 template <typename I>
 __global__ void MatSpmvSpGEMMNumBinKernel(I m, const I *__restrict__ ci, const long long *__restrict__ ub, int cmax, I *__restrict__ key, I *__restrict__ row)
 {
@@ -152,7 +153,7 @@ __global__ void MatSpmvSpGEMMNumBinKernel(I m, const I *__restrict__ ci, const l
       const int cap[MATSPMV_SPGEMM_BINS - 1] = {32, 256, 512, 1024, 2048}; /* MatSpmvSpGEMMNumCap */
 
       for (b = 1; b < MATSPMV_SPGEMM_BINS; b++)
-        if (len <= min(cap[b - 1], cmax) && !(b == 1 && ub[r] > 256)) break;
+        if (len <= min(cap[b - 1], cmax) && !(b == 1 && ub[r] > 64)) break;
     }
     key[r] = b;
     row[r] = r;
@@ -479,7 +480,10 @@ PetscErrorCode MatSpmvCUDASpGEMMNumeric(const MatSpmvSpGEMMPlan *plan, const Mat
   PetscCall(MatSpmvCUDAGetStream(&stream));
   s = (cudaStream_t)stream;
   if (bin[MATSPMV_SPGEMM_BINS + 1] > bin[MATSPMV_SPGEMM_BINS]) PetscCallCUDA(cudaMemsetAsync(c, 0, plan->nnz * sizeof(PetscScalar), s));
-  PetscCall(MatSpmvSpGEMMLaunchNumeric<32, 32>(bin[2] - bin[1], row + bin[1], sub, A, B, ci, cj, c, s));
+  /* rows of at most 64 products: 8 threads a row where a left entry needs at most 8 (a warp left three
+     quarters idle on a 7-point row times P0's single entries) */
+  if (sub <= 8) PetscCall(MatSpmvSpGEMMLaunchNumeric<8, 32>(bin[2] - bin[1], row + bin[1], sub, A, B, ci, cj, c, s));
+  else PetscCall(MatSpmvSpGEMMLaunchNumeric<32, 32>(bin[2] - bin[1], row + bin[1], sub, A, B, ci, cj, c, s));
   PetscCall(MatSpmvSpGEMMLaunchNumeric<32, 256>(bin[3] - bin[2], row + bin[2], sub, A, B, ci, cj, c, s));
   PetscCall(MatSpmvSpGEMMLaunchNumeric<128, 512>(bin[4] - bin[3], row + bin[3], sub, A, B, ci, cj, c, s));
   PetscCall(MatSpmvSpGEMMLaunchNumeric<256, 1024>(bin[5] - bin[4], row + bin[4], sub, A, B, ci, cj, c, s));
