@@ -12,6 +12,7 @@ PetscBool        MatSpmvGhostStream          = PETSC_TRUE;
 PetscBool        MatSpmvGhostStreamShared    = PETSC_FALSE;
 PetscInt         MatSpmvLayoutMinProducts    = MATSPMV_LAYOUT_MIN_PRODUCTS;
 PetscBool        MatSpmvDMInterpolation      = PETSC_TRUE;
+PetscBool        MatSpmvMPICOO               = PETSC_TRUE;
 static PetscBool PetscSpmvPackageInitialized = PETSC_FALSE;
 
 static PetscErrorCode MatSpmvRegisterFormat(MatSpmvFormat *fmt)
@@ -86,6 +87,7 @@ PetscErrorCode PetscSpmvInitializePackage(void)
   MatSpmvGhostStreamShared = PETSC_FALSE;
   MatSpmvLayoutMinProducts = MATSPMV_LAYOUT_MIN_PRODUCTS;
   MatSpmvDMInterpolation   = PETSC_TRUE;
+  MatSpmvMPICOO            = PETSC_TRUE;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "petscspmv matrix-matrix products", "Mat");
   PetscCall(PetscOptionsDeprecated("-mat_spmv_product_min_rows", "-petscspmv_product_min_rows", "1.1", NULL));
   PetscCall(PetscOptionsInt("-petscspmv_product_min_rows", "Results of sparse products with one of our matrices as A take its type from this many rows (default: never, but for PCMG's MAIJ chains)", "MatMatMult", MatSpmvProductMinRows, &MatSpmvProductMinRows, NULL));
@@ -94,6 +96,7 @@ PetscErrorCode PetscSpmvInitializePackage(void)
   PetscCall(PetscOptionsBool("-petscspmv_ghost_stream_shared", "Take -petscspmv_ghost_stream's path also where processes share a GPU (slower there; for tests)", "MatMult", MatSpmvGhostStreamShared, &MatSpmvGhostStreamShared, NULL));
   PetscCall(PetscOptionsInt("-petscspmv_layout_min_products", "On the GPU a matrix takes aijcusparse's products until it has taken this many at its nonzero pattern, then its format's layout is built (0: at once; -mat_<fmt>_backend cuda: at once)", "MatMult", MatSpmvLayoutMinProducts, &MatSpmvLayoutMinProducts, NULL));
   PetscCall(PetscOptionsBool("-petscspmv_dm_interpolation", "DMDA interpolations take the DM's matrix type when it is ours (PETSc makes them host AIJ for a type not named aij*)", "DMCreateInterpolation", MatSpmvDMInterpolation, &MatSpmvDMInterpolation, NULL));
+  PetscCall(PetscOptionsBool("-petscspmv_mpi_coo", "MPI product results (PETSc's MPI products of device matrices) assembled from their COO entries on the device (false: aijcusparse's, which sorts them on the host)", "MatProductSymbolic", MatSpmvMPICOO, &MatSpmvMPICOO, NULL));
   PetscCall(PetscOptionsInt("-petscspmv_pinned_cache", "MiB of page-locked host memory (graphs and product results made from the device) kept for reuse when given back (0: none kept)", "PCSetUp", pinnedmax, &pinnedmax, NULL));
   PetscOptionsEnd();
   PetscCheck(MatSpmvProductMinRows >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-petscspmv_product_min_rows %" PetscInt_FMT ": give 0 or more rows", MatSpmvProductMinRows);

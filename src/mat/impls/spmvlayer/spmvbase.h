@@ -82,6 +82,28 @@ typedef struct {
    plus A^T's (symmetrize: the union of both patterns), scaled by diag(|g(r, r)|^(-1/2)) on both
    sides (a zero or missing diagonal gives 0); at most 2 nnz entries */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAGraph(const MatSpmvDeviceCSR *, PetscInt, MatSpmvGraphKind, MatSpmvDeviceGraph *, void *);
+/* a process's COO entries for an MPI matrix (coo.cu): n of them in local rows (rstart + 0..m-1) and global
+   columns, repeated or not (host arrays of int-sized PetscInt); its diagonal block's columns cstart..cend-1 */
+typedef struct {
+  PetscCount      n;
+  PetscInt        m, rstart, cstart, cend;
+  const PetscInt *i, *j;
+} MatSpmvCOOEntries;
+/* those entries sorted on the device: nu distinct ones, nd of them in the diagonal block (CSR di, dj:
+   local columns) and no in the off-diagonal one (oi, oj: global columns), each block in row order and its
+   columns ascending in a row; distinct entry u sums the entries perm[jmap[u] .. jmap[u + 1] - 1] into
+   the diagonal block's value target[u] (>= 0) or the off-diagonal one's -1 - target[u] */
+typedef struct {
+  PetscInt m, n, nu, nd, no;
+  int     *di, *dj, *oi, *oj, *jmap, *perm, *target;
+} MatSpmvCOODevice;
+PETSC_INTERN PetscErrorCode MatSpmvCUDACOOBuild(const MatSpmvCOOEntries *, MatSpmvCOODevice *, void *);
+/* the block CSRs freed (the matrix made on their host copies has its own), then everything */
+PETSC_INTERN PetscErrorCode MatSpmvCUDACOOFreePattern(MatSpmvCOODevice *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDACOODestroy(MatSpmvCOODevice *);
+/* the entries' values v (device, in the order given to the build) summed into the blocks' device values
+   da and oa, inserted or added */
+PETSC_INTERN PetscErrorCode MatSpmvCUDACOOValues(const MatSpmvCOODevice *, const PetscScalar *, PetscBool, PetscScalar *, PetscScalar *, void *);
 /* MatSpmvWideShare() of the device CSR (m rows, d_i, d_j, longest row) in its natural order, on the device */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAWideShare(PetscInt, const int *, const int *, PetscInt, PetscReal *, void *);
 /* the modules of the n kernels (host addresses of __global__ functions; NULL: none) loaded on a

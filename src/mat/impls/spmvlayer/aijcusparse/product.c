@@ -241,6 +241,22 @@ static PetscErrorCode MatSpmvPtAPOffProcessOnHost(Mat C, PetscBool set, PetscBoo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* whether C, a new result of an MPI product on the device, stays aijcusparse (else MatSpmvMPIProductResult()
+   may give it our type after the symbolic phase) */
+static PetscErrorCode MatSpmvMPIResultStaysBase(Mat C, PetscBool *base)
+{
+  Mat_Product    *p   = C->product;
+  Mat_MPIAIJSpmv *asp = NULL, *bsp = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATMPIAIJCUSPARSE, base));
+  if (!*base) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvMPIGetData(p->A, &asp));
+  if (p->B) PetscCall(MatSpmvMPIGetData(p->B, &bsp));
+  *base = (PetscBool)(MatSpmvProductMinRows == PETSC_INT_MAX && !(asp && (asp->frommaij || (bsp && bsp->frommaij))));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* f(C), for a product on the device; a numeric phase (the symbolic ones form their transposes, and
    have no product data yet) after the explicit transpose aijcusparse multiplies with is refreshed:
    A's for A^T B, B's for A B^T and for the products composed of them (P^T (A P) for PtAP,
@@ -284,9 +300,11 @@ static PetscErrorCode MatSpmvRunDevicePhase(Mat C, PetscErrorCode (*f)(Mat))
   PetscCall(MatSpmvCUDASynchronizeDevice());
 #endif
   if (symbolic) {
-    PetscBool added[2];
+    PetscBool added[2], base;
 
     PetscCall(MatSpmvPtAPOffProcessOnHost(C, PETSC_TRUE, added));
+    PetscCall(MatSpmvMPIResultStaysBase(C, &base));
+    if (base) PetscCall(MatSpmvSetCOOOps_MPIResult(C)); /* PETSc's MPI products assemble C from COO entries */
     PetscCall((*f)(C));
     PetscCall(MatSpmvPtAPOffProcessOnHost(C, PETSC_FALSE, added));
   } else {

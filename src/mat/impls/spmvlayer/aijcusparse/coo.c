@@ -1,0 +1,220 @@
+/*
+  MPI product results assembled from their COO entries on the device. PETSc's MPI products
+  (MatProductSymbolic_MPIAIJBACKEND()) gather each process's entries of the result (its local
+  products' and those the other processes send) into MatSetPreallocationCOO(), and their values into
+  MatSetValuesCOO() at every numeric phase. MPIAIJ's preallocation sorts the entries on the host: with
+  the local products on our SpGEMM, most of what was left of GAMG's set-up on two processes
+  (docs/gamg.md). Here they are sorted on the device (device/coo.cu), the result is made on the block
+  CSRs found (no insertion row by row) and put in C's place as our SpGEMM's results are, and each
+  MatSetValuesCOO() sums the repeats into the blocks' device values with one kernel. Entries in other
+  processes' rows or out of range (callers other than PETSc's products), 64-bit indices and
+  -petscspmv_mpi_coo 0 keep aijcusparse's functions (-info says so).
+*/
+#include "../spmvimpl.h"
+
+#if defined(PETSC_HAVE_CUDA)
+  #include <petscdevice.h> /* PetscGetMemType() */
+/* aijcusparse's, saved from the first MPI result given ours (the same for every one) */
+static PetscErrorCode (*MatSpmvCOOPreallocationBase)(Mat, PetscCount, PetscInt[], PetscInt[]) = NULL;
+static PetscErrorCode (*MatSpmvCOOValuesBase)(Mat, const PetscScalar[], InsertMode)           = NULL;
+
+  #define MATSPMV_COO_KEY "MatSpmvCOODevice"
+
+static PetscErrorCode MatSpmvCOODeviceDestroy(PetscCtxRt ctx)
+{
+  MatSpmvCOODevice *coo = *(MatSpmvCOODevice **)ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvCUDACOODestroy(coo));
+  PetscCall(PetscFree(coo));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetPreallocationCOO_SpmvMPIResult(Mat, PetscCount, PetscInt[], PetscInt[]);
+static PetscErrorCode MatSetValuesCOO_SpmvMPIResult(Mat, const PetscScalar[], InsertMode);
+
+/* C's COO functions aijcusparse's again (its entries are not for ours) */
+static PetscErrorCode MatSpmvCOORestoreBase(Mat C)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectComposeFunction((PetscObject)C, "MatSetPreallocationCOO_C", MatSpmvCOOPreallocationBase));
+  PetscCall(PetscObjectComposeFunction((PetscObject)C, "MatSetValuesCOO_C", MatSpmvCOOValuesBase));
+  PetscCall(PetscObjectCompose((PetscObject)C, MATSPMV_COO_KEY, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a device CSR block's pattern into new host arrays (PetscMalloc3(): i, j, a), the values zero */
+static PetscErrorCode MatSpmvCOOBlockToHost(PetscInt m, PetscInt nnz, const int *d_i, const int *d_j, void *stream, MatSpmvHostCSR *h)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc3(m + 1, &h->i, PetscMax(nnz, 1), &h->j, PetscMax(nnz, 1), &h->a));
+  PetscCall(MatSpmvCUDACopyToHost(h->i, d_i, sizeof(int) * (size_t)(m + 1), stream));
+  PetscCall(MatSpmvCUDACopyToHost(h->j, d_j, sizeof(int) * (size_t)nnz, stream));
+  PetscCall(PetscArrayzero(h->a, nnz));
+  PetscCall(PetscLogGpuToCpu(sizeof(int) * (double)(m + 1 + nnz)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* T, made on C's entries, takes C's place: C keeps its product (whose symbolic phase is running), the
+   phase functions PETSc gave it, its prefix, name and block sizes */
+static PetscErrorCode MatSpmvCOOReplace(Mat C, Mat *T)
+{
+  Mat_Product *product            = C->product;
+  PetscErrorCode (*symbolic)(Mat) = C->ops->productsymbolic, (*numeric)(Mat) = C->ops->productnumeric;
+  char    *prefix = NULL, *name = NULL;
+  PetscInt rbs = C->rmap->bs, cbs = C->cmap->bs;
+
+  PetscFunctionBegin;
+  if (rbs > 1 || cbs > 1) PetscCall(MatSetBlockSizes(*T, rbs, cbs));
+  PetscCall(PetscStrallocpy(((PetscObject)C)->prefix, &prefix));
+  PetscCall(PetscStrallocpy(((PetscObject)C)->name, &name));
+  C->product = NULL;
+  PetscCall(MatHeaderReplace(C, T));
+  C->product              = product;
+  C->ops->productsymbolic = symbolic;
+  C->ops->productnumeric  = numeric;
+  PetscCall(MatSetOptionsPrefix(C, prefix));
+  if (name) PetscCall(PetscObjectSetName((PetscObject)C, name));
+  PetscCall(PetscFree(prefix));
+  PetscCall(PetscFree(name));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetPreallocationCOO_SpmvMPIResult(Mat C, PetscCount n, PetscInt coo_i[], PetscInt coo_j[])
+{
+  MPI_Comm          comm = PetscObjectComm((PetscObject)C);
+  PetscInt          m = C->rmap->n, rstart = C->rmap->rstart, rend = C->rmap->rend, N = C->cmap->N;
+  int               ours = sizeof(PetscInt) == sizeof(int) && n < PETSC_INT32_MAX;
+  PetscBool         given;
+  MatSpmvCOODevice *coo;
+  MatSpmvHostCSR    diag, off;
+  Mat               T;
+  void             *stream;
+  PetscLogDouble    t0, t1;
+  PetscErrorCode    ierr;
+
+  PetscFunctionBegin;
+  for (PetscCount k = 0; ours && k < n; k++) ours = coo_i[k] >= rstart && coo_i[k] < rend && coo_j[k] >= 0 && coo_j[k] < N;
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &ours, 1, MPI_INT, MPI_LAND, comm)); /* the assemblies are collective */
+  if (!ours) {
+    PetscCall(PetscInfo(C, "MatSetPreallocationCOO() by aijcusparse's (entries outside a process's rows or out of range, or 64-bit indices)\n"));
+    PetscCall(MatSpmvCOORestoreBase(C));
+    PetscCall((*MatSpmvCOOPreallocationBase)(C, n, coo_i, coo_j));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscTime(&t0));
+  PetscCall(PetscLayoutSetUp(C->cmap));
+  PetscCall(MatSpmvCUDAGetStream(&stream));
+  PetscCall(PetscNew(&coo));
+  {
+    const MatSpmvCOOEntries e = {n, m, rstart, C->cmap->rstart, C->cmap->rend, coo_i, coo_j};
+
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(MatSpmvCUDACOOBuild(&e, coo, stream));
+    PetscCall(PetscLogGpuTimeEnd());
+  }
+  PetscCall(MatSpmvCOOBlockToHost(m, coo->nd, coo->di, coo->dj, stream, &diag));
+  PetscCall(MatSpmvCOOBlockToHost(m, coo->no, coo->oi, coo->oj, stream, &off));
+  PetscCall(MatSpmvCUDACOOFreePattern(coo));
+  PetscCall(MatSpmvNoInodeBegin(&given));
+  ierr = MatSpmvCreateAIJOnCSR(comm, m, C->cmap->n, &diag, &off, &T);
+  PetscCall(MatSpmvNoInodeEnd(given));
+  PetscCall(ierr);
+  PetscCall(MatConvert(T, MATMPIAIJCUSPARSE, MAT_INPLACE_MATRIX, &T));
+  PetscCall(MatSpmvCOOReplace(C, &T));
+  PetscCall(PetscObjectContainerCompose((PetscObject)C, MATSPMV_COO_KEY, coo, MatSpmvCOODeviceDestroy));
+  PetscCall(PetscObjectComposeFunction((PetscObject)C, "MatSetPreallocationCOO_C", MatSetPreallocationCOO_SpmvMPIResult));
+  PetscCall(PetscObjectComposeFunction((PetscObject)C, "MatSetValuesCOO_C", MatSetValuesCOO_SpmvMPIResult));
+  PetscCall(PetscTime(&t1));
+  PetscCall(PetscInfo(C, "MatSetPreallocationCOO() on the device: %" PetscCount_FMT " entries, %" PetscInt_FMT " distinct (%" PetscInt_FMT " in the diagonal block), %.4f s\n", n, coo->nu, coo->nd, t1 - t0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a block's device values for the COO sums (none where it has no entries: aijcusparse keeps no device
+   CSR of an empty block); its device CSR made first where it has none yet (aijcusparse's write access
+   does not make it) */
+static PetscErrorCode MatSpmvCOOBlockValues(Mat X, PetscInt nnz, InsertMode imode, PetscScalar **a)
+{
+  PetscFunctionBegin;
+  *a = NULL;
+  if (!nnz) PetscFunctionReturn(PETSC_SUCCESS);
+  if (imode == INSERT_VALUES) {
+    PetscCall(MatSpmvCUSPARSEUpload(X));
+    PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(X, a));
+  } else PetscCall(MatSeqAIJCUSPARSEGetArray(X, a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvCOOBlockValuesEnd(Mat X, PetscInt nnz, InsertMode imode, PetscScalar **a)
+{
+  PetscFunctionBegin;
+  if (!nnz) PetscFunctionReturn(PETSC_SUCCESS);
+  if (imode == INSERT_VALUES) PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(X, a));
+  else PetscCall(MatSeqAIJCUSPARSERestoreArray(X, a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetValuesCOO_SpmvMPIResult(Mat C, const PetscScalar v[], InsertMode imode)
+{
+  MatSpmvCOODevice  *coo = NULL;
+  Mat                Ad, Ao;
+  PetscScalar       *da = NULL, *oa = NULL, *dv = NULL;
+  const PetscScalar *vv = v;
+  PetscMemType       mtype;
+  void              *stream;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectContainerQuery((PetscObject)C, MATSPMV_COO_KEY, (PetscCtxRt)&coo));
+  if (!coo) { /* preallocated by aijcusparse's */
+    PetscCall((*MatSpmvCOOValuesBase)(C, v, imode));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCheck(imode == INSERT_VALUES || imode == ADD_VALUES, PetscObjectComm((PetscObject)C), PETSC_ERR_ARG_OUTOFRANGE, "MatSetValuesCOO(): give INSERT_VALUES or ADD_VALUES");
+  PetscCall(MatSpmvCUDAGetStream(&stream));
+  PetscCall(PetscGetMemType(v, &mtype));
+  if (PetscMemTypeHost(mtype) && coo->n) {
+    PetscCall(MatSpmvCUDAMalloc((void **)&dv, sizeof(PetscScalar) * (size_t)coo->n));
+    PetscCall(MatSpmvCUDACopyToDevice(dv, v, sizeof(PetscScalar) * (size_t)coo->n, stream));
+    PetscCall(PetscLogCpuToGpu(sizeof(PetscScalar) * (double)coo->n));
+    vv = dv;
+  }
+  PetscCall(MatMPIAIJGetSeqAIJ(C, &Ad, &Ao, NULL));
+  PetscCall(MatSpmvCOOBlockValues(Ad, coo->nd, imode, &da));
+  PetscCall(MatSpmvCOOBlockValues(Ao, coo->no, imode, &oa));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(MatSpmvCUDACOOValues(coo, vv, (PetscBool)(imode == ADD_VALUES), da, oa, stream));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(MatSpmvCOOBlockValuesEnd(Ad, coo->nd, imode, &da));
+  PetscCall(MatSpmvCOOBlockValuesEnd(Ao, coo->no, imode, &oa));
+  PetscCall(MatSpmvCUDAFree(dv));
+  C->offloadmask = PETSC_OFFLOAD_GPU;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
+/* C, an MPI aijcusparse result whose product phase is about to run, takes our COO assembly (where
+   -petscspmv_mpi_coo and CUDA) */
+PetscErrorCode MatSpmvSetCOOOps_MPIResult(Mat C)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  {
+    PetscErrorCode (*prealloc)(Mat, PetscCount, PetscInt[], PetscInt[]) = NULL;
+    PetscErrorCode (*values)(Mat, const PetscScalar[], InsertMode)      = NULL;
+    PetscBool cusparse;
+
+    PetscCall(PetscObjectTypeCompare((PetscObject)C, MATMPIAIJCUSPARSE, &cusparse));
+    if (!MatSpmvMPICOO || !cusparse || sizeof(PetscInt) != sizeof(int)) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(PetscObjectQueryFunction((PetscObject)C, "MatSetPreallocationCOO_C", &prealloc));
+    PetscCall(PetscObjectQueryFunction((PetscObject)C, "MatSetValuesCOO_C", &values));
+    if (!prealloc || !values || prealloc == MatSetPreallocationCOO_SpmvMPIResult) PetscFunctionReturn(PETSC_SUCCESS);
+    MatSpmvCOOPreallocationBase = prealloc;
+    MatSpmvCOOValuesBase        = values;
+    PetscCall(PetscObjectComposeFunction((PetscObject)C, "MatSetPreallocationCOO_C", MatSetPreallocationCOO_SpmvMPIResult));
+    PetscCall(PetscObjectComposeFunction((PetscObject)C, "MatSetValuesCOO_C", MatSetValuesCOO_SpmvMPIResult));
+  }
+#else
+  (void)C;
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
