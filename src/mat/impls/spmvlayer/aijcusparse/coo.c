@@ -119,10 +119,17 @@ static PetscErrorCode MatSetPreallocationCOO_SpmvMPIResult(Mat C, PetscCount n, 
   PetscCall(MatSpmvNoInodeBegin(&given));
   ierr = MatSpmvCreateAIJOnCSR(comm, m, C->cmap->n, &diag, &off, &T);
   PetscCall(MatSpmvNoInodeEnd(given));
+  if (ierr) { /* nothing owns them yet */
+    PetscCall(PetscFree3(diag.i, diag.j, diag.a));
+    PetscCall(PetscFree3(off.i, off.j, off.a));
+    PetscCall(MatSpmvCOODeviceDestroy((PetscCtxRt)&coo));
+  }
   PetscCall(ierr);
+  PetscCall(PetscObjectContainerCompose((PetscObject)T, MATSPMV_COO_KEY, coo, MatSpmvCOODeviceDestroy)); /* T's, then C's */
   PetscCall(MatConvert(T, MATMPIAIJCUSPARSE, MAT_INPLACE_MATRIX, &T));
   PetscCall(MatSpmvCOOReplace(C, &T));
-  PetscCall(PetscObjectContainerCompose((PetscObject)C, MATSPMV_COO_KEY, coo, MatSpmvCOODeviceDestroy));
+  /* new entries allowed, as in PETSc's COO results (a MatShift() of a missing diagonal inserts it) */
+  PetscCall(MatSetOption(C, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_FALSE));
   PetscCall(PetscObjectComposeFunction((PetscObject)C, "MatSetPreallocationCOO_C", MatSetPreallocationCOO_SpmvMPIResult));
   PetscCall(PetscObjectComposeFunction((PetscObject)C, "MatSetValuesCOO_C", MatSetValuesCOO_SpmvMPIResult));
   PetscCall(PetscTime(&t1));
@@ -179,6 +186,12 @@ static PetscErrorCode MatSetValuesCOO_SpmvMPIResult(Mat C, const PetscScalar v[]
     vv = dv;
   }
   PetscCall(MatMPIAIJGetSeqAIJ(C, &Ad, &Ao, NULL));
+  for (int b = 0; b < 2; b++) { /* the positions are those of the pattern made at the preallocation */
+    MatInfo info;
+
+    PetscCall(MatGetInfo(b ? Ao : Ad, MAT_LOCAL, &info));
+    PetscCheck((PetscInt)info.nz_used == (b ? coo->no : coo->nd), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO(): the matrix's nonzero pattern changed since MatSetPreallocationCOO() (new entries inserted): call MatSetPreallocationCOO() again");
+  }
   PetscCall(MatSpmvCOOBlockValues(Ad, coo->nd, imode, &da));
   PetscCall(MatSpmvCOOBlockValues(Ao, coo->no, imode, &oa));
   PetscCall(PetscLogGpuTimeBegin());

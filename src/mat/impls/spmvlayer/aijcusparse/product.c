@@ -241,19 +241,41 @@ static PetscErrorCode MatSpmvPtAPOffProcessOnHost(Mat C, PetscBool set, PetscBoo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* whether C, a new result of an MPI product on the device, stays aijcusparse (else MatSpmvMPIProductResult()
-   may give it our type after the symbolic phase) */
-static PetscErrorCode MatSpmvMPIResultStaysBase(Mat C, PetscBool *base)
+/* Whether C, a new result of PETSc's MPI product of two aijcusparse matrices (ours aliased), stays an
+   aijcusparse matrix (MatSpmvMPIProductResult() may give it our type after the phase): then C is given its
+   sizes and that type now, as MatProductSymbolic_MPIAIJBACKEND() gives them (MatProductCreate() leaves C
+   untyped, and a type set inside the phase composes aijcusparse's functions over any composed before) */
+static PetscErrorCode MatSpmvMPIResultBase(Mat C, PetscBool *base)
 {
-  Mat_Product    *p   = C->product;
+  Mat_Product    *p = C->product;
+  Mat             A = p->A, B = p->B;
   Mat_MPIAIJSpmv *asp = NULL, *bsp = NULL;
+  MatProductType  type        = p->type;
+  PetscBool       cusparse[2] = {PETSC_FALSE, PETSC_FALSE};
+  PetscInt        m, n, M, N;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATMPIAIJCUSPARSE, base));
-  if (!*base) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatSpmvMPIGetData(p->A, &asp));
-  if (p->B) PetscCall(MatSpmvMPIGetData(p->B, &bsp));
-  *base = (PetscBool)(MatSpmvProductMinRows == PETSC_INT_MAX && !(asp && (asp->frommaij || (bsp && bsp->frommaij))));
+  *base = PETSC_FALSE;
+  if (((PetscObject)C)->type_name || !B || p->C) PetscFunctionReturn(PETSC_SUCCESS);
+  if (type == MATPRODUCT_AtB && A->symmetric == PETSC_BOOL3_TRUE) type = MATPRODUCT_AB; /* as PETSc's */
+  if (type != MATPRODUCT_AB && type != MATPRODUCT_AtB && type != MATPRODUCT_PtAP) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJCUSPARSE, &cusparse[0]));
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATMPIAIJCUSPARSE, &cusparse[1]));
+  if (!cusparse[0] || !cusparse[1] || A->boundtocpu || B->boundtocpu) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvMPIGetData(A, &asp));
+  PetscCall(MatSpmvMPIGetData(B, &bsp));
+  if (MatSpmvProductMinRows != PETSC_INT_MAX || (asp && (asp->frommaij || (bsp && bsp->frommaij)))) PetscFunctionReturn(PETSC_SUCCESS);
+  if (type == MATPRODUCT_AB) m = A->rmap->n, n = B->cmap->n, M = A->rmap->N, N = B->cmap->N;
+  else if (type == MATPRODUCT_AtB) m = A->cmap->n, n = B->cmap->n, M = A->cmap->N, N = B->cmap->N;
+  else m = n = B->cmap->n, M = N = B->cmap->N;
+  {
+    PetscErrorCode (*symbolic)(Mat) = C->ops->productsymbolic; /* MatSetType() clears the operations */
+
+    PetscCall(MatSetSizes(C, m, n, M, N));
+    PetscCall(MatSetType(C, MATMPIAIJCUSPARSE));
+    C->ops->productsymbolic = symbolic;
+  }
+  *base = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -303,7 +325,7 @@ static PetscErrorCode MatSpmvRunDevicePhase(Mat C, PetscErrorCode (*f)(Mat))
     PetscBool added[2], base;
 
     PetscCall(MatSpmvPtAPOffProcessOnHost(C, PETSC_TRUE, added));
-    PetscCall(MatSpmvMPIResultStaysBase(C, &base));
+    PetscCall(MatSpmvMPIResultBase(C, &base));
     if (base) PetscCall(MatSpmvSetCOOOps_MPIResult(C)); /* PETSc's MPI products assemble C from COO entries */
     PetscCall((*f)(C));
     PetscCall(MatSpmvPtAPOffProcessOnHost(C, PETSC_FALSE, added));

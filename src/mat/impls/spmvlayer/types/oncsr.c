@@ -6,10 +6,6 @@
 */
 #include "../spmvbase.h"
 
-typedef struct {
-  MatSpmvHostCSR diag, offdiag;
-} MatSpmvOnCSR;
-
 /* -mat_no_inode for the matrices made until MatSpmvNoInodeEnd(), unless the user gave it: the inode
    search is a pass over every row, which aijcusparse off the CPU never uses (on GAMG's P0 of a 3D
    Laplacian it was more than half of the matrix's making) */
@@ -30,26 +26,41 @@ PetscErrorCode MatSpmvNoInodeEnd(PetscBool given)
 
 static PetscErrorCode MatSpmvOnCSRDestroy(PetscCtxRt ctx)
 {
-  MatSpmvOnCSR *csr = *(MatSpmvOnCSR **)ctx;
+  MatSpmvHostCSR *csr = *(MatSpmvHostCSR **)ctx;
 
   PetscFunctionBegin;
-  PetscCall(PetscFree3(csr->diag.i, csr->diag.j, csr->diag.a));
-  PetscCall(PetscFree3(csr->offdiag.i, csr->offdiag.j, csr->offdiag.a));
+  PetscCall(PetscFree3(csr->i, csr->j, csr->a));
   PetscCall(PetscFree(csr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* X owns the arrays h: with the sequential matrix that reads them, which may outlive an MPI matrix
+   (MatGetDiagonalBlock() taken by a sub-solver) */
+static PetscErrorCode MatSpmvOnCSRCompose(Mat X, const MatSpmvHostCSR *h)
+{
+  MatSpmvHostCSR *csr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&csr));
+  *csr = *h;
+  PetscCall(PetscObjectContainerCompose((PetscObject)X, "MatSpmvOnCSR", csr, MatSpmvOnCSRDestroy));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatSpmvCreateAIJOnCSR(MPI_Comm comm, PetscInt m, PetscInt n, const MatSpmvHostCSR *diag, const MatSpmvHostCSR *offdiag, Mat *A)
 {
-  MatSpmvOnCSR *csr;
-
   PetscFunctionBegin;
-  if (offdiag) PetscCall(MatCreateMPIAIJWithSplitArrays(comm, m, n, PETSC_DETERMINE, PETSC_DETERMINE, diag->i, diag->j, diag->a, offdiag->i, offdiag->j, offdiag->a, A));
-  else PetscCall(MatCreateSeqAIJWithArrays(comm, m, n, diag->i, diag->j, diag->a, A));
-  PetscCall(PetscNew(&csr));
-  csr->diag = *diag;
-  if (offdiag) csr->offdiag = *offdiag;
-  PetscCall(PetscObjectContainerCompose((PetscObject)*A, "MatSpmvOnCSR", csr, MatSpmvOnCSRDestroy));
+  if (offdiag) {
+    Mat Ad, Ao;
+
+    PetscCall(MatCreateMPIAIJWithSplitArrays(comm, m, n, PETSC_DETERMINE, PETSC_DETERMINE, diag->i, diag->j, diag->a, offdiag->i, offdiag->j, offdiag->a, A));
+    PetscCall(MatMPIAIJGetSeqAIJ(*A, &Ad, &Ao, NULL));
+    PetscCall(MatSpmvOnCSRCompose(Ad, diag));
+    PetscCall(MatSpmvOnCSRCompose(Ao, offdiag));
+  } else {
+    PetscCall(MatCreateSeqAIJWithArrays(comm, m, n, diag->i, diag->j, diag->a, A));
+    PetscCall(MatSpmvOnCSRCompose(*A, diag));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
