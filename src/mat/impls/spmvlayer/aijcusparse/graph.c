@@ -387,8 +387,11 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
   PetscCall(MatDestroy(&Bo));
   {
     const MatSpmvHostCSR diag = {gi, gj, ga}, offdiag = {goi, goj, goa};
+    PetscBool            given;
 
+    PetscCall(MatSpmvNoInodeBegin(&given)); /* G lives on the device, as the one-process graph does */
     PetscCall(MatSpmvCreateAIJOnCSR(comm, m, A->cmap->n, &diag, &offdiag, G));
+    PetscCall(MatSpmvNoInodeEnd(given));
   }
   if (symmetrize) PetscCall(MatSetOption(*G, MAT_SYMMETRIC, PETSC_TRUE));
   else PetscCall(MatPropagateSymmetryOptions(A, *G));
