@@ -474,6 +474,8 @@ PetscErrorCode MatSpmvCUDASpGEMMNumeric(const MatSpmvSpGEMMPlan *plan, const Mat
   const PetscInt  sub = plan->sub;
   const int      *row = plan->rows;
   const PetscInt *bin = plan->bin;
+  int             dev, nsm;
+  PetscInt        resident;
 
   PetscFunctionBegin;
   if (!plan->nnz) PetscFunctionReturn(PETSC_SUCCESS);
@@ -484,8 +486,15 @@ PetscErrorCode MatSpmvCUDASpGEMMNumeric(const MatSpmvSpGEMMPlan *plan, const Mat
      quarters idle on a 7-point row times P0's single entries) */
   if (sub <= 8) PetscCall(MatSpmvSpGEMMLaunchNumeric<8, 32>(bin[2] - bin[1], row + bin[1], sub, A, B, ci, cj, c, s));
   else PetscCall(MatSpmvSpGEMMLaunchNumeric<32, 32>(bin[2] - bin[1], row + bin[1], sub, A, B, ci, cj, c, s));
-  PetscCall(MatSpmvSpGEMMLaunchNumeric<32, 256>(bin[3] - bin[2], row + bin[2], sub, A, B, ci, cj, c, s));
-  PetscCall(MatSpmvSpGEMMLaunchNumeric<128, 512>(bin[4] - bin[3], row + bin[3], sub, A, B, ci, cj, c, s));
+  /* too few rows of a bin to fill the device at its threads a row (a coarse level's P^T A P: 66 to 832
+     rows of thousands of products each, one warp a row left most of the device idle): a block a row */
+  PetscCallCUDA(cudaGetDevice(&dev));
+  PetscCallCUDA(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
+  resident = (PetscInt)nsm * 2048;
+  if ((bin[3] - bin[2]) * 32 < resident) PetscCall(MatSpmvSpGEMMLaunchNumeric<256, 256>(bin[3] - bin[2], row + bin[2], sub, A, B, ci, cj, c, s));
+  else PetscCall(MatSpmvSpGEMMLaunchNumeric<32, 256>(bin[3] - bin[2], row + bin[2], sub, A, B, ci, cj, c, s));
+  if ((bin[4] - bin[3]) * 128 < resident) PetscCall(MatSpmvSpGEMMLaunchNumeric<256, 512>(bin[4] - bin[3], row + bin[3], sub, A, B, ci, cj, c, s));
+  else PetscCall(MatSpmvSpGEMMLaunchNumeric<128, 512>(bin[4] - bin[3], row + bin[3], sub, A, B, ci, cj, c, s));
   PetscCall(MatSpmvSpGEMMLaunchNumeric<256, 1024>(bin[5] - bin[4], row + bin[4], sub, A, B, ci, cj, c, s));
   PetscCall(MatSpmvSpGEMMLaunchNumeric<256, 2048>(bin[6] - bin[5], row + bin[5], sub, A, B, ci, cj, c, s));
   PetscCall(MatSpmvSpGEMMLaunchNumeric<256, 0>(bin[7] - bin[6], row + bin[6], sub, A, B, ci, cj, c, s));
