@@ -27,8 +27,9 @@
 static const int MatSpmvSpGEMMSymG[MATSPMV_SPGEMM_BINS - 1] = {32, 32, 128, 256, 256};
 static const int MatSpmvSpGEMMSymT[MATSPMV_SPGEMM_BINS - 1] = {64, 512, 2048, 8192, 8192};
 /* The numeric bins, by a row's entries in C: 32 (and at most 64 products), 256, 512, 1024, 2048 of them in
-   shared memory, for 8 (32 where B's rows are long), 32, 128, 256, 256 threads a row
-   (MatSpmvCUDASpGEMMNumeric()); the last bin sums in global memory */
+   shared memory, for 8 (32 where B's rows are long), 32, 128, 256, 256 threads a row (256 for the second
+   and third where their rows are too few to fill the device: MatSpmvCUDASpGEMMNumeric()); the last bin
+   sums in global memory */
 
 /* ub_r = sum over the entries a_rk of B's row k length (a row's bound fits int: it is clamped) */
 template <typename I>
