@@ -46,6 +46,11 @@ table=(
   "snes5|1|SNESSolve|snes_ex5 -da_grid_x 512 -da_grid_y 512 DM"                                     # Bratu, GMRES + ILU(0)
   "ksp29-mg|1|KSPSolve|ksp_ex29 -da_grid_x 1025 -da_grid_y 1025 -ksp_type cg -pc_type mg -pc_mg_levels 9 DM" # 2D Poisson, PCMG rediscretized on 9 levels
   "ksp29-mg-np2|2|KSPSolve|ksp_ex29 -da_grid_x 1025 -da_grid_y 1025 -ksp_type cg -pc_type mg -pc_mg_levels 9 DM"
+  "ksp29-mg129|1|KSPSolve|ksp_ex29 -da_grid_x 129 -da_grid_y 129 -ksp_type cg -pc_type mg -pc_mg_levels 6 DM" # small 2D hierarchies: the SOR path chosen by cost
+  "ksp29-mg257|1|KSPSolve|ksp_ex29 -da_grid_x 257 -da_grid_y 257 -ksp_type cg -pc_type mg -pc_mg_levels 7 DM"
+  "ksp29-galerkin65|1|KSPSolve|ksp_ex29 -da_grid_x 65 -da_grid_y 65 -ksp_type richardson -pc_type mg -pc_mg_levels 5 -pc_mg_galerkin -mg_levels_ksp_type richardson -mg_levels_pc_type sor DM"
+  "snes48-mg|1|SNESSolve|snes_ex48 -M 6 -P 4 -da_refine 3 -pc_type mg THI" # 3D, 2 unknowns a node, 27-point (box) stencil, PCMG's defaults
+  "ksp10-circuit|1|KSPSolve|ksp_ex10 -f @circuit -rhs one -pc_type none -ksp_max_it 300 MAT" # a circuit matrix (longest row 1157): ELLR declines it lazily (-t "aijcusparse ellr")
   "ksp45-sor|1|KSPSolve|ksp_ex45 -da_grid_x 128 -da_grid_y 128 -da_grid_z 128 -ksp_type cg -pc_type sor DM" # CG + PCSOR (symmetric sweeps)
   "ksp45-sor-np2|2|KSPSolve|ksp_ex45 -da_grid_x 128 -da_grid_y 128 -da_grid_z 128 -ksp_type cg -pc_type sor DM" # local symmetric sweeps
   "ex19-mg|1|SNESSolve|ex19 -da_grid_x 65 -da_grid_y 65 -da_refine 3 -pc_type mg DM"               # PCMG's defaults (Chebyshev/SOR), 4 fields
@@ -73,7 +78,9 @@ cmdline() { # case type -> ranks|event|command
     case $cmd in
     *" DM") mt="-dm_mat_type $2 -dm_vec_type cuda" ;;
     *" MAT") mt="-mat_type $2 -vec_type cuda" ;;
+    *" THI") mt="-thi_mat_type $2 -dm_mat_type $2 -dm_vec_type cuda" ;; # SNES ex48 sets its levels' type from -thi_mat_type
     esac
+    cmd=${cmd//@circuit/$out/circuit1157.petsc} # made below by spmvbench's generator
     echo "$np|$event|$bin/${cmd% *} $mt $load"
     return 0
   done
@@ -87,6 +94,9 @@ if [ $list = 1 ]; then
 fi
 
 mkdir -p "$out"
+case " $cases " in *" ksp10-circuit "*)
+  [ -f "$out/circuit1157.petsc" ] || "$bin/spmvbench" -matrix circuit -n 1157 -types aij -reps 1 -save "$out/circuit1157.petsc" >/dev/null ;;
+esac
 ev() { # log event -> max time (s); from its share of the run (~) where PETSc prints none; or -
   awk -v e="$2" '$1 == "Time" && $2 == "(sec):" { T = $3 } $1 == e && NF > 10 { t = $4 == "n/a" ? sprintf("~%.3g", $11 * T / 100) : $4 } END { print t == "" ? "-" : t }' "$1"
 }

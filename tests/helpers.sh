@@ -237,4 +237,40 @@ refuses() {
     fails_with "$s" "$@" ${s%%:*} || return 1
   done
 }
-export -f fails_with refuses iters run_pair same_iterations copies copy_counts no_more_copies copies_share failure_lines lists_option factor_package ex1_case same_petsc installed gamg_like_petsc same_residuals
+# program args...: the program run with -petscspmv_fail_device_alloc N, N over its device allocations
+# (all of the first 12, then 12 spread over the rest): each run either takes the iterations of the run
+# without a failure (a fallback) or stops with PETSc's out-of-device-memory error; never an abort, a
+# signal or another error
+survives_alloc_failures() {
+  local dir total ns n rc fine=0 stopped=0
+  dir=$(mktemp -d "$logs/allocfail.XXXXXX")
+  "$@" -petscspmv_fail_device_alloc 2000000000 >"$dir/ref.log" 2>&1 || { echo "the run without a failure failed"; tail -30 "$dir/ref.log"; return 1; }
+  total=$(grep -Eo "petscspmv: [0-9]+ device allocations counted" "$dir/ref.log" | awk '{ print $2 }' | tail -1)
+  [ "${total:-0}" -gt 0 ] || { echo "no device allocation counted"; tail -5 "$dir/ref.log"; return 1; }
+  iters "$dir/ref.log" >"$dir/ref.it"
+  ns=$({ seq 1 $((total < 12 ? total : 12)); [ "$total" -le 12 ] || awk -v t="$total" 'BEGIN { for (k = 1; k <= 12; k++) print 12 + int(k * (t - 12) / 12) }'; } | sort -un)
+  for n in $ns; do
+    "$@" -petscspmv_fail_device_alloc "$n" >"$dir/$n.log" 2>&1
+    rc=$?
+    if [ $rc -ge 128 ] || grep -qE "terminate called|Caught signal|Segmentation|Aborted" "$dir/$n.log"; then
+      echo "allocation $n of $total: the process aborted (exit $rc)"; tail -20 "$dir/$n.log"; return 1
+    elif [ $rc = 0 ]; then
+      iters "$dir/$n.log" | diff "$dir/ref.it" - >/dev/null || { echo "allocation $n of $total failed: finished with other iterations"; iters "$dir/$n.log" | diff "$dir/ref.it" -; return 1; }
+      fine=$((fine + 1))
+    else
+      grep -q "Out of device memory" "$dir/$n.log" || { echo "allocation $n of $total failed: stopped (exit $rc) without PETSc's out-of-device-memory error"; tail -20 "$dir/$n.log"; return 1; }
+      stopped=$((stopped + 1))
+    fi
+  done
+  echo "$total device allocations; each of $(echo "$ns" | wc -w) made to fail: $fine runs finished with the same iterations (a fallback), $stopped stopped with PETSc's out-of-device-memory error"
+}
+# program args...: a run with PETSc's defaults whose -info and -ksp_view say, for each matrix that
+# MatSOR() met, the path the cost model chose and its predictions
+sor_paths() {
+  local out
+  out=$("$@" -info :mat -ksp_view 2>&1) || { echo "$out" | tail -30; return 1; }
+  echo "$out" | grep -qE "^\[0\] .*MatSOR\(\) (on the device|by PETSc's host code): chosen by cost(, timed)?; .*predicted" || { echo "-info does not say the MatSOR() path"; return 1; }
+  echo "$out" | grep -qE "^ +MatSOR\(\) (on the device|by PETSc's host code): chosen by cost" || { echo "-ksp_view does not say the MatSOR() path"; return 1; }
+  echo "$out" | grep -oE "^ +MatSOR\(\) .*" | sed 's/^ *//' | sort -u
+}
+export -f sor_paths survives_alloc_failures fails_with refuses iters run_pair same_iterations copies copy_counts no_more_copies copies_share failure_lines lists_option factor_package ex1_case same_petsc installed gamg_like_petsc same_residuals

@@ -384,6 +384,78 @@ static PetscErrorCode TestPaddingLimit(const ErrorLine *e, MatType type, PetscRa
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* On the GPU with no backend asked for (a prefix the tests' -mat_<type>_backend does not reach), the
+   layout is built lazily: a refusal then keeps aijcusparse's products, said by -mat_view, never an error in
+   the middle of a run. More than the lazy threshold's products with CUDA vectors, then with host
+   ones (staged: aijcusparse's products get those wrong), all equal to MATAIJ's */
+static PetscErrorCode TestPaddingDeclined(MatType type, PetscRandom rnd)
+{
+  Mat         E, Eref;
+  Vec         x, y, yref, hx, hy;
+  PetscReal   err, ref;
+  PetscInt    mloc;
+  char        view[1024];
+  PetscViewer v;
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCall(OneLongRow(type, 2000, &E));
+  PetscCall(MatSetOptionsPrefix(E, "lazy_"));
+  PetscCall(OneLongRow(MATAIJ, 2000, &Eref));
+  PetscCall(MatCreateVecs(E, &x, &y));
+  PetscCall(MatCreateVecs(Eref, NULL, &yref));
+  PetscCall(VecSetRandom(x, rnd));
+  for (PetscInt k = 0; k < 120; k++) PetscCall(MatMult(E, x, y)); /* past -petscspmv_layout_min_products */
+  PetscCall(MatMultAdd(E, x, y, y));
+  PetscCall(MatMult(Eref, x, yref));
+  PetscCall(VecScale(yref, 2.0));
+  PetscCall(VecAXPY(y, -1.0, yref));
+  PetscCall(VecNorm(y, NORM_INFINITY, &err));
+  PetscCall(VecNorm(yref, NORM_INFINITY, &ref));
+  PetscCheck(err <= 1e-12 * ref, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: products after a declined layout differ from MATAIJ's by %g", type, (double)(err / ref));
+  /* host vectors */
+  PetscCall(MatGetLocalSize(E, &mloc, NULL));
+  PetscCall(VecCreateMPI(PETSC_COMM_WORLD, mloc, PETSC_DETERMINE, &hx));
+  PetscCall(VecDuplicate(hx, &hy));
+  PetscCall(VecCopy(x, hx));
+  PetscCall(MatMult(E, hx, hy));
+  PetscCall(MatMult(Eref, x, yref));
+  PetscCall(VecCopy(hy, y));
+  PetscCall(VecAXPY(y, -1.0, yref));
+  PetscCall(VecNorm(y, NORM_INFINITY, &err));
+  PetscCheck(err <= 1e-12 * ref, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: products with host vectors after a declined layout differ from MATAIJ's by %g", type, (double)(err / ref));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  if (size == 1) { /* said by -mat_view */
+    char   path[PETSC_MAX_PATH_LEN];
+    FILE  *f;
+    size_t len;
+
+    PetscCall(PetscStrncpy(path, "/tmp/petscspmv-declined-XXXXXX", sizeof(path)));
+    PetscCheck(mkstemp(path) >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "No temporary file for -mat_view");
+    PetscCall(PetscViewerASCIIOpen(PETSC_COMM_SELF, path, &v));
+    PetscCall(PetscViewerPushFormat(v, PETSC_VIEWER_ASCII_INFO));
+    PetscCall(MatView(E, v));
+    PetscCall(PetscViewerPopFormat(v));
+    PetscCall(PetscViewerDestroy(&v));
+    f = fopen(path, "r");
+    PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot read %s back", path);
+    len       = fread(view, 1, sizeof(view) - 1, f);
+    view[len] = 0;
+    fclose(f);
+    (void)remove(path);
+    PetscCheck(strstr(view, "no layout, products are aijcusparse's"), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: -mat_view does not say the layout was declined:\n%s", type, view);
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ok a refused lazy layout keeps aijcusparse's products: 121 products with CUDA vectors and one with host vectors equal MATAIJ's\n"));
+  PetscCall(VecDestroy(&hx));
+  PetscCall(VecDestroy(&hy));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&yref));
+  PetscCall(MatDestroy(&E));
+  PetscCall(MatDestroy(&Eref));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   char        type[64] = MATBRC;
@@ -416,7 +488,10 @@ int main(int argc, char **argv)
   /* the format's valid settings after them, in the order of its test-errors */
   for (PetscInt l = 0; l < nlines; l++) {
     if (lines[l].kind == LINE_OK || lines[l].kind == LINE_SAME_LAYOUT) PetscCall(CheckValid(&lines[l], A, Aref, type, &targets, rnd));
-    else if (lines[l].kind == LINE_PADDING_LIMIT) PetscCall(TestPaddingLimit(&lines[l], type, rnd));
+    else if (lines[l].kind == LINE_PADDING_LIMIT) {
+      PetscCall(TestPaddingLimit(&lines[l], type, rnd));
+      if (gpu) PetscCall(TestPaddingDeclined(type, rnd));
+    }
   }
   if (!gpu) {
     /* a GPU run asked for where there is none */

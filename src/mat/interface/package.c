@@ -50,6 +50,8 @@ PetscErrorCode PetscSpmvFinalizePackage(void)
   PetscFunctionBegin;
   PetscSpmvPackageInitialized = PETSC_FALSE;
 #if defined(PETSC_HAVE_CUDA)
+  /* the hook's count, which tests read to fail each allocation in turn */
+  if (MatSpmvFailDeviceAlloc > 0) PetscCall(PetscPrintf(PETSC_COMM_SELF, "petscspmv: %" PetscInt_FMT " device allocations counted (-petscspmv_fail_device_alloc %" PetscInt_FMT ")\n", MatSpmvCUDAAllocCount(), MatSpmvFailDeviceAlloc));
   PetscCall(MatSpmvCUDAPreloadWait()); /* no thread outlives the package */
   PetscCall(MatSpmvCUDAPinnedCacheRelease());
 #endif
@@ -97,6 +99,9 @@ PetscErrorCode PetscSpmvInitializePackage(void)
   PetscCall(PetscOptionsInt("-petscspmv_layout_min_products", "On the GPU a matrix takes aijcusparse's products until it has taken this many at its nonzero pattern, then its format's layout is built (0: at once; -mat_<fmt>_backend cuda: at once)", "MatMult", MatSpmvLayoutMinProducts, &MatSpmvLayoutMinProducts, NULL));
   PetscCall(PetscOptionsBool("-petscspmv_dm_interpolation", "DMDA interpolations take the DM's matrix type when it is ours (PETSc makes them host AIJ for a type not named aij*)", "DMCreateInterpolation", MatSpmvDMInterpolation, &MatSpmvDMInterpolation, NULL));
   PetscCall(PetscOptionsBool("-petscspmv_mpi_coo", "MPI product results (PETSc's MPI products of device matrices) assembled from their COO entries on the device (false: aijcusparse's, which sorts them on the host)", "MatProductSymbolic", MatSpmvMPICOO, &MatSpmvMPICOO, NULL));
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(PetscOptionsInt("-petscspmv_fail_device_alloc", "For tests: the N-th of petscspmv's device allocations fails as out of device memory would (0: none)", "MatMult", MatSpmvFailDeviceAlloc, &MatSpmvFailDeviceAlloc, NULL));
+#endif
   PetscCall(PetscOptionsInt("-petscspmv_pinned_cache", "MiB of page-locked host memory (graphs and product results made from the device) kept for reuse when given back (0: none kept)", "PCSetUp", pinnedmax, &pinnedmax, NULL));
   PetscOptionsEnd();
   PetscCheck(MatSpmvProductMinRows >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-petscspmv_product_min_rows %" PetscInt_FMT ": give 0 or more rows", MatSpmvProductMinRows);

@@ -549,7 +549,7 @@ PetscErrorCode MatSpmvFormatBuildDevice_BRC(const void *params, const MatSpmvCSR
   MatBRCLayout       *brc;
   int                 m = (int)pattern->m, b1 = (int)p->b1, b2, W, nw, P, npad, nslots;
   int                *np = NULL, *key = NULL, *id = NULL, *prow = NULL, *pstart = NULL, *plen = NULL, *pw = NULL, *woff = NULL, *Prow = NULL, *Pstart = NULL, *Plen = NULL, *bw = NULL;
-  double              sum, sum2;
+  double              sum = 0, sum2 = 0;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&brc));

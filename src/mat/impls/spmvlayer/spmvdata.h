@@ -88,8 +88,13 @@ typedef struct {
   PetscInt         nbase[2];
   PetscObjectState countstate;
   void            *countdata;
-  PetscBool        mpiblock;   /* a block of an MPI matrix of ours */
-  PetscBool        allowed[2]; /* then: its parent allows the layout of op(A) */
+  /* op(A)'s layout, built lazily (no backend asked for, aijcusparse underneath), was refused by the
+     format (ELLR's padding limit, 32-bit slot counts) or ran out of device memory: op(A) keeps
+     aijcusparse's products at this pattern and these parameters, said with -info and -mat_view */
+  PetscBool declined[2];
+  char      declinedwhy[2][256];
+  PetscBool mpiblock;   /* a block of an MPI matrix of ours */
+  PetscBool allowed[2]; /* then: its parent allows the layout of op(A) */
   /* fingerprint of the structure the layouts were built from */
   PetscObjectState nonzerostate;
   PetscInt         m, n, nnz;

@@ -3,16 +3,31 @@
 #include <petscdevice_cuda.h>
 #include <cuda/std/type_traits>
 #include <exception>
+#include <new>
+#include <cstring>
 
 /* A thrust call that fails (a CUDA error, device memory exhausted) throws thrust::system_error or
    std::bad_alloc, both std::exception: it becomes a PETSc error here, since an exception crossing
-   PETSc's C frames would abort the program */
+   PETSc's C frames would abort the program; out of memory is PETSC_ERR_MEM, which a caller may
+   answer with a fallback. -petscspmv_fail_device_alloc counts the call as an allocation (its
+   temporary storage) */
 #define MatSpmvCallThrust(...) \
   do { \
+    bool        _oom  = false; \
+    const char *_what = NULL; \
     try { \
+      if (MatSpmvCUDAAllocFails()) throw std::bad_alloc(); \
       __VA_ARGS__; \
+    } catch (const std::bad_alloc &ex) { \
+      _oom = true, _what = ex.what(); \
     } catch (const std::exception &ex) { \
-      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "Thrust error on the GPU: %s (out of device memory: spread the matrix over more MPI processes or GPUs)", ex.what()); \
+      _what = ex.what(); \
+      _oom  = strstr(_what, "out of memory") != NULL; \
+    } \
+    if (_what) { \
+      (void)cudaGetLastError(); /* out of memory is not sticky: the device goes on */ \
+      PetscCheck(!_oom, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of device memory in a thrust call (%s)%s: spread the problem over more GPUs (MPI processes) or free device memory", _what, MatSpmvFailDeviceAlloc > 0 ? ", or made to fail by -petscspmv_fail_device_alloc" : ""); \
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "Thrust error on the GPU: %s", _what); \
     } \
   } while (0)
 

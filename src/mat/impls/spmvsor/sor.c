@@ -3,7 +3,8 @@
   pattern (units, their dependency levels and orders), idiag for the values, and the sweeps of a call
   in PETSc's order. What the device does not take runs PETSc's host MatSOR_SeqAIJ(), said once with
   -info: SOR_EISENSTAT, SOR_APPLY_UPPER/LOWER, a matrix bound to the CPU or without a GPU,
-  -mat_sor_device 0.
+  -mat_sor_device 0, and a pattern whose sweeps the cost model predicts faster on the host with the
+  copies they make (short grids, box stencils: the device sweep is bound by its chain of levels).
 */
 #include "spmvsorimpl.h"
 
@@ -25,6 +26,23 @@ static PetscErrorCode MatSpmvSORDataDestroy(PetscCtxRt ctx)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -mat_view ::ascii_info and -ksp_view: which path A's sweeps take and why (after A's first MatSOR()) */
+static PetscErrorCode MatSpmvSORView(Mat A, PetscViewer viewer)
+{
+  Mat_SpmvSOR *sor;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectContainerQuery((PetscObject)A, MATSPMV_SOR_DATA, (PetscCtxRt)&sor));
+  if (sor && sor->why[0]) {
+    PetscBool isstring;
+
+    PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERSTRING, &isstring));
+    if (isstring) PetscCall(PetscViewerStringSPrintf(viewer, "MatSOR() %s: %s\n", sor->ondevice ? "on the device" : "by PETSc's host code", sor->why));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "MatSOR() %s: %s\n", sor->ondevice ? "on the device" : "by PETSc's host code", sor->why));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* A's SOR data, made at its first call (a MatDuplicate() copies the function, not the data) */
 static PetscErrorCode MatSpmvSORGetData(Mat A, Mat_SpmvSOR **sor)
 {
@@ -32,7 +50,8 @@ static PetscErrorCode MatSpmvSORGetData(Mat A, Mat_SpmvSOR **sor)
   PetscCall(PetscObjectContainerQuery((PetscObject)A, MATSPMV_SOR_DATA, (PetscCtxRt)sor));
   if (!*sor) {
     PetscCall(PetscNew(sor));
-    (*sor)->device = PETSC_TRUE;
+    (*sor)->deviceopt = PETSC_BOOL3_UNKNOWN;
+    PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatSpmvSORView_C", MatSpmvSORView));
     PetscCall(PetscObjectContainerCompose((PetscObject)A, MATSPMV_SOR_DATA, *sor, MatSpmvSORDataDestroy));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -114,6 +133,37 @@ static PetscErrorCode MatSpmvSORChooseUnit(PetscInt n, const PetscInt *ai, const
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The cost model of one MatSOR() call of a symmetric sweep (PCSOR's, PCMG's Chebyshev/SOR), in
+   microseconds, fitted by bench/sor-fit.py to bench/sorbench -sweep (H200 and its host, docs/sor.md:
+   2D 5- and 9-point, 3D 7- and 27-point, 1-4 unknowns a node, 33^2 to 4097^2 and 17^3 to 129^3).
+   Device, a sweep: a launch, then the chain of dependency levels, each a wait on the units before
+   it plus the loads a lane makes after it (a row's entries over 32 / unit lanes), or the matrix's
+   bytes once where many units run at once.
+   Host (PETSc's MatSOR_SeqAIJ()), a sweep: a pass over the rows and entries; the call copies b and
+   x to the host and x back to the device for the operation after it (CUDA vectors).
+   Predictions within MATSPMV_SOR_TRIAL of each other are settled by timing both paths (sor.c) */
+#define MATSPMV_SOR_DEV_LAUNCH 11.1    /* us a sweep */
+#define MATSPMV_SOR_DEV_LEVEL  1.94    /* us a level */
+#define MATSPMV_SOR_DEV_LOAD   0.113   /* us a level per entry a lane loads */
+#define MATSPMV_SOR_DEV_ENTRY  5.0e-6  /* us an entry: 12 bytes at ~2.4 TB/s */
+#define MATSPMV_SOR_HOST_ENTRY 6.81e-4 /* us an entry */
+#define MATSPMV_SOR_HOST_ROW   9.83e-4 /* us a row */
+#define MATSPMV_SOR_COPY       10.8    /* us a copy */
+#define MATSPMV_SOR_COPY_VALUE 1.47e-3 /* us a value copied */
+#define MATSPMV_SOR_TRIAL      1.5     /* the largest ratio of the predictions that a trial settles */
+#define MATSPMV_SOR_SCREEN     2.0     /* the first estimate's ratio from which the host takes a pattern unplanned */
+
+static void MatSpmvSORCost(const Mat_SpmvSOR *sor, PetscReal *device, PetscReal *host)
+{
+  const PetscReal n = (PetscReal)sor->n, nnz = (PetscReal)sor->nnz, lanes = 32.0 / (PetscReal)sor->unit;
+  const PetscReal lane = n > 0 ? PetscCeilReal(nnz / n / lanes) : 0.0; /* entries a lane loads */
+  PetscReal       sweeps[2];
+
+  for (int k = 0; k < 2; k++) sweeps[k] = MATSPMV_SOR_DEV_LAUNCH + PetscMax((PetscReal)sor->levels[k] * (MATSPMV_SOR_DEV_LEVEL + MATSPMV_SOR_DEV_LOAD * lane), nnz * MATSPMV_SOR_DEV_ENTRY);
+  *device = sweeps[0] + sweeps[1];
+  *host   = 2.0 * (nnz * MATSPMV_SOR_HOST_ENTRY + n * MATSPMV_SOR_HOST_ROW) + 3.0 * (MATSPMV_SOR_COPY + n * MATSPMV_SOR_COPY_VALUE);
+}
+
 /* the plan of A's nonzero pattern: every diagonal entry present (as PETSc's SOR requires), the units, the orders */
 static PetscErrorCode MatSpmvSORPlan(Mat A, Mat_SpmvSOR *sor)
 {
@@ -129,15 +179,39 @@ static PetscErrorCode MatSpmvSORPlan(Mat A, Mat_SpmvSOR *sor)
   sor->idiagset = PETSC_FALSE;
   PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatSOR() on the device needs the matrix's rows (MatGetRowIJ())");
+  sor->n   = n;
+  sor->nnz = ai[n];
+  PetscCall(PetscMalloc4(n + 1, &start, PetscMax(n, 1), &level, PetscMax(n, 1), &order[0], PetscMax(n, 1), &order[1]));
+  /* a first estimate from units of 8 and the forward levels (two passes over the pattern): a pattern
+     the host clearly takes is planned no further (the plan's passes cost as much as several host
+     sweeps, which a small multigrid level does not repay) */
+  if (sor->deviceopt == PETSC_BOOL3_UNKNOWN) {
+    PetscInt nunits;
+
+    sor->unit = sor->unitopt ? sor->unitopt : MATSPMV_SOR_MAX_UNIT;
+    PetscCall(MatSpmvSORUnits(n, ai, aj, sor->unit, start, &nunits));
+    PetscCall(MatSpmvSORLevels(n, ai, aj, nunits, start, PETSC_FALSE, PETSC_INT_MAX, level, &sor->levels[0]));
+    sor->levels[1] = sor->levels[0];
+    MatSpmvSORCost(sor, &sor->costdevice, &sor->costhost);
+    if (sor->costdevice >= MATSPMV_SOR_SCREEN * sor->costhost) {
+      PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
+      PetscCall(PetscFree4(start, level, order[0], order[1]));
+      sor->ondevice = PETSC_FALSE;
+      sor->trial    = 0;
+      PetscCall(PetscSNPrintf(sor->why, sizeof(sor->why), "chosen by cost; %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, units of at most %" PetscInt_FMT " rows, %" PetscInt_FMT " levels forward (the estimate); predicted %.0f us a symmetric sweep on the device, %.0f us on the host with its copies",
+                              sor->n, sor->nnz, sor->unit, sor->levels[0], (double)sor->costdevice, (double)sor->costhost));
+      PetscCall(MatGetNonzeroState(A, &sor->nonzerostate));
+      sor->planned = PETSC_TRUE;
+      PetscCall(PetscInfo(A, "MatSOR() by PETSc's host code: %s\n", sor->why));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
   for (PetscInt r = 0; r < n; r++) {
     PetscBool found = PETSC_FALSE;
 
     for (PetscInt p = ai[r]; p < ai[r + 1] && !found; p++) found = (PetscBool)(aj[p] == r);
     PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "Matrix must have all diagonal locations to invert them: row %" PetscInt_FMT " has no diagonal entry; insert one (a zero with a diagonal shift) before MatSOR()", r);
   }
-  sor->n   = n;
-  sor->nnz = ai[n];
-  PetscCall(PetscMalloc4(n + 1, &start, PetscMax(n, 1), &level, PetscMax(n, 1), &order[0], PetscMax(n, 1), &order[1]));
   if (sor->unitopt) sor->unit = sor->unitopt;
   else PetscCall(MatSpmvSORChooseUnit(n, ai, aj, start, &sor->unit));
   PetscCall(MatSpmvSORUnits(n, ai, aj, sor->unit, start, &sor->nunits));
@@ -146,13 +220,31 @@ static PetscErrorCode MatSpmvSORPlan(Mat A, Mat_SpmvSOR *sor)
     PetscCall(MatSpmvUnitsByLevel(sor->nunits, (PetscBool)k, level, sor->levels[k], order[k]));
   }
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
+  MatSpmvSORCost(sor, &sor->costdevice, &sor->costhost);
+  sor->ondevice = sor->deviceopt == PETSC_BOOL3_UNKNOWN ? (PetscBool)(sor->costdevice <= sor->costhost) : PETSC_TRUE;
+  sor->trial    = sor->deviceopt == PETSC_BOOL3_UNKNOWN && sor->costdevice < MATSPMV_SOR_TRIAL * sor->costhost && sor->costhost < MATSPMV_SOR_TRIAL * sor->costdevice ? 4 : 0;
+  PetscCall(PetscSNPrintf(sor->why, sizeof(sor->why), "%s; %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, units of at most %" PetscInt_FMT " rows, %" PetscInt_FMT " levels forward, %" PetscInt_FMT " backward; predicted %.0f us a symmetric sweep on the device, %.0f us on the host with its copies", sor->deviceopt == PETSC_BOOL3_TRUE ? "-mat_sor_device 1" : (sor->trial ? "chosen by cost, timed" : "chosen by cost"),
+                          sor->n, sor->nnz, sor->unit, sor->levels[0], sor->levels[1], (double)sor->costdevice, (double)sor->costhost));
 #if defined(PETSC_HAVE_CUDA)
-  PetscCall(MatSpmvCUDASORCreate(sor, start, order[0], order[1]));
+  if (sor->ondevice || sor->trial) { /* out of device memory for the plan: PETSc's host sweeps */
+    PetscErrorCode ierr;
+
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = MatSpmvCUDASORCreate(sor, start, order[0], order[1]);
+    PetscCall(PetscPopErrorHandler());
+    if (ierr == PETSC_ERR_MEM) {
+      PetscCall(MatSpmvCUDASORDestroy(sor));
+      sor->ondevice = PETSC_FALSE;
+      sor->trial    = 0;
+      PetscCall(PetscStrlcat(sor->why, "; out of device memory for the sweeps' plan", sizeof(sor->why)));
+    } else PetscCall(ierr);
+  }
 #endif
   PetscCall(PetscFree4(start, level, order[0], order[1]));
   PetscCall(MatGetNonzeroState(A, &sor->nonzerostate));
   sor->planned = PETSC_TRUE;
-  PetscCall(PetscInfo(A, "SOR on the device: %" PetscInt_FMT " rows in %" PetscInt_FMT " units of at most %" PetscInt_FMT ", %" PetscInt_FMT " levels forward, %" PetscInt_FMT " backward\n", sor->n, sor->nunits, sor->unit, sor->levels[0], sor->levels[1]));
+  if (sor->trial) PetscCall(PetscInfo(A, "MatSOR(): %s; both paths timed over the next calls\n", sor->why));
+  else PetscCall(PetscInfo(A, "MatSOR() %s: %s\n", sor->ondevice ? "on the device" : "by PETSc's host code", sor->why));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -167,7 +259,7 @@ static PetscErrorCode MatSpmvSORReadOptions(Mat A, Mat_SpmvSOR *sor)
   if (sor->optionsread) PetscFunctionReturn(PETSC_SUCCESS);
   sor->optionsread = PETSC_TRUE;
   PetscOptionsBegin(PetscObjectComm((PetscObject)A), ((PetscObject)A)->prefix, "MatSOR() on the GPU (petscspmv)", "Mat");
-  PetscCall(PetscOptionsBool("-mat_sor_device", "Sweep on the GPU (false: PETSc's host SOR)", "MatSOR", sor->device, &sor->device, NULL));
+  PetscCall(PetscOptionsBool3("-mat_sor_device", "Sweep on the GPU (true), on the host by PETSc's SOR (false); unset: the path a cost model predicts faster for the matrix", "MatSOR", sor->deviceopt, &sor->deviceopt, NULL));
   PetscCall(PetscOptionsInt("-mat_sor_unit", "Most consecutive rows a warp sweeps as one unit: 1, 2, 4 or 8 (0: chosen per nonzero pattern)", "MatSOR", unit, &unit, NULL));
   PetscOptionsEnd();
   PetscCheck(unit == 0 || unit == 1 || unit == 2 || unit == 4 || unit == 8, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_sor_unit %" PetscInt_FMT ": give 1, 2, 4 or 8 rows per unit, or 0 to let the sweeps choose", unit);
@@ -276,6 +368,51 @@ static PetscErrorCode MatSpmvSORSweeps(Mat A, Mat_SpmvSOR *sor, Vec bb, PetscRea
 }
 #endif
 
+#if defined(PETSC_HAVE_CUDA)
+/* One call of a trial of both paths, whose predictions are too close to call: calls 4 and 3 on the
+   device, 2 and 1 on the host (PETSc's), the second of each timed (the first loads the kernels or
+   inverts the diagonal); a host call's time takes in x's copy back to the device, which the
+   operation after a smoother (a product, a residual) makes. Then the faster path stays */
+static PetscErrorCode MatSpmvSORTrial(Mat A, Mat_SpmvSOR *sor, Vec bb, PetscReal omega, MatSORType flag, PetscReal fshift, PetscInt its, PetscInt lits, Vec xx)
+{
+  const PetscBool device = (PetscBool)(sor->trial > 2), timed = (PetscBool)(sor->trial % 2 == 1);
+  PetscLogDouble  t0 = 0, t1;
+  void           *stream;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvCUDAGetStream(&stream));
+  if (timed) {
+    PetscCall(MatSpmvCUDASynchronize(stream));
+    PetscCall(PetscTime(&t0));
+  }
+  if (device) PetscCall(MatSpmvSORSweeps(A, sor, bb, omega, flag, fshift, its * lits, xx));
+  else PetscCall((*MatSpmvSORBase)(A, bb, omega, flag, fshift, its, lits, xx));
+  if (timed) {
+    PetscBool cuda;
+
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)xx, &cuda, VECSEQCUDA, VECMPICUDA, ""));
+    if (!device && cuda) {
+      const PetscScalar *dx;
+
+      PetscCall(VecCUDAGetArrayRead(xx, &dx));
+      PetscCall(VecCUDARestoreArrayRead(xx, &dx));
+    }
+    PetscCall(MatSpmvCUDASynchronize(stream));
+    PetscCall(PetscTime(&t1));
+    sor->trialtime[device ? 0 : 1] = t1 - t0;
+  }
+  if (!--sor->trial) {
+    char measured[96];
+
+    sor->ondevice = (PetscBool)(sor->trialtime[0] <= sor->trialtime[1]);
+    PetscCall(PetscSNPrintf(measured, sizeof(measured), "; measured %.0f us on the device, %.0f us on the host", 1e6 * sor->trialtime[0], 1e6 * sor->trialtime[1]));
+    PetscCall(PetscStrlcat(sor->why, measured, sizeof(sor->why)));
+    PetscCall(PetscInfo(A, "MatSOR() %s: %s\n", sor->ondevice ? "on the device" : "by PETSc's host code", sor->why));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 static PetscErrorCode MatSOR_SpmvDevice(Mat A, Vec bb, PetscReal omega, MatSORType flag, PetscReal fshift, PetscInt its, PetscInt lits, Vec xx)
 {
   Mat_SpmvSOR     *sor;
@@ -288,7 +425,7 @@ static PetscErrorCode MatSOR_SpmvDevice(Mat A, Vec bb, PetscReal omega, MatSORTy
   PetscCall(MatSpmvSORReadOptions(A, sor));
   PetscCall(MatSpmvDeviceCSRUsable(A, &device));
   sweeps = (PetscBool)((flag & (SOR_FORWARD_SWEEP | SOR_BACKWARD_SWEEP | SOR_LOCAL_FORWARD_SWEEP | SOR_LOCAL_BACKWARD_SWEEP)) != 0);
-  if (!sor->device) why = "-mat_sor_device 0";
+  if (sor->deviceopt == PETSC_BOOL3_FALSE) why = "-mat_sor_device 0";
   else if (!device) why = "the matrix's values are not on a GPU (bound to the CPU, no GPU, or 64-bit indices)";
   else if (flag == SOR_APPLY_UPPER || flag == SOR_APPLY_LOWER) why = "SOR_APPLY_UPPER/LOWER";
   else if (flag & SOR_EISENSTAT) why = "SOR_EISENSTAT";
@@ -301,9 +438,20 @@ static PetscErrorCode MatSOR_SpmvDevice(Mat A, Vec bb, PetscReal omega, MatSORTy
     PetscCall((*MatSpmvSORBase)(A, bb, omega, flag, fshift, its, lits, xx));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCheck(bb != xx, PETSC_COMM_SELF, PETSC_ERR_ARG_IDN, "MatSOR() needs b and x to be different vectors");
   PetscCall(MatGetNonzeroState(A, &nonzerostate));
   if (!sor->planned || nonzerostate != sor->nonzerostate || sor->n != A->rmap->n) PetscCall(MatSpmvSORPlan(A, sor));
+#if defined(PETSC_HAVE_CUDA)
+  if (sor->trial) {
+    PetscCheck(bb != xx, PETSC_COMM_SELF, PETSC_ERR_ARG_IDN, "MatSOR() needs b and x to be different vectors");
+    PetscCall(MatSpmvSORTrial(A, sor, bb, omega, flag, fshift, its, lits, xx));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+  if (!sor->ondevice) { /* the cost model's choice for this pattern (said by the plan) */
+    PetscCall((*MatSpmvSORBase)(A, bb, omega, flag, fshift, its, lits, xx));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCheck(bb != xx, PETSC_COMM_SELF, PETSC_ERR_ARG_IDN, "MatSOR() needs b and x to be different vectors");
 #if defined(PETSC_HAVE_CUDA)
   PetscCall(MatSpmvSORSweeps(A, sor, bb, omega, flag, fshift, its * lits, xx));
 #endif

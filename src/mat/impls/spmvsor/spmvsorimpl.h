@@ -45,9 +45,15 @@ typedef struct {
   unsigned long long taken;        /* the counter's value before the next launch */
   PetscObjectState   nonzerostate; /* pattern the plan was made for */
   PetscBool          planned;
-  PetscBool          device;  /* -mat_sor_device */
-  PetscInt           unitopt; /* -mat_sor_unit, 0: chosen */
+  PetscBool3         deviceopt; /* -mat_sor_device: true or false forces the path, unset: by cost */
+  PetscInt           unitopt;   /* -mat_sor_unit, 0: chosen */
   PetscBool          optionsread, saidhost;
+  /* the path of this pattern's sweeps, chosen when it is planned, and why */
+  PetscBool      ondevice;
+  PetscReal      costdevice, costhost; /* predicted microseconds of a symmetric sweep's call on each path */
+  PetscInt       trial;                /* calls left of a trial of both paths (predictions too close to call), 0: none */
+  PetscLogDouble trialtime[2];         /* its timed calls, device and host, seconds */
+  char           why[320];
 } Mat_SpmvSOR;
 
 /* ---- sor.c ---- */

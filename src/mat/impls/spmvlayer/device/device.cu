@@ -106,11 +106,39 @@ PetscErrorCode MatSpmvCUDAGetStream(void **stream)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscInt MatSpmvFailDeviceAlloc = 0;
+
+static PetscInt MatSpmvDeviceAllocCount = 0; /* counted while the hook is set */
+
+PetscBool MatSpmvCUDAAllocFails(void)
+{
+  return (PetscBool)(MatSpmvFailDeviceAlloc > 0 && ++MatSpmvDeviceAllocCount == MatSpmvFailDeviceAlloc);
+}
+
+PetscInt MatSpmvCUDAAllocCount(void)
+{
+  return MatSpmvDeviceAllocCount;
+}
+
+/* Out of device memory is a PETSc error the caller may answer with a fallback (PETSC_ERR_MEM), not
+   PETSc's generic GPU error */
 PetscErrorCode MatSpmvCUDAMalloc(void **ptr, size_t bytes)
 {
+  cudaError_t err;
+
   PetscFunctionBegin;
   *ptr = NULL;
-  if (bytes) PetscCallCUDA(cudaMalloc(ptr, bytes));
+  if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
+  err = MatSpmvCUDAAllocFails() ? cudaErrorMemoryAllocation : cudaMalloc(ptr, bytes);
+  if (err == cudaErrorMemoryAllocation) {
+    size_t avail = 0, total = 0;
+
+    *ptr = NULL;
+    (void)cudaGetLastError(); /* not sticky: the device goes on */
+    (void)cudaMemGetInfo(&avail, &total);
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of device memory: %.1f MiB asked for, %.1f of %.1f MiB free%s; spread the problem over more GPUs (MPI processes) or free device memory", (double)bytes / 1048576.0, (double)avail / 1048576.0, (double)total / 1048576.0, MatSpmvFailDeviceAlloc > 0 ? " (made to fail by -petscspmv_fail_device_alloc)" : "");
+  }
+  PetscCallCUDA(err);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

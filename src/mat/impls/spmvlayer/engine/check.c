@@ -42,6 +42,7 @@ PetscErrorCode MatSpmvCheckLayouts(Mat A)
     MatSpmvLayout L;
 
     PetscCall(MatSpmvUpdate(A, sp, t, &L));
+    if (!L) continue; /* declined: aijcusparse's products, nothing of ours to check */
     PetscCall(MatSpmvLayoutDownload(L));
     PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &mrows, &ai, &aj, &done));
     PetscCall(MatSeqAIJGetArrayRead(A, &aa));

@@ -34,7 +34,8 @@ PetscErrorCode MatSpmvReset(Mat_SeqAIJSpmv *sp)
   PetscFunctionBegin;
   for (int t = 0; t < 2; t++) {
     PetscCall(MatSpmvLayoutDestroy(&sp->L[t]));
-    sp->state[t] = MATSPMV_NOSTATE;
+    sp->state[t]    = MATSPMV_NOSTATE;
+    sp->declined[t] = PETSC_FALSE; /* a new pattern or new parameters may build */
   }
 #if defined(PETSC_HAVE_CUDA)
   PetscCall(MatSpmvCUDAFree(sp->d_csrval));

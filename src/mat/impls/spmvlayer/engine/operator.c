@@ -39,10 +39,14 @@ PetscErrorCode MatSpmvUpdate(Mat A, Mat_SeqAIJSpmv *sp, MatSpmvOp t, MatSpmvLayo
       sp->n            = csr.n;
       sp->nnz          = csr.nnz;
     }
-    if (!sp->L[t]) PetscCall(MatSpmvSelectLayout(A, t, &csr));
+    if (!sp->L[t] && !sp->declined[t]) PetscCall(MatSpmvSelectLayout(A, t, &csr));
     PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
   }
   *Lout = sp->L[t];
+  if (!*Lout) { /* declined (select.c): the caller keeps aijcusparse's products */
+    PetscCheck(sp->declined[t], PETSC_COMM_SELF, PETSC_ERR_PLIB, "No layout and none declined");
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(MatSpmvRefresh(A, sp, sp->L[t], &sp->state[t]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -54,6 +58,7 @@ PetscErrorCode MatSpmvApply(Mat A, Mat_SeqAIJSpmv *sp, MatSpmvOp t, Vec x, Vec z
 
   PetscFunctionBegin;
   PetscCall(MatSpmvUpdate(A, sp, t, &L));
+  PetscCheck(L, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A product through a declined layout: the type keeps aijcusparse's there");
   PetscCall(PetscLogEventBegin(t ? sp->format->event_multT : sp->format->event_mult, A, x, y, 0));
   if (!sp->ondevice) {
     const PetscScalar *px, *pz = NULL;

@@ -71,9 +71,11 @@ PetscErrorCode MatSpmvSelectLayout(Mat A, MatSpmvOp t, const MatSpmvCSR *csr0)
   MatSpmvFormat    *cand[MATSPMV_MAX_CANDIDATES]       = {sp->format};
   const void       *candparams[MATSPMV_MAX_CANDIDATES] = {sp->params};
   PetscInt          ncand = 1, timed = 0;
-  MatSpmvTune       tune  = {0, 0};
-  MatSpmvLayout     L     = NULL, Lc;
-  PetscObjectState  state = MATSPMV_NOSTATE, cstate;
+  /* a layout nobody asked for by name (lazy, on aijcusparse) may be declined: aijcusparse's products stay */
+  const PetscBool   declinable = (PetscBool)(sp->ondevice && sp->backend == MAT_SPMV_BACKEND_AUTO && sp->base->cusparse);
+  MatSpmvTune       tune       = {0, 0};
+  MatSpmvLayout     L          = NULL, Lc;
+  PetscObjectState  state      = MATSPMV_NOSTATE, cstate;
   PetscLogDouble    start, now, us = 0, best = PETSC_MAX_REAL;
   PetscErrorCode    ierr = PETSC_SUCCESS;
   MatSpmvColumnPlan plan;
@@ -126,7 +128,7 @@ PetscErrorCode MatSpmvSelectLayout(Mat A, MatSpmvOp t, const MatSpmvCSR *csr0)
       PetscCall(PetscInfo(A, "Tuning %s out of its %g ms: %" PetscInt_FMT " of %" PetscInt_FMT " candidates timed\n", t ? "A^T" : "A", (double)tune.maxtime, timed, ncand));
       break;
     }
-    PetscCall(MatSpmvTryBuild(A, t, csr, cand[c], candparams[c], &plan, (PetscBool)(c < ncand - 1 || L), &Lc, &ierr));
+    PetscCall(MatSpmvTryBuild(A, t, csr, cand[c], candparams[c], &plan, (PetscBool)(c < ncand - 1 || L || declinable), &Lc, &ierr));
     if (!Lc) {
       if (c == ncand - 1 && !L) break; /* the last candidate's error is the user's */
       ierr = PETSC_SUCCESS;
@@ -162,6 +164,15 @@ PetscErrorCode MatSpmvSelectLayout(Mat A, MatSpmvOp t, const MatSpmvCSR *csr0)
   if (!L) {
     PetscCall(PetscLogEventEnd(sp->format->event_build, A, 0, 0, 0));
     PetscCheck(ierr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No candidate format built a layout and none gave an error");
+    if (declinable && (ierr == PETSC_ERR_SUP || ierr == PETSC_ERR_MEM || ierr == PETSC_ERR_GPU_RESOURCE)) {
+      const char *msg = NULL;
+
+      (void)PetscErrorMessage(ierr, NULL, &msg);
+      sp->declined[t] = PETSC_TRUE;
+      PetscCall(PetscSNPrintf(sp->declinedwhy[t], sizeof(sp->declinedwhy[t]), "%s", msg ? msg : "refused"));
+      PetscCall(PetscInfo(A, "%s: no layout of %s (%s): its products stay aijcusparse's at this nonzero pattern\n", sp->format->name, t ? "A^T" : "A", sp->declinedwhy[t]));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
     PetscCall(ierr);
   }
   if (sp->format->select || L->format != sp->format) {

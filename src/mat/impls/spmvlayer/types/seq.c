@@ -157,6 +157,7 @@ PetscErrorCode MatSpmvPrepare_SeqAIJSpmv(Mat A)
 static PetscBool MatSpmvWaits(Mat_SeqAIJSpmv *sp, MatSpmvOp t)
 {
   if (!sp->ondevice || sp->backend != MAT_SPMV_BACKEND_AUTO || !sp->base->cusparse) return PETSC_FALSE;
+  if (sp->declined[t]) return PETSC_TRUE;
   if (sp->mpiblock) return (PetscBool)!sp->allowed[t];
   return (PetscBool)(!sp->L[t] && sp->nbase[t] < MatSpmvLayoutMinProducts);
 }
@@ -204,6 +205,25 @@ PetscErrorCode MatSpmvUpdateLayout_SeqAIJSpmv(Mat A, MatSpmvOp t)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* aijcusparse's product of op(A) with host vectors, which it gets wrong (docs/limits.md): through
+   CUDA work vectors kept with A (a declined layout's products) */
+static PetscErrorCode MatSpmvMultStaged(Mat A, Mat_SeqAIJSpmv *sp, MatSpmvOp t, Vec x, Vec z, Vec y)
+{
+  Vec wx, wy;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvGetDeviceWorkVec(A, t ? "MatSpmvStagedXT" : "MatSpmvStagedX", t ? A->rmap : A->cmap, &wx));
+  PetscCall(MatSpmvGetDeviceWorkVec(A, t ? "MatSpmvStagedYT" : "MatSpmvStagedY", t ? A->cmap : A->rmap, &wy));
+  PetscCall(VecCopy(x, wx));
+  if (z) PetscCall(VecCopy(z, wy));
+  if (t == 0 && !z) PetscCall(sp->base->mult(A, wx, wy));
+  else if (t == 0) PetscCall(sp->base->multadd(A, wx, wy, wy));
+  else if (!z) PetscCall(sp->base->multtranspose(A, wx, wy));
+  else PetscCall(MatSpmvCUSPARSEMultTransposeAdd(sp->base->multtransposeadd, A, wx, wy, wy));
+  PetscCall(VecCopy(wy, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* y = op(A) x (+ z); t = 0: op(A) = A, t = 1: op(A) = A^T. Without a GPU and a backend asked for,
    AIJ's own products; on the GPU aijcusparse's until op(A) has earned its layout, or takes host
    vectors, which aijcusparse's products get wrong (ours stage them: the layout is built at once) */
@@ -213,13 +233,27 @@ static PetscErrorCode MatSpmvMult(Mat A, MatSpmvOp t, Vec x, Vec z, Vec y)
 
   PetscFunctionBegin;
   PetscCall(MatSpmvPrepare(A, sp));
-  if (!sp->mpiblock && MatSpmvWaits(sp, t)) {
+  if (!sp->mpiblock && MatSpmvWaits(sp, t) && !sp->declined[t]) {
     PetscBool takes;
 
     PetscCall(MatSpmvCUSPARSETakesVecs(x, z, y, &takes));
     if (!takes) {
       PetscCall(PetscInfo(A, "%s: a product of %s with host vectors, which aijcusparse's products get wrong: its layout now\n", sp->format->name, t ? "A^T" : "A"));
       sp->nbase[t] = MatSpmvLayoutMinProducts;
+    }
+  }
+  if (!MatSpmvUsesBaseProducts(sp, t)) { /* the layout built now, or declined (then aijcusparse's products stay) */
+    MatSpmvLayout L;
+
+    PetscCall(MatSpmvUpdate(A, sp, t, &L));
+  }
+  if (sp->declined[t]) {
+    PetscBool takes;
+
+    PetscCall(MatSpmvCUSPARSETakesVecs(x, z, y, &takes));
+    if (!takes) {
+      PetscCall(MatSpmvMultStaged(A, sp, t, x, z, y));
+      PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
   if (MatSpmvUsesBaseProducts(sp, t)) {
@@ -422,6 +456,7 @@ static PetscErrorCode MatView_SeqAIJSpmv(Mat A, PetscViewer viewer)
   if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerGetFormat(viewer, &format));
   if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscTryMethod(A, "MatSpmvSORView_C", (Mat, PetscViewer), (A, viewer)); /* composed by the device SOR at A's first MatSOR() */
   if (A->assembled && !A->factortype) {
     MatSpmvLayout L;
 
@@ -430,12 +465,20 @@ static PetscErrorCode MatView_SeqAIJSpmv(Mat A, PetscViewer viewer)
       PetscCall(PetscViewerASCIIPrintf(viewer, "%s (%s): no GPU visible, products are AIJ's (-mat_%s_backend host runs the format's reference kernel)\n", sp->format->title, sp->format->name, sp->format->name));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
+    if (sp->declined[0]) {
+      PetscCall(PetscViewerASCIIPrintf(viewer, "%s (%s): no layout, products are aijcusparse's: %s\n", sp->format->title, sp->format->name, sp->declinedwhy[0]));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
     if (MatSpmvUsesBaseProducts(sp, 0)) {
       PetscCall(PetscViewerASCIIPrintf(viewer, "%s (%s): products are aijcusparse's until the matrix has taken %" PetscInt_FMT " of them at its nonzero pattern (-petscspmv_layout_min_products; %" PetscInt_FMT " so far), then the format's\n",
                                        sp->format->title, sp->format->name, MatSpmvLayoutMinProducts, sp->nbase[0]));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
     PetscCall(MatSpmvUpdate(A, sp, MATSPMV_OP_A, &L));
+    if (!L) {
+      PetscCall(PetscViewerASCIIPrintf(viewer, "%s (%s): no layout, products are aijcusparse's: %s\n", sp->format->title, sp->format->name, sp->declinedwhy[0]));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
     PetscCall(PetscViewerASCIIPrintf(viewer, "%s (%s), backend %s, base %s\n", sp->format->title, sp->format->name, sp->ondevice ? "CUDA" : "host reference", sp->base->cusparse ? "aijcusparse" : "aij"));
     PetscCall(PetscViewerASCIIPushTab(viewer));
     PetscCall(PetscViewerASCIIPrintf(viewer, "slots %" PetscInt_FMT " for %" PetscInt_FMT " nonzeros: padding ratio %.3f, %.2f bytes per nonzero stored (CSR: %.2f)%s\n", L->nslots, L->nnz, L->nnz ? (double)L->nslots / (double)L->nnz : 1.0,
@@ -632,8 +675,8 @@ static PetscErrorCode MatSpmvGetStorage_SeqAIJSpmv(Mat A, PetscInt *nslots, Pets
   PetscFunctionBegin;
   PetscCall(MatSpmvPrepare(A, sp));
   PetscCall(MatSpmvUpdate(A, sp, MATSPMV_OP_A, &L));
-  if (nslots) *nslots = L->nslots;
-  if (bytes) *bytes = (PetscLogDouble)L->nslots * sizeof(PetscScalar) + (PetscLogDouble)L->indexbytes;
+  if (nslots) *nslots = L ? L->nslots : 0; /* declined: no layout */
+  if (bytes) *bytes = L ? (PetscLogDouble)L->nslots * sizeof(PetscScalar) + (PetscLogDouble)L->indexbytes : 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
