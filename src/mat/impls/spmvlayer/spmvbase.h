@@ -21,9 +21,13 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDAGetStream(void **);
 PETSC_INTERN PetscErrorCode MatSpmvCUDAMalloc(void **, size_t);
 /* -petscspmv_fail_device_alloc N, for tests: the N-th of our device allocations (MatSpmvCUDAMalloc(), a
    thrust call's temporary storage) fails as out of device memory would; 0: none */
-PETSC_INTERN PetscInt       MatSpmvFailDeviceAlloc;
-PETSC_INTERN PetscBool      MatSpmvCUDAAllocFails(void);
-PETSC_INTERN PetscInt       MatSpmvCUDAAllocCount(void); /* the allocations counted so far while the hook is set */
+PETSC_INTERN PetscInt  MatSpmvFailDeviceAlloc;
+PETSC_INTERN PetscBool MatSpmvCUDAAllocFails(void);
+PETSC_INTERN PetscInt  MatSpmvCUDAAllocCount(void); /* the allocations counted so far while the hook is set */
+/* fn(ctx) with a C++ exception thrown under it (thrust in PETSc's aijcusparse, outside any catch there)
+   made PETSc's error (out of device memory: PETSC_ERR_MEM) instead of the end of the process; what: the
+   operation, for the message */
+PETSC_INTERN PetscErrorCode MatSpmvCUDACatch(PetscErrorCode (*)(void *), void *, const char *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDAFree(void *);
 /* host <-> device copies on the given stream, PETSc's where it is NULL; the copy to the host waits for it */
 PETSC_INTERN PetscErrorCode MatSpmvCUDACopyToDevice(void *, const void *, size_t, void *);

@@ -357,6 +357,25 @@ static PetscErrorCode PCGAMGSpmvCoarseLUOnHost(PC pc, PC_GAMG_Spmv *sp)
 
 /* PETSc's set-up with our coarsen in the aggregation's ops, PETSc's again afterwards (also on error):
    PCGAMGSetType() re-creates the ops, so they are swapped only for the set-up's duration */
+/* PETSc's GAMG set-up, a thrust exception under it (aijcusparse's products) made a PETSc error */
+static PetscErrorCode PCSetUpGAMGPETSc(void *pc)
+{
+  PetscFunctionBegin;
+  PetscCall((*PCSetUp_GAMG_PETSc)((PC)pc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCSetUpGAMGPETScCaught(PC pc)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(MatSpmvCUDACatch(PCSetUpGAMGPETSc, pc, "GAMG's set-up"));
+#else
+  PetscCall(PCSetUpGAMGPETSc(pc));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PCSetUp_GAMGSpmv(PC pc)
 {
   PC_MG         *mg      = (PC_MG *)pc->data;
@@ -369,7 +388,7 @@ static PetscErrorCode PCSetUp_GAMGSpmv(PC pc)
   PetscCall(PCGAMGSpmvGet(pc, &sp));
   PetscCall(PCGAMGSpmvTakes(pc, sp, &takes));
   if (!takes || !pc_gamg->ops->coarsen || !pc_gamg->ops->prolongator) {
-    PetscCall((*PCSetUp_GAMG_PETSc)(pc));
+    PetscCall(PCSetUpGAMGPETScCaught(pc));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   sp->coarsen               = pc_gamg->ops->coarsen;
@@ -377,7 +396,7 @@ static PetscErrorCode PCSetUp_GAMGSpmv(PC pc)
   sp->fresh                 = PETSC_TRUE;
   pc_gamg->ops->coarsen     = PCGAMGCoarsen_Spmv;
   pc_gamg->ops->prolongator = PCGAMGProlongator_Spmv;
-  ierr                      = (*PCSetUp_GAMG_PETSc)(pc);
+  ierr                      = PCSetUpGAMGPETScCaught(pc);
   pc_gamg->ops->coarsen     = sp->coarsen;
   pc_gamg->ops->prolongator = sp->prolongator;
   sp->coarsen               = NULL;

@@ -549,6 +549,34 @@ static PetscErrorCode MatSpmvResultStageHostVectors(Mat C)
 
 /* one phase of a product, f, with our operands aliased; after it, the numeric phase it chose is
    wrapped too, and a new result of a product whose A is ours may get A's type (below) */
+typedef struct {
+  Mat C;
+  PetscErrorCode (*f)(Mat);
+} MatSpmvPhaseCall;
+
+static PetscErrorCode MatSpmvRunDevicePhaseCall(void *ctx)
+{
+  MatSpmvPhaseCall *call = (MatSpmvPhaseCall *)ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvRunDevicePhase(call->C, call->f));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a device phase, a thrust exception under it (aijcusparse's own phases and transpose products) made a PETSc error */
+static PetscErrorCode MatSpmvRunDevicePhaseCaught(Mat C, PetscErrorCode (*f)(Mat))
+{
+  MatSpmvPhaseCall call = {C, f};
+
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(MatSpmvCUDACatch(MatSpmvRunDevicePhaseCall, &call, "a matrix product's phase"));
+#else
+  PetscCall(MatSpmvRunDevicePhaseCall(&call));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatSpmvRunPhase(Mat C, PetscErrorCode (*f)(Mat))
 {
   Mat_Product    *p = C->product;
@@ -562,7 +590,7 @@ static PetscErrorCode MatSpmvRunPhase(Mat C, PetscErrorCode (*f)(Mat))
   if (!dev)
     for (int k = 0; k < 3; k++) PetscCall(MatSpmvSyncHostOperand(k == 0 ? p->A : (k == 1 ? p->B : p->C)));
   PetscCall(MatSpmvAliasBegin(&alias, p->A, p->B, p->C, C));
-  PetscCall(MatSpmvAliasEnd(&alias, dev ? MatSpmvRunDevicePhase(C, f) : (*f)(C)));
+  PetscCall(MatSpmvAliasEnd(&alias, dev ? MatSpmvRunDevicePhaseCaught(C, f) : (*f)(C)));
   if (!dev) PetscCall(MatSpmvMarkHostWritten(C));
   PetscCall(MatSpmvWrapPhase(&C->ops->productnumeric));
   PetscCall(MatSpmvSeqGetData(p->A, &asp));

@@ -142,6 +142,25 @@ PetscErrorCode MatSpmvCUDAMalloc(void **ptr, size_t bytes)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* PETSc's aijcusparse calls thrust outside any catch in places (its symbolic products, its transpose
+   product's work vectors): a device allocation failing there throws through PETSc's C frames, and
+   uncaught it ends the process (std::terminate). The frames it unwinds are left as they were (an event
+   begun, an array not restored): the run ends with the error, which says what happened */
+PetscErrorCode MatSpmvCUDACatch(PetscErrorCode (*fn)(void *), void *ctx, const char *what)
+{
+  PetscFunctionBegin;
+  try {
+    PetscCall((*fn)(ctx));
+  } catch (const std::bad_alloc &ex) {
+    (void)cudaGetLastError(); /* not sticky: the device goes on */
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of device memory in %s (thrust in PETSc's aijcusparse: %s): spread the problem over more GPUs (MPI processes) or free device memory", what, ex.what());
+  } catch (const std::exception &ex) {
+    (void)cudaGetLastError();
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "A C++ exception in %s on the GPU: %s", what, ex.what());
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatSpmvCUDAFree(void *ptr)
 {
   PetscFunctionBegin;
