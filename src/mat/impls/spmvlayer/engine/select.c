@@ -58,6 +58,54 @@ static PetscErrorCode MatSpmvTimeLayout(Mat A, MatSpmvLayout L, PetscInt reps, P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#define MATSPMV_COMPARE_REPS 10 /* timed products of each, after an untimed one */
+
+/* A layout built lazily (no backend asked for, aijcusparse underneath) against aijcusparse's own
+   product of op(A), both timed on scratch vectors: where cuSPARSE is faster (irregular rows the format
+   gains nothing on), the layout is declined and op(A) keeps aijcusparse's products, said by -info and
+   -mat_view. The two give the same products; ~20 of each, once per nonzero pattern */
+static PetscErrorCode MatSpmvCompareBase(Mat A, Mat_SeqAIJSpmv *sp, MatSpmvOp t)
+{
+#if defined(PETSC_HAVE_CUDA)
+  MatSpmvLayout  L = sp->L[t];
+  PetscLogDouble ours, base, t0 = 0, t1;
+  Vec            x, y;
+  void          *stream;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvRefresh(A, sp, L, &sp->state[t]));
+  PetscCall(MatSpmvTimeLayout(A, L, MATSPMV_COMPARE_REPS, &ours));
+  PetscCall(MatSpmvCUDAGetStream(&stream));
+  PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, t ? A->rmap->n : A->cmap->n, &x));
+  PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, t ? A->cmap->n : A->rmap->n, &y));
+  PetscCall(VecZeroEntries(x)); /* a product's memory traffic does not depend on x */
+  for (PetscInt k = -1; k < MATSPMV_COMPARE_REPS; k++) {
+    if (k == 0) {
+      PetscCall(MatSpmvCUDASynchronize(stream));
+      PetscCall(PetscTime(&t0));
+    }
+    if (t) PetscCall(sp->base->multtranspose(A, x, y));
+    else PetscCall(sp->base->mult(A, x, y));
+  }
+  PetscCall(MatSpmvCUDASynchronize(stream));
+  PetscCall(PetscTime(&t1));
+  base = (t1 - t0) * 1e6 / MATSPMV_COMPARE_REPS;
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  if (ours > base) {
+    PetscCall(MatSpmvLayoutDestroy(&sp->L[t]));
+    sp->state[t]    = MATSPMV_NOSTATE;
+    sp->declined[t] = PETSC_TRUE;
+    PetscCall(PetscSNPrintf(sp->declinedwhy[t], sizeof(sp->declinedwhy[t]), "aijcusparse's product measured faster, %.1f us against the layout's %.1f us", (double)base, (double)ours));
+    PetscCall(PetscInfo(A, "%s: no layout of %s (%s): its products stay aijcusparse's at this nonzero pattern\n", sp->format->name, t ? "A^T" : "A", sp->declinedwhy[t]));
+  } else PetscCall(PetscInfo(A, "%s: the layout of %s takes %.1f us a product, aijcusparse's %.1f us: the layout's products\n", sp->format->name, t ? "A^T" : "A", (double)ours, (double)base));
+  PetscFunctionReturn(PETSC_SUCCESS);
+#else
+  PetscFunctionBegin;
+  PetscFunctionReturn(PETSC_SUCCESS);
+#endif
+}
+
 /* Build the layout of A (t = 0) or A^T (t = 1) in A's format, or in one of the candidates its
    selecting format offers for this operator: the first that accepts the structure, or, when the
    selecting format asks for tuning, the fastest of those timed. A structure no candidate accepts
@@ -182,5 +230,6 @@ PetscErrorCode MatSpmvSelectLayout(Mat A, MatSpmvOp t, const MatSpmvCSR *csr0)
   sp->L[t]     = L;
   sp->state[t] = state;
   PetscCall(PetscLogEventEnd(sp->format->event_build, A, 0, 0, 0));
+  if (declinable && L->nnz) PetscCall(MatSpmvCompareBase(A, sp, t));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
