@@ -123,9 +123,16 @@ $(OBJDIR)/%.cu.o: %.cu $(HEADERS) $(PETSC_ID_FILE)
 	@mkdir -p $(@D)
 	$(PETSC_CUCOMPILE_SINGLE) $<
 
-$(LIB): $(OBJ)
+# petscspmv's version: include/petscspmv.h's PETSCSPMV_VERSION_MAJOR.MINOR.SUBMINOR
+PETSCSPMV_VERSION_NUMBER := $(shell awk '$$2 ~ /^PETSCSPMV_VERSION_(MAJOR|MINOR|SUBMINOR)$$/ { v[$$2] = $$3 } END { print v["PETSCSPMV_VERSION_MAJOR"] "." v["PETSCSPMV_VERSION_MINOR"] "." v["PETSCSPMV_VERSION_SUBMINOR"] }' include/petscspmv.h)
+# the soname carries the minor release, as PETSc's libpetsc.so.3.26: a program linked against one
+# release does not load another's; libpetscspmv.so links to it (-lpetscspmv, -dll_append)
+PETSCSPMV_SONAME = libpetscspmv.so.$(basename $(PETSCSPMV_VERSION_NUMBER))
+$(LIBDIR)/$(PETSCSPMV_SONAME): $(OBJ)
 	@mkdir -p $(@D)
-	$(CLINKER) -shared -Wl,-soname,libpetscspmv.so -o $@ $(OBJ) $(PETSC_LIB)
+	$(CLINKER) -shared -Wl,-soname,$(PETSCSPMV_SONAME) -o $@ $(OBJ) $(PETSC_LIB)
+$(LIB): $(LIBDIR)/$(PETSCSPMV_SONAME)
+	ln -sf $(PETSCSPMV_SONAME) $@
 
 # tests, the example and the benchmark find the library next to them, wherever the tree is copied;
 # util/ holds what tests and benchmark share (util/matrixmarket.h)
@@ -202,18 +209,26 @@ study: all
 .PHONY: study
 
 # petscspmv.pc requires PETSc's own PETSc.pc (in $(PETSC_DIR)/$(PETSC_ARCH)/lib/pkgconfig): a user's
-# build says PKG_CONFIG_PATH=PREFIX/lib/pkgconfig:that pkg-config --cflags --libs petscspmv; its
-# Version: is include/petscspmv.h's PETSCSPMV_VERSION_MAJOR.MINOR.SUBMINOR
-PETSCSPMV_VERSION_NUMBER = $(shell awk '$$2 ~ /^PETSCSPMV_VERSION_(MAJOR|MINOR|SUBMINOR)$$/ { v[$$2] = $$3 } END { print v["PETSCSPMV_VERSION_MAJOR"] "." v["PETSCSPMV_VERSION_MINOR"] "." v["PETSCSPMV_VERSION_SUBMINOR"] }' include/petscspmv.h)
-install: all
+# build says PKG_CONFIG_PATH=PREFIX/lib/pkgconfig:that pkg-config --cflags --libs petscspmv. It requires
+# the PETSc release the library was built against (it links libpetsc.so.MAJOR.MINOR) and
+# carries PETSc's compiler and flag variables, which PETSc's share/petsc/Makefile.user reads from the
+# packages it is given: PACKAGES := petscspmv builds a user's program (petscspmv alone: listed beside
+# petsc.pc, each variable would come twice). The library, its header and
+# the .pc only: no tests, tutorials or benchmarks
+PETSC_PC_VARS = ccompiler cflags_extra cflags_dep ldflag_rpath ldflags cxxcompiler cxxflags_extra fcompiler fflags_extra \
+                cudacompiler cudaflags_extra cudalib cudainclude cuda_cxx cuda_cxxflags mpiexec
+install: $(LIB)
 	install -d $(PREFIX)/lib/pkgconfig $(PREFIX)/include
-	install -m 755 $(LIB) $(PREFIX)/lib/
+	install -m 755 $(LIBDIR)/$(PETSCSPMV_SONAME) $(PREFIX)/lib/
+	ln -sf $(PETSCSPMV_SONAME) $(PREFIX)/lib/libpetscspmv.so
 	install -m 644 include/petscspmv.h $(PREFIX)/include/
-	printf '%s\n' 'prefix=$(abspath $(PREFIX))' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
-	  'Name: petscspmv' 'Description: GPU sparse-matrix formats as PETSc matrix types (brc, cmrs, argcsr, ipcsr, ellr, spmv)' \
-	  'Version: $(PETSCSPMV_VERSION_NUMBER)' 'Requires: PETSc >= $(PETSCSPMV_PETSC_MIN)' \
-	  'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lpetscspmv' \
-	  >$(PREFIX)/lib/pkgconfig/petscspmv.pc
+	{ printf '%s\n' 'prefix=$(abspath $(PREFIX))' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include'; \
+	  for v in $(PETSC_PC_VARS); do \
+	    val=$$(PKG_CONFIG_PATH=$(PETSC_DIR)/$(PETSC_ARCH)/lib/pkgconfig pkg-config --variable=$$v PETSc 2>/dev/null) && [ -n "$$val" ] && printf '%s=%s\n' $$v "$$val"; \
+	  done; \
+	  printf '%s\n' '' 'Name: petscspmv' 'Description: GPU sparse-matrix formats as PETSc matrix types (brc, cmrs, argcsr, ipcsr, ellr, spmv)' \
+	  'Version: $(PETSCSPMV_VERSION_NUMBER)' 'Requires: PETSc = $(subst $() ,.,$(wordlist 1,3,$(PETSC_VERSION_WORDS)))' \
+	  'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lpetscspmv'; } >$(PREFIX)/lib/pkgconfig/petscspmv.pc
 
 # PTX of every kernel source (scripts/ptx-diff.sh compares two revisions with it)
 PTXARCH ?= compute_90

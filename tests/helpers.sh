@@ -167,7 +167,17 @@ installed() {
   $cc -o "$prefix/prog" "$root/tests/test_installed.c" $(PKG_CONFIG_PATH=$pcpath pkg-config --cflags --libs petscspmv) \
     -Wl,-rpath,"$(PKG_CONFIG_PATH=$pcpath pkg-config --variable=libdir PETSc)" || return 1
   ldd "$prefix/prog" | grep -F "$prefix/lib/libpetscspmv.so" || { echo "not linked to the installed library"; return 1; }
-  "$prefix/prog" && $np2 "$prefix/prog"
+  "$prefix/prog" && $np2 "$prefix/prog" || return 1
+  # a user's program built by PETSc's sample makefile, share/petsc/Makefile.user, with PACKAGES := petscspmv
+  local user mk
+  mk=$(ls "$PETSC_DIR/share/petsc/Makefile.user" "$PETSC_DIR/${PETSC_ARCH:-}/share/petsc/Makefile.user" 2>/dev/null | head -1)
+  [ -n "$mk" ] || { echo "no share/petsc/Makefile.user in PETSC_DIR: the sample makefile's build not tried"; return 0; }
+  user=$prefix/user
+  mkdir -p "$user" && cp "$root/tests/test_installed.c" "$user/prog.c"
+  sed 's/^PACKAGES := .*/PACKAGES := petscspmv/' "$mk" >"$user/Makefile"
+  PKG_CONFIG_PATH=$pcpath make --no-print-directory -C "$user" prog || { echo "PETSc's Makefile.user with PACKAGES := petscspmv did not build"; return 1; }
+  ldd "$user/prog" | grep -F "$prefix/lib/libpetscspmv.so" || { echo "the sample makefile's program is not linked to the installed library"; return 1; }
+  "$user/prog"
 }
 
 # GAMG with our coarsening against PETSc's (issue 51): reference-args -- test-args, both with -ksp_view.
