@@ -7,7 +7,10 @@
   levels (no squared graph) and 1 on the others, the aggregates around it (MatCoarsen spmvmis: coarsen.c, mis.c,
   device/aggregate.cu), and the tentative prolongator with the coarse near-null space (device/
   tentative.cu, PETSc's formProl0 to the bit; prolongator.c), all on the device where the graph is.
-  PETSc's remain the graph, the prolongator's smoothing, the Galerkin products, views and re-typing.
+  PETSc's GAMG drives the rest: the strength graph (MatCreateGraph(), which our types make on the
+  device: spmvlayer/aijcusparse/graph.c), the prolongator's smoothing and the Galerkin products
+  (MatMatMult(), MatPtAP(): our SpGEMM on our types, spmvspgemm/), views and re-typing. The whole
+  set-up runs under MatSpmvCUDACatch(): a thrust exception in PETSc's aijcusparse becomes PETSc's error.
   On several processes each process's aggregates hold its own rows, so P0 is its diagonal block; a
   graph on the host takes the host reference and PETSc's prolongator. A level ours cannot take (HEM,
   MIS-k other than PETSc's defaults, its minimum-degree order, an unsymmetrized graph, a graph that is
