@@ -242,7 +242,7 @@ static PetscErrorCode MatSpmvMult(Mat A, MatSpmvOp t, Vec x, Vec z, Vec y)
       sp->nbase[t] = MatSpmvLayoutMinProducts;
     }
   }
-  if (!MatSpmvUsesBaseProducts(sp, t)) { /* the layout built now, or declined (then aijcusparse's products stay) */
+  if (!sp->L[t] && !MatSpmvUsesBaseProducts(sp, t)) { /* the layout built now, or declined (then aijcusparse's products stay) */
     MatSpmvLayout L;
 
     PetscCall(MatSpmvUpdate(A, sp, t, &L));
