@@ -26,6 +26,12 @@ static PetscErrorCode MatSpmvSORDataDestroy(PetscCtxRt ctx)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the path of A's sweeps, for -info and the views */
+static const char *MatSpmvSORPath(const Mat_SpmvSOR *sor)
+{
+  return sor->ondevice ? "on the device" : "by PETSc's host code";
+}
+
 /* -mat_view ::ascii_info and -ksp_view: which path A's sweeps take and why (after A's first MatSOR()) */
 static PetscErrorCode MatSpmvSORView(Mat A, PetscViewer viewer)
 {
@@ -36,9 +42,9 @@ static PetscErrorCode MatSpmvSORView(Mat A, PetscViewer viewer)
   if (sor && sor->why[0]) {
     PetscBool isstring;
 
-    PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERSTRING, &isstring));
-    if (isstring) PetscCall(PetscViewerStringSPrintf(viewer, "MatSOR() %s: %s\n", sor->ondevice ? "on the device" : "by PETSc's host code", sor->why));
-    else PetscCall(PetscViewerASCIIPrintf(viewer, "MatSOR() %s: %s\n", sor->ondevice ? "on the device" : "by PETSc's host code", sor->why));
+    PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERSTRING, &isstring)); /* sorbench reads it */
+    if (isstring) PetscCall(PetscViewerStringSPrintf(viewer, "MatSOR() %s: %s\n", MatSpmvSORPath(sor), sor->why));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "MatSOR() %s: %s\n", MatSpmvSORPath(sor), sor->why));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -164,12 +170,15 @@ static void MatSpmvSORCost(const Mat_SpmvSOR *sor, PetscReal *device, PetscReal 
   *host   = 2.0 * (nnz * MATSPMV_SOR_HOST_ENTRY + n * MATSPMV_SOR_HOST_ROW) + 3.0 * (MATSPMV_SOR_COPY + n * MATSPMV_SOR_COPY_VALUE);
 }
 
-/* the plan of A's nonzero pattern: every diagonal entry present (as PETSc's SOR requires), the units, the orders */
+/* The path of A's nonzero pattern and, for the device, its plan: every diagonal entry present (as
+   PETSc's SOR requires), the units, the orders. A first estimate from units of 8 and the forward
+   levels (two passes over the pattern) leaves a pattern the host clearly takes unplanned: the plan's
+   passes cost as much as several host sweeps, which a small multigrid level does not repay */
 static PetscErrorCode MatSpmvSORPlan(Mat A, Mat_SpmvSOR *sor)
 {
   const PetscInt *ai, *aj;
   PetscInt        n, *level, *order[2], *start;
-  PetscBool       done;
+  PetscBool       done, screened = PETSC_FALSE;
 
   PetscFunctionBegin;
 #if defined(PETSC_HAVE_CUDA)
@@ -182,9 +191,6 @@ static PetscErrorCode MatSpmvSORPlan(Mat A, Mat_SpmvSOR *sor)
   sor->n   = n;
   sor->nnz = ai[n];
   PetscCall(PetscMalloc4(n + 1, &start, PetscMax(n, 1), &level, PetscMax(n, 1), &order[0], PetscMax(n, 1), &order[1]));
-  /* a first estimate from units of 8 and the forward levels (two passes over the pattern): a pattern
-     the host clearly takes is planned no further (the plan's passes cost as much as several host
-     sweeps, which a small multigrid level does not repay) */
   if (sor->deviceopt == PETSC_BOOL3_UNKNOWN) {
     PetscInt nunits;
 
@@ -193,58 +199,56 @@ static PetscErrorCode MatSpmvSORPlan(Mat A, Mat_SpmvSOR *sor)
     PetscCall(MatSpmvSORLevels(n, ai, aj, nunits, start, PETSC_FALSE, PETSC_INT_MAX, level, &sor->levels[0]));
     sor->levels[1] = sor->levels[0];
     MatSpmvSORCost(sor, &sor->costdevice, &sor->costhost);
-    if (sor->costdevice >= MATSPMV_SOR_SCREEN * sor->costhost) {
-      PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
-      PetscCall(PetscFree4(start, level, order[0], order[1]));
-      sor->ondevice = PETSC_FALSE;
-      sor->trial    = 0;
-      PetscCall(PetscSNPrintf(sor->why, sizeof(sor->why), "chosen by cost; %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, units of at most %" PetscInt_FMT " rows, %" PetscInt_FMT " levels forward (the estimate); predicted %.0f us a symmetric sweep on the device, %.0f us on the host with its copies",
-                              sor->n, sor->nnz, sor->unit, sor->levels[0], (double)sor->costdevice, (double)sor->costhost));
-      PetscCall(MatGetNonzeroState(A, &sor->nonzerostate));
-      sor->planned = PETSC_TRUE;
-      PetscCall(PetscInfo(A, "MatSOR() by PETSc's host code: %s\n", sor->why));
-      PetscFunctionReturn(PETSC_SUCCESS);
+    screened = (PetscBool)(sor->costdevice >= MATSPMV_SOR_SCREEN * sor->costhost);
+  }
+  if (!screened) {
+    for (PetscInt r = 0; r < n; r++) {
+      PetscBool found = PETSC_FALSE;
+
+      for (PetscInt p = ai[r]; p < ai[r + 1] && !found; p++) found = (PetscBool)(aj[p] == r);
+      PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "Matrix must have all diagonal locations to invert them: row %" PetscInt_FMT " has no diagonal entry; insert one (a zero with a diagonal shift) before MatSOR()", r);
+    }
+    if (sor->unitopt) sor->unit = sor->unitopt;
+    else PetscCall(MatSpmvSORChooseUnit(n, ai, aj, start, &sor->unit));
+    PetscCall(MatSpmvSORUnits(n, ai, aj, sor->unit, start, &sor->nunits));
+    for (int k = 0; k < 2; k++) {
+      PetscCall(MatSpmvSORLevels(n, ai, aj, sor->nunits, start, (PetscBool)k, PETSC_INT_MAX, level, &sor->levels[k]));
+      PetscCall(MatSpmvUnitsByLevel(sor->nunits, (PetscBool)k, level, sor->levels[k], order[k]));
     }
   }
-  for (PetscInt r = 0; r < n; r++) {
-    PetscBool found = PETSC_FALSE;
-
-    for (PetscInt p = ai[r]; p < ai[r + 1] && !found; p++) found = (PetscBool)(aj[p] == r);
-    PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "Matrix must have all diagonal locations to invert them: row %" PetscInt_FMT " has no diagonal entry; insert one (a zero with a diagonal shift) before MatSOR()", r);
-  }
-  if (sor->unitopt) sor->unit = sor->unitopt;
-  else PetscCall(MatSpmvSORChooseUnit(n, ai, aj, start, &sor->unit));
-  PetscCall(MatSpmvSORUnits(n, ai, aj, sor->unit, start, &sor->nunits));
-  for (int k = 0; k < 2; k++) {
-    PetscCall(MatSpmvSORLevels(n, ai, aj, sor->nunits, start, (PetscBool)k, PETSC_INT_MAX, level, &sor->levels[k]));
-    PetscCall(MatSpmvUnitsByLevel(sor->nunits, (PetscBool)k, level, sor->levels[k], order[k]));
-  }
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
-  MatSpmvSORCost(sor, &sor->costdevice, &sor->costhost);
-  sor->ondevice = sor->deviceopt == PETSC_BOOL3_UNKNOWN ? (PetscBool)(sor->costdevice <= sor->costhost) : PETSC_TRUE;
-  sor->trial    = sor->deviceopt == PETSC_BOOL3_UNKNOWN && sor->costdevice < MATSPMV_SOR_TRIAL * sor->costhost && sor->costhost < MATSPMV_SOR_TRIAL * sor->costdevice ? 4 : 0;
-  PetscCall(PetscSNPrintf(sor->why, sizeof(sor->why), "%s; %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, units of at most %" PetscInt_FMT " rows, %" PetscInt_FMT " levels forward, %" PetscInt_FMT " backward; predicted %.0f us a symmetric sweep on the device, %.0f us on the host with its copies", sor->deviceopt == PETSC_BOOL3_TRUE ? "-mat_sor_device 1" : (sor->trial ? "chosen by cost, timed" : "chosen by cost"),
-                          sor->n, sor->nnz, sor->unit, sor->levels[0], sor->levels[1], (double)sor->costdevice, (double)sor->costhost));
+  if (screened) {
+    sor->ondevice = PETSC_FALSE;
+    sor->trial    = 0;
+    PetscCall(PetscSNPrintf(sor->why, sizeof(sor->why), "chosen by cost; %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, units of at most %" PetscInt_FMT " rows, %" PetscInt_FMT " levels forward (the estimate); predicted %.0f us a symmetric sweep on the device, %.0f us on the host with its copies",
+                            sor->n, sor->nnz, sor->unit, sor->levels[0], (double)sor->costdevice, (double)sor->costhost));
+  } else {
+    MatSpmvSORCost(sor, &sor->costdevice, &sor->costhost);
+    sor->ondevice = sor->deviceopt == PETSC_BOOL3_UNKNOWN ? (PetscBool)(sor->costdevice <= sor->costhost) : PETSC_TRUE;
+    sor->trial    = sor->deviceopt == PETSC_BOOL3_UNKNOWN && sor->costdevice < MATSPMV_SOR_TRIAL * sor->costhost && sor->costhost < MATSPMV_SOR_TRIAL * sor->costdevice ? 4 : 0;
+    PetscCall(PetscSNPrintf(sor->why, sizeof(sor->why), "%s; %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, units of at most %" PetscInt_FMT " rows, %" PetscInt_FMT " levels forward, %" PetscInt_FMT " backward; predicted %.0f us a symmetric sweep on the device, %.0f us on the host with its copies", sor->deviceopt == PETSC_BOOL3_TRUE ? "-mat_sor_device 1" : (sor->trial ? "chosen by cost, timed" : "chosen by cost"),
+                            sor->n, sor->nnz, sor->unit, sor->levels[0], sor->levels[1], (double)sor->costdevice, (double)sor->costhost));
 #if defined(PETSC_HAVE_CUDA)
-  if (sor->ondevice || sor->trial) { /* out of device memory for the plan: PETSc's host sweeps */
-    PetscErrorCode ierr;
+    if (sor->ondevice || sor->trial) { /* out of device memory for the plan: PETSc's host sweeps */
+      PetscErrorCode ierr;
 
-    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-    ierr = MatSpmvCUDASORCreate(sor, start, order[0], order[1]);
-    PetscCall(PetscPopErrorHandler());
-    if (ierr == PETSC_ERR_MEM) {
-      PetscCall(MatSpmvCUDASORDestroy(sor));
-      sor->ondevice = PETSC_FALSE;
-      sor->trial    = 0;
-      PetscCall(PetscStrlcat(sor->why, "; out of device memory for the sweeps' plan", sizeof(sor->why)));
-    } else PetscCall(ierr);
-  }
+      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+      ierr = MatSpmvCUDASORCreate(sor, start, order[0], order[1]);
+      PetscCall(PetscPopErrorHandler());
+      if (ierr == PETSC_ERR_MEM) {
+        PetscCall(MatSpmvCUDASORDestroy(sor));
+        sor->ondevice = PETSC_FALSE;
+        sor->trial    = 0;
+        PetscCall(PetscStrlcat(sor->why, "; out of device memory for the sweeps' plan", sizeof(sor->why)));
+      } else PetscCall(ierr);
+    }
 #endif
+  }
   PetscCall(PetscFree4(start, level, order[0], order[1]));
   PetscCall(MatGetNonzeroState(A, &sor->nonzerostate));
   sor->planned = PETSC_TRUE;
   if (sor->trial) PetscCall(PetscInfo(A, "MatSOR(): %s; both paths timed over the next calls\n", sor->why));
-  else PetscCall(PetscInfo(A, "MatSOR() %s: %s\n", sor->ondevice ? "on the device" : "by PETSc's host code", sor->why));
+  else PetscCall(PetscInfo(A, "MatSOR() %s: %s\n", MatSpmvSORPath(sor), sor->why));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -407,7 +411,7 @@ static PetscErrorCode MatSpmvSORTrial(Mat A, Mat_SpmvSOR *sor, Vec bb, PetscReal
     sor->ondevice = (PetscBool)(sor->trialtime[0] <= sor->trialtime[1]);
     PetscCall(PetscSNPrintf(measured, sizeof(measured), "; measured %.0f us on the device, %.0f us on the host", 1e6 * sor->trialtime[0], 1e6 * sor->trialtime[1]));
     PetscCall(PetscStrlcat(sor->why, measured, sizeof(sor->why)));
-    PetscCall(PetscInfo(A, "MatSOR() %s: %s\n", sor->ondevice ? "on the device" : "by PETSc's host code", sor->why));
+    PetscCall(PetscInfo(A, "MatSOR() %s: %s\n", MatSpmvSORPath(sor), sor->why));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -440,20 +444,14 @@ static PetscErrorCode MatSOR_SpmvDevice(Mat A, Vec bb, PetscReal omega, MatSORTy
   }
   PetscCall(MatGetNonzeroState(A, &nonzerostate));
   if (!sor->planned || nonzerostate != sor->nonzerostate || sor->n != A->rmap->n) PetscCall(MatSpmvSORPlan(A, sor));
-#if defined(PETSC_HAVE_CUDA)
-  if (sor->trial) {
-    PetscCheck(bb != xx, PETSC_COMM_SELF, PETSC_ERR_ARG_IDN, "MatSOR() needs b and x to be different vectors");
-    PetscCall(MatSpmvSORTrial(A, sor, bb, omega, flag, fshift, its, lits, xx));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-#endif
-  if (!sor->ondevice) { /* the cost model's choice for this pattern (said by the plan) */
+  if (!sor->ondevice && !sor->trial) { /* the cost model's choice for this pattern (said by the plan) */
     PetscCall((*MatSpmvSORBase)(A, bb, omega, flag, fshift, its, lits, xx));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCheck(bb != xx, PETSC_COMM_SELF, PETSC_ERR_ARG_IDN, "MatSOR() needs b and x to be different vectors");
 #if defined(PETSC_HAVE_CUDA)
-  PetscCall(MatSpmvSORSweeps(A, sor, bb, omega, flag, fshift, its * lits, xx));
+  if (sor->trial) PetscCall(MatSpmvSORTrial(A, sor, bb, omega, flag, fshift, its, lits, xx));
+  else PetscCall(MatSpmvSORSweeps(A, sor, bb, omega, flag, fshift, its * lits, xx));
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }

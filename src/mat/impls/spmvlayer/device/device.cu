@@ -133,7 +133,7 @@ PetscErrorCode MatSpmvCUDAMalloc(void **ptr, size_t bytes)
   if (err == cudaErrorMemoryAllocation) {
     size_t avail = 0, total = 0;
 
-    *ptr = NULL;
+    *ptr = NULL;              /* whatever a failed cudaMalloc() left there */
     (void)cudaGetLastError(); /* not sticky: the device goes on */
     (void)cudaMemGetInfo(&avail, &total);
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of device memory: %.1f MiB asked for, %.1f of %.1f MiB free%s; spread the problem over more GPUs (MPI processes) or free device memory", (double)bytes / 1048576.0, (double)avail / 1048576.0, (double)total / 1048576.0, MatSpmvFailDeviceAlloc > 0 ? " (made to fail by -petscspmv_fail_device_alloc)" : "");

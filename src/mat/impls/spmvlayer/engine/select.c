@@ -58,6 +58,18 @@ static PetscErrorCode MatSpmvTimeLayout(Mat A, MatSpmvLayout L, PetscInt reps, P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* op(A) keeps aijcusparse's products at this nonzero pattern (its layout, if any, freed), and why */
+static PetscErrorCode MatSpmvDeclineLayout(Mat A, Mat_SeqAIJSpmv *sp, MatSpmvOp t, const char *why)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvLayoutDestroy(&sp->L[t]));
+  sp->state[t]    = MATSPMV_NOSTATE;
+  sp->declined[t] = PETSC_TRUE;
+  PetscCall(PetscStrncpy(sp->declinedwhy[t], why, sizeof(sp->declinedwhy[t])));
+  PetscCall(PetscInfo(A, "%s: no layout of %s (%s): its products stay aijcusparse's at this nonzero pattern\n", sp->format->name, t ? "A^T" : "A", sp->declinedwhy[t]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 #define MATSPMV_COMPARE_REPS 10 /* timed products of each, after an untimed one */
 
 /* A layout built lazily (no backend asked for, aijcusparse underneath) against aijcusparse's own
@@ -93,11 +105,10 @@ static PetscErrorCode MatSpmvCompareBase(Mat A, Mat_SeqAIJSpmv *sp, MatSpmvOp t)
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
   if (ours > base) {
-    PetscCall(MatSpmvLayoutDestroy(&sp->L[t]));
-    sp->state[t]    = MATSPMV_NOSTATE;
-    sp->declined[t] = PETSC_TRUE;
-    PetscCall(PetscSNPrintf(sp->declinedwhy[t], sizeof(sp->declinedwhy[t]), "aijcusparse's product measured faster, %.1f us against the layout's %.1f us", (double)base, (double)ours));
-    PetscCall(PetscInfo(A, "%s: no layout of %s (%s): its products stay aijcusparse's at this nonzero pattern\n", sp->format->name, t ? "A^T" : "A", sp->declinedwhy[t]));
+    char why[128];
+
+    PetscCall(PetscSNPrintf(why, sizeof(why), "aijcusparse's product measured faster, %.1f us against the layout's %.1f us", (double)base, (double)ours));
+    PetscCall(MatSpmvDeclineLayout(A, sp, t, why));
   } else PetscCall(PetscInfo(A, "%s: the layout of %s takes %.1f us a product, aijcusparse's %.1f us: the layout's products\n", sp->format->name, t ? "A^T" : "A", (double)ours, (double)base));
   PetscFunctionReturn(PETSC_SUCCESS);
 #else
@@ -216,9 +227,7 @@ PetscErrorCode MatSpmvSelectLayout(Mat A, MatSpmvOp t, const MatSpmvCSR *csr0)
       const char *msg = NULL;
 
       (void)PetscErrorMessage(ierr, NULL, &msg);
-      sp->declined[t] = PETSC_TRUE;
-      PetscCall(PetscSNPrintf(sp->declinedwhy[t], sizeof(sp->declinedwhy[t]), "%s", msg ? msg : "refused"));
-      PetscCall(PetscInfo(A, "%s: no layout of %s (%s): its products stay aijcusparse's at this nonzero pattern\n", sp->format->name, t ? "A^T" : "A", sp->declinedwhy[t]));
+      PetscCall(MatSpmvDeclineLayout(A, sp, t, msg ? msg : "refused"));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
     PetscCall(ierr);

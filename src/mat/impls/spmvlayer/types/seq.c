@@ -205,6 +205,18 @@ PetscErrorCode MatSpmvUpdateLayout_SeqAIJSpmv(Mat A, MatSpmvOp t)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* y = op(A) x (+ z) by the base's own product (aijcusparse's transpose-add run in place) */
+static PetscErrorCode MatSpmvBaseProduct(Mat A, Mat_SeqAIJSpmv *sp, MatSpmvOp t, Vec x, Vec z, Vec y)
+{
+  PetscFunctionBegin;
+  if (t == 0 && !z) PetscCall(sp->base->mult(A, x, y));
+  else if (t == 0) PetscCall(sp->base->multadd(A, x, z, y));
+  else if (!z) PetscCall(sp->base->multtranspose(A, x, y));
+  else if (sp->base->cusparse) PetscCall(MatSpmvCUSPARSEMultTransposeAdd(sp->base->multtransposeadd, A, x, z, y));
+  else PetscCall(sp->base->multtransposeadd(A, x, z, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* aijcusparse's product of op(A) with host vectors, which it gets wrong (docs/limits.md): through
    CUDA work vectors kept with A (a declined layout's products) */
 static PetscErrorCode MatSpmvMultStaged(Mat A, Mat_SeqAIJSpmv *sp, MatSpmvOp t, Vec x, Vec z, Vec y)
@@ -216,10 +228,7 @@ static PetscErrorCode MatSpmvMultStaged(Mat A, Mat_SeqAIJSpmv *sp, MatSpmvOp t, 
   PetscCall(MatSpmvGetDeviceWorkVec(A, t ? "MatSpmvStagedYT" : "MatSpmvStagedY", t ? A->cmap : A->rmap, &wy));
   PetscCall(VecCopy(x, wx));
   if (z) PetscCall(VecCopy(z, wy));
-  if (t == 0 && !z) PetscCall(sp->base->mult(A, wx, wy));
-  else if (t == 0) PetscCall(sp->base->multadd(A, wx, wy, wy));
-  else if (!z) PetscCall(sp->base->multtranspose(A, wx, wy));
-  else PetscCall(MatSpmvCUSPARSEMultTransposeAdd(sp->base->multtransposeadd, A, wx, wy, wy));
+  PetscCall(MatSpmvBaseProduct(A, sp, t, wx, z ? wy : NULL, wy));
   PetscCall(VecCopy(wy, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -257,11 +266,7 @@ static PetscErrorCode MatSpmvMult(Mat A, MatSpmvOp t, Vec x, Vec z, Vec y)
     }
   }
   if (MatSpmvUsesBaseProducts(sp, t)) {
-    if (t == 0 && !z) PetscCall(sp->base->mult(A, x, y));
-    else if (t == 0) PetscCall(sp->base->multadd(A, x, z, y));
-    else if (!z) PetscCall(sp->base->multtranspose(A, x, y));
-    else if (sp->base->cusparse) PetscCall(MatSpmvCUSPARSEMultTransposeAdd(sp->base->multtransposeadd, A, x, z, y));
-    else PetscCall(sp->base->multtransposeadd(A, x, z, y));
+    PetscCall(MatSpmvBaseProduct(A, sp, t, x, z, y));
     if (sp->ondevice && !sp->mpiblock && ++sp->nbase[t] == MatSpmvLayoutMinProducts)
       PetscCall(PetscInfo(A, "%s: %" PetscInt_FMT " products of %s through aijcusparse's at this nonzero pattern (-petscspmv_layout_min_products): the next builds its layout\n", sp->format->name, sp->nbase[t], t ? "A^T" : "A"));
   } else PetscCall(MatSpmvApply(A, sp, t, x, z, y));
