@@ -122,6 +122,57 @@ __global__ void __launch_bounds__(MATSPMV_SPGEMM_THREADS) MatSpmvSpGEMMSharedKer
   if (run && !t && !cj) count[r] = full[g] ? (I)-1 : cnt[g];
 }
 
+/* The first bin's rows (at most 32 products): a warp a row, no table. Each lane holds one product's
+   column, a bitonic sort across the warp orders them and a ballot keeps the first of equal ones, so the
+   row is counted, and then written, already sorted: no hash probes and no segmented sort (GAMG's A P0,
+   P0 one entry a row, is all such rows; a table and a sort cost it twice cuSPARSE's time). */
+template <typename I>
+__global__ void __launch_bounds__(MATSPMV_SPGEMM_THREADS) MatSpmvSpGEMMWarpSortKernel(I nrows, const I *__restrict__ rows, const I *__restrict__ ai, const I *__restrict__ aj, const I *__restrict__ bi, const I *__restrict__ bj, I *__restrict__ count, const I *__restrict__ ci, I *__restrict__ cj)
+{
+  constexpr unsigned full = 0xffffffffu;
+  constexpr I        none = (I)((1ull << (8 * sizeof(I) - 1)) - 1); /* the largest I: after every column */
+  __shared__ I       buf[MATSPMV_SPGEMM_THREADS];
+  const int          lane = threadIdx.x % 32;
+  I                 *mine = buf + (threadIdx.x / 32) * 32;
+  const I            idx  = (I)((blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32);
+  I                  r, n = 0, v;
+
+  if (idx >= nrows) return; /* a whole warp */
+  r = rows[idx];
+  for (I p0 = ai[r]; p0 < ai[r + 1]; p0 += 32) { /* the products to mine[0..n), B's rows in A's order */
+    const I p   = p0 + lane;
+    const I k   = p < ai[r + 1] ? aj[p] : (I)0;
+    const I len = p < ai[r + 1] ? bi[k + 1] - bi[k] : (I)0;
+    I       inc = len;
+
+    for (int o = 1; o < 32; o *= 2) {
+      const I y = __shfl_up_sync(full, inc, o);
+      if (lane >= o) inc += y;
+    }
+    for (I q = 0; q < len; q++) mine[n + inc - len + q] = bj[bi[k] + q];
+    n += __shfl_sync(full, inc, 31);
+  }
+  __syncwarp();
+  v = lane < n ? mine[lane] : none;
+  for (int k = 2; k <= 32; k *= 2) {
+    for (int j = k / 2; j; j /= 2) {
+      const I    o     = __shfl_xor_sync(full, v, j);
+      const bool lower = !(lane & j), ascending = !(lane & k) || k == 32;
+
+      v = lower == ascending ? (o < v ? o : v) : (o > v ? o : v);
+    }
+  }
+  {
+    const I        prev = __shfl_up_sync(full, v, 1);
+    const bool     keep = v != none && (!lane || v != prev);
+    const unsigned mask = __ballot_sync(full, keep);
+
+    if (!cj) {
+      if (!lane) count[r] = (I)__popc(mask);
+    } else if (keep) cj[ci[r] + __popc(mask & ((1u << lane) - 1))] = v;
+  }
+}
+
 /* Global tables: a block a row, the rows of a batch; row b's table at keys + off[b] of size[b] slots */
 template <typename I>
 __global__ void __launch_bounds__(MATSPMV_SPGEMM_THREADS) MatSpmvSpGEMMGlobalKernel(I nrows, const I *__restrict__ rows, const long long *__restrict__ off, const I *__restrict__ size, I sub, const I *__restrict__ ai, const I *__restrict__ aj, const I *__restrict__ bi, const I *__restrict__ bj, I *keys, I *__restrict__ count, const I *__restrict__ ci, I *__restrict__ cj)
@@ -381,6 +432,13 @@ PetscErrorCode MatSpmvCUDASpGEMMSymbolic(const MatSpmvDeviceCSR *A, const MatSpm
       const PetscInt nrows = bin[b + 1] - bin[b], T = PetscMin((PetscInt)MatSpmvSpGEMMSymT[b - 1], opt->sharedmax);
       const int     *rows = row + bin[b];
 
+      if (b == 1) {
+        if (nrows) {
+          MatSpmvSpGEMMWarpSortKernel<int><<<MatSpmvSpGEMMGrid(nrows, MATSPMV_SPGEMM_THREADS / 32), MATSPMV_SPGEMM_THREADS, 0, s>>>((int)nrows, rows, A->i, A->j, B->i, B->j, count, plan->ci, cj);
+          PetscCallCUDA(cudaGetLastError());
+        }
+        continue;
+      }
       switch (MatSpmvSpGEMMSymG[b - 1]) {
       case 32:
         PetscCall(MatSpmvSpGEMMLaunchShared<32>(nrows, rows, T, plan->sub, A, B, count, skip, plan->ci, cj, s));
@@ -420,8 +478,8 @@ PetscErrorCode MatSpmvCUDASpGEMMSymbolic(const MatSpmvDeviceCSR *A, const MatSpm
   PetscCall(MatSpmvCUDAFree(skip));
   PetscCall(MatSpmvCUDAFree(count));
 
-  /* columns sorted within rows */
-  if (total) {
+  /* columns sorted within rows (the first bin's rows are already) */
+  if (total && bin[MATSPMV_SPGEMM_BINS] > bin[2]) {
     void  *tmp   = NULL;
     size_t bytes = 0;
 
