@@ -10,7 +10,7 @@ bench/solves.sh --flame keeps (PETSc's -log_view ...:ascii_flamegraph, one .flam
 Each part is PCSetUp's time under the events named (inclusive, seconds); "rest" is what none
 of them holds. "who" says whose code runs the part with PETSc's coarsening: PETSc's host code
 (no matrix type reaches it) or the matrices' operations (ours on level 0, aijcusparse's on
-the coarse levels). With petscspmv's coarsening (-pc_gamg_petscspmv, on by default for its types
+the coarse levels). With petscspmv's coarsening (-petscspmv_gamg, on by default for its types
 on one process) the MIS and the prolongator lift run on the device and there is no squared graph. docs/results.md ("What no matrix type can reach: GAMG's host floor").
 """
 import collections

@@ -27,13 +27,13 @@
 #   lapicc     KSP ex2, 2D Laplacian 1000 x 1000, CG + ICC(0) by MATSOLVERSPMVFACTOR; aijcusparse by cuSPARSE
 #   ex56icc    KSP ex56 -ne 47 elasticity, CG + ICC(0) by MATSOLVERSPMVFACTOR; aijcusparse by cuSPARSE
 #   ex19jac<k> ex19spmv with the triangular solves approximated by k block-Jacobi sweeps
-#              (-mat_spmvfactor_trsv jacobi -mat_spmvfactor_trsv_sweeps k); aijcusparse: cuSPARSE's exact solves
+#              (-petscspmv_factor_trsv jacobi -petscspmv_factor_trsv_sweeps k); aijcusparse: cuSPARSE's exact solves
 #   lapjac<k>, ex56jac<k>  lapicc, ex56icc the same way
 #   ex19lev<k>, laplev<k>  ex19spmv, lapicc with k levels of fill (-pc_factor_levels k), both solver types
 #   <case>@N   any case above at another size: N grid points per side (ex19, ex45, ex2, ex5) or -ne N (ex56),
 #              e.g. ex19ilu@1024, ex45gamg@202 (bench/scaling.sh runs them on 1, 2, 4, ... GPUs)
 #   ex19isai   ex19spmv with the triangular solves approximated by incomplete sparse approximate
-#              inverses of L and U (-mat_spmvfactor_trsv isai); aijcusparse: cuSPARSE's exact solves
+#              inverses of L and U (-petscspmv_factor_trsv isai); aijcusparse: cuSPARSE's exact solves
 #
 # Prints, per case and type: iterations (all linear solves'), SNESSolve, KSPSolve, PCSetUp, PCApply, MatSolve, MatMult
 # seconds, the format's build + refresh seconds, aijcusparse's CSR uploads (MatCUSPARSCopyTo: inside
@@ -73,7 +73,7 @@ poly="-pc_type ksp -ksp_ksp_type chebyshev -ksp_ksp_max_it 10 -ksp_ksp_norm_type
 jac() { # case<k> type -> the options of k block-Jacobi sweeps (none for aijcusparse: cuSPARSE's exact solves)
   local sub=
   [ "$np" -gt 1 ] && sub=sub_
-  [ "$2" = aijcusparse ] || echo "-${sub}mat_spmvfactor_trsv jacobi -${sub}mat_spmvfactor_trsv_sweeps ${1##*[a-z]}"
+  [ "$2" = aijcusparse ] || echo "-${sub}petscspmv_factor_trsv jacobi -${sub}petscspmv_factor_trsv_sweeps ${1##*[a-z]}"
 }
 args() { # case[@N] type -> the program and its options
   case $1 in *@*) # another size: the case's own command with its grid (or -ne) replaced
@@ -108,7 +108,7 @@ args() { # case[@N] type -> the program and its options
   ex19jac[0-9]*) echo "$(args ex19spmv "$t") $(jac "$c" "$t")" ;;
   lapjac[0-9]*) echo "$(args lapicc "$t") $(jac "$c" "$t")" ;;
   ex56jac[0-9]*) echo "$(args ex56icc "$t") $(jac "$c" "$t")" ;;
-  ex19isai) echo "$(args ex19spmv "$t") $([ "$t" = aijcusparse ] || echo "-${sub}mat_spmvfactor_trsv isai")" ;;
+  ex19isai) echo "$(args ex19spmv "$t") $([ "$t" = aijcusparse ] || echo "-${sub}petscspmv_factor_trsv isai")" ;;
   ex19lev[0-9]*) echo "$(args ex19spmv "$t") -${sub}pc_factor_levels ${c##*[a-z]}" ;;
   laplev[0-9]*) echo "$(args lapicc "$t") -${sub}pc_factor_levels ${c##*[a-z]}" ;;
   *) echo "unknown case $c" >&2; return 1 ;;

@@ -8,8 +8,8 @@ static char help[] = "MatSOR benchmark: one symmetric sweep (PCSOR's, zero initi
                      "  -reps <20>      timed sweeps per type\n"
                      "  -sweep          instead: 2D 5- and 9-point, 3D 7- and 27-point stencils, 1-4 unknowns a node, 33^2 to\n"
                      "                  4097^2 and 17^3 to 257^3 (up to -max_nonzeros, default 1.2e8), brc with CUDA vectors: per\n"
-                     "                  size a MatSOR() call of a symmetric sweep on the device (-mat_sor_device 1), on the host\n"
-                     "                  with the copies its vectors make (-mat_sor_device 0) and by the default's choice, with\n"
+                     "                  size a MatSOR() call of a symmetric sweep on the device (-petscspmv_sor_device 1), on the host\n"
+                     "                  with the copies its vectors make (-petscspmv_sor_device 0) and by the default's choice, with\n"
                      "                  the cost model's prediction; one line each, for bench/sor-fit.py\n";
 
 #include <petscspmv.h>
@@ -71,7 +71,7 @@ static PetscErrorCode SmootherCall(Mat A, Vec b, Vec x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ms per call of A (type brc, options prefix pre: its -mat_sor_device), at least 2 calls and 0.1 s
+/* ms per call of A (type brc, options prefix pre: its -petscspmv_sor_device), at least 2 calls and 0.1 s
    after an untimed one (plan, kernels); the path's line of -mat_view in view */
 static PetscErrorCode TimeSOR(Mat Aref, const char *pre, Vec b0, double *ms, char *view, size_t len)
 {
@@ -128,8 +128,8 @@ static PetscErrorCode Sweep(PetscReal maxnnz)
   const PetscInt n2[] = {33, 65, 129, 257, 513, 1025, 2049, 4097}, n3[] = {17, 33, 65, 129, 257};
 
   PetscFunctionBegin;
-  PetscCall(PetscOptionsSetValue(NULL, "-dev_mat_sor_device", "1"));
-  PetscCall(PetscOptionsSetValue(NULL, "-host_mat_sor_device", "0"));
+  PetscCall(PetscOptionsSetValue(NULL, "-dev_petscspmv_sor_device", "1"));
+  PetscCall(PetscOptionsSetValue(NULL, "-host_petscspmv_sor_device", "0"));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "One MatSOR() call of a symmetric sweep (zero guess) on brc, CUDA vectors, b fresh on the device and x read there after: ms per call\n"));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-5s %3s %5s %10s %11s %9s %9s %9s %-7s %6s  %s\n", "grid", "dof", "n", "rows", "nonzeros", "device", "host", "default", "chose", "loss", "the default's reason"));
   for (int s = 0; s < 4; s++)

@@ -29,7 +29,7 @@
    `PETSCSPMV_VERSION_SUBMINOR`. For example, 1.1 renamed the options of `MATSOLVERSPMVFACTOR`:
 .vb
    #if PETSCSPMV_VERSION_GE(1, 1, 0)
-     PetscCall(PetscOptionsSetValue(NULL, "-mat_spmvfactor_trsv", "jacobi"));
+     PetscCall(PetscOptionsSetValue(NULL, "-petscspmv_factor_trsv", "jacobi"));
    #else
      PetscCall(PetscOptionsSetValue(NULL, "-mat_spmv_trsv", "jacobi"));
    #endif
@@ -56,9 +56,9 @@ M*/
 
    Options Database Keys:
 +  -mat_type brc              - selects the type
-.  -mat_brc_b1 <32>           - rows per block (a power of two from 1 to 256)
-.  -mat_brc_b2 <0>            - maximal block width; 0 picks the paper's Eq. 3, min(round(mu+sigma), max row length, b2_max)
-.  -mat_brc_b2_max <200>      - cap of the automatic block width
+.  -mat_brc_block_height <32>           - rows per block (a power of two from 1 to 256)
+.  -mat_brc_block_width <0>            - maximal block width; 0 picks the paper's Eq. 3, min(round(mu+sigma), max row length, b2_max)
+.  -mat_brc_block_width_max <200>      - cap of the automatic block width
 .  -mat_brc_window <-1>       - rows per length-sorting window; 0 sorts all rows as the paper does; -1 all rows, but 16384 for irregular rows
 .  -mat_brc_coarsen <1>       - blocks per thread; 0 picks the paper's rule, 4 when sigma > mu, else 1
 .  -mat_brc_compress <true>   - GPU: 16-bit column offsets from each block's first column in blocks spanning fewer than 65536 columns
@@ -319,7 +319,7 @@ PETSC_EXTERN PetscErrorCode MatELLRSetMaxPadding(Mat, PetscReal);
    Options Database Keys:
 +  -mat_type spmv                 - selects the type
 .  -mat_spmv_formats <brc,...>    - comma-separated candidate formats (default: all of brc, cmrs, argcsr, ipcsr, ellr)
-.  -mat_<format>_...              - each candidate's own options (for example -mat_brc_b1 16); its setters apply too
+.  -mat_<format>_...              - each candidate's own options (for example -mat_brc_block_height 16); its setters apply too
 .  -mat_spmv_tune <false>         - time the candidates on each operator when its layout is built and keep the fastest
 .  -mat_spmv_tune_reps <10>       - products timed per candidate
 .  -mat_spmv_tune_max_time <1000> - milliseconds of tuning per operator after which no further candidate is tried
@@ -347,7 +347,7 @@ PETSC_EXTERN PetscErrorCode MatSPMVSetTune(Mat, PetscBool);
    taken in units of up to 8 consecutive rows, one warp per unit, each unit waiting only on the
    units it depends on through completion flags, units handed out in dependency order so no warp
    waits on one that has not started. The result is that of a sequential factorization and
-   triangular solve up to rounding, unless -mat_spmvfactor_trsv jacobi replaces each solve by the units'
+   triangular solve up to rounding, unless -petscspmv_factor_trsv jacobi replaces each solve by the units'
    block-diagonal solve and k block-Jacobi sweeps (each one launch without waits: a changed
    preconditioner, more iterations, each far cheaper). cuSPARSE's solves (the default, `MATSOLVERCUSPARSE`)
    synchronize the whole GPU once per dependency level.
@@ -355,9 +355,9 @@ PETSC_EXTERN PetscErrorCode MatSPMVSetTune(Mat, PetscBool);
    Options Database Keys:
 +  -pc_factor_mat_solver_type spmvfactor    - selects it for `PCILU` and `PCICC`
 .  -sub_pc_factor_mat_solver_type spmvfactor - for the blocks of `PCBJACOBI` or `PCASM`
-.  -mat_spmvfactor_trsv_unit <k>            - rows solved together, 1 to 8 (default 0: the size whose solve is estimated fastest); with the PC's prefix
-.  -mat_spmvfactor_trsv <exact,jacobi,isai> - triangular solves exact (default), or approximated by block-Jacobi sweeps over the units or (ILU) by sparse approximate inverses; with the PC's prefix
--  -mat_spmvfactor_trsv_sweeps <k>          - sweeps per triangle after the block-diagonal solve (default 2); with the PC's prefix
+.  -petscspmv_factor_trsv_unit <k>            - rows solved together, 1 to 8 (default 0: the size whose solve is estimated fastest); with the PC's prefix
+.  -petscspmv_factor_trsv <exact,jacobi,isai> - triangular solves exact (default), or approximated by block-Jacobi sweeps over the units or (ILU) by sparse approximate inverses; with the PC's prefix
+-  -petscspmv_factor_trsv_sweeps <k>          - sweeps per triangle after the block-diagonal solve (default 2); with the PC's prefix
 
    Notes:
    ILU(k) and ICC(k) (fill computed as PETSc's), in the natural ordering, without pivot shifts (ICC accepts `PCICC`'s

@@ -8,30 +8,39 @@ The units and their floors come from the `## Files` table of docs/design.md:
     | `src/mat/impls/brc/`                | 2 | ... |     a directory (recursively) is one unit
     | `include/petscspmv.h`               | - | ... |     documentation only, not in the graph
 
-A format registered on src/mat/impls/spmvlayer/types/formats.c's MATSPMV_FORMATS line (as
-ROOT/scripts/formats.sh lists them) whose directory src/mat/impls/<name>/ has no row is a unit of
-floor 5 all the same.
+A format registered on the MATSPMV_FORMATS line (`#define MATSPMV_FORMATS(F) F(<NAME>) ...`, in
+whichever .c/.cu file under src/ holds it; scripts/formats.sh reads the same line) whose directory
+src/mat/impls/<name>/ has no row is a unit of floor 5 all the same.
 
 Checks (all reported, exit 1 if any fails; one summary line and exit 0 when clean):
-  1. every .c/.cu file under src/ belongs to exactly one unit, and every path in the table exists;
-  2. the function definitions at brace depth 0 of each .c/.cu file are found (comments, string and
-     char literals and preprocessor lines stripped; extern "C" and namespace blocks are transparent);
-  3. a unit naming a non-static function defined in another unit (a call, or its address taken)
-     has an edge to that unit; a name defined non-statically in several other units is an error;
+  1. every .c/.cu file under src/ belongs to exactly one unit, every path in the table exists, and
+     so does every registered format's directory;
+  2. the function definitions and global variable definitions (not extern/PETSC_INTERN without an
+     initializer, not typedefs, struct tags or prototypes) at brace depth 0 of each .c/.cu file are
+     found (comments, string and char literals and preprocessor lines stripped; extern "C" and
+     namespace blocks are transparent);
+  3. a unit naming a non-static function or global defined in another unit (a call, a use, or its
+     address taken) has an edge to that unit; a name defined non-statically in several other units
+     is an error; the unit holding the MATSPMV_FORMATS line has an edge to each registered format's
+     directory (MatSpmvFormat_<NAME>, which the line names by token pasting);
   4. no upward call: an edge never goes from a lower floor to a higher one;
   5. no circle: the unit graph has no cycle (one concrete circle is printed per tangle);
-  6. no circle among the files of a directory unit either (same rules, a file as the node).
+  6. no circle among the files of a directory unit either (same rules, a file as the node);
+  7. no prototype declared twice: a non-static function prototype (or an extern variable
+     declaration) at depth 0 of the headers (.h, .cuh, .hpp) under src/ and include/ is in one
+     header only (a second prototype in a lower header hid upward calls).
 
-Limits: macro bodies are not expanded, so functions that a macro defines or calls are invisible;
-calls through function pointers that never name the function are invisible; global variables
-are not followed; headers (.h) are not parsed, so their inline functions and macros are ignored;
-an identifier that merely shares a function's name (a local variable) counts as a use.
+Limits: macro bodies are not expanded, so functions and globals that a macro defines or names are
+invisible (but for the MATSPMV_FORMATS line); calls through function pointers that never name the
+function are invisible; headers are parsed for prototypes only, so their inline functions and
+macros are ignored; statements with C++ templates (`<` outside parentheses) are skipped in the
+search for globals and prototypes; an identifier that merely shares a function's or global's name
+(a local variable) counts as a use.
 
     scripts/check-layers.py [--root DIR] [--table FILE] [--graph]
 """
 import argparse
 import re
-import subprocess
 import sys
 from collections import defaultdict, deque
 from pathlib import Path
@@ -40,6 +49,16 @@ KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "do", "else", "c
             "decltype", "alignof", "typeof", "__typeof__", "defined", "static_assert"}
 ATTRIBUTES = {"__attribute__", "__launch_bounds__", "__declspec", "alignas", "__align__"}
 QUALIFIERS = {"const", "noexcept", "override", "final", "volatile"}
+TYPE_WORDS = {"void", "char", "short", "int", "long", "float", "double", "signed", "unsigned", "bool", "_Bool",
+              "auto", "register", "inline", "restrict", "__restrict__", "struct", "union", "enum", "class",
+              "typedef", "extern", "static", "template", "typename", "using", "namespace", "operator",
+              "new", "delete", "this", "true", "false", "nullptr", "goto", "break", "continue", "default"}
+TAGS = {"struct", "union", "enum", "class"}
+STATIC = {"static", "PETSC_STATIC_INLINE"}
+EXTERN = {"extern", "PETSC_INTERN", "PETSC_EXTERN", "PETSC_SINGLE_LIBRARY_INTERN"}  # declarations, not definitions
+TRANSPARENT = {'extern "C"', "namespace", "anonymous"}
+ATTRIBUTE_MACRO = re.compile(r"PETSC_(ATTRIBUTE\w*|UNUSED|NODISCARD|DEPRECATED\w*)|__\w+__")
+REGISTRY = re.compile(r"^#define MATSPMV_FORMATS\(F\) (.*)$", re.M)  # the line scripts/formats.sh reads
 TOKEN = re.compile(r'""|[A-Za-z_]\w*|\d[\w.]*|->|::|\S')
 
 
@@ -77,56 +96,184 @@ def strip(text):
 
 
 def match_back(toks, j):
-    """Index of the '(' that matches the ')' at j, or -1."""
-    depth = 0
+    """Index of the '(' (or '[') that matches the ')' (or ']') at j, or -1."""
+    close = toks[j]
+    opening, depth = "(" if close == ")" else "[", 0
     for k in range(j, -1, -1):
-        depth += {")": 1, "(": -1}.get(toks[k], 0)
+        depth += (toks[k] == close) - (toks[k] == opening)
         if depth == 0:
             return k
     return -1
 
 
+def is_name(t):
+    """Whether t can name a function or a global (not a keyword, a type word or an attribute)."""
+    return bool(re.fullmatch(r"[A-Za-z_]\w*", t)) and t not in KEYWORDS | ATTRIBUTES | QUALIFIERS | TYPE_WORDS
+
+
+def levels(toks):
+    """The depth of ( and [ at each token."""
+    out, depth = [], 0
+    for t in toks:
+        depth -= t in (")", "]")
+        out.append(depth)
+        depth += t in ("(", "[")
+    return out
+
+
+def declarator(d):
+    """(name, start, kind) of one declarator's tokens (initializer included), kind 'function' (a
+    prototype) or 'global'; start is where the declarator begins (the specifiers are before it). None
+    when it names nothing."""
+    lv = levels(d)
+    d = d[:next((k for k, t in enumerate(d) if t == "=" and lv[k] == 0), len(d))]
+    while d:
+        if d[-1] in ("]", ")"):
+            k = match_back(d, len(d) - 1)
+            if k < 0:
+                return None
+            if d[-1] == "]":  # an array's bounds
+                d = d[:k]
+            elif k >= 1 and (d[k - 1] in ATTRIBUTES or (is_name(d[k - 1]) and k >= 2 and d[k - 2] == ")")):
+                d = d[:k - 1]  # an attribute after the declarator, or a macro's: f(void) PETSC_ATTRIBUTE_FORMAT(2, 3)
+            elif k + 1 < len(d) and d[k + 1] in ("*", "&"):  # (*name)[4], or (*name) of (*name)(args) below
+                inner = [t for t in d[k + 1:] if is_name(t)]
+                return (inner[0], k, "global") if inner else None
+            elif k >= 1 and d[k - 1] == ")":  # (*name)(args): a function pointer
+                d = d[:k]
+            elif k >= 1 and is_name(d[k - 1]):
+                return d[k - 1], k - 1, "function"
+            else:
+                return None
+        elif len(d) >= 2 and d[-2] == ")" or ATTRIBUTE_MACRO.fullmatch(d[-1]):
+            d = d[:-1]  # an attribute macro without arguments: f(void) PETSC_ATTRIBUTE_COLD, x PETSC_UNUSED
+        else:
+            break
+    return (d[-1], len(d) - 1, "global") if d and is_name(d[-1]) else None
+
+
+def declared(stmt):
+    """[(name, kind, static, extern, initialized)] that a statement at depth 0 (without its ';'; the
+    braces of initializers and struct bodies as one '{}') declares: kind 'function' (a prototype) or
+    'global'. Typedefs, struct tags, using and C++ templates declare nothing here."""
+    if not stmt or {"typedef", "using", "namespace", "template", "friend", "operator"} & set(stmt):
+        return []
+    lv = levels(stmt)
+    head = next((k for k, t in enumerate(stmt) if t == "=" and lv[k] == 0), len(stmt))
+    if any(t in ("<", ">") and lv[k] == 0 for k, t in enumerate(stmt[:head])):
+        return []  # C++ template arguments: their commas are not declarators'
+    parts, cut = [], 0
+    for k, t in enumerate(stmt + [","]):
+        if t == "," and (k == len(stmt) or lv[k] == 0):
+            parts.append(stmt[cut:k])
+            cut = k + 1
+    first = declarator(parts[0])
+    if not first or first[1] == 0 or parts[0][first[1] - 1] in TAGS:
+        return []  # no type before the name (a macro's call, PetscFunctionBegin), or `struct X;`
+    specs, j = [], first[1] - 1  # back from the name to a macro's call before the statement
+    while j >= 0:
+        if parts[0][j] == ")":
+            m = match_back(parts[0], j)
+            if m < 1 or parts[0][m - 1] not in ATTRIBUTES:
+                break
+            j = m - 1
+        elif parts[0][j] not in ("*", "&"):
+            specs.append(parts[0][j])
+        j -= 1
+    if all(t in QUALIFIERS for t in specs):
+        return []
+    static, extern = bool(STATIC & set(specs)), bool(EXTERN & set(specs))
+    found = []
+    for d in parts:
+        got = first if d is parts[0] else declarator(d)
+        if got:
+            found.append((got[0], got[2], static, extern, "=" in d[got[1]:]))
+    return found
+
+
 def parse(text):
-    """(tokens, definitions): each definition is (name, static, in_extern_c)."""
+    """(tokens, definitions, declarations) of a file: each definition (name, static, in_extern_c, kind)
+    is a function or global (kind) defined at depth 0; each declaration (name, kind) a non-static
+    prototype or an extern global declared there without a definition."""
     toks = TOKEN.findall(strip(text))
-    defs, stack = [], []  # one entry per open brace: 'extern "C"', 'namespace' (both transparent), 'block'
+    defs, decls, stack, stmt = [], [], [], []
+    # stack: one entry per open brace: 'extern "C"', 'namespace', 'anonymous' (transparent), 'block' (a
+    # function's body, or any brace inside one), 'value' (an initializer or a struct body at depth 0,
+    # which the statement goes on after); stmt: the statement at depth 0 so far
     for i, t in enumerate(toks):
+        depth = sum(b not in TRANSPARENT for b in stack)
         if t == "}":
-            stack and stack.pop()
-        if t != "{":
+            closed = stack.pop() if stack else "block"
+            if depth == 1 and closed != "value" or closed in TRANSPARENT:
+                stmt = []
             continue
-        depth = stack.count("block")
+        if t == ";" and not depth:
+            for name, kind, static, extern, init in declared(stmt):
+                static |= "anonymous" in stack
+                if kind == "global" and (init or not extern):
+                    defs.append((name, static, 'extern "C"' in stack, "global"))
+                elif not static:
+                    decls.append((name, kind))
+            stmt = []
+            continue
+        if t != "{":
+            if not depth:
+                stmt.append(t)
+            continue
+        if depth:
+            stack.append("block")
+            continue
         if i >= 2 and toks[i - 2] == "extern" and toks[i - 1] == '""':
             stack.append('extern "C"')
+            stmt = []
             continue
         if "namespace" in toks[max(0, i - 2):i]:  # an anonymous namespace makes its functions file-local
             stack.append("namespace" if toks[i - 1] != "namespace" else "anonymous")
+            stmt = []
+            continue
+        name, static = function(toks, i, stack)
+        if name:
+            defs.append((name, static, 'extern "C"' in stack, "function"))
+        elif "=" in [t for t, n in zip(stmt, levels(stmt)) if n == 0] or TAGS & set(stmt):
+            stack.append("value")  # int a[] = {...}; struct X {...} x;
+            stmt.append("{}")
             continue
         stack.append("block")
-        if depth:
-            continue
-        j = i - 1
-        while True:  # back from '{': qualifiers and attributes, ')' ( ... '(' name
-            while j >= 0 and toks[j] in QUALIFIERS:
-                j -= 1
-            k = match_back(toks, j) if j >= 0 and toks[j] == ")" else -1
-            if k < 1 or toks[k - 1] not in ATTRIBUTES:
-                break
-            j = k - 2
-        name = toks[k - 1] if k >= 1 else ""
-        if not re.fullmatch(r"[A-Za-z_]\w*", name) or name in KEYWORDS or name in ATTRIBUTES:
-            continue
-        static, j = "anonymous" in stack, k - 2  # the declaration specifiers before the name
-        while j >= 0 and toks[j] not in (";", "{", "}"):
-            if toks[j] == ")":
-                m = match_back(toks, j)
-                if m < 1 or toks[m - 1] not in ATTRIBUTES:
-                    break  # a macro invocation or another declaration ends here
-                j = m - 1
-            static |= toks[j] in ("static", "PETSC_STATIC_INLINE")
+        stmt = []
+    return toks, defs, decls
+
+
+def function(toks, i, stack):
+    """(name, static) of the function whose body opens at toks[i] ('{' at depth 0), or ('', False)."""
+    j = i - 1
+    while True:  # back from '{': qualifiers and attributes, ')' ( ... '(' name
+        while j >= 0 and toks[j] in QUALIFIERS:
             j -= 1
-        defs.append((name, static, 'extern "C"' in stack))
-    return toks, defs
+        k = match_back(toks, j) if j >= 0 and toks[j] == ")" else -1
+        if k < 1 or toks[k - 1] not in ATTRIBUTES:
+            break
+        j = k - 2
+    name = toks[k - 1] if k >= 1 else ""
+    if not re.fullmatch(r"[A-Za-z_]\w*", name) or name in KEYWORDS or name in ATTRIBUTES:
+        return "", False
+    static, j = "anonymous" in stack, k - 2  # the declaration specifiers before the name
+    while j >= 0 and toks[j] not in (";", "{", "}"):
+        if toks[j] == ")":
+            m = match_back(toks, j)
+            if m < 1 or toks[m - 1] not in ATTRIBUTES:
+                break  # a macro invocation or another declaration ends here
+            j = m - 1
+        static |= toks[j] in STATIC
+        j -= 1
+    return name, static
+
+
+def registration(root, sources, errors):
+    """(file, [NAME]) of the MATSPMV_FORMATS line, in whichever source holds it, or (None, [])."""
+    found = [(f, m[1]) for f in sources for m in REGISTRY.finditer((root / f).read_text(errors="replace"))]
+    if len(found) > 1:
+        errors.append("the MATSPMV_FORMATS line is in several places: " + ", ".join(f for f, _ in found))
+    return (found[0][0], re.findall(r"F\(([A-Za-z0-9_]+)\)", found[0][1])) if found else (None, [])
 
 
 def read_table(path):
@@ -209,15 +356,16 @@ def main():
                 floor[p] = fl
             else:
                 errors.append(f"{table.name}:{no}: `{p}` has a floor but is neither a .c/.cu file nor a directory ending in / (give it floor -)")
+    sources = sorted(f.relative_to(root).as_posix() for f in (root / "src").rglob("*") if f.suffix in (".c", ".cu") and f.is_file())
     # a registered format's directory is a unit of floor 5 without a row of its own (a format is its
-    # directory and its line in formats.c, which scripts/formats.sh reads: docs/design.md, "Adding a format")
-    formats = root / "scripts/formats.sh"
-    names = subprocess.run([str(formats)], capture_output=True, text=True, check=True).stdout.split() if formats.is_file() else []
-    for name in names:
-        d = f"src/mat/impls/{name}/"
+    # directory and its F(<NAME>) on the MATSPMV_FORMATS line: docs/design.md, "Adding a format")
+    registry, formats = registration(root, sources, errors)
+    for name in formats:
+        d = f"src/mat/impls/{name.lower()}/"
         if d not in floor and (root / d).is_dir():
             floor[d] = 5
-    sources = sorted(f.relative_to(root).as_posix() for f in (root / "src").rglob("*") if f.suffix in (".c", ".cu") and f.is_file())
+        elif d not in floor:
+            errors.append(f"{registry}: format {name} is registered but {d} does not exist")
     files = defaultdict(list)  # unit -> its .c/.cu files
     for f in sources:
         owners = [u for u in floor if u == f or (u.endswith("/") and f.startswith(u))]
@@ -227,18 +375,20 @@ def main():
             errors.append(f"{f}: " + ("in no unit of the table" if not owners else "ambiguous, in units " + ", ".join(owners)))
 
     tokens, defined = {}, defaultdict(set)  # unit -> identifiers it names; name -> units defining it non-statically
-    extern_c = defaultdict(set)  # unit -> functions it defines inside extern "C" { }
+    extern_c, globs = defaultdict(set), defaultdict(set)  # unit -> functions it defines inside extern "C" { }; its globals
     ftoks, fdefs = {}, {}  # file -> identifiers it names, its definitions (parsed once, for units and files)
     for u in floor:
         tokens[u] = set()
         for f in files[u]:
-            toks, fdefs[f] = parse((root / f).read_text(errors="replace"))
+            toks, fdefs[f], _ = parse((root / f).read_text(errors="replace"))
             ftoks[f] = {t for k, t in enumerate(toks) if not (k and toks[k - 1] in (".", "->"))}
             tokens[u] |= ftoks[f]
-            for n, static, in_c in fdefs[f]:
+            for n, static, in_c, kind in fdefs[f]:
                 if not static:
                     defined[n].add(u)
-                if in_c:
+                    if kind == "global":
+                        globs[u].add(n)
+                if in_c and kind == "function":
                     extern_c[u].add(n)
     edges, ambiguous = defaultdict(set), defaultdict(set)  # (U, V) -> names; name -> units naming it
     for u in sorted(floor):
@@ -248,6 +398,12 @@ def main():
                 ambiguous[n].add(u)
             elif owners and u not in owners:
                 edges[u, next(iter(owners))].add(n)
+    # the registration line names each format's table by token pasting (MatSpmvFormat_##NAME), invisibly
+    home = next((u for u in files if registry in files[u]), None)
+    for name in formats:
+        d = f"src/mat/impls/{name.lower()}/"
+        if home and d in floor and d != home:
+            edges[home, d].add(f"MatSpmvFormat_{name}")
     for n in sorted(ambiguous):
         errors.append(f"ambiguous definition: {n} is defined in {', '.join(sorted(defined[n]))} (named in {', '.join(sorted(ambiguous[n]))})")
 
@@ -260,6 +416,8 @@ def main():
             print(f"{e[0]} -> {e[1]}: {names(e, 1000)}")
         for u in sorted(extern_c):
             print(f'{u}: extern "C": {" ".join(sorted(extern_c[u]))}')
+        for u in sorted(globs):
+            print(f"{u}: globals: {' '.join(sorted(globs[u]))}")
     for (u, v) in sorted(edges):
         if floor[u] < floor[v]:
             errors.append(f"upward call: {u} (floor {floor[u]}) -> {v} (floor {floor[v]}): {names((u, v), 1000)}")
@@ -279,7 +437,7 @@ def main():
             continue
         owner = defaultdict(set)  # name -> the unit's files defining it non-statically
         for f in files[u]:
-            for n, static, _ in fdefs[f]:
+            for n, static, _, _ in fdefs[f]:
                 if not static:
                     owner[n].add(f)
         fedges, fsucc = defaultdict(set), defaultdict(set)
@@ -295,12 +453,25 @@ def main():
             lines += [f"    {a[len(u):]} -> {b[len(u):]}: {' '.join(sorted(fedges[a, b])[:6])}" for a, b in zip(circle, circle[1:])]
             errors.append("\n".join(lines))
 
+    # a prototype is declared in one header: a second one, in a lower header, hid upward calls
+    headers = sorted(f.relative_to(root).as_posix() for d in ("src", "include") if (root / d).is_dir()
+                     for f in (root / d).rglob("*") if f.suffix in (".h", ".cuh", ".hpp") and f.is_file())
+    where = defaultdict(list)  # name -> the headers declaring it
+    for h in headers:
+        for n in sorted({n for n, _ in parse((root / h).read_text(errors="replace"))[2]}):
+            where[n].append(h)
+    for n in sorted(where):
+        if len(where[n]) > 1:
+            errors.append(f"declared twice: {n} in {', '.join(where[n])}")
+
     for e in errors:
         print(e)
     if errors:
         print(f"layers: {len(errors)} error(s)")
         return 1
-    print(f"layers: {len(floor)} units, {len(edges)} edges, no circle, no upward call; no circle among the {nfiles} files of directory units")
+    registered = f"; {len(formats)} formats registered in {registry}" if registry else ""
+    print(f"layers: {len(floor)} units, {len(edges)} edges (functions and globals{registered}), no circle, no upward call, "
+          f"no prototype declared twice in {len(headers)} headers; no circle among the {nfiles} files of directory units")
     return 0
 
 

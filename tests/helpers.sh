@@ -283,4 +283,15 @@ sor_paths() {
   echo "$out" | grep -qE "^ +MatSOR\(\) (on the device|by PETSc's host code): chosen by cost" || { echo "-ksp_view does not say the MatSOR() path"; return 1; }
   echo "$out" | grep -oE "^ +MatSOR\(\) .*" | sed 's/^ *//' | sort -u
 }
-export -f sor_paths survives_alloc_failures fails_with refuses iters run_pair same_iterations copies copy_counts no_more_copies copies_share failure_lines lists_option factor_package ex1_case same_petsc installed gamg_like_petsc same_residuals
+# -petscspmv_format_only: a run with -info prints none of our device operations' lines (the device SOR,
+# SpGEMM, graph, coarsening, factor) and converges
+format_only() { # program args...
+  local out
+  out=$("$@" -petscspmv_format_only -info 2>&1) || { echo "$out" | tail -30; return 1; }
+  echo "$out" | grep -m1 "format_only: only the SpMV formats" || { echo "-info does not say -petscspmv_format_only"; return 1; }
+  if echo "$out" | grep -E "MatSOR\(\) on the device|by the device SpGEMM|MatSpmvCreateGraph|spmvmis|MATSOLVERSPMVFACTOR|aggregates of [0-9]+ nodes"; then
+    echo "a device operation of ours ran under -petscspmv_format_only"; return 1
+  fi
+  echo "$out" | grep -E "solve converged" | sort | uniq -c
+}
+export -f format_only sor_paths survives_alloc_failures fails_with refuses iters run_pair same_iterations copies copy_counts no_more_copies copies_share failure_lines lists_option factor_package ex1_case same_petsc installed gamg_like_petsc same_residuals

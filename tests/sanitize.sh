@@ -40,7 +40,7 @@ done
 fm=$(mktemp -d)
 cp tests/matrices/1138_bus.mtx tests/matrices/LFAT5.mtx tests/matrices/arrow.mtx "$fm"/
 for num in device cusparse; do
-  check memcheck $bin/test_factor -type brc -dir "$fm" -vec_type cuda -chain 20000 -grid_max_unknowns 2 -mat_spmvfactor_numeric $num
+  check memcheck $bin/test_factor -type brc -dir "$fm" -vec_type cuda -chain 20000 -grid_max_unknowns 2 -petscspmv_factor_numeric $num
 done
 rm -rf "$fm"
 # GAMG's coarsening on the device (every graph of test_gamg, a 64^3 grid among them) and its

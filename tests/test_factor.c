@@ -2,7 +2,7 @@ static char help[] = "MATSOLVERSPMVFACTOR: ILU(k) and ICC(k) solves (k = 0, 1, 2
                      "PETSc's own (MATSOLVERPETSC on MATAIJ) on the shared matrices and generated ones (long chains,\n"
                      "diagonal-only rows, block sizes 1 to 8), again after the values change; zero pivots are\n"
                      "reported as factor errors and unsupported settings refused; solves approximated by block-Jacobi\n"
-                     "sweeps (-mat_spmvfactor_trsv jacobi) reach exactly as deep as their sweeps.\n"
+                     "sweeps (-petscspmv_factor_trsv jacobi) reach exactly as deep as their sweeps.\n"
                      "  -type <t> -dir <tests/matrices> -vec_type <seq|cuda>\n";
 
 #include <petscspmv.h>
@@ -351,7 +351,7 @@ static PetscErrorCode ArrowMatrix(PetscInt n, Mat *A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* -mat_spmvfactor_trsv jacobi with as many sweeps as rows (at least the levels of units): PETSc's exact
+/* -petscspmv_factor_trsv jacobi with as many sweeps as rows (at least the levels of units): PETSc's exact
    solve; with 2 sweeps: the same approximation as MATSOLVERSPMVFACTOR's host reference on MATAIJ (on the
    GPU, device sweeps against host ones) */
 static PetscErrorCode TestJacobi(Mat Aref, MatType type, VecType vtype, MatFactorType ftype, const char *matname)
@@ -363,10 +363,10 @@ static PetscErrorCode TestJacobi(Mat Aref, MatType type, VecType vtype, MatFacto
   PetscFunctionBegin;
   PetscCall(MatGetSize(Aref, &n, NULL));
   PetscCall(PetscSNPrintf(sweeps, sizeof(sweeps), "%" PetscInt_FMT, n));
-  PetscCall(PetscOptionsSetValue(NULL, "-jacx_mat_spmvfactor_trsv", "jacobi"));
-  PetscCall(PetscOptionsSetValue(NULL, "-jacx_mat_spmvfactor_trsv_sweeps", sweeps));
-  PetscCall(PetscOptionsSetValue(NULL, "-jac2_mat_spmvfactor_trsv", "jacobi"));
-  PetscCall(PetscOptionsSetValue(NULL, "-jac2_mat_spmvfactor_trsv_sweeps", "2"));
+  PetscCall(PetscOptionsSetValue(NULL, "-jacx_petscspmv_factor_trsv", "jacobi"));
+  PetscCall(PetscOptionsSetValue(NULL, "-jacx_petscspmv_factor_trsv_sweeps", sweeps));
+  PetscCall(PetscOptionsSetValue(NULL, "-jac2_petscspmv_factor_trsv", "jacobi"));
+  PetscCall(PetscOptionsSetValue(NULL, "-jac2_petscspmv_factor_trsv_sweeps", "2"));
   PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
   PetscCall(Factor(Aref, MATSOLVERPETSC, ftype, MAT_SHIFT_NONE, NULL, &Fref));
   PetscCall(Factor(A, MATSOLVERSPMVFACTOR, ftype, MAT_SHIFT_NONE, "jacx_", &F));
@@ -403,11 +403,11 @@ static PetscErrorCode TestJacobiDepth(MatType type, VecType vtype)
       PetscReal          ref;
       const PetscInt     depth = (s + 1) * u;
 
-      PetscCall(PetscOptionsSetValue(NULL, "-jacd_mat_spmvfactor_trsv", "jacobi"));
+      PetscCall(PetscOptionsSetValue(NULL, "-jacd_petscspmv_factor_trsv", "jacobi"));
       PetscCall(PetscSNPrintf(val, sizeof(val), "%" PetscInt_FMT, s));
-      PetscCall(PetscOptionsSetValue(NULL, "-jacd_mat_spmvfactor_trsv_sweeps", val));
+      PetscCall(PetscOptionsSetValue(NULL, "-jacd_petscspmv_factor_trsv_sweeps", val));
       PetscCall(PetscSNPrintf(val, sizeof(val), "%" PetscInt_FMT, u));
-      PetscCall(PetscOptionsSetValue(NULL, "-jacd_mat_spmvfactor_trsv_unit", val));
+      PetscCall(PetscOptionsSetValue(NULL, "-jacd_petscspmv_factor_trsv_unit", val));
       PetscCall(Factor(A, MATSOLVERSPMVFACTOR, MAT_FACTOR_ILU, MAT_SHIFT_NONE, "jacd_", &F));
       PetscCall(MatCreateVecs(Aref, &xref, &b));
       PetscCall(VecSetRandom(b, NULL));
@@ -433,7 +433,7 @@ static PetscErrorCode TestJacobiDepth(MatType type, VecType vtype)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* -mat_spmvfactor_trsv isai: on a lower bidiagonal chain (U diagonal) M_L's row i is e_i - l_i e_{i-1}, so
+/* -petscspmv_factor_trsv isai: on a lower bidiagonal chain (U diagonal) M_L's row i is e_i - l_i e_{i-1}, so
    x_i = (b_i + b_{i-1} / a_{i-1,i-1}) / a_ii exactly; on dense diagonal blocks the approximate
    inverses are the blocks' exact ones (PETSc's solve); on a grid the device's equal the host's;
    ICC is refused (not symmetric) */
@@ -447,7 +447,7 @@ static PetscErrorCode TestISAI(MatType type, VecType vtype)
   MatFactorInfo      info;
 
   PetscFunctionBegin;
-  PetscCall(PetscOptionsSetValue(NULL, "-isai_mat_spmvfactor_trsv", "isai"));
+  PetscCall(PetscOptionsSetValue(NULL, "-isai_petscspmv_factor_trsv", "isai"));
   PetscCall(ChainMatrix(1000, 0, &Aref));
   PetscCall(MatConvert(Aref, type, MAT_INITIAL_MATRIX, &A));
   PetscCall(Factor(A, MATSOLVERSPMVFACTOR, MAT_FACTOR_ILU, MAT_SHIFT_NONE, "isai_", &F));
@@ -512,7 +512,7 @@ static PetscErrorCode TestISAI(MatType type, VecType vtype)
   ierr = MatICCFactorSymbolic(F, A, NULL, &info);
   PetscCall(PetscPopErrorHandler());
   PetscCheck(ierr == PETSC_ERR_SUP, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-old_mat_spmv_trsv isai (deprecated spelling) not applied: ICC with ISAI not refused (error %d)", (int)ierr);
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok the deprecated -mat_spmv_trsv still read as -mat_spmvfactor_trsv\n"));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "ok the deprecated -mat_spmv_trsv still read as -petscspmv_factor_trsv\n"));
   PetscCall(MatDestroy(&F));
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&Aref));

@@ -1,18 +1,26 @@
 /*
   The package, on the top floor (as PETSc's registrations in src/mat/interface): the formats' types,
-  log events, the factor packages, GAMG's set-up and DMDA's creator registered, and the entry points
-  PETSc calls (-dll_append) or applications call (PetscSpmvInitializePackage()).
+  log events, the factor packages, the device operations, GAMG's set-up and DMDA's creator registered,
+  and the entry points PETSc calls (-dll_append) or applications call (PetscSpmvInitializePackage()).
+  What it registers it declares here, as PETSc's matregis.c and pcregis.c do.
 */
 #include "../impls/spmvlayer/spmvimpl.h"
-#include "../../ksp/pc/impls/spmvgamg/spmvgamgimpl.h"
 
-PetscInt         MatSpmvProductMinRows       = PETSC_INT_MAX;
-PetscInt         MatSpmvPtAPHostMinRows      = MATSPMV_PTAP_HOST_MIN_ROWS;
-PetscBool        MatSpmvGhostStream          = PETSC_TRUE;
-PetscBool        MatSpmvGhostStreamShared    = PETSC_FALSE;
-PetscInt         MatSpmvLayoutMinProducts    = MATSPMV_LAYOUT_MIN_PRODUCTS;
-PetscBool        MatSpmvDMInterpolation      = PETSC_TRUE;
-PetscBool        MatSpmvMPICOO               = PETSC_TRUE;
+/* The registered formats, in this order, on one line: F(<NAME>) for each format's table
+   MatSpmvFormat_<NAME>, which its directory defines. A new format adds its F(<NAME>) here and
+   nothing else outside its directory; scripts/formats.sh reads this line */
+#define MATSPMV_FORMATS(F) F(BRC) F(CMRS) F(ARGCSR) F(IPCSR) F(ELLR) F(SPMV)
+
+#define MATSPMV_FORMAT_DECLARE(NAME) PETSC_INTERN MatSpmvFormat MatSpmvFormat_##NAME;
+#define MATSPMV_FORMAT_ADDRESS(NAME) &MatSpmvFormat_##NAME,
+MATSPMV_FORMATS(MATSPMV_FORMAT_DECLARE)
+
+/* the device operations (the layer's table), the solver package, GAMG's set-up */
+PETSC_INTERN PetscErrorCode MatSpmvSORRegister(void);
+PETSC_INTERN PetscErrorCode MatSpmvSpGEMMRegister(void);
+PETSC_INTERN PetscErrorCode MatSolverTypeRegister_Spmv(void);
+PETSC_INTERN PetscErrorCode PCRegister_GAMGSpmv(void);
+
 static PetscBool PetscSpmvPackageInitialized = PETSC_FALSE;
 
 static PetscErrorCode MatSpmvRegisterFormat(MatSpmvFormat *fmt)
@@ -20,6 +28,7 @@ static PetscErrorCode MatSpmvRegisterFormat(MatSpmvFormat *fmt)
   char NAME[16], ev[32];
 
   PetscFunctionBegin;
+  PetscCall(MatSpmvFormatRegister(fmt));
   PetscCall(MatRegisterRootName(fmt->name, fmt->seqtype, fmt->mpitype));
   PetscCall(MatRegisterRootName(fmt->aijname, fmt->seqtype, fmt->mpitype));
   PetscCall(MatRegister(fmt->seqtype, fmt->createseq));
@@ -70,19 +79,16 @@ PetscErrorCode PetscSpmvFinalizePackage(void)
 @*/
 PetscErrorCode PetscSpmvInitializePackage(void)
 {
-  MatSpmvFormat *const *formats;
-  PetscInt              nformats, pinnedmax = 1024;
+  MatSpmvFormat *const formats[] = {MATSPMV_FORMATS(MATSPMV_FORMAT_ADDRESS)};
+  PetscInt             pinnedmax = 1024;
 
   PetscFunctionBegin;
   if (PetscSpmvPackageInitialized) PetscFunctionReturn(PETSC_SUCCESS);
   PetscSpmvPackageInitialized = PETSC_TRUE;
   PetscCall(MatInitializePackage());
-  PetscCall(MatSpmvGetFormats(&nformats, &formats));
   PetscCall(MatSpmvRegisterBuildEvents());
-  for (PetscInt f = 0; f < nformats; f++) PetscCall(MatSpmvRegisterFormat(formats[f]));
-  PetscCall(MatSolverTypeRegister_Spmv());
-  PetscCall(MatSpmvRegisterDMDA());
-  PetscCall(PCRegister_GAMGSpmv());
+  for (size_t f = 0; f < PETSC_STATIC_ARRAY_LENGTH(formats); f++) PetscCall(MatSpmvRegisterFormat(formats[f]));
+  MatSpmvFormatOnly        = PETSC_FALSE;
   MatSpmvProductMinRows    = PETSC_INT_MAX;
   MatSpmvPtAPHostMinRows   = MATSPMV_PTAP_HOST_MIN_ROWS;
   MatSpmvGhostStream       = PETSC_TRUE;
@@ -90,7 +96,8 @@ PetscErrorCode PetscSpmvInitializePackage(void)
   MatSpmvLayoutMinProducts = MATSPMV_LAYOUT_MIN_PRODUCTS;
   MatSpmvDMInterpolation   = PETSC_TRUE;
   MatSpmvMPICOO            = PETSC_TRUE;
-  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "petscspmv matrix-matrix products", "Mat");
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "petscspmv", "Mat");
+  PetscCall(PetscOptionsBool("-petscspmv_format_only", "Our matrix types differ from aijcusparse in their SpMV format alone: factors, MatSOR(), sparse products, GAMG's set-up, MatCreateGraph() and value-changing operations are aijcusparse's and PETSc's", "MatMult", MatSpmvFormatOnly, &MatSpmvFormatOnly, NULL));
   PetscCall(PetscOptionsDeprecated("-mat_spmv_product_min_rows", "-petscspmv_product_min_rows", "1.1", NULL));
   PetscCall(PetscOptionsInt("-petscspmv_product_min_rows", "Results of sparse products with one of our matrices as A take its type from this many rows (default: never, but for PCMG's MAIJ chains)", "MatMatMult", MatSpmvProductMinRows, &MatSpmvProductMinRows, NULL));
   PetscCall(PetscOptionsInt("-petscspmv_ptap_host_min_rows", "A parallel P^T A P whose A is one of our matrices with this many rows or more on its largest process forms its off-process inner product on the host (cuSPARSE's SpGEMM refuses it from 1.7 million)", "MatPtAP", MatSpmvPtAPHostMinRows, &MatSpmvPtAPHostMinRows, NULL));
@@ -111,7 +118,17 @@ PetscErrorCode PetscSpmvInitializePackage(void)
 #if defined(PETSC_HAVE_CUDA)
   PetscCall(MatSpmvCUDAPinnedCacheSetMax((size_t)pinnedmax << 20));
 #endif
-  PetscCall(MatSpmvSpGEMMInitialize());
+  PetscCall(MatSolverTypeRegister_Spmv()); /* by name; PCFactor's default only without -petscspmv_format_only */
+  PetscCall(MatSpmvRegisterDMDA());
+  MatSpmvDeviceOperations = (MatSpmvDeviceOps){NULL, NULL, NULL, NULL};
+  if (MatSpmvFormatOnly) {
+    MatSpmvMPICOO = PETSC_FALSE;
+    PetscCall(PetscInfo(NULL, "-petscspmv_format_only: only the SpMV formats are petscspmv's\n"));
+  } else {
+    PetscCall(MatSpmvSORRegister());
+    PetscCall(MatSpmvSpGEMMRegister());
+    PetscCall(PCRegister_GAMGSpmv());
+  }
   PetscCall(PetscRegisterFinalize(PetscSpmvFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

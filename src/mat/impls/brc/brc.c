@@ -19,10 +19,14 @@ static PetscErrorCode MatSpmvFormatSetFromOptions_BRC(PetscOptionItems PetscOpti
   PetscBool     set;
 
   PetscFunctionBegin;
-  PetscCall(PetscOptionsRangeInt("-mat_brc_b1", "Rows per block (a power of two); 32 is one warp per block", "MatBRCSetBlockHeight", p->b1, &p->b1, &set, 1, 256));
-  PetscCheck(!(p->b1 & (p->b1 - 1)), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_brc_b1 %" PetscInt_FMT " must be a power of two from 1 to 256, e.g. 32", p->b1);
-  PetscCall(PetscOptionsRangeInt("-mat_brc_b2", "Largest block width; 0 picks min(round(mu+sigma), longest row, b2_max) (paper Eq. 3)", "MatBRCSetBlockWidth", p->b2, &p->b2, &set, 0, PETSC_INT_MAX));
-  PetscCall(PetscOptionsRangeInt("-mat_brc_b2_max", "Cap on the automatic block width", "MatBRCSetBlockWidth", p->b2max, &p->b2max, &set, 1, PETSC_INT_MAX));
+  /* 1.3: words for the paper's symbols b1, b2 */
+  PetscCall(PetscOptionsDeprecated("-mat_brc_b1", "-mat_brc_block_height", "1.3", NULL));
+  PetscCall(PetscOptionsDeprecated("-mat_brc_b2", "-mat_brc_block_width", "1.3", NULL));
+  PetscCall(PetscOptionsDeprecated("-mat_brc_b2_max", "-mat_brc_block_width_max", "1.3", NULL));
+  PetscCall(PetscOptionsRangeInt("-mat_brc_block_height", "Rows per block (a power of two); 32 is one warp per block", "MatBRCSetBlockHeight", p->b1, &p->b1, &set, 1, 256));
+  PetscCheck(!(p->b1 & (p->b1 - 1)), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_brc_block_height %" PetscInt_FMT " must be a power of two from 1 to 256, e.g. 32", p->b1);
+  PetscCall(PetscOptionsRangeInt("-mat_brc_block_width", "Largest block width; 0 picks min(round(mu+sigma), longest row, -mat_brc_block_width_max) (paper Eq. 3)", "MatBRCSetBlockWidth", p->b2, &p->b2, &set, 0, PETSC_INT_MAX));
+  PetscCall(PetscOptionsRangeInt("-mat_brc_block_width_max", "Cap on the automatic block width", "MatBRCSetBlockWidth", p->b2max, &p->b2max, &set, 1, PETSC_INT_MAX));
   PetscCall(PetscOptionsRangeInt("-mat_brc_window", "Rows per length-sorting window; 0 sorts all rows (the paper); -1: all rows, but 16384 for irregular rows in their natural column order", "MatBRCSetSortWindow", p->window, &p->window, &set, -1, PETSC_INT_MAX));
   PetscCall(PetscOptionsRangeInt("-mat_brc_coarsen", "Blocks per thread; 0 picks 4 when sigma > mu (paper), else 1", "MatBRCSetCoarsening", p->coarsen, &p->coarsen, &set, 0, 1024));
   {
@@ -343,7 +347,7 @@ MATSPMV_DEFINE_CREATE(BRC, MatSpmvFormat_BRC)
 - b1 - a power of two from 1 to 256; 32 (one warp per block, the paper's choice) by default
 
   Options Database Key:
-. -mat_brc_b1 <b1> - rows per block
+. -mat_brc_block_height <b1> - rows per block
 
   Level: advanced
 
@@ -368,8 +372,8 @@ PetscErrorCode MatBRCSetBlockHeight(Mat A, PetscInt b1)
 - b2 - positive width, or 0 for the paper's Eq. 3: min(round(mu + sigma), longest row, b2_max)
 
   Options Database Keys:
-+ -mat_brc_b2 <b2>         - the width
-- -mat_brc_b2_max <200>    - cap of the automatic width
++ -mat_brc_block_width <b2>         - the width
+- -mat_brc_block_width_max <200>    - cap of the automatic width
 
   Level: advanced
 

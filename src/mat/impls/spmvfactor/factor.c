@@ -74,7 +74,7 @@ static PetscErrorCode MatSpmvFactorNumericWhere(Mat F, MatSpmvNumericType *where
   can[MATSPMV_NUMERIC_HOST]     = (PetscBool)(f->vmap || !f->d.vmap);
   *where                        = f->numeric;
   if (!can[*where]) {
-    PetscCall(PetscInfo(F, "-mat_spmvfactor_numeric %s takes %s: the numeric factorization runs on the GPU's kernel\n", MatSpmvNumericTypes[*where], *where == MATSPMV_NUMERIC_CUSPARSE ? "ILU(0) only" : "no ICC made on the device"));
+    PetscCall(PetscInfo(F, "-petscspmv_factor_numeric %s takes %s: the numeric factorization runs on the GPU's kernel\n", MatSpmvNumericTypes[*where], *where == MATSPMV_NUMERIC_CUSPARSE ? "ILU(0) only" : "no ICC made on the device"));
     *where = MATSPMV_NUMERIC_DEVICE;
   }
   if (*where != MATSPMV_NUMERIC_AUTO) PetscFunctionReturn(PETSC_SUCCESS);

@@ -2,7 +2,7 @@
   MATSOLVERSPMVFACTOR's host reference (a matrix on the AIJ base, or SeqAIJ: no GPU): the same algorithm as
   ilu.cu's and trsv.cu's kernels, sequentially. The numeric ILU(k)/ICC(k) on the factor's pattern, ISAI's
   approximate inverses, and the three ways MatSolve() applies the factors: exact substitution,
-  block-Jacobi sweeps over units (-mat_spmvfactor_trsv jacobi), ISAI products (-mat_spmvfactor_trsv isai).
+  block-Jacobi sweeps over units (-petscspmv_factor_trsv jacobi), ISAI products (-petscspmv_factor_trsv isai).
 */
 #include "spmvfactorimpl.h"
 
@@ -124,7 +124,7 @@ void MatSpmvTriSolveHost(const Mat_SpmvFactor *f, const PetscScalar *b, PetscSca
   }
 }
 
-/* -mat_spmvfactor_trsv jacobi on the host: L into work, then U into x, each the block-diagonal solve and
+/* -petscspmv_factor_trsv jacobi on the host: L into work, then U into x, each the block-diagonal solve and
    f->sweeps sweeps; the last sweep writes the result, the others alternate with work + n */
 void MatSpmvTriSweepsHost(const Mat_SpmvFactor *f, const PetscScalar *b, PetscScalar *x)
 {
@@ -141,7 +141,7 @@ void MatSpmvTriSweepsHost(const Mat_SpmvFactor *f, const PetscScalar *b, PetscSc
   }
 }
 
-/* -mat_spmvfactor_trsv isai on the host: y = M_L b into work, x = M_U y */
+/* -petscspmv_factor_trsv isai on the host: y = M_L b into work, x = M_U y */
 void MatSpmvISAISolveHost(const Mat_SpmvFactor *f, const PetscScalar *b, PetscScalar *x)
 {
   PetscScalar *y = f->work;

@@ -39,17 +39,21 @@ PetscErrorCode MatSpmvFactorSetFromOptions(Mat F, PetscInt *unit)
 
   PetscFunctionBegin;
   PetscOptionsBegin(PetscObjectComm((PetscObject)F), ((PetscObject)F)->prefix, "MATSOLVERSPMVFACTOR triangular solves", "Mat");
-  PetscCall(PetscOptionsDeprecated("-mat_spmv_trsv_unit", "-mat_spmvfactor_trsv_unit", "1.1", NULL));
-  PetscCall(PetscOptionsDeprecated("-mat_spmv_trsv", "-mat_spmvfactor_trsv", "1.1", NULL));
-  PetscCall(PetscOptionsDeprecated("-mat_spmv_trsv_sweeps", "-mat_spmvfactor_trsv_sweeps", "1.1", NULL));
-  PetscCall(PetscOptionsRangeInt("-mat_spmvfactor_trsv_unit", "Consecutive rows solved together by one warp (0: the candidate whose solve is estimated fastest)", "MATSOLVERSPMVFACTOR", *unit, unit, NULL, 0, MATSPMV_TRI_MAX_UNIT));
+  PetscCall(PetscOptionsDeprecated("-mat_spmv_trsv_unit", "-petscspmv_factor_trsv_unit", "1.1", NULL));
+  PetscCall(PetscOptionsDeprecated("-mat_spmv_trsv", "-petscspmv_factor_trsv", "1.1", NULL));
+  PetscCall(PetscOptionsDeprecated("-mat_spmv_trsv_sweeps", "-petscspmv_factor_trsv_sweeps", "1.1", NULL));
+  PetscCall(PetscOptionsDeprecated("-mat_spmvfactor_trsv_unit", "-petscspmv_factor_trsv_unit", "1.3", NULL));
+  PetscCall(PetscOptionsDeprecated("-mat_spmvfactor_trsv", "-petscspmv_factor_trsv", "1.3", NULL));
+  PetscCall(PetscOptionsDeprecated("-mat_spmvfactor_trsv_sweeps", "-petscspmv_factor_trsv_sweeps", "1.3", NULL));
+  PetscCall(PetscOptionsDeprecated("-mat_spmvfactor_numeric", "-petscspmv_factor_numeric", "1.3", NULL));
+  PetscCall(PetscOptionsRangeInt("-petscspmv_factor_trsv_unit", "Consecutive rows solved together by one warp (0: the candidate whose solve is estimated fastest)", "MATSOLVERSPMVFACTOR", *unit, unit, NULL, 0, MATSPMV_TRI_MAX_UNIT));
   PetscCall(
-    PetscOptionsEnum("-mat_spmvfactor_trsv", "Triangular solves: exact, or approximated by block-Jacobi sweeps over units or by incomplete sparse approximate inverses", "MATSOLVERSPMVFACTOR", MatSpmvTrsvTypes, (PetscEnum)f->trsv, (PetscEnum *)&f->trsv, NULL));
-  PetscCall(PetscOptionsBoundedInt("-mat_spmvfactor_trsv_sweeps", "Block-Jacobi sweeps per triangle after the block-diagonal solve (-mat_spmvfactor_trsv jacobi)", "MATSOLVERSPMVFACTOR", f->sweeps, &f->sweeps, NULL, 0));
-  PetscCall(PetscOptionsEnum("-mat_spmvfactor_numeric", "Where a factor on the GPU is computed: auto (the fastest measured), device (this package's kernel), cusparse (csrilu02: ILU(0)), or host (then uploaded)", "MATSOLVERSPMVFACTOR", MatSpmvNumericTypes,
+    PetscOptionsEnum("-petscspmv_factor_trsv", "Triangular solves: exact, or approximated by block-Jacobi sweeps over units or by incomplete sparse approximate inverses", "MATSOLVERSPMVFACTOR", MatSpmvTrsvTypes, (PetscEnum)f->trsv, (PetscEnum *)&f->trsv, NULL));
+  PetscCall(PetscOptionsBoundedInt("-petscspmv_factor_trsv_sweeps", "Block-Jacobi sweeps per triangle after the block-diagonal solve (-petscspmv_factor_trsv jacobi)", "MATSOLVERSPMVFACTOR", f->sweeps, &f->sweeps, NULL, 0));
+  PetscCall(PetscOptionsEnum("-petscspmv_factor_numeric", "Where a factor on the GPU is computed: auto (the fastest measured), device (this package's kernel), cusparse (csrilu02: ILU(0)), or host (then uploaded)", "MATSOLVERSPMVFACTOR", MatSpmvNumericTypes,
                              (PetscEnum)f->numeric, (PetscEnum *)&f->numeric, NULL));
   PetscOptionsEnd();
-  PetscCheck(!(F->factortype == MAT_FACTOR_ICC && f->trsv == MATSPMV_TRSV_ISAI), PETSC_COMM_SELF, PETSC_ERR_SUP, "-mat_spmvfactor_trsv isai is for ILU: the approximate inverses of L and of U = D L^T are not each other's transposes, and CG needs a symmetric preconditioner; use -mat_spmvfactor_trsv jacobi with ICC");
+  PetscCheck(!(F->factortype == MAT_FACTOR_ICC && f->trsv == MATSPMV_TRSV_ISAI), PETSC_COMM_SELF, PETSC_ERR_SUP, "-petscspmv_factor_trsv isai is for ILU: the approximate inverses of L and of U = D L^T are not each other's transposes, and CG needs a symmetric preconditioner; use -petscspmv_factor_trsv jacobi with ICC");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

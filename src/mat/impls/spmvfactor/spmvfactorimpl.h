@@ -8,7 +8,7 @@
   of `unit` consecutive rows, one warp per unit: the size among 1, 2, 4, 8 and A's block size whose solve is
   estimated fastest, levels x the units' work (ex19: 8, two grid points; a five-point Laplacian: 8
   rows of a grid line, whose chain then costs one level instead of eight; KSP ex56: its 3-row
-  blocks), or -mat_spmvfactor_trsv_unit. A unit
+  blocks), or -petscspmv_factor_trsv_unit. A unit
   waits only on the units its entries outside the unit point to: in the factorization through one
   completion flag per unit, in the solves on the x values themselves (pending until stored, see
   trsv.cu); inside a unit the warp applies the inverse of the unit's diagonal block. Warps take units
@@ -105,7 +105,7 @@ typedef struct {
   PetscInt           sweeps;               /* jacobi: sweeps per triangle after the first block-diagonal solve */
   PetscScalar       *a, *idiag, *work, *m; /* the factor on the host (host matrices only), 2 n of room for the sweeps, ISAI's inverses */
   PetscBool          device;
-  MatSpmvNumericType numeric;     /* a factor on the GPU: where its numeric phase runs (-mat_spmvfactor_numeric) */
+  MatSpmvNumericType numeric;     /* a factor on the GPU: where its numeric phase runs (-petscspmv_factor_numeric) */
   PetscLogDouble     tnumeric[4]; /* seconds of the last numeric phase at each MatSpmvNumericType but auto (0: not measured) */
   PetscScalar       *pinned;      /* a factor on the GPU factored on the host: its values and inverse pivots (page-locked; a, idiag point into it) */
   PetscBool          borrowed;    /* i, j are A's own (the symbolic phase of a factor on the device reads them in place) */
@@ -115,8 +115,6 @@ typedef struct {
 } Mat_SpmvFactor;
 
 /* ---- the Mat plumbing (factor.c) ---- */
-/* the package's registration (MatGetFactor() handlers), called once by the package initialisation */
-PETSC_INTERN PetscErrorCode MatSolverTypeRegister_Spmv(void);
 
 /* ---- the settings (settings.c) ---- */
 PETSC_INTERN PetscErrorCode MatSpmvFactorReset(Mat_SpmvFactor *);
@@ -134,7 +132,7 @@ static inline void MatSpmvFactorReturnPattern(Mat_SpmvFactor *f)
    its symbolic phase done; the last argument says why, for -info); NULL where spmv was asked for */
 typedef PetscErrorCode (*MatSpmvFactorFallbackFn)(Mat, Mat, IS, IS, const MatFactorInfo *, const char *);
 PETSC_INTERN PetscErrorCode MatSpmvFactorGetFallback(Mat, MatSpmvFactorFallbackFn *);
-/* the solver's options (F's prefix): *unit from -mat_spmvfactor_trsv_unit, f->trsv, f->sweeps */
+/* the solver's options (F's prefix): *unit from -petscspmv_factor_trsv_unit, f->trsv, f->sweeps */
 PETSC_INTERN PetscErrorCode MatSpmvFactorSetFromOptions(Mat, PetscInt *);
 
 /* ---- the symbolic phase (symbolic.c) ---- */
@@ -175,9 +173,9 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDATriSetValues(MatSpmvTriDevice *, const Pe
 /* x = U^{-1} L^{-1} b, device arrays */
 PETSC_INTERN PetscErrorCode MatSpmvCUDATriSolve(MatSpmvTriDevice *, const PetscScalar *, PetscScalar *);
 /* x = U^{-1} L^{-1} b approximated: per triangle, x = (block inverse of the units) b, then `sweeps`
-   block-Jacobi sweeps (-mat_spmvfactor_trsv jacobi) */
+   block-Jacobi sweeps (-petscspmv_factor_trsv jacobi) */
 PETSC_INTERN PetscErrorCode MatSpmvCUDATriSweeps(MatSpmvTriDevice *, PetscInt, const PetscScalar *, PetscScalar *);
-/* the incomplete sparse approximate inverses of L and U on their own patterns (-mat_spmvfactor_trsv isai),
+/* the incomplete sparse approximate inverses of L and U on their own patterns (-petscspmv_factor_trsv isai),
    from the factor's values; then x = M_U M_L b, two products */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAISAISetUp(MatSpmvTriDevice *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDAISAISolve(MatSpmvTriDevice *, const PetscScalar *, PetscScalar *);

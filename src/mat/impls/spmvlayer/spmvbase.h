@@ -5,7 +5,7 @@
   - device services (device.cu): memory, copies, element-wise kernels, on a cudaStream_t passed as void *;
   - aijcusparse access (cusparse.c): aijcusparse's device CSR of our matrices (whose type name is
     not aijcusparse's), solves staged through device vectors, host values brought up to date;
-  - matrices made on host CSR arrays they own (types/oncsr.c), and a device CSR copied into such arrays.
+  - matrices made on host CSR arrays they own (base/oncsr.c), and a device CSR copied into such arrays.
 */
 #include <petscmat.h>
 
@@ -189,7 +189,7 @@ PETSC_INTERN PetscErrorCode MatSpmvCUSPARSERestoreArray(Mat, PetscScalar **);
 PETSC_INTERN PetscErrorCode MatSpmvCUSPARSEUpload(Mat);
 /* bring the host CSR values of A up to date (aijcusparse copies them back from the device if needed):
    before AIJ code that reads them in place */
-PETSC_INTERN PetscErrorCode MatSpmvSyncHostValues(Mat);
+PETSC_INTERN PetscErrorCode MatSpmvUpdateHostValues(Mat);
 /* F's solve (a solve on device vectors) applied to b, x: host ones staged through work vectors kept with F */
 /* A's CUDA work vector of a layout, composed under a key, made at the first use */
 PETSC_INTERN PetscErrorCode MatSpmvGetDeviceWorkVec(Mat, const char *, PetscLayout, Vec *);
@@ -202,7 +202,7 @@ PETSC_INTERN PetscErrorCode MatSpmvTransposeFactorNumeric(Mat, Mat, const MatFac
 PETSC_INTERN PetscErrorCode MatSpmvTransposeFactorNumerics(Mat, PetscInt *);
 PETSC_INTERN PetscErrorCode MatSpmvTransposeFactorSolve(Mat, MatSolverType, Vec, Vec);
 
-/* ---- floor 1: matrices on host CSR arrays (types/oncsr.c) ---- */
+/* ---- floor 1: matrices on host CSR arrays (base/oncsr.c) ---- */
 /* a CSR's host arrays, the three from one PetscMalloc3() */
 typedef struct {
   PetscInt    *i, *j;
@@ -257,3 +257,27 @@ static inline PetscErrorCode MatSpmvWarnRenamed(const char *oldname, const char 
   if (!quiet) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Warning: %s is deprecated as of version %s and will be removed in a future release. Use %s instead\n", oldname, version, newname));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* ---- floor 1: formats.c ---- */
+/* The device operations above the layer (their packages include this header alone), which the layer
+   reaches only through this table, as it reaches the formats through theirs: the package fills it by
+   their registrations (MatSpmvSORRegister(), MatSpmvSpGEMMRegister()); an entry left NULL is PETSc's
+   own path */
+typedef PetscErrorCode (*MatSpmvSORFunction)(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec);
+typedef struct {
+  /* src/mat/impls/spmvsor/: MatSOR() on the device for a sequential matrix whose CSR aijcusparse keeps
+     there (the given host SOR where the device does not take a call); an MPI one's (MPIAIJ's sweeps of
+     the diagonal block, host vectors staged through CUDA ones) */
+  PetscErrorCode (*setsor)(Mat, MatSpmvSORFunction);
+  PetscErrorCode (*setsormpi)(Mat, MatSpmvSORFunction);
+  /* src/mat/impls/spmvspgemm/ (registered while -petscspmv_spgemm is on): whether it takes the sparse
+     product of C (its symbolic phase then set; else aijcusparse's choice), and whether f is one of its
+     phases */
+  PetscErrorCode (*productsetfromoptions)(Mat, PetscBool *);
+  PetscBool (*isproductphase)(PetscErrorCode (*)(Mat));
+} MatSpmvDeviceOps;
+PETSC_INTERN MatSpmvDeviceOps MatSpmvDeviceOperations;
+/* -petscspmv_format_only: our types differ from aijcusparse in their SpMV format alone; the table stays
+   empty, and the factors, GAMG's set-up, MatCreateGraph(), the value-changing operations and the MPI
+   results' assembly are aijcusparse's and PETSc's */
+PETSC_INTERN PetscBool MatSpmvFormatOnly;

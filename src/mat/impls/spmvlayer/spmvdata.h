@@ -59,9 +59,11 @@ PETSC_INTERN PetscErrorCode      MatSpmvGhostsDestroy(MatSpmvGhosts *);
 PETSC_INTERN PetscBool      MatSpmvGhostStream, MatSpmvGhostStreamShared;
 PETSC_INTERN PetscErrorCode MatSpmvForgetBaseOps(void);
 
-/* the format of a type name (root, aij root, sequential or parallel), NULL if none */
+/* formats.c: what the package registered into the layer. A format's table (once; in the order the
+   selecting type tries them), and the format of a type name (root, aij root, sequential or parallel),
+   NULL if none */
+PETSC_INTERN PetscErrorCode MatSpmvFormatRegister(MatSpmvFormat *);
 PETSC_INTERN PetscErrorCode MatSpmvFormatFind(MatType, MatSpmvFormat **);
-/* the registered formats, in registration order */
 /* compose converters from and to the bases under every name of format f (NULL functions remove them) */
 PETSC_INTERN PetscErrorCode MatSpmvComposeConverters(Mat, MatSpmvFormat *, PetscBool, PetscErrorCode (*)(Mat, MatType, MatReuse, Mat *), PetscErrorCode (*)(Mat, MatType, MatReuse, Mat *));
 

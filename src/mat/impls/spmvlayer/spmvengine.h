@@ -68,7 +68,7 @@ PETSC_INTERN PetscErrorCode MatSpmvTryBuild(Mat, MatSpmvOp, const MatSpmvCSR *, 
 
 /* apply.c: values and products of one layout */
 /* bring the values of a layout, last filled at object state *lstate, up to date with A (sp: A's data) */
-PETSC_INTERN PetscErrorCode MatSpmvRefresh(Mat, Mat_SeqAIJSpmv *, MatSpmvLayout, PetscObjectState *);
+PETSC_INTERN PetscErrorCode MatSpmvUpdateValues(Mat, Mat_SeqAIJSpmv *, MatSpmvLayout, PetscObjectState *);
 /* x in the layout's column order (host): x itself, or gathered into a work array when renumbered */
 PETSC_INTERN PetscErrorCode MatSpmvGatherColumnsHost(Mat_SeqAIJSpmv *, MatSpmvLayout, const PetscScalar **);
 /* the same on the device, on the given cudaStream_t */
@@ -82,10 +82,18 @@ PETSC_INTERN PetscErrorCode MatSpmvLayoutMultDevice(Mat_SeqAIJSpmv *, MatSpmvLay
 PETSC_INTERN PetscErrorCode MatSpmvSelectLayout(Mat, MatSpmvOp, const MatSpmvCSR *);
 
 /* operator.c: the layout of A (t = 0) or A^T (t = 1) brought up to date with A (built, rebuilt or
-   refreshed), and y = op(A) x (+ z, NULL allowed) through it. The caller has read the options and
-   resolved the backend (the type's MatSpmvPrepare_SeqAIJSpmv()), and passes A's data (looked up once a product) */
+   its values updated), and y = op(A) x (+ z, NULL allowed) through the current layout. The caller has
+   read the options and resolved the backend (the type's MatSpmvUpdateSettings_SeqAIJSpmv()), and passes A's
+   data (looked up once a product) */
 PETSC_INTERN PetscErrorCode MatSpmvUpdate(Mat, Mat_SeqAIJSpmv *, MatSpmvOp, MatSpmvLayout *);
 PETSC_INTERN PetscErrorCode MatSpmvApply(Mat, Mat_SeqAIJSpmv *, MatSpmvOp, Vec, Vec, Vec);
+/* The steady state of op(A)'s products, one check: a layout whose values were last updated at A's
+   object state (PETSc raises it with every change of values or pattern) on A's data (MatHeaderMerge()
+   swaps in new data); then MatSpmvApply() alone */
+static inline PetscBool MatSpmvLayoutCurrent(Mat A, const Mat_SeqAIJSpmv *sp, MatSpmvOp t)
+{
+  return (PetscBool)(sp->L[t] && sp->state[t] == ((PetscObject)A)->state && sp->data == A->data);
+}
 
 /* check.c: layout invariants of A's and A^T's layouts against the CSR (tests) */
 PETSC_INTERN PetscErrorCode MatSpmvCheckLayouts(Mat);

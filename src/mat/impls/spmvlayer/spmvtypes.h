@@ -1,6 +1,6 @@
 #pragma once
-/* The shared layer's floors 3 and 4 (spmvimpl.h has the map of floors): the PETSc types, their
-   operations, and what the package registers */
+/* The shared layer's floor 3 (spmvimpl.h has the map of floors): the PETSc types, their operations,
+   and what of them the package registers */
 #include "spmvengine.h"
 
 /* ======== floor 3: the PETSc types ======== */
@@ -57,13 +57,13 @@ PETSC_INTERN PetscErrorCode MatSpmvRegisterFactors(MatSpmvFormat *);
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqAIJSpmv(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJSpmv(Mat, MatType, MatReuse, Mat *);
 /* options read and backend resolved: errors surface here, before MatMult_MPIAIJ starts its scatter */
-PETSC_INTERN PetscErrorCode MatSpmvPrepare_SeqAIJSpmv(Mat);
+PETSC_INTERN PetscErrorCode MatSpmvUpdateSettings_SeqAIJSpmv(Mat);
 /* a block of an MPI matrix takes the parallel matrix's parameters (its own options are not read) */
 PETSC_INTERN PetscErrorCode MatSpmvAdoptParams_SeqAIJSpmv(Mat, const void *, MatSpmvBackend, MatSpmvColumnOrder);
 /* build (or refresh) the layout of A (0) or A^T (1) now, as the next product would */
 PETSC_INTERN PetscErrorCode MatSpmvUpdateLayout_SeqAIJSpmv(Mat, MatSpmvOp);
 /* whether op(A)'s products are its base's, no layout (bound to the CPU, no GPU, or op(A) waiting
-   for its layout): after MatSpmvPrepare_SeqAIJSpmv() */
+   for its layout): after MatSpmvUpdateSettings_SeqAIJSpmv() */
 PETSC_INTERN PetscBool MatSpmvUsesBase_SeqAIJSpmv(Mat, MatSpmvOp);
 /* a block of an MPI matrix: the layouts of A and A^T allowed (all processes together) or not yet */
 PETSC_INTERN PetscErrorCode MatSpmvAllowLayouts_SeqAIJSpmv(Mat, const PetscBool[2]);
@@ -77,20 +77,3 @@ PETSC_INTERN PetscInt MatSpmvLayoutMinProducts;
    named aij* as host AIJ); -petscspmv_dm_interpolation */
 PETSC_INTERN PetscErrorCode MatSpmvRegisterDMDA(void);
 PETSC_INTERN PetscBool      MatSpmvDMInterpolation;
-
-/* MatSOR() on the device (src/mat/impls/spmvsor/) for a matrix whose CSR aijcusparse keeps there, PETSc's
-   host one (the second argument) where the device does not take a call */
-PETSC_INTERN PetscErrorCode MatSpmvSetSOROps(Mat, PetscErrorCode (*)(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec));
-/* our MPI matrices on aijcusparse: MPIAIJ's MatSOR() (the second argument) with host vectors staged through CUDA ones */
-PETSC_INTERN PetscErrorCode MatSpmvSetSOROpsMPI(Mat, PetscErrorCode (*)(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec));
-
-/* sparse products on the device (src/mat/impls/spmvspgemm/): its options read (the package), whether it
-   takes the product of C (its symbolic phase then set; else aijcusparse's choice), whether f is one of
-   its phases, whether it is on (-petscspmv_spgemm) */
-PETSC_INTERN PetscErrorCode MatSpmvSpGEMMInitialize(void);
-PETSC_INTERN PetscErrorCode MatSpmvSpGEMMSetFromOptions(Mat, PetscBool *);
-PETSC_INTERN PetscBool      MatSpmvSpGEMMIsPhase(PetscErrorCode (*)(Mat));
-PETSC_INTERN PetscBool      MatSpmvSpGEMMOn(void);
-
-/* the solver package MATSOLVERSPMVFACTOR (src/mat/impls/spmvfactor/), registered by src/mat/interface/package.c */
-PETSC_INTERN PetscErrorCode MatSolverTypeRegister_Spmv(void);

@@ -3,7 +3,7 @@
   pattern (units, their dependency levels and orders), idiag for the values, and the sweeps of a call
   in PETSc's order. What the device does not take runs PETSc's host MatSOR_SeqAIJ(), said once with
   -info: SOR_EISENSTAT, SOR_APPLY_UPPER/LOWER, a matrix bound to the CPU or without a GPU,
-  -mat_sor_device 0, and a pattern whose sweeps the cost model predicts faster on the host with the
+  -petscspmv_sor_device 0, and a pattern whose sweeps the cost model predicts faster on the host with the
   copies they make (short grids, box stencils: the device sweep is bound by its chain of levels).
 */
 #include "spmvsorimpl.h"
@@ -226,7 +226,7 @@ static PetscErrorCode MatSpmvSORPlan(Mat A, Mat_SpmvSOR *sor)
     MatSpmvSORCost(sor, &sor->costdevice, &sor->costhost);
     sor->ondevice = sor->deviceopt == PETSC_BOOL3_UNKNOWN ? (PetscBool)(sor->costdevice <= sor->costhost) : PETSC_TRUE;
     sor->trial    = sor->deviceopt == PETSC_BOOL3_UNKNOWN && sor->costdevice < MATSPMV_SOR_TRIAL * sor->costhost && sor->costhost < MATSPMV_SOR_TRIAL * sor->costdevice ? 4 : 0;
-    PetscCall(PetscSNPrintf(sor->why, sizeof(sor->why), "%s; %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, units of at most %" PetscInt_FMT " rows, %" PetscInt_FMT " levels forward, %" PetscInt_FMT " backward; predicted %.0f us a symmetric sweep on the device, %.0f us on the host with its copies", sor->deviceopt == PETSC_BOOL3_TRUE ? "-mat_sor_device 1" : (sor->trial ? "chosen by cost, timed" : "chosen by cost"),
+    PetscCall(PetscSNPrintf(sor->why, sizeof(sor->why), "%s; %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, units of at most %" PetscInt_FMT " rows, %" PetscInt_FMT " levels forward, %" PetscInt_FMT " backward; predicted %.0f us a symmetric sweep on the device, %.0f us on the host with its copies", sor->deviceopt == PETSC_BOOL3_TRUE ? "-petscspmv_sor_device 1" : (sor->trial ? "chosen by cost, timed" : "chosen by cost"),
                             sor->n, sor->nnz, sor->unit, sor->levels[0], sor->levels[1], (double)sor->costdevice, (double)sor->costhost));
 #if defined(PETSC_HAVE_CUDA)
     if (sor->ondevice || sor->trial) { /* out of device memory for the plan: PETSc's host sweeps */
@@ -252,7 +252,7 @@ static PetscErrorCode MatSpmvSORPlan(Mat A, Mat_SpmvSOR *sor)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* -mat_sor_device, -mat_sor_unit under A's prefix, at A's first MatSOR() (listed by -help then: a block
+/* -petscspmv_sor_device, -petscspmv_sor_unit under A's prefix, at A's first MatSOR() (listed by -help then: a block
    of its own title, since PetscObjectOptionsBegin() prints nothing for a matrix whose options
    MatSetFromOptions() already printed) */
 static PetscErrorCode MatSpmvSORReadOptions(Mat A, Mat_SpmvSOR *sor)
@@ -263,10 +263,12 @@ static PetscErrorCode MatSpmvSORReadOptions(Mat A, Mat_SpmvSOR *sor)
   if (sor->optionsread) PetscFunctionReturn(PETSC_SUCCESS);
   sor->optionsread = PETSC_TRUE;
   PetscOptionsBegin(PetscObjectComm((PetscObject)A), ((PetscObject)A)->prefix, "MatSOR() on the GPU (petscspmv)", "Mat");
-  PetscCall(PetscOptionsBool3("-mat_sor_device", "Sweep on the GPU (true), on the host by PETSc's SOR (false); unset: the path a cost model predicts faster for the matrix", "MatSOR", sor->deviceopt, &sor->deviceopt, NULL));
-  PetscCall(PetscOptionsInt("-mat_sor_unit", "Most consecutive rows a warp sweeps as one unit: 1, 2, 4 or 8 (0: chosen per nonzero pattern)", "MatSOR", unit, &unit, NULL));
+  PetscCall(PetscOptionsDeprecated("-mat_sor_device", "-petscspmv_sor_device", "1.3", NULL));
+  PetscCall(PetscOptionsDeprecated("-mat_sor_unit", "-petscspmv_sor_unit", "1.3", NULL));
+  PetscCall(PetscOptionsBool3("-petscspmv_sor_device", "Sweep on the GPU (true), on the host by PETSc's SOR (false); unset: the path a cost model predicts faster for the matrix", "MatSOR", sor->deviceopt, &sor->deviceopt, NULL));
+  PetscCall(PetscOptionsInt("-petscspmv_sor_unit", "Most consecutive rows a warp sweeps as one unit: 1, 2, 4 or 8 (0: chosen per nonzero pattern)", "MatSOR", unit, &unit, NULL));
   PetscOptionsEnd();
-  PetscCheck(unit == 0 || unit == 1 || unit == 2 || unit == 4 || unit == 8, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_sor_unit %" PetscInt_FMT ": give 1, 2, 4 or 8 rows per unit, or 0 to let the sweeps choose", unit);
+  PetscCheck(unit == 0 || unit == 1 || unit == 2 || unit == 4 || unit == 8, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-petscspmv_sor_unit %" PetscInt_FMT ": give 1, 2, 4 or 8 rows per unit, or 0 to let the sweeps choose", unit);
   sor->unitopt = unit;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -429,7 +431,7 @@ static PetscErrorCode MatSOR_SpmvDevice(Mat A, Vec bb, PetscReal omega, MatSORTy
   PetscCall(MatSpmvSORReadOptions(A, sor));
   PetscCall(MatSpmvDeviceCSRUsable(A, &device));
   sweeps = (PetscBool)((flag & (SOR_FORWARD_SWEEP | SOR_BACKWARD_SWEEP | SOR_LOCAL_FORWARD_SWEEP | SOR_LOCAL_BACKWARD_SWEEP)) != 0);
-  if (sor->deviceopt == PETSC_BOOL3_FALSE) why = "-mat_sor_device 0";
+  if (sor->deviceopt == PETSC_BOOL3_FALSE) why = "-petscspmv_sor_device 0";
   else if (!device) why = "the matrix's values are not on a GPU (bound to the CPU, no GPU, or 64-bit indices)";
   else if (flag == SOR_APPLY_UPPER || flag == SOR_APPLY_LOWER) why = "SOR_APPLY_UPPER/LOWER";
   else if (flag & SOR_EISENSTAT) why = "SOR_EISENSTAT";
@@ -456,7 +458,7 @@ static PetscErrorCode MatSOR_SpmvDevice(Mat A, Vec bb, PetscReal omega, MatSORTy
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatSpmvSetSOROps(Mat A, PetscErrorCode (*base)(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec))
+static PetscErrorCode MatSpmvSetSOROps(Mat A, MatSpmvSORFunction base)
 {
   PetscFunctionBegin;
   if (!base || base == MatSOR_SpmvDevice) PetscFunctionReturn(PETSC_SUCCESS);
@@ -491,11 +493,20 @@ static PetscErrorCode MatSOR_MPISpmvDevice(Mat A, Vec bb, PetscReal omega, MatSO
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatSpmvSetSOROpsMPI(Mat A, PetscErrorCode (*base)(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec))
+static PetscErrorCode MatSpmvSetSOROpsMPI(Mat A, MatSpmvSORFunction base)
 {
   PetscFunctionBegin;
   if (!base || base == MatSOR_MPISpmvDevice) PetscFunctionReturn(PETSC_SUCCESS);
   MatSpmvSORBaseMPI = base;
   A->ops->sor       = MatSOR_MPISpmvDevice;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The layer reaches MatSOR() on the device through its table (called by the package) */
+PETSC_INTERN PetscErrorCode MatSpmvSORRegister(void)
+{
+  PetscFunctionBegin;
+  MatSpmvDeviceOperations.setsor    = MatSpmvSetSOROps;
+  MatSpmvDeviceOperations.setsormpi = MatSpmvSetSOROpsMPI;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -45,8 +45,8 @@ typedef struct {
   unsigned long long taken;        /* the counter's value before the next launch */
   PetscObjectState   nonzerostate; /* pattern the plan was made for */
   PetscBool          planned;
-  PetscBool3         deviceopt; /* -mat_sor_device: true or false forces the path, unset: by cost */
-  PetscInt           unitopt;   /* -mat_sor_unit, 0: chosen */
+  PetscBool3         deviceopt; /* -petscspmv_sor_device: true or false forces the path, unset: by cost */
+  PetscInt           unitopt;   /* -petscspmv_sor_unit, 0: chosen */
   PetscBool          optionsread, saidhost;
   /* the path of this pattern's sweeps, chosen when it is planned, and why */
   PetscBool      ondevice;
@@ -55,12 +55,6 @@ typedef struct {
   PetscLogDouble trialtime[2];         /* its timed calls, device and host, seconds */
   char           why[320];
 } Mat_SpmvSOR;
-
-/* ---- sor.c ---- */
-/* MatSOR() of A on the device where it can run there, PETSc's host one (the second argument) otherwise */
-PETSC_INTERN PetscErrorCode MatSpmvSetSOROps(Mat, PetscErrorCode (*)(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec));
-/* our MPI matrices on aijcusparse: MPIAIJ's MatSOR() with host vectors staged through CUDA ones */
-PETSC_INTERN PetscErrorCode MatSpmvSetSOROpsMPI(Mat, PetscErrorCode (*)(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec));
 
 /* ---- sor.cu ---- */
 PETSC_INTERN PetscErrorCode MatSpmvCUDASORCreate(Mat_SpmvSOR *, const PetscInt *, const PetscInt *, const PetscInt *);

@@ -10,7 +10,11 @@ static PetscBool MatSpmvSpGEMMUse       = PETSC_TRUE;
 static PetscInt  MatSpmvSpGEMMSharedMax = 8192;
 static PetscInt  MatSpmvSpGEMMBatch     = 1 << 26;
 
-PetscErrorCode MatSpmvSpGEMMInitialize(void)
+static PetscErrorCode MatSpmvSpGEMMSetFromOptions(Mat, PetscBool *);
+static PetscBool      MatSpmvSpGEMMIsPhase(PetscErrorCode (*)(Mat));
+
+/* its options, and the layer's table entries while it is on (-petscspmv_spgemm, CUDA): called by the package */
+PETSC_INTERN PetscErrorCode MatSpmvSpGEMMRegister(void)
 {
   PetscFunctionBegin;
   MatSpmvSpGEMMUse       = PETSC_TRUE;
@@ -23,6 +27,8 @@ PetscErrorCode MatSpmvSpGEMMInitialize(void)
   PetscOptionsEnd();
   PetscCheck(MatSpmvSpGEMMSharedMax >= 32 && MatSpmvSpGEMMSharedMax <= 8192 && !(MatSpmvSpGEMMSharedMax & (MatSpmvSpGEMMSharedMax - 1)), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-petscspmv_spgemm_shared_max %" PetscInt_FMT ": give a power of 2 from 32 to 8192", MatSpmvSpGEMMSharedMax);
   PetscCheck(MatSpmvSpGEMMBatch >= 32, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-petscspmv_spgemm_batch %" PetscInt_FMT ": give at least 32 slots", MatSpmvSpGEMMBatch);
+  MatSpmvDeviceOperations.productsetfromoptions = PetscDefined(HAVE_CUDA) && MatSpmvSpGEMMUse ? MatSpmvSpGEMMSetFromOptions : NULL;
+  MatSpmvDeviceOperations.isproductphase        = PetscDefined(HAVE_CUDA) && MatSpmvSpGEMMUse ? MatSpmvSpGEMMIsPhase : NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -305,7 +311,7 @@ static PetscErrorCode MatProductSymbolic_SpmvSpGEMM(Mat C)
 #endif
 
 /* whether f is a phase of ours (MatSpmvRunPhase() then skips aijcusparse's transpose refresh) */
-PetscBool MatSpmvSpGEMMIsPhase(PetscErrorCode (*f)(Mat))
+static PetscBool MatSpmvSpGEMMIsPhase(PetscErrorCode (*f)(Mat))
 {
 #if defined(PETSC_HAVE_CUDA)
   return (PetscBool)(f == MatProductSymbolic_SpmvSpGEMM || f == MatProductNumeric_SpmvSpGEMM);
@@ -364,20 +370,10 @@ static PetscErrorCode MatSpmvSpGEMMCPUAsked(Mat C, PetscBool *cpu)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* whether our SpGEMM is on (-petscspmv_spgemm; never without CUDA) */
-PetscBool MatSpmvSpGEMMOn(void)
-{
-#if defined(PETSC_HAVE_CUDA)
-  return MatSpmvSpGEMMUse;
-#else
-  return PETSC_FALSE;
-#endif
-}
-
 /* Our SpGEMM takes C's product (*taken; its symbolic phase then set) where: -petscspmv_spgemm, a GPU,
    A B, A^T B, A B^T, P^T A P or R A R^T of two sequential sparse matrices whose CSR aijcusparse keeps on
    the device (int indices), PETSc's default algorithm and no CPU backend asked for */
-PetscErrorCode MatSpmvSpGEMMSetFromOptions(Mat C, PetscBool *taken)
+static PetscErrorCode MatSpmvSpGEMMSetFromOptions(Mat C, PetscBool *taken)
 {
   Mat_Product *p = C->product;
   PetscBool    ok[2], def, cpu;

@@ -48,9 +48,3 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDASpGEMMSymbolic(const MatSpmvDeviceCSR *, 
 PETSC_INTERN PetscErrorCode MatSpmvCUDASpGEMMNumeric(const MatSpmvSpGEMMPlan *, const MatSpmvDeviceCSR *, const MatSpmvDeviceCSR *, const int *, const int *, PetscScalar *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDASpGEMMPlanReset(MatSpmvSpGEMMPlan *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDASpGEMMFingerprint(const MatSpmvDeviceCSR *, unsigned long long *);
-
-/* ---- spgemm.c (declared for the layer in spmvtypes.h) ---- */
-PETSC_INTERN PetscErrorCode MatSpmvSpGEMMInitialize(void);
-PETSC_INTERN PetscErrorCode MatSpmvSpGEMMSetFromOptions(Mat, PetscBool *);
-PETSC_INTERN PetscBool      MatSpmvSpGEMMIsPhase(PetscErrorCode (*)(Mat));
-PETSC_INTERN PetscBool      MatSpmvSpGEMMOn(void);

@@ -1,14 +1,14 @@
 /*
   PCGAMG with our set-up: PETSc's "gamg" creator stays PETSc's, registered again under its
   name by a creator that calls it and wraps the PC's set-up, options and view. For a set-up whose
-  operator is one of our types on a GPU (by default; -pc_gamg_petscspmv forces it on or off, and
-  -pc_gamg_petscspmv_all_operators takes any AIJ operator), the aggregation's coarsen and prolongator are
+  operator is one of our types on a GPU (by default; -petscspmv_gamg forces it on or off, and
+  -petscspmv_gamg_all_operators takes any AIJ operator), the aggregation's coarsen and prolongator are
   ours for that set-up only: the strength graph's maximal independent set at distance 2 on aggressive
   levels (no squared graph) and 1 on the others, the aggregates around it (MatCoarsen spmvmis: coarsen.c, mis.c,
   device/aggregate.cu), and the tentative prolongator with the coarse near-null space (device/
   tentative.cu, PETSc's formProl0 to the bit; prolongator.c), all on the device where the graph is.
   PETSc's GAMG drives the rest: the strength graph (MatCreateGraph(), which our types make on the
-  device: spmvlayer/aijcusparse/graph.c), the prolongator's smoothing and the Galerkin products
+  device: spmvlayer/types/graph.c), the prolongator's smoothing and the Galerkin products
   (MatMatMult(), MatPtAP(): our SpGEMM on our types, spmvspgemm/), views and re-typing. The whole
   set-up runs under MatSpmvCUDACatch(): a thrust exception in PETSc's aijcusparse becomes PETSc's error.
   On several processes each process's aggregates hold its own rows, so P0 is its diagonal block; a
@@ -40,9 +40,9 @@ typedef struct {
 #endif
 
 typedef struct {
-  PetscBool3 use;                                                    /* -pc_gamg_petscspmv: our coarsening for our operators (unset: where they are on the device) */
-  PetscBool  all;                                                    /* -pc_gamg_petscspmv_all_operators: and for any AIJ operator */
-  PetscBool  prolong;                                                /* -pc_gamg_petscspmv_prolongator: the tentative prolongator on the device too */
+  PetscBool3 use;                                                    /* -petscspmv_gamg: our coarsening for our operators (unset: where they are on the device) */
+  PetscBool  all;                                                    /* -petscspmv_gamg_all_operators: and for any AIJ operator */
+  PetscBool  prolong;                                                /* -petscspmv_gamg_prolongator: the tentative prolongator on the device too */
   PetscInt   levels;                                                 /* levels our coarsening took in the set-up that made the levels, for the view */
   PetscBool  fresh;                                                  /* a set-up's first coarsen is to come: the counts restart there (one reusing the interpolation keeps them) */
   PetscInt   prolongs;                                               /* of which our prolongator made P0 */
@@ -53,7 +53,7 @@ typedef struct {
   PetscCoarsenData *lists;
   PetscInt          n, nagg;
   PetscInt         *d_work;         /* agg[n], roots[n], aggptr[n + 1], members[n] */
-  PetscInt          coarsehostrows; /* -pc_gamg_petscspmv_coarse_host_rows */
+  PetscInt          coarsehostrows; /* -petscspmv_gamg_coarse_host_rows */
 } PC_GAMG_Spmv;
 
 static PetscErrorCode (*PCCreate_GAMG_PETSc)(PC);
@@ -161,25 +161,28 @@ static PetscErrorCode PCGAMGSpmvLevelReason(PC pc, Mat G, const char **reason, P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The coarsener's options under their prefix before 1.2, pc_gamg_spmv_, still taken (where the new
-   spelling is not given), with PETSc's deprecation warning once per process */
+/* The coarsener's options under their prefixes before 1.2 (pc_gamg_spmv_) and 1.3 (pc_gamg_petscspmv_),
+   still taken (where the new spelling is not given), with PETSc's deprecation warning once per process */
 static PetscErrorCode PCGAMGSpmvOldCoarsenOptions(const char *prefix)
 {
   static const char *const names[3] = {"mat_coarsen_spmvmis_distance", "mat_coarsen_spmvmis_seed", "mat_coarsen_spmvmis_host"};
-  static PetscBool         warned   = PETSC_FALSE;
+  static const char *const olds[2] = {"pc_gamg_spmv_", "pc_gamg_petscspmv_"}, *const versions[2] = {"1.2", "1.3"};
+  static PetscBool warned[2] = {PETSC_FALSE, PETSC_FALSE};
 
   PetscFunctionBegin;
-  for (int k = 0; k < 3; k++) {
-    char      oldname[256], newname[256], value[256];
-    PetscBool set, given;
+  for (int o = 1; o >= 0; o--) { /* the newer old spelling first: it wins where both are given */
+    for (int k = 0; k < 3; k++) {
+      char      oldname[256], newname[256], value[256];
+      PetscBool set, given;
 
-    PetscCall(PetscSNPrintf(oldname, sizeof(oldname), "-%spc_gamg_spmv_%s", prefix ? prefix : "", names[k]));
-    PetscCall(PetscSNPrintf(newname, sizeof(newname), "-%spc_gamg_petscspmv_%s", prefix ? prefix : "", names[k]));
-    PetscCall(PetscOptionsGetString(NULL, NULL, oldname, value, sizeof(value), &set));
-    PetscCall(PetscOptionsHasName(NULL, NULL, newname, &given));
-    if (!set || given) continue;
-    PetscCall(PetscOptionsSetValue(NULL, newname, value[0] ? value : NULL));
-    PetscCall(MatSpmvWarnRenamed(oldname, newname, "1.2", &warned));
+      PetscCall(PetscSNPrintf(oldname, sizeof(oldname), "-%s%s%s", prefix ? prefix : "", olds[o], names[k]));
+      PetscCall(PetscSNPrintf(newname, sizeof(newname), "-%spetscspmv_gamg_%s", prefix ? prefix : "", names[k]));
+      PetscCall(PetscOptionsGetString(NULL, NULL, oldname, value, sizeof(value), &set));
+      PetscCall(PetscOptionsHasName(NULL, NULL, newname, &given));
+      if (!set || given) continue;
+      PetscCall(PetscOptionsSetValue(NULL, newname, value[0] ? value : NULL));
+      PetscCall(MatSpmvWarnRenamed(oldname, newname, versions[o], &warned[o]));
+    }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -209,7 +212,7 @@ static PetscErrorCode PCGAMGCoarsen_Spmv(PC pc, Mat *G, PetscCoarsenData **lists
   PetscCall(MatCoarsenCreate(PetscObjectComm((PetscObject)*G), &crs));
   PetscCall(PCGetOptionsPrefix(pc, &prefix));
   PetscCall(PetscObjectSetOptionsPrefix((PetscObject)crs, prefix));
-  PetscCall(PetscObjectAppendOptionsPrefix((PetscObject)crs, "pc_gamg_petscspmv_"));
+  PetscCall(PetscObjectAppendOptionsPrefix((PetscObject)crs, "petscspmv_gamg_"));
   PetscCall(PCGAMGSpmvOldCoarsenOptions(prefix));
   PetscCall(MatCoarsenSetType(crs, MATCOARSENSPMVMIS));
   PetscCall(MatCoarsenSetFromOptions(crs));
@@ -247,7 +250,7 @@ static PetscErrorCode PCGAMGProlongator_Spmv(PC pc, Mat A, PetscCoarsenData *lis
   kept[0] = (PetscMPIInt)(sp->d_work && lists == sp->lists);
   kept[1] = !kept[0];
   PetscCallMPI(MPIU_Allreduce(kept, any, 2, MPI_INT, MPI_MAX, comm));
-  PetscCheck(!any[0] || !any[1], comm, PETSC_ERR_PLIB, "GAMG's aggregates are on the device on some processes only: a bug, please report it (-pc_gamg_petscspmv_prolongator 0 takes PETSc's prolongator)");
+  PetscCheck(!any[0] || !any[1], comm, PETSC_ERR_PLIB, "GAMG's aggregates are on the device on some processes only: a bug, please report it (-petscspmv_gamg_prolongator 0 takes PETSc's prolongator)");
   if (!any[0]) {
     PetscCall(PCGAMGSpmvFreeKept(sp));
     PetscCall((*sp->prolongator)(pc, A, lists, P));
@@ -295,12 +298,12 @@ static PetscErrorCode PCGAMGSpmvTakesHere(PC pc, PC_GAMG_Spmv *sp, PetscBool *ta
   PetscCall(MatSpmvFormatFind(((PetscObject)pc->pmat)->type_name, &fmt));
   if (sp->all) PetscCall(PetscObjectTypeCompareAny((PetscObject)pc->pmat, &aij, MATSEQAIJ, MATMPIAIJ, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE, ""));
   if (!agg) PetscCall(PetscInfo(pc, "PETSc's coarsening: PCGAMG type %s, ours is for %s\n", type, PCGAMGAGG));
-  else if (!fmt && !aij) PetscCall(PetscInfo(pc, "PETSc's coarsening: the operator is %s, not one of ours (-pc_gamg_petscspmv_all_operators takes any AIJ)\n", ((PetscObject)pc->pmat)->type_name));
+  else if (!fmt && !aij) PetscCall(PetscInfo(pc, "PETSc's coarsening: the operator is %s, not one of ours (-petscspmv_gamg_all_operators takes any AIJ)\n", ((PetscObject)pc->pmat)->type_name));
   else if (sp->use == PETSC_BOOL3_UNKNOWN) { /* by default where the set-up can run on the device: its host reference gains nothing */ PetscBool device;
 
     PetscCall(MatSpmvUseCUSPARSEBase(&device));
-    if (!device) PetscCall(PetscInfo(pc, "PETSc's coarsening: no GPU (-pc_gamg_petscspmv takes ours, by its host reference)\n"));
-    else if (pc->pmat->boundtocpu) PetscCall(PetscInfo(pc, "PETSc's coarsening: the operator is bound to the CPU (-pc_gamg_petscspmv takes ours, by its host reference)\n"));
+    if (!device) PetscCall(PetscInfo(pc, "PETSc's coarsening: no GPU (-petscspmv_gamg takes ours, by its host reference)\n"));
+    else if (pc->pmat->boundtocpu) PetscCall(PetscInfo(pc, "PETSc's coarsening: the operator is bound to the CPU (-petscspmv_gamg takes ours, by its host reference)\n"));
     else *takes = PETSC_TRUE;
   } else *takes = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -354,7 +357,7 @@ static PetscErrorCode PCGAMGSpmvCoarseLUOnHost(PC pc, PC_GAMG_Spmv *sp)
   PetscCall(MatSpmvValuesOnDevice(A, &match)); /* ours on the aijcusparse base, or aijcusparse (our products' results) */
   if (!match) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PCFactorSetMatSolverType(lu, MATSOLVERPETSC));
-  PetscCall(PetscInfo(pc, "The coarsest level's LU (%" PetscInt_FMT " rows) by PETSc's host factorization, not cuSPARSE's (-pc_gamg_petscspmv_coarse_host_rows %" PetscInt_FMT ")\n", A->rmap->n, sp->coarsehostrows));
+  PetscCall(PetscInfo(pc, "The coarsest level's LU (%" PetscInt_FMT " rows) by PETSc's host factorization, not cuSPARSE's (-petscspmv_gamg_coarse_host_rows %" PetscInt_FMT ")\n", A->rmap->n, sp->coarsehostrows));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -419,14 +422,19 @@ static PetscErrorCode PCSetFromOptions_GAMGSpmv(PC pc, PetscOptionItems PetscOpt
   PetscCall(PCGAMGSpmvGet(pc, &sp));
   PetscOptionsHeadBegin(PetscOptionsObject, "GAMG's coarsening by petscspmv");
   /* before 1.2 "spmv", the matrix type's name too */
-  PetscCall(PetscOptionsDeprecated("-pc_gamg_spmv", "-pc_gamg_petscspmv", "1.2", NULL));
-  PetscCall(PetscOptionsDeprecated("-pc_gamg_spmv_prolongator", "-pc_gamg_petscspmv_prolongator", "1.2", NULL));
-  PetscCall(PetscOptionsDeprecated("-pc_gamg_spmv_all_operators", "-pc_gamg_petscspmv_all_operators", "1.2", NULL));
-  PetscCall(PetscOptionsBool3("-pc_gamg_petscspmv", "Coarsen by petscspmv's maximal independent sets and tentative prolongator (on the device) where the operator is one of its types (default: where it is on a GPU)", "PCSetUp", sp->use == PETSC_BOOL3_FALSE ? PETSC_FALSE : PETSC_TRUE, &sp->use, NULL));
-  PetscCall(PetscOptionsBool("-pc_gamg_petscspmv_prolongator", "With -pc_gamg_petscspmv, the tentative prolongator on the device too (where the aggregates were made there)", "PCSetUp", sp->prolong, &sp->prolong, NULL));
-  PetscCall(PetscOptionsInt("-pc_gamg_petscspmv_coarse_host_rows", "With -pc_gamg_petscspmv, the coarsest level's LU by PETSc's host factorization up to this many rows (0: cuSPARSE's, as aijcusparse's)", "PCSetUp", sp->coarsehostrows, &sp->coarsehostrows, NULL));
-  PetscCheck(sp->coarsehostrows >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_gamg_petscspmv_coarse_host_rows %" PetscInt_FMT ": give 0 or more rows (0: cuSPARSE's LU)", sp->coarsehostrows);
-  PetscCall(PetscOptionsBool("-pc_gamg_petscspmv_all_operators", "Also where the operator is any other AIJ matrix (aijcusparse on the device, AIJ by the host reference)", "PCSetUp", sp->all, &sp->all, NULL));
+  PetscCall(PetscOptionsDeprecated("-pc_gamg_spmv", "-petscspmv_gamg", "1.2", NULL));
+  PetscCall(PetscOptionsDeprecated("-pc_gamg_spmv_prolongator", "-petscspmv_gamg_prolongator", "1.2", NULL));
+  PetscCall(PetscOptionsDeprecated("-pc_gamg_spmv_all_operators", "-petscspmv_gamg_all_operators", "1.2", NULL));
+  /* 1.3: the library's options under one prefix */
+  PetscCall(PetscOptionsDeprecated("-pc_gamg_petscspmv", "-petscspmv_gamg", "1.3", NULL));
+  PetscCall(PetscOptionsDeprecated("-pc_gamg_petscspmv_prolongator", "-petscspmv_gamg_prolongator", "1.3", NULL));
+  PetscCall(PetscOptionsDeprecated("-pc_gamg_petscspmv_all_operators", "-petscspmv_gamg_all_operators", "1.3", NULL));
+  PetscCall(PetscOptionsDeprecated("-pc_gamg_petscspmv_coarse_host_rows", "-petscspmv_gamg_coarse_host_rows", "1.3", NULL));
+  PetscCall(PetscOptionsBool3("-petscspmv_gamg", "Coarsen by petscspmv's maximal independent sets and tentative prolongator (on the device) where the operator is one of its types (default: where it is on a GPU)", "PCSetUp", sp->use == PETSC_BOOL3_FALSE ? PETSC_FALSE : PETSC_TRUE, &sp->use, NULL));
+  PetscCall(PetscOptionsBool("-petscspmv_gamg_prolongator", "With -petscspmv_gamg, the tentative prolongator on the device too (where the aggregates were made there)", "PCSetUp", sp->prolong, &sp->prolong, NULL));
+  PetscCall(PetscOptionsInt("-petscspmv_gamg_coarse_host_rows", "With -petscspmv_gamg, the coarsest level's LU by PETSc's host factorization up to this many rows (0: cuSPARSE's, as aijcusparse's)", "PCSetUp", sp->coarsehostrows, &sp->coarsehostrows, NULL));
+  PetscCheck(sp->coarsehostrows >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-petscspmv_gamg_coarse_host_rows %" PetscInt_FMT ": give 0 or more rows (0: cuSPARSE's LU)", sp->coarsehostrows);
+  PetscCall(PetscOptionsBool("-petscspmv_gamg_all_operators", "Also where the operator is any other AIJ matrix (aijcusparse on the device, AIJ by the host reference)", "PCSetUp", sp->all, &sp->all, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -465,7 +473,8 @@ static PetscErrorCode PCCreate_GAMGSpmv(PC pc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode PCRegister_GAMGSpmv(void)
+/* PCGAMG with our coarsening for our operators, and spmvmis: called once by the package */
+PETSC_INTERN PetscErrorCode PCRegister_GAMGSpmv(void)
 {
   PetscErrorCode (*create)(PC) = NULL;
 

@@ -38,7 +38,7 @@ PetscErrorCode PCGAMGSpmvTentativeFromDevice(Mat A, PetscInt n, PetscInt nagg, c
     nmembers = 0;
     if (nagg) PetscCall(MatSpmvCUDACopyToHost(&nmembers, d_aggptr + nagg, sizeof(PetscInt), stream)); /* the nodes in an aggregate */
     nnz = nmembers * bs * ncols;
-    PetscCheck(nnz < PETSC_INT32_MAX && rows < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "P0 of %" PetscInt_FMT " local entries is too large for the device prolongator: use -pc_gamg_petscspmv_prolongator 0", nnz);
+    PetscCheck(nnz < PETSC_INT32_MAX && rows < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "P0 of %" PetscInt_FMT " local entries is too large for the device prolongator: use -petscspmv_gamg_prolongator 0", nnz);
     PetscCall(MatSpmvCUDAMalloc((void **)&d_data, sizeof(PetscReal) * (size_t)PetscMax(rows * ncols, 1)));
     PetscCall(MatSpmvCUDAMalloc((void **)&d_cdata, sizeof(PetscReal) * (size_t)PetscMax(ncols * ncols * nagg, 1)));
     PetscCall(MatSpmvCUDAMalloc((void **)&d_pi, sizeof(int) * (size_t)(rows + 1)));

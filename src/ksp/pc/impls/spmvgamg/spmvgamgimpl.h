@@ -90,8 +90,6 @@ PETSC_INTERN PetscErrorCode MatCoarsenSpmvMISTakeDevice(MatCoarsen, PetscInt *, 
    on several processes P0's diagonal block alone, its columns the local aggregates' (prolongator.c).
    Collective */
 PETSC_INTERN PetscErrorCode PCGAMGSpmvTentativeFromDevice(Mat, PetscInt, PetscInt, const PetscInt *, PetscInt, const PetscReal *, PetscReal **, Mat *);
-/* PCGAMG with the coarsening above for our operators (gamg.c), and spmvmis; once, at the package's start */
-PETSC_INTERN PetscErrorCode PCRegister_GAMGSpmv(void);
 
 /* The tentative prolongator P0 of smoothed aggregation and the coarse near-null space, as PETSc's
    formProl0 (src/ksp/pc/impls/gamg/agg.c) makes them from the lists of the same aggregates (each

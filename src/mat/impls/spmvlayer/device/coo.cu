@@ -1,5 +1,5 @@
 /*
-  Device kernels of the COO assembly of MPI product results (aijcusparse/coo.c): a process's entries
+  Device kernels of the COO assembly of MPI product results (types/coo.c): a process's entries
   (local rows, global columns, repeated) sorted by row and column with CUB's radix sort, the repeats
   merged, the distinct entries split into the diagonal block's CSR (local columns) and the off-diagonal
   block's (global columns); then, at each assembly of values, one kernel sums each distinct entry's

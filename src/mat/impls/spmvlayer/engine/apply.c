@@ -45,7 +45,7 @@ static void MatSpmvGatherHost(MatSpmvLayout L, const PetscScalar *aa, PetscScala
 }
 
 /* Bring the values of layout L, last filled at object state *lstate, up to date with A */
-PetscErrorCode MatSpmvRefresh(Mat A, Mat_SeqAIJSpmv *sp, MatSpmvLayout L, PetscObjectState *lstate)
+PetscErrorCode MatSpmvUpdateValues(Mat A, Mat_SeqAIJSpmv *sp, MatSpmvLayout L, PetscObjectState *lstate)
 {
   PetscObjectState state;
 

@@ -47,18 +47,18 @@ PetscErrorCode MatSpmvUpdate(Mat A, Mat_SeqAIJSpmv *sp, MatSpmvOp t, MatSpmvLayo
     PetscCheck(sp->declined[t], PETSC_COMM_SELF, PETSC_ERR_PLIB, "No layout and none declined");
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(MatSpmvRefresh(A, sp, sp->L[t], &sp->state[t]));
+  PetscCall(MatSpmvUpdateValues(A, sp, sp->L[t], &sp->state[t]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* y = op(A) x (+ z); t = 0: op(A) = A, t = 1: op(A) = A^T; host vectors staged through device buffers */
+/* y = op(A) x (+ z) through op(A)'s current layout (MatSpmvUpdate() made it so); t = 0: op(A) = A, t = 1:
+   op(A) = A^T; host vectors staged through device buffers */
 PetscErrorCode MatSpmvApply(Mat A, Mat_SeqAIJSpmv *sp, MatSpmvOp t, Vec x, Vec z, Vec y)
 {
-  MatSpmvLayout L;
+  const MatSpmvLayout L = sp->L[t];
 
   PetscFunctionBegin;
-  PetscCall(MatSpmvUpdate(A, sp, t, &L));
-  PetscCheck(L, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A product through a declined layout: the type keeps aijcusparse's there");
+  PetscCheck(L, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A product without a layout: the type keeps aijcusparse's there");
   PetscCall(PetscLogEventBegin(t ? sp->format->event_multT : sp->format->event_mult, A, x, y, 0));
   if (!sp->ondevice) {
     const PetscScalar *px, *pz = NULL;

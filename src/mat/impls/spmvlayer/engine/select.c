@@ -85,7 +85,7 @@ static PetscErrorCode MatSpmvCompareBase(Mat A, Mat_SeqAIJSpmv *sp, MatSpmvOp t)
   void          *stream;
 
   PetscFunctionBegin;
-  PetscCall(MatSpmvRefresh(A, sp, L, &sp->state[t]));
+  PetscCall(MatSpmvUpdateValues(A, sp, L, &sp->state[t]));
   PetscCall(MatSpmvTimeLayout(A, L, MATSPMV_COMPARE_REPS, &ours));
   PetscCall(MatSpmvCUDAGetStream(&stream));
   PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, t ? A->rmap->n : A->cmap->n, &x));
@@ -202,7 +202,7 @@ PetscErrorCode MatSpmvSelectLayout(Mat A, MatSpmvOp t, const MatSpmvCSR *csr0)
     }
     /* tuning: the values filled as for a product, then timed; only the fastest layout is kept */
     cstate = MATSPMV_NOSTATE;
-    PetscCall(MatSpmvRefresh(A, sp, Lc, &cstate));
+    PetscCall(MatSpmvUpdateValues(A, sp, Lc, &cstate));
     PetscCall(MatSpmvTimeLayout(A, Lc, tune.reps, &us));
     timed++;
     PetscCall(PetscInfo(A, "Tuning %s: %s %.1f us per product\n", t ? "A^T" : "A", cand[c]->name, (double)us));

@@ -10,6 +10,8 @@
   one of ours. -petscspmv_dm_interpolation 0 keeps PETSc's.
 */
 #include "../spmvimpl.h"
+
+PetscBool MatSpmvDMInterpolation = PETSC_TRUE; /* -petscspmv_dm_interpolation (read by the package) */
 #include <petsc/private/dmimpl.h>
 #include <petscdmda.h>
 

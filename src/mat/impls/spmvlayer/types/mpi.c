@@ -24,7 +24,7 @@ static inline MatSpmvBaseOps *MatSpmvMPIBase(Mat A)
 }
 
 /* Convert plain SeqAIJ blocks and give every block the parameters of A */
-static PetscErrorCode MatSpmvMPISyncBlocks(Mat A, PetscBool push)
+static PetscErrorCode MatSpmvMPIUpdateBlocks(Mat A, PetscBool push)
 {
   Mat_MPIAIJSpmv *sp;
   Mat             blk[2];
@@ -56,7 +56,7 @@ static PetscErrorCode MatSpmvMPISyncBlocks(Mat A, PetscBool push)
     if (b == 1) MatSpmvSeq(blk[b])->offdiag = PETSC_TRUE;
     PetscCall(MatSpmvAllowLayouts_SeqAIJSpmv(blk[b], sp->allow));
     if (!push) {
-      PetscCall(MatSpmvPrepare_SeqAIJSpmv(blk[b]));
+      PetscCall(MatSpmvUpdateSettings_SeqAIJSpmv(blk[b]));
       continue;
     }
     PetscCall(MatSpmvAdoptParams_SeqAIJSpmv(blk[b], sp->params, sp->backend, sp->colorder));
@@ -74,7 +74,7 @@ static PetscErrorCode MatSpmvMPIOptionsParse(Mat A, PetscOptionItems PetscOption
   PetscCall(MatSpmvParseOptions(sp->format, PetscOptionsObject, &sp->backend, &sp->colorder, sp->params, &changed)); /* the blocks are synced below */
   sp->paramsset = PETSC_TRUE;
   MatSpmvMPIAgreeAgain(A);
-  PetscCall(MatSpmvMPISyncBlocks(A, PETSC_TRUE));
+  PetscCall(MatSpmvMPIUpdateBlocks(A, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -175,7 +175,7 @@ static PetscErrorCode MatMult_MPIAIJSpmv(Mat A, Vec x, Vec y)
   PetscFunctionBegin;
   PetscCall(MatSpmvMPILazyOptions(A));
   PetscCall(MatSpmvMPICount(A, 0, x, NULL, y));
-  PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
+  PetscCall(MatSpmvMPIUpdateBlocks(A, PETSC_FALSE));
   PetscCall(MatSpmvMPIBuildBlocks(A, 0));
   done = PETSC_FALSE;
   if (MatSpmvMPI(A)->layouts[0]) PetscCall(MatSpmvGhostsMult(A, &MatSpmvMPI(A)->ghosts, x, NULL, y, &done));
@@ -190,7 +190,7 @@ static PetscErrorCode MatMultAdd_MPIAIJSpmv(Mat A, Vec x, Vec z, Vec y)
   PetscFunctionBegin;
   PetscCall(MatSpmvMPILazyOptions(A));
   PetscCall(MatSpmvMPICount(A, 0, x, z, y));
-  PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
+  PetscCall(MatSpmvMPIUpdateBlocks(A, PETSC_FALSE));
   PetscCall(MatSpmvMPIBuildBlocks(A, 0));
   done = PETSC_FALSE;
   if (MatSpmvMPI(A)->layouts[0]) PetscCall(MatSpmvGhostsMult(A, &MatSpmvMPI(A)->ghosts, x, z, y, &done));
@@ -203,7 +203,7 @@ static PetscErrorCode MatMultTranspose_MPIAIJSpmv(Mat A, Vec x, Vec y)
   PetscFunctionBegin;
   PetscCall(MatSpmvMPILazyOptions(A));
   PetscCall(MatSpmvMPICount(A, 1, x, NULL, y));
-  PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
+  PetscCall(MatSpmvMPIUpdateBlocks(A, PETSC_FALSE));
   PetscCall(MatSpmvMPIBuildBlocks(A, 1));
   PetscCall(MatSpmvMPIBase(A)->multtranspose(A, x, y));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -214,7 +214,7 @@ static PetscErrorCode MatMultTransposeAdd_MPIAIJSpmv(Mat A, Vec x, Vec z, Vec y)
   PetscFunctionBegin;
   PetscCall(MatSpmvMPILazyOptions(A));
   PetscCall(MatSpmvMPICount(A, 1, x, z, y));
-  PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
+  PetscCall(MatSpmvMPIUpdateBlocks(A, PETSC_FALSE));
   PetscCall(MatSpmvMPIBuildBlocks(A, 1));
   PetscCall(MatSpmvMPIBase(A)->multtransposeadd(A, x, z, y));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -224,7 +224,7 @@ static PetscErrorCode MatAssemblyEnd_MPIAIJSpmv(Mat A, MatAssemblyType mode)
 {
   PetscFunctionBegin;
   PetscCall(MatSpmvMPIBase(A)->assemblyend(A, mode));
-  PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
+  PetscCall(MatSpmvMPIUpdateBlocks(A, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -232,7 +232,7 @@ static PetscErrorCode MatMPIAIJSetPreallocation_MPIAIJSpmv(Mat A, PetscInt d_nz,
 {
   PetscFunctionBegin;
   PetscCall(MatSpmvMPIBase(A)->preallocation(A, d_nz, d_nnz, o_nz, o_nnz));
-  PetscCall(MatSpmvMPISyncBlocks(A, PETSC_TRUE));
+  PetscCall(MatSpmvMPIUpdateBlocks(A, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -240,7 +240,7 @@ static PetscErrorCode MatSetPreallocationCOO_MPIAIJSpmv(Mat A, PetscCount n, Pet
 {
   PetscFunctionBegin;
   PetscCall(MatSpmvMPIBase(A)->setpreallocationcoo(A, n, coo_i, coo_j));
-  PetscCall(MatSpmvMPISyncBlocks(A, PETSC_TRUE));
+  PetscCall(MatSpmvMPIUpdateBlocks(A, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -255,7 +255,7 @@ static PetscErrorCode MatEliminateZeros_MPIAIJSpmv(Mat A, PetscBool keep)
   PetscFunctionBegin;
   PetscCall(MatMPIAIJGetSeqAIJ(A, &blk[0], &blk[1], &garray));
   for (int b = 0; b < 2; b++) {
-    PetscCall(MatSpmvSyncHostValues(blk[b]));
+    PetscCall(MatSpmvUpdateHostValues(blk[b]));
     PetscCall(MatGetNonzeroState(blk[b], &before[b]));
   }
   PetscCall(MatSpmvMPIBase(A)->eliminatezeros(A, keep));
@@ -297,7 +297,7 @@ static PetscErrorCode MatSpmvSetBackend_MPIAIJSpmv(Mat A, MatSpmvBackend backend
   PetscCall(MatSpmvMPIGetData(A, &sp));
   sp->backend = backend;
   MatSpmvMPIAgreeAgain(A);
-  PetscCall(MatSpmvMPISyncBlocks(A, PETSC_TRUE));
+  PetscCall(MatSpmvMPIUpdateBlocks(A, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -309,7 +309,7 @@ static PetscErrorCode MatSpmvSetColumnOrder_MPIAIJSpmv(Mat A, MatSpmvColumnOrder
   PetscCall(MatSpmvMPIGetData(A, &sp));
   sp->colorder = colorder;
   MatSpmvMPIAgreeAgain(A);
-  PetscCall(MatSpmvMPISyncBlocks(A, PETSC_TRUE));
+  PetscCall(MatSpmvMPIUpdateBlocks(A, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -352,7 +352,7 @@ static PetscErrorCode MatSpmvParamsChanged_MPIAIJSpmv(Mat A)
   PetscCall(MatSpmvMPIGetData(A, &sp));
   sp->paramsset = PETSC_TRUE;
   MatSpmvMPIAgreeAgain(A);
-  PetscCall(MatSpmvMPISyncBlocks(A, PETSC_TRUE));
+  PetscCall(MatSpmvMPIUpdateBlocks(A, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -362,7 +362,7 @@ static PetscErrorCode MatSpmvCheckLayout_MPIAIJSpmv(Mat A)
   const PetscInt *garray;
 
   PetscFunctionBegin;
-  PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
+  PetscCall(MatSpmvMPIUpdateBlocks(A, PETSC_FALSE));
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
   PetscUseMethod(Ad, "MatSpmvCheckLayout_C", (Mat), (Ad));
   PetscUseMethod(Ao, "MatSpmvCheckLayout_C", (Mat), (Ao));
@@ -377,7 +377,7 @@ static PetscErrorCode MatSpmvGetStorage_MPIAIJSpmv(Mat A, PetscInt *nslots, Pets
   PetscLogDouble  nb = 0;
 
   PetscFunctionBegin;
-  PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
+  PetscCall(MatSpmvMPIUpdateBlocks(A, PETSC_FALSE));
   PetscCall(MatSpmvMPIBuildBlocks(A, 0)); /* a refused layout stops every process */
   PetscCall(MatMPIAIJGetSeqAIJ(A, &blk[0], &blk[1], &garray));
   for (int b = 0; b < 2; b++) {
@@ -409,7 +409,7 @@ static PetscErrorCode MatView_MPIAIJSpmv(Mat A, PetscViewer viewer)
   if (!isascii || !A->assembled) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerGetFormat(viewer, &format));
   if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatSpmvMPISyncBlocks(A, PETSC_FALSE));
+  PetscCall(MatSpmvMPIUpdateBlocks(A, PETSC_FALSE));
   PetscCall(MatSpmvMPIBuildBlocks(A, 0)); /* a refused layout stops every process, not the synchronized printing */
   PetscCall(MatMPIAIJGetSeqAIJ(A, &blk[0], &blk[1], &garray));
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
@@ -481,7 +481,7 @@ static PetscErrorCode MatDuplicate_MPIAIJSpmv(Mat A, MatDuplicateOption op, Mat 
   msp->paramsset = sp->paramsset;
   msp->backend   = sp->backend;
   msp->colorder  = sp->colorder;
-  PetscCall(MatSpmvMPISyncBlocks(*M, PETSC_TRUE));
+  PetscCall(MatSpmvMPIUpdateBlocks(*M, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -586,7 +586,7 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJSpmv(Mat A, MatType type, MatReuse reuse,
   PetscCall(MatSpmvSetGraphOps_MPIAIJSpmv(B, sp->base));
   PetscCall(MatSpmvSetValueOps_MPIAIJSpmv(B, sp->base)); /* MatAXPY() of a block-diagonal X on the device (values.c) */
   /* MatSOR with host vectors staged (spmvsor/) */
-  if (sp->base->cusparse) PetscCall(MatSpmvSetSOROpsMPI(B, sp->base->sor));
+  if (sp->base->cusparse && MatSpmvDeviceOperations.setsormpi) PetscCall(MatSpmvDeviceOperations.setsormpi(B, sp->base->sor));
 
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatMPIAIJSetPreallocation_C", MatMPIAIJSetPreallocation_MPIAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", MatSetPreallocationCOO_MPIAIJSpmv));
@@ -603,7 +603,7 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJSpmv(Mat A, MatType type, MatReuse reuse,
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvCheckLayout_C", MatSpmvCheckLayout_MPIAIJSpmv));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSpmvGetStorage_C", MatSpmvGetStorage_MPIAIJSpmv));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, format->mpitype));
-  PetscCall(MatSpmvMPISyncBlocks(B, PETSC_TRUE));
+  PetscCall(MatSpmvMPIUpdateBlocks(B, PETSC_TRUE));
   *newmat = B;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -4,6 +4,8 @@
 */
 #include "../spmvimpl.h"
 
+PetscInt MatSpmvLayoutMinProducts = MATSPMV_LAYOUT_MIN_PRODUCTS; /* -petscspmv_layout_min_products (read by the package) */
+
 PetscErrorCode MatSpmvGetParams_Private(Mat A, MatSpmvFormat **format, void **params)
 {
   PetscFunctionBegin;

@@ -137,7 +137,7 @@ static PetscErrorCode MatSpmvCountPattern(Mat A, Mat_SeqAIJSpmv *sp)
 }
 
 /* Options and backend settled: errors surface here, before MatMult_MPIAIJ starts its scatter */
-static PetscErrorCode MatSpmvPrepare(Mat A, Mat_SeqAIJSpmv *sp)
+static PetscErrorCode MatSpmvUpdateSettings(Mat A, Mat_SeqAIJSpmv *sp)
 {
   PetscFunctionBegin;
   PetscCall(MatSpmvLazyOptions(A, sp));
@@ -146,14 +146,14 @@ static PetscErrorCode MatSpmvPrepare(Mat A, Mat_SeqAIJSpmv *sp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatSpmvPrepare_SeqAIJSpmv(Mat A)
+PetscErrorCode MatSpmvUpdateSettings_SeqAIJSpmv(Mat A)
 {
   PetscFunctionBegin;
-  PetscCall(MatSpmvPrepare(A, MatSpmvSeq(A)));
+  PetscCall(MatSpmvUpdateSettings(A, MatSpmvSeq(A)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* op(A) still takes aijcusparse's products (after MatSpmvPrepare_SeqAIJSpmv()) */
+/* op(A) still takes aijcusparse's products (after MatSpmvUpdateSettings_SeqAIJSpmv()) */
 static PetscBool MatSpmvWaits(Mat_SeqAIJSpmv *sp, MatSpmvOp t)
 {
   if (!sp->ondevice || sp->backend != MAT_SPMV_BACKEND_AUTO || !sp->base->cusparse) return PETSC_FALSE;
@@ -171,7 +171,7 @@ static PetscBool MatSpmvUsesBaseProducts(Mat_SeqAIJSpmv *sp, MatSpmvOp t)
 }
 
 /* Whether op(A)'s products are its base's, no layout (bound to the CPU, no GPU, or waiting): after
-   MatSpmvPrepare_SeqAIJSpmv() */
+   MatSpmvUpdateSettings_SeqAIJSpmv() */
 PetscBool MatSpmvUsesBase_SeqAIJSpmv(Mat A, MatSpmvOp t)
 {
   return (PetscBool)(A->ops->mult != MatMult_SeqAIJSpmv || MatSpmvUsesBaseProducts(MatSpmvSeq(A), t));
@@ -199,7 +199,7 @@ PetscErrorCode MatSpmvUpdateLayout_SeqAIJSpmv(Mat A, MatSpmvOp t)
   PetscFunctionBegin;
   if (A->ops->mult != MatMult_SeqAIJSpmv) PetscFunctionReturn(PETSC_SUCCESS);
   sp = MatSpmvSeq(A);
-  PetscCall(MatSpmvPrepare(A, sp));
+  PetscCall(MatSpmvUpdateSettings(A, sp));
   if (MatSpmvUsesBaseProducts(sp, t)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSpmvUpdate(A, sp, t, &L));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -236,12 +236,10 @@ static PetscErrorCode MatSpmvMultStaged(Mat A, Mat_SeqAIJSpmv *sp, MatSpmvOp t, 
 /* y = op(A) x (+ z); t = 0: op(A) = A, t = 1: op(A) = A^T. Without a GPU and a backend asked for,
    AIJ's own products; on the GPU aijcusparse's until op(A) has earned its layout, or takes host
    vectors, which aijcusparse's products get wrong (ours stage them: the layout is built at once) */
-static PetscErrorCode MatSpmvMult(Mat A, MatSpmvOp t, Vec x, Vec z, Vec y)
+static PetscErrorCode MatSpmvMult(Mat A, Mat_SeqAIJSpmv *sp, MatSpmvOp t, Vec x, Vec z, Vec y)
 {
-  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
-
   PetscFunctionBegin;
-  PetscCall(MatSpmvPrepare(A, sp));
+  PetscCall(MatSpmvUpdateSettings(A, sp));
   if (!sp->mpiblock && MatSpmvWaits(sp, t) && !sp->declined[t]) {
     PetscBool takes;
 
@@ -251,7 +249,7 @@ static PetscErrorCode MatSpmvMult(Mat A, MatSpmvOp t, Vec x, Vec z, Vec y)
       sp->nbase[t] = MatSpmvLayoutMinProducts;
     }
   }
-  if (!sp->L[t] && !MatSpmvUsesBaseProducts(sp, t)) { /* the layout built now, or declined (then aijcusparse's products stay) */
+  if (!MatSpmvUsesBaseProducts(sp, t)) { /* the layout made current (built, rebuilt, its values updated), or declined (then aijcusparse's products stay) */
     MatSpmvLayout L;
 
     PetscCall(MatSpmvUpdate(A, sp, t, &L));
@@ -275,29 +273,41 @@ static PetscErrorCode MatSpmvMult(Mat A, MatSpmvOp t, Vec x, Vec z, Vec y)
 
 static PetscErrorCode MatMult_SeqAIJSpmv(Mat A, Vec x, Vec y)
 {
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
+
   PetscFunctionBegin;
-  PetscCall(MatSpmvMult(A, MATSPMV_OP_A, x, NULL, y));
+  if (MatSpmvLayoutCurrent(A, sp, MATSPMV_OP_A)) PetscCall(MatSpmvApply(A, sp, MATSPMV_OP_A, x, NULL, y));
+  else PetscCall(MatSpmvMult(A, sp, MATSPMV_OP_A, x, NULL, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatMultAdd_SeqAIJSpmv(Mat A, Vec x, Vec z, Vec y)
 {
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
+
   PetscFunctionBegin;
-  PetscCall(MatSpmvMult(A, MATSPMV_OP_A, x, z, y));
+  if (MatSpmvLayoutCurrent(A, sp, MATSPMV_OP_A)) PetscCall(MatSpmvApply(A, sp, MATSPMV_OP_A, x, z, y));
+  else PetscCall(MatSpmvMult(A, sp, MATSPMV_OP_A, x, z, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatMultTranspose_SeqAIJSpmv(Mat A, Vec x, Vec y)
 {
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
+
   PetscFunctionBegin;
-  PetscCall(MatSpmvMult(A, MATSPMV_OP_AT, x, NULL, y));
+  if (MatSpmvLayoutCurrent(A, sp, MATSPMV_OP_AT)) PetscCall(MatSpmvApply(A, sp, MATSPMV_OP_AT, x, NULL, y));
+  else PetscCall(MatSpmvMult(A, sp, MATSPMV_OP_AT, x, NULL, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatMultTransposeAdd_SeqAIJSpmv(Mat A, Vec x, Vec z, Vec y)
 {
+  Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
+
   PetscFunctionBegin;
-  PetscCall(MatSpmvMult(A, MATSPMV_OP_AT, x, z, y));
+  if (MatSpmvLayoutCurrent(A, sp, MATSPMV_OP_AT)) PetscCall(MatSpmvApply(A, sp, MATSPMV_OP_AT, x, z, y));
+  else PetscCall(MatSpmvMult(A, sp, MATSPMV_OP_AT, x, z, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -319,7 +329,7 @@ static PetscErrorCode MatStoreValues_SeqAIJSpmv(Mat A)
   Mat_SeqAIJSpmv *sp = MatSpmvSeq(A);
 
   PetscFunctionBegin;
-  PetscCall(MatSpmvSyncHostValues(A));
+  PetscCall(MatSpmvUpdateHostValues(A));
   PetscCall(sp->base->storevalues(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -386,7 +396,7 @@ static PetscErrorCode MatSpmvSetProducts(Mat A)
   PetscCall(MatSpmvSetValueOps_SeqAIJSpmv(A)); /* MatShift, MatDiagonalScale on the device (values.c) */
   PetscCall(MatSpmvSetGraphOps_SeqAIJSpmv(A)); /* MatCreateGraph on the device (graph.c) */
   /* MatSOR on the device (spmvsor/) */
-  if (MatSpmvSeq(A)->base->cusparse) PetscCall(MatSpmvSetSOROps(A, MatSpmvSeq(A)->base->sor));
+  if (MatSpmvSeq(A)->base->cusparse && MatSpmvDeviceOperations.setsor) PetscCall(MatSpmvDeviceOperations.setsor(A, MatSpmvSeq(A)->base->sor));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -424,7 +434,7 @@ static PetscErrorCode MatEliminateZeros_SeqAIJSpmv(Mat A, PetscBool keep)
   PetscObjectState before, after;
 
   PetscFunctionBegin;
-  PetscCall(MatSpmvSyncHostValues(A));
+  PetscCall(MatSpmvUpdateHostValues(A));
   PetscCall(MatGetNonzeroState(A, &before));
   PetscCall(sp->base->eliminatezeros(A, keep));
   PetscCall(MatGetNonzeroState(A, &after));
@@ -465,7 +475,7 @@ static PetscErrorCode MatView_SeqAIJSpmv(Mat A, PetscViewer viewer)
   if (A->assembled && !A->factortype) {
     MatSpmvLayout L;
 
-    PetscCall(MatSpmvPrepare(A, sp));
+    PetscCall(MatSpmvUpdateSettings(A, sp));
     if (MatSpmvUsesBaseProducts(sp, 0) && !sp->ondevice) {
       PetscCall(PetscViewerASCIIPrintf(viewer, "%s (%s): no GPU visible, products are AIJ's (-mat_%s_backend host runs the format's reference kernel)\n", sp->format->title, sp->format->name, sp->format->name));
       PetscFunctionReturn(PETSC_SUCCESS);
@@ -678,7 +688,7 @@ static PetscErrorCode MatSpmvGetStorage_SeqAIJSpmv(Mat A, PetscInt *nslots, Pets
   MatSpmvLayout   L;
 
   PetscFunctionBegin;
-  PetscCall(MatSpmvPrepare(A, sp));
+  PetscCall(MatSpmvUpdateSettings(A, sp));
   PetscCall(MatSpmvUpdate(A, sp, MATSPMV_OP_A, &L));
   if (nslots) *nslots = L ? L->nslots : 0; /* declined: no layout */
   if (bytes) *bytes = L ? (PetscLogDouble)L->nslots * sizeof(PetscScalar) + (PetscLogDouble)L->indexbytes : 0;
@@ -689,7 +699,7 @@ static PetscErrorCode MatSpmvGetStorage_SeqAIJSpmv(Mat A, PetscInt *nslots, Pets
 static PetscErrorCode MatSpmvCheckLayout_SeqAIJSpmv(Mat A)
 {
   PetscFunctionBegin;
-  PetscCall(MatSpmvPrepare_SeqAIJSpmv(A));
+  PetscCall(MatSpmvUpdateSettings_SeqAIJSpmv(A));
   PetscCall(MatSpmvCheckLayouts(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -12,6 +12,8 @@
 */
 #include "../spmvimpl.h"
 
+PetscBool MatSpmvMPICOO = PETSC_TRUE; /* -petscspmv_mpi_coo (read by the package) */
+
 #if defined(PETSC_HAVE_CUDA)
   #include <petscdevice.h> /* PetscGetMemType() */
 /* aijcusparse's, saved from the first MPI result given ours (the same for every one) */

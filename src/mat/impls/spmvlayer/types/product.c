@@ -6,7 +6,16 @@
 */
 #include "../spmvimpl.h"
 
+PetscInt MatSpmvProductMinRows  = PETSC_INT_MAX;              /* -petscspmv_product_min_rows (read by the package) */
+PetscInt MatSpmvPtAPHostMinRows = MATSPMV_PTAP_HOST_MIN_ROWS; /* -petscspmv_ptap_host_min_rows */
+
 static PetscBool MatSpmvIsMPIAIJCUSPARSEResult(Mat);
+
+/* whether f is a phase of the device SpGEMM (which keeps its own transposes current) */
+static PetscBool MatSpmvIsSpGEMMPhase(PetscErrorCode (*f)(Mat))
+{
+  return (PetscBool)(MatSpmvDeviceOperations.isproductphase && MatSpmvDeviceOperations.isproductphase(f));
+}
 
 /* Whether a new result (still the base's type) of a product whose A is ours takes A's type, for
    sequential and MPI results alike. Never after a host product into an aijcusparse matrix: it
@@ -54,7 +63,7 @@ static PetscErrorCode MatSpmvProductResultConvert(Mat A, Mat C, MatType type)
 
 /* AIJ's host product code reads the operands' CSR values in place: bring device values to the host
    first (ours, aijcusparse's; the blocks of MPI ones) */
-static PetscErrorCode MatSpmvSyncHostOperand(Mat X)
+static PetscErrorCode MatSpmvUpdateHostOperand(Mat X)
 {
   Mat_SeqAIJSpmv *sp;
   PetscBool       mpi, cusparse;
@@ -67,12 +76,12 @@ static PetscErrorCode MatSpmvSyncHostOperand(Mat X)
     const PetscInt *garray;
 
     PetscCall(MatMPIAIJGetSeqAIJ(X, &blk[0], &blk[1], &garray));
-    for (int b = 0; b < 2; b++) PetscCall(MatSpmvSyncHostOperand(blk[b]));
+    for (int b = 0; b < 2; b++) PetscCall(MatSpmvUpdateHostOperand(blk[b]));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(MatSpmvSeqGetData(X, &sp));
   PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQAIJCUSPARSE, &cusparse));
-  if (sp && sp->base->cusparse) PetscCall(MatSpmvSyncHostValues(X));
+  if (sp && sp->base->cusparse) PetscCall(MatSpmvUpdateHostValues(X));
   else if (cusparse) {
     const PetscScalar *v;
 
@@ -131,7 +140,7 @@ static PetscErrorCode MatSpmvProductOnDevice(Mat_Product *p, PetscBool *dev)
    pointer mode, where its products crash. The throwaway product names an algorithm other than the
    default: our SpGEMM (T ours or a result has our product hooks) would take it and form its own
    transpose, not aijcusparse's; aijcusparse's ignores the name */
-PetscErrorCode MatSpmvRefreshTranspose(Mat T)
+PetscErrorCode MatSpmvUpdateTranspose(Mat T)
 {
   Mat         E, D;
   PetscInt    m = T->rmap->n, zero = 0;
@@ -159,7 +168,7 @@ PetscErrorCode MatSpmvRefreshTranspose(Mat T)
 
 /* aijcusparse's explicit transpose of P, an aijcusparse matrix with MAT_FORM_EXPLICIT_TRANSPOSE (GAMG's
    prolongators), formed by a product with P^T on zero vectors, which forms it (csr2csc) when it is
-   stale: cheaper than MatSpmvRefreshTranspose()'s throwaway sparse product (a matrix of P's rows and
+   stale: cheaper than MatSpmvUpdateTranspose()'s throwaway sparse product (a matrix of P's rows and
    cuSPARSE's SpGEMM set-up, once per level). Not for a merged P_loc (see there). Ours: their
    products with P^T take their own layouts, no transpose of aijcusparse's is read */
 static PetscErrorCode MatSpmvFormExplicitTranspose(Mat P)
@@ -217,7 +226,7 @@ static PetscErrorCode MatSpmvPtAPOffProcessOnHost(Mat C, PetscBool set, PetscBoo
     if (!mpi || size == 1 || C->product->type != MATPRODUCT_PtAP) PetscFunctionReturn(PETSC_SUCCESS);
     /* P ours or a result: its P_loc takes our hooks, and our SpGEMM takes that product on the device */
     PetscCall(MatSpmvMPIGetData(C->product->B, &psp));
-    if (MatSpmvSpGEMMOn() && ((psp && psp->base->cusparse) || MatSpmvIsMPIAIJCUSPARSEResult(C->product->B))) {
+    if (MatSpmvDeviceOperations.productsetfromoptions && ((psp && psp->base->cusparse) || MatSpmvIsMPIAIJCUSPARSEResult(C->product->B))) {
       PetscCall(PetscInfo(C, "P^T A P of a %s on %d processes: its off-process product by petscspmv's SpGEMM on the device\n", ((PetscObject)A)->type_name, size));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
@@ -304,7 +313,7 @@ static PetscErrorCode MatSpmvRunDevicePhase(Mat C, PetscErrorCode (*f)(Mat))
   default:
     break;
   }
-  if (T && other && p->data && !MatSpmvSpGEMMIsPhase(f)) { /* our SpGEMM keeps its own transposes current */
+  if (T && other && p->data && !MatSpmvIsSpGEMMPhase(f)) { /* our SpGEMM keeps its own transposes current */
     PetscCall(PetscObjectBaseTypeCompare((PetscObject)T, MATSEQAIJ, &sparse[0]));
     PetscCall(PetscObjectBaseTypeCompare((PetscObject)other, MATSEQAIJ, &sparse[1]));
   }
@@ -312,7 +321,7 @@ static PetscErrorCode MatSpmvRunDevicePhase(Mat C, PetscErrorCode (*f)(Mat))
     /* host values newer than the device's (MatShift(), MatDiagonalScale() run on the host) reach the
        device first: only then does aijcusparse mark the transpose stale */
     PetscCall(MatSpmvCUSPARSEUpload(T));
-    PetscCall(MatSpmvRefreshTranspose(T));
+    PetscCall(MatSpmvUpdateTranspose(T));
   }
   symbolic = (PetscBool)!p->data;
 #if defined(PETSC_HAVE_CUDA)
@@ -338,13 +347,13 @@ static PetscErrorCode MatSpmvRunDevicePhase(Mat C, PetscErrorCode (*f)(Mat))
        by C's old values (PETSc 3.26.1; docs/limits.md). Marked stale as aijcusparse's own
        MatSeqAIJCUSPARSEGetArray() marks it, through which our SpGEMM writes */
     PetscCall(PetscObjectBaseTypeCompare((PetscObject)C, MATSEQAIJ, &sparsec));
-    if (sparsec && !MatSpmvSpGEMMIsPhase(f)) C->transupdated = PETSC_FALSE;
+    if (sparsec && !MatSpmvIsSpGEMMPhase(f)) C->transupdated = PETSC_FALSE;
   }
   /* P's (R's) explicit transpose, which GAMG asks aijcusparse to keep for the restriction
      (MAT_FORM_EXPLICIT_TRANSPOSE) and cuSPARSE's P^T A P forms in its symbolic phase, formed after
      ours too: else the first solve's MatMultTranspose() forms it (KSP ex56 -ne 48: 0.022 vs 0.013 s
      of MatMultTranspose in the solve, H100) */
-  if (!symbolic && MatSpmvSpGEMMIsPhase(f) && (p->type == MATPRODUCT_PtAP || p->type == MATPRODUCT_RARt) && p->B->form_explicit_transpose && !p->B->transupdated) PetscCall(MatSpmvFormExplicitTranspose(p->B));
+  if (!symbolic && MatSpmvIsSpGEMMPhase(f) && (p->type == MATPRODUCT_PtAP || p->type == MATPRODUCT_RARt) && p->B->form_explicit_transpose && !p->B->transupdated) PetscCall(MatSpmvFormExplicitTranspose(p->B));
   /* aijcusparse's sparse symbolic phase computes C's values on the device but, unless both operands'
      values were on host and device alike, leaves C marked unallocated, its host values unset: the
      next phase that reads C (the outer product of PtAP, RARt and ABC in MatProductSymbolic_ABC_Basic())
@@ -374,7 +383,7 @@ static PetscErrorCode MatSpmvSetSOROps_AIJCUSPARSEResult(Mat C)
   PetscCall(PetscObjectTypeCompare((PetscObject)C, MATMPIAIJCUSPARSE, &mpi));
   if (seq) Cd = C;
   else if (mpi) PetscCall(MatMPIAIJGetSeqAIJ(C, &Cd, NULL, NULL));
-  if (Cd && MatSpmvBaseSeqCUSPARSE.sor && Cd->ops->sor == MatSpmvBaseSeqCUSPARSE.sor) PetscCall(MatSpmvSetSOROps(Cd, MatSpmvBaseSeqCUSPARSE.sor));
+  if (Cd && MatSpmvDeviceOperations.setsor && MatSpmvBaseSeqCUSPARSE.sor && Cd->ops->sor == MatSpmvBaseSeqCUSPARSE.sor) PetscCall(MatSpmvDeviceOperations.setsor(Cd, MatSpmvBaseSeqCUSPARSE.sor));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -588,7 +597,7 @@ static PetscErrorCode MatSpmvRunPhase(Mat C, PetscErrorCode (*f)(Mat))
   PetscCheck(p, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A product phase without a product");
   PetscCall(MatSpmvProductOnDevice(p, &dev));
   if (!dev)
-    for (int k = 0; k < 3; k++) PetscCall(MatSpmvSyncHostOperand(k == 0 ? p->A : (k == 1 ? p->B : p->C)));
+    for (int k = 0; k < 3; k++) PetscCall(MatSpmvUpdateHostOperand(k == 0 ? p->A : (k == 1 ? p->B : p->C)));
   PetscCall(MatSpmvAliasBegin(&alias, p->A, p->B, p->C, C));
   PetscCall(MatSpmvAliasEnd(&alias, dev ? MatSpmvRunDevicePhaseCaught(C, f) : (*f)(C)));
   if (!dev) PetscCall(MatSpmvMarkHostWritten(C));
@@ -728,10 +737,10 @@ static PetscErrorCode MatSpmvProductConvertMAIJ(Mat C, PetscBool *converted)
 /* sparse products on the device by our SpGEMM where it takes them, else aijcusparse's choice */
 static PetscErrorCode MatProductSetFromOptions_SpGEMMOrCUSPARSE(Mat C)
 {
-  PetscBool taken;
+  PetscBool taken = PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(MatSpmvSpGEMMSetFromOptions(C, &taken));
+  if (MatSpmvDeviceOperations.productsetfromoptions) PetscCall(MatSpmvDeviceOperations.productsetfromoptions(C, &taken));
   if (!taken) PetscCall((*MatSpmvBaseSeqCUSPARSE.productsetfromoptions)(C));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -913,7 +922,7 @@ static PetscErrorCode MatSpmvLocalMatMerge(Mat A, PetscErrorCode (*merge)(Mat, M
   PetscCall(MatMPIAIJGetSeqAIJ(A, &blk[0], &blk[1], &garray));
   PetscCall(MatSpmvAliasBegin(&alias, blk[0], blk[1], NULL, NULL)); /* a result's blocks are aijcusparse's own: none taken */
   PetscCall(MatSpmvAliasEnd(&alias, merge(A, scall, glob, A_loc)));
-  if (current) PetscCall(MatSpmvRefreshTranspose(*A_loc));
+  if (current) PetscCall(MatSpmvUpdateTranspose(*A_loc));
   if (scall == MAT_INITIAL_MATRIX) PetscCall(MatSpmvSetProductOps_AIJCUSPARSEResult(*A_loc)); /* P_loc^T (A_off P_oth): ours */
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -175,7 +175,7 @@ PetscErrorCode MatSpmvDeviceCSRUsable(Mat A, PetscBool *usable)
 }
 
 /* MatStoreValues() reads the host values: on aijcusparse they may live only on the device */
-PetscErrorCode MatSpmvSyncHostValues(Mat A)
+PetscErrorCode MatSpmvUpdateHostValues(Mat A)
 {
   const PetscScalar *a;
 

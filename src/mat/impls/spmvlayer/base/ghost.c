@@ -20,6 +20,9 @@
   costs (measured without MPS on SNES ex19, docs/results.md), so MPIAIJ's scatter stays.
 */
 #include "../spmvimpl.h"
+
+PetscBool MatSpmvGhostStream       = PETSC_TRUE;  /* -petscspmv_ghost_stream (read by the package) */
+PetscBool MatSpmvGhostStreamShared = PETSC_FALSE; /* -petscspmv_ghost_stream_shared */
 #include <petscsf.h>
 #include <petsc/private/vecimpl.h> /* VEC_ScatterBegin, VEC_ScatterEnd: the exchange logged as PETSc's is */
 #include <petsc/private/logimpl.h> /* PetscLogGpuTimeFlag */

@@ -1,18 +1,27 @@
 /*
-  The registered formats (one line) and their names: finding a format by type name, and
-  the converters composed under every name a user may give.
+  What the package registered into the layer: the formats (src/mat/interface/package.c holds their
+  one line) and the device operations above the layer (MatSpmvDeviceOperations); finding a format by
+  type name, and the converters composed under every name a user may give.
 */
 #include "../spmvimpl.h"
 
-/* The registered formats, in this order, on one line: F(<NAME>) for each format's table
-   MatSpmvFormat_<NAME>, which its directory defines. A new format adds its F(<NAME>) here and
-   nothing else outside its directory; scripts/formats.sh reads this line */
-#define MATSPMV_FORMATS(F) F(BRC) F(CMRS) F(ARGCSR) F(IPCSR) F(ELLR) F(SPMV)
+#define MATSPMV_MAX_FORMATS 16
+static MatSpmvFormat *MatSpmvFormats[MATSPMV_MAX_FORMATS];
+static PetscInt       MatSpmvNFormats = 0;
 
-#define MATSPMV_FORMAT_DECLARE(NAME) PETSC_INTERN MatSpmvFormat MatSpmvFormat_##NAME;
-#define MATSPMV_FORMAT_ADDRESS(NAME) &MatSpmvFormat_##NAME,
-MATSPMV_FORMATS(MATSPMV_FORMAT_DECLARE)
-static MatSpmvFormat *const MatSpmvFormats[] = {MATSPMV_FORMATS(MATSPMV_FORMAT_ADDRESS)};
+MatSpmvDeviceOps MatSpmvDeviceOperations = {NULL, NULL, NULL, NULL};
+PetscBool        MatSpmvFormatOnly       = PETSC_FALSE;
+
+/* A format's table, in registration order (the selecting type tries them so); once per table */
+PetscErrorCode MatSpmvFormatRegister(MatSpmvFormat *format)
+{
+  PetscFunctionBegin;
+  for (PetscInt f = 0; f < MatSpmvNFormats; f++)
+    if (MatSpmvFormats[f] == format) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(MatSpmvNFormats < MATSPMV_MAX_FORMATS, PETSC_COMM_SELF, PETSC_ERR_SUP, "More than %d formats registered: raise MATSPMV_MAX_FORMATS in formats.c", MATSPMV_MAX_FORMATS);
+  MatSpmvFormats[MatSpmvNFormats++] = format;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 const char *const MatSpmvBackends[]     = {"auto", "cuda", "host", "MatSpmvBackend", "MAT_SPMV_BACKEND_", NULL};
 const char *const MatSpmvColumnOrders[] = {"auto", "natural", "frequency", "rcm", "MatSpmvColumnOrder", "MAT_SPMV_COLUMN_ORDER_", NULL};
@@ -22,7 +31,7 @@ PetscErrorCode MatSpmvFormatFind(MatType type, MatSpmvFormat **format)
 {
   PetscFunctionBegin;
   *format = NULL;
-  for (size_t f = 0; f < PETSC_STATIC_ARRAY_LENGTH(MatSpmvFormats); f++) {
+  for (PetscInt f = 0; f < MatSpmvNFormats; f++) {
     MatSpmvFormat *fmt = MatSpmvFormats[f];
     PetscBool      match;
 
@@ -35,7 +44,7 @@ PetscErrorCode MatSpmvFormatFind(MatType type, MatSpmvFormat **format)
 PetscErrorCode MatSpmvGetFormats(PetscInt *n, MatSpmvFormat *const **formats)
 {
   PetscFunctionBegin;
-  *n       = (PetscInt)PETSC_STATIC_ARRAY_LENGTH(MatSpmvFormats);
+  *n       = MatSpmvNFormats;
   *formats = MatSpmvFormats;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

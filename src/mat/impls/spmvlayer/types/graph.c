@@ -158,7 +158,7 @@ static PetscErrorCode MatCreateGraph_SeqAIJCUSPARSE_Spmv(Mat A, PetscBool symmet
   /* A's host values current, as PETSc's graph (host code) leaves them: GAMG's later steps read them
      without asking (with -pc_gamg_agg_nsmooths 0 and A's values on the device only, the next
      level's operator came out wrong and CG stopped, DIVERGED_INDEFINITE_PC) */
-  PetscCall(MatSpmvSyncHostValues(A));
+  PetscCall(MatSpmvUpdateHostValues(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -166,6 +166,7 @@ static PetscErrorCode MatCreateGraph_SeqAIJCUSPARSE_Spmv(Mat A, PetscBool symmet
 PetscErrorCode MatSpmvSetGraphOps_SeqAIJSpmv(Mat A)
 {
   PetscFunctionBegin;
+  if (MatSpmvFormatOnly) PetscFunctionReturn(PETSC_SUCCESS); /* -petscspmv_format_only: aijcusparse's */
   if (MatSpmvSeq(A)->base->cusparse) A->ops->creategraph = MatCreateGraph_SeqAIJSpmv;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -486,7 +487,7 @@ static PetscErrorCode MatCreateGraph_MPIAIJCUSPARSE_Spmv(Mat A, PetscBool symmet
   if (!done) PetscCall(MatSpmvBaseMPICUSPARSE.creategraph(A, symmetrize, scale, filter, index_size, index, G));
   else {
     PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
-    PetscCall(MatSpmvSyncHostValues(Ad));
+    PetscCall(MatSpmvUpdateHostValues(Ad));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -500,6 +501,7 @@ PetscErrorCode MatSpmvSetGraphOps_AIJCUSPARSEResult(Mat C)
   PetscBool seq, mpi;
 
   PetscFunctionBegin;
+  if (MatSpmvFormatOnly) PetscFunctionReturn(PETSC_SUCCESS); /* -petscspmv_format_only: aijcusparse's */
   PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQAIJCUSPARSE, &seq));
   PetscCall(PetscObjectTypeCompare((PetscObject)C, MATMPIAIJCUSPARSE, &mpi));
   if (seq && MatSpmvBaseSeqCUSPARSE.creategraph && C->ops->creategraph == MatSpmvBaseSeqCUSPARSE.creategraph) C->ops->creategraph = MatCreateGraph_SeqAIJCUSPARSE_Spmv;
@@ -511,6 +513,7 @@ PetscErrorCode MatSpmvSetGraphOps_AIJCUSPARSEResult(Mat C)
 PetscErrorCode MatSpmvSetGraphOps_MPIAIJSpmv(Mat A, MatSpmvBaseOps *base)
 {
   PetscFunctionBegin;
+  if (MatSpmvFormatOnly) PetscFunctionReturn(PETSC_SUCCESS); /* -petscspmv_format_only: aijcusparse's */
   if (base->creategraph) A->ops->creategraph = MatCreateGraph_MPIAIJSpmv;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

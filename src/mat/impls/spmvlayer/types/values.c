@@ -162,6 +162,7 @@ static PetscErrorCode MatAXPY_SeqAIJSpmvDevice(Mat Y, PetscScalar a, Mat X, MatS
 PetscErrorCode MatSpmvSetValueOps_SeqAIJSpmv(Mat A)
 {
   PetscFunctionBegin;
+  if (MatSpmvFormatOnly) PetscFunctionReturn(PETSC_SUCCESS); /* -petscspmv_format_only: aijcusparse's */
   if (!MatSpmvSeq(A)->base->cusparse) PetscFunctionReturn(PETSC_SUCCESS);
   A->ops->shift         = MatShift_SeqAIJSpmv;
   A->ops->diagonalscale = MatDiagonalScale_SeqAIJSpmv;
@@ -205,6 +206,7 @@ static PetscErrorCode MatAXPY_MPIAIJSpmv(Mat Y, PetscScalar a, Mat X, MatStructu
 PetscErrorCode MatSpmvSetValueOps_MPIAIJSpmv(Mat A, MatSpmvBaseOps *base)
 {
   PetscFunctionBegin;
+  if (MatSpmvFormatOnly) PetscFunctionReturn(PETSC_SUCCESS); /* -petscspmv_format_only: aijcusparse's */
   if (base->cusparse && base->axpy) A->ops->axpy = MatAXPY_MPIAIJSpmv;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -216,6 +218,7 @@ PetscErrorCode MatSpmvSetValueOps_AIJCUSPARSEResult(Mat C)
   PetscBool mpi, seq;
 
   PetscFunctionBegin;
+  if (MatSpmvFormatOnly) PetscFunctionReturn(PETSC_SUCCESS); /* -petscspmv_format_only: aijcusparse's */
   PetscCall(PetscObjectTypeCompare((PetscObject)C, MATMPIAIJCUSPARSE, &mpi));
   PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQAIJCUSPARSE, &seq));
   if (mpi && MatSpmvBaseMPICUSPARSE.axpy && C->ops->axpy == MatSpmvBaseMPICUSPARSE.axpy) C->ops->axpy = MatAXPY_MPIAIJSpmv;

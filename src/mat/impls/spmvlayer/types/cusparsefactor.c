@@ -212,7 +212,7 @@ static PetscErrorCode MatGetFactor_SeqAIJSpmv_Default(Mat A, MatFactorType ftype
 
   PetscFunctionBegin;
   PetscCall(MatSolverTypeGet(MATSOLVERSPMVFACTOR, ((PetscObject)A)->type_name, ftype, NULL, NULL, &create));
-  if (!create) { /* the package is not registered: cuSPARSE's */
+  if (!create || MatSpmvFormatOnly) { /* the package is not registered, or -petscspmv_format_only: cuSPARSE's */
     PetscCall(MatGetFactor_SeqAIJSpmv_CUSPARSE(A, ftype, F));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
