@@ -65,6 +65,7 @@ PetscErrorCode PetscSpmvFinalizePackage(void)
   PetscCall(MatSpmvCUDAPinnedCacheRelease());
 #endif
   PetscCall(MatSpmvForgetBaseOps());
+  PetscCall(MatSpmvForgetProductPhases());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -27,6 +27,8 @@ PETSC_INTERN PetscErrorCode MatSpmvSetProductHooks_SeqAIJSpmv(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvClearProductHooks_SeqAIJSpmv(Mat);
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_MPIAIJSpmv(Mat);
 PETSC_INTERN PetscErrorCode MatMPIAIJGetLocalMatMerge_MPIAIJSpmv(Mat, MatReuse, IS *, Mat *);
+/* the phases recorded per product forgotten (the package's end) */
+PETSC_INTERN PetscErrorCode MatSpmvForgetProductPhases(void);
 /* the default of -petscspmv_ptap_host_min_rows (rows on A's largest process): cuSPARSE refused the
    product from 1.69 M rows a process (KSP ex45 150^3 on 2); the host's was faster at 1.37 M (140^3
    on 2), slower at 0.69 M (140^3 on 4) */

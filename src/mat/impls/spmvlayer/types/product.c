@@ -56,8 +56,8 @@ static PetscErrorCode MatSpmvProductResultConvert(Mat A, Mat C, MatType type)
      move them between matrices: MatProductSymbolic/Numeric_ABC_Basic (PtAP, RARt, ABC) run an inner
      product's phases on the outer C with the inner C->product swapped in, and the Unsafe ones set
      C up again for another product type. A wrapper can therefore keep nothing on C: the phase it
-     wraps is encoded in the wrapper's own pointer (one trampoline per distinct phase function),
-     and the operands it aliases are those of whichever C->product is current when it runs.
+     wraps is recorded under the product (C->product, which moves with the phase pointer), and the
+     operands it aliases are those of whichever C->product is current when it runs.
   3. The result: see MatSpmvRunPhase() (measured: the base's type, but for PCMG's chains of MAIJ).
 */
 
@@ -367,7 +367,7 @@ static PetscErrorCode MatSpmvRunDevicePhase(Mat C, PetscErrorCode (*f)(Mat))
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatSpmvWrapPhase(PetscErrorCode (**)(Mat));
+static PetscErrorCode MatSpmvWrapPhase(Mat, int);
 static PetscErrorCode MatSpmvSetProductOps_AIJCUSPARSEResult(Mat);
 static PetscBool      MatSpmvIsAIJCUSPARSEResult(Mat);
 
@@ -601,7 +601,7 @@ static PetscErrorCode MatSpmvRunPhase(Mat C, PetscErrorCode (*f)(Mat))
   PetscCall(MatSpmvAliasBegin(&alias, p->A, p->B, p->C, C));
   PetscCall(MatSpmvAliasEnd(&alias, dev ? MatSpmvRunDevicePhaseCaught(C, f) : (*f)(C)));
   if (!dev) PetscCall(MatSpmvMarkHostWritten(C));
-  PetscCall(MatSpmvWrapPhase(&C->ops->productnumeric));
+  PetscCall(MatSpmvWrapPhase(C, 1));
   PetscCall(MatSpmvSeqGetData(p->A, &asp));
   if (!asp && MatSpmvIsAIJCUSPARSEResult(p->A)) { /* a product of a result (GAMG's coarser levels): a result too */
     PetscCall(MatSpmvSetAIJCUSPARSEResultOps(C));
@@ -627,67 +627,110 @@ static PetscErrorCode MatSpmvRunPhase(Mat C, PetscErrorCode (*f)(Mat))
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The trampolines: MatSpmvPhase<k> runs the k-th distinct phase function seen */
-#define MATSPMV_MAX_PHASES 32
-static PetscErrorCode (*MatSpmvPhaseInner[MATSPMV_MAX_PHASES])(Mat);
-#define MATSPMV_PHASE(k) \
-  static PetscErrorCode MatSpmvPhase##k(Mat C) \
-  { \
-    PetscFunctionBegin; \
-    PetscCall(MatSpmvRunPhase(C, MatSpmvPhaseInner[k])); \
-    PetscFunctionReturn(PETSC_SUCCESS); \
-  }
-MATSPMV_PHASE(0)
-MATSPMV_PHASE(1)
-MATSPMV_PHASE(2)
-MATSPMV_PHASE(3)
-MATSPMV_PHASE(4)
-MATSPMV_PHASE(5)
-MATSPMV_PHASE(6)
-MATSPMV_PHASE(7)
-MATSPMV_PHASE(8)
-MATSPMV_PHASE(9)
-MATSPMV_PHASE(10)
-MATSPMV_PHASE(11)
-MATSPMV_PHASE(12)
-MATSPMV_PHASE(13)
-MATSPMV_PHASE(14)
-MATSPMV_PHASE(15)
-MATSPMV_PHASE(16)
-MATSPMV_PHASE(17)
-MATSPMV_PHASE(18)
-MATSPMV_PHASE(19)
-MATSPMV_PHASE(20)
-MATSPMV_PHASE(21)
-MATSPMV_PHASE(22)
-MATSPMV_PHASE(23)
-MATSPMV_PHASE(24)
-MATSPMV_PHASE(25)
-MATSPMV_PHASE(26)
-MATSPMV_PHASE(27)
-MATSPMV_PHASE(28)
-MATSPMV_PHASE(29)
-MATSPMV_PHASE(30)
-MATSPMV_PHASE(31)
-static PetscErrorCode (*const MatSpmvPhaseWrapper[MATSPMV_MAX_PHASES])(Mat) = {MatSpmvPhase0,  MatSpmvPhase1,  MatSpmvPhase2,  MatSpmvPhase3,  MatSpmvPhase4,  MatSpmvPhase5,  MatSpmvPhase6,  MatSpmvPhase7,
-                                                                               MatSpmvPhase8,  MatSpmvPhase9,  MatSpmvPhase10, MatSpmvPhase11, MatSpmvPhase12, MatSpmvPhase13, MatSpmvPhase14, MatSpmvPhase15,
-                                                                               MatSpmvPhase16, MatSpmvPhase17, MatSpmvPhase18, MatSpmvPhase19, MatSpmvPhase20, MatSpmvPhase21, MatSpmvPhase22, MatSpmvPhase23,
-                                                                               MatSpmvPhase24, MatSpmvPhase25, MatSpmvPhase26, MatSpmvPhase27, MatSpmvPhase28, MatSpmvPhase29, MatSpmvPhase30, MatSpmvPhase31};
+/* The phases our two wrappers run, per product: recorded when a wrapper is installed on C, under
+   C->product, and looked up under C->product when it runs. PETSc moves a product's Mat_Product together
+   with its phase pointers (MatProductNumeric_ABC_Basic() puts the inner product's Mat_Product and phase on
+   the outer C), so a phase finds its own record at any nesting. PETSc frees a Mat_Product without telling
+   us: a record is kept until the package's end, and one whose address a new product takes is written over
+   when that product's wrapper is installed, before it can run. Open addressing on the address */
+typedef struct {
+  const Mat_Product *product;
+  PetscErrorCode (*phase[2])(Mat); /* symbolic, numeric */
+} MatSpmvPhaseRecord;
+static MatSpmvPhaseRecord *MatSpmvPhaseTable = NULL;
+static size_t              MatSpmvPhaseSlots = 0, MatSpmvPhaseUsed = 0;
 
-/* *f becomes the trampoline of *f (nothing for NULL or a trampoline) */
-static PetscErrorCode MatSpmvWrapPhase(PetscErrorCode (**f)(Mat))
+static size_t MatSpmvPhaseSlot(const Mat_Product *product, size_t slots)
 {
-  int k;
+  unsigned long long k = (unsigned long long)(uintptr_t)product;
+
+  k ^= k >> 31;
+  k *= 0x9e3779b97f4a7c15ull;
+  return (size_t)(k >> 17) & (slots - 1);
+}
+
+/* product's record; with add, made (empty) if there is none; else NULL if none */
+static PetscErrorCode MatSpmvPhaseFind(const Mat_Product *product, PetscBool add, MatSpmvPhaseRecord **rec)
+{
+  size_t k;
 
   PetscFunctionBegin;
-  if (!*f) PetscFunctionReturn(PETSC_SUCCESS);
-  for (k = 0; k < MATSPMV_MAX_PHASES; k++)
-    if (*f == MatSpmvPhaseWrapper[k]) PetscFunctionReturn(PETSC_SUCCESS);
-  for (k = 0; k < MATSPMV_MAX_PHASES && MatSpmvPhaseInner[k] && MatSpmvPhaseInner[k] != *f; k++)
+  *rec = NULL;
+  if (add && 2 * (MatSpmvPhaseUsed + 1) > MatSpmvPhaseSlots) { /* at most half full: rehashed into twice the slots */
+    MatSpmvPhaseRecord *old = MatSpmvPhaseTable;
+    size_t              n   = MatSpmvPhaseSlots;
+
+    MatSpmvPhaseSlots = PetscMax(2 * n, (size_t)64);
+    PetscCall(PetscCalloc1(MatSpmvPhaseSlots, &MatSpmvPhaseTable));
+    for (size_t j = 0; j < n; j++) {
+      if (!old[j].product) continue;
+      for (k = MatSpmvPhaseSlot(old[j].product, MatSpmvPhaseSlots); MatSpmvPhaseTable[k].product; k = (k + 1) & (MatSpmvPhaseSlots - 1))
+        ;
+      MatSpmvPhaseTable[k] = old[j];
+    }
+    PetscCall(PetscFree(old));
+  }
+  if (!MatSpmvPhaseSlots) PetscFunctionReturn(PETSC_SUCCESS);
+  for (k = MatSpmvPhaseSlot(product, MatSpmvPhaseSlots); MatSpmvPhaseTable[k].product && MatSpmvPhaseTable[k].product != product; k = (k + 1) & (MatSpmvPhaseSlots - 1))
     ;
-  PetscCheck(k < MATSPMV_MAX_PHASES, PETSC_COMM_SELF, PETSC_ERR_PLIB, "More than %d distinct product phases met: raise MATSPMV_MAX_PHASES", MATSPMV_MAX_PHASES);
-  MatSpmvPhaseInner[k] = *f;
-  *f                   = MatSpmvPhaseWrapper[k];
+  if (MatSpmvPhaseTable[k].product) *rec = &MatSpmvPhaseTable[k];
+  else if (add) {
+    MatSpmvPhaseTable[k].product = product;
+    MatSpmvPhaseUsed++;
+    *rec = &MatSpmvPhaseTable[k];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the package's end: no product outlives it */
+PetscErrorCode MatSpmvForgetProductPhases(void)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(MatSpmvPhaseTable));
+  MatSpmvPhaseSlots = MatSpmvPhaseUsed = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the recorded phase (0 symbolic, 1 numeric) of C's current product, with our operands aliased */
+static PetscErrorCode MatSpmvRunRecordedPhase(Mat C, int which)
+{
+  MatSpmvPhaseRecord *rec;
+
+  PetscFunctionBegin;
+  PetscCheck(C->product, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A product phase without a product");
+  PetscCall(MatSpmvPhaseFind(C->product, PETSC_FALSE, &rec));
+  PetscCheck(rec && rec->phase[which], PETSC_COMM_SELF, PETSC_ERR_PLIB, "No %s phase recorded for this product", which ? "numeric" : "symbolic");
+  PetscCall(MatSpmvRunPhase(C, rec->phase[which]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatProductSymbolic_SpmvPhase(Mat C)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvRunRecordedPhase(C, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatProductNumeric_SpmvPhase(Mat C)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvRunRecordedPhase(C, 1));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* C's phase (0 symbolic, 1 numeric) recorded for its current product and replaced by our wrapper
+   (nothing for NULL or a wrapper) */
+static PetscErrorCode MatSpmvWrapPhase(Mat C, int which)
+{
+  PetscErrorCode (**f)(Mat) = which ? &C->ops->productnumeric : &C->ops->productsymbolic;
+  MatSpmvPhaseRecord *rec;
+
+  PetscFunctionBegin;
+  if (!*f || *f == MatProductSymbolic_SpmvPhase || *f == MatProductNumeric_SpmvPhase) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(C->product, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A product phase without a product");
+  PetscCall(MatSpmvPhaseFind(C->product, PETSC_TRUE, &rec));
+  rec->phase[which] = *f;
+  *f                = which ? MatProductNumeric_SpmvPhase : MatProductSymbolic_SpmvPhase;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -701,7 +744,7 @@ PetscErrorCode MatSpmvProductSetFromOptionsAliased(Mat C, PetscErrorCode (*setfr
   PetscFunctionBegin;
   PetscCall(MatSpmvAliasBegin(&alias, p->A, p->B, p->C, NULL));
   PetscCall(MatSpmvAliasEnd(&alias, (*setfromoptions)(C)));
-  PetscCall(MatSpmvWrapPhase(&C->ops->productsymbolic));
+  PetscCall(MatSpmvWrapPhase(C, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
