@@ -472,6 +472,7 @@ static PetscErrorCode MatView_SeqAIJSpmv(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerGetFormat(viewer, &format));
   if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(PETSC_SUCCESS);
   PetscTryMethod(A, "MatSpmvSORView_C", (Mat, PetscViewer), (A, viewer)); /* composed by the device SOR at A's first MatSOR() */
+  if (MatSpmvFormatOnly) PetscCall(PetscViewerASCIIPrintf(viewer, "petscspmv: the SpMV format only (-petscspmv_format_only): factors, MatSOR(), sparse products and GAMG's set-up are aijcusparse's and PETSc's\n"));
   if (A->assembled && !A->factortype) {
     MatSpmvLayout L;
 
