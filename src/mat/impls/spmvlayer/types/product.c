@@ -5,6 +5,7 @@
   leaves stale.
 */
 #include "../spmvimpl.h"
+#include <petsc/private/hashmap.h>
 
 PetscInt MatSpmvProductMinRows  = PETSC_INT_MAX;              /* -petscspmv_product_min_rows (read by the package) */
 PetscInt MatSpmvPtAPHostMinRows = MATSPMV_PTAP_HOST_MIN_ROWS; /* -petscspmv_ptap_host_min_rows */
@@ -632,75 +633,30 @@ static PetscErrorCode MatSpmvRunPhase(Mat C, PetscErrorCode (*f)(Mat))
    with its phase pointers (MatProductNumeric_ABC_Basic() puts the inner product's Mat_Product and phase on
    the outer C), so a phase finds its own record at any nesting. PETSc frees a Mat_Product without telling
    us: a record is kept until the package's end, and one whose address a new product takes is written over
-   when that product's wrapper is installed, before it can run. Open addressing on the address */
-typedef struct {
-  const Mat_Product *product;
-  PetscErrorCode (*phase[2])(Mat); /* symbolic, numeric */
-} MatSpmvPhaseRecord;
-static MatSpmvPhaseRecord *MatSpmvPhaseTable = NULL;
-static size_t              MatSpmvPhaseSlots = 0, MatSpmvPhaseUsed = 0;
-
-static size_t MatSpmvPhaseSlot(const Mat_Product *product, size_t slots)
-{
-  unsigned long long k = (unsigned long long)(uintptr_t)product;
-
-  k ^= k >> 31;
-  k *= 0x9e3779b97f4a7c15ull;
-  return (size_t)(k >> 17) & (slots - 1);
-}
-
-/* product's record; with add, made (empty) if there is none; else NULL if none */
-static PetscErrorCode MatSpmvPhaseFind(const Mat_Product *product, PetscBool add, MatSpmvPhaseRecord **rec)
-{
-  size_t k;
-
-  PetscFunctionBegin;
-  *rec = NULL;
-  if (add && 2 * (MatSpmvPhaseUsed + 1) > MatSpmvPhaseSlots) { /* at most half full: rehashed into twice the slots */
-    MatSpmvPhaseRecord *old = MatSpmvPhaseTable;
-    size_t              n   = MatSpmvPhaseSlots;
-
-    MatSpmvPhaseSlots = PetscMax(2 * n, (size_t)64);
-    PetscCall(PetscCalloc1(MatSpmvPhaseSlots, &MatSpmvPhaseTable));
-    for (size_t j = 0; j < n; j++) {
-      if (!old[j].product) continue;
-      for (k = MatSpmvPhaseSlot(old[j].product, MatSpmvPhaseSlots); MatSpmvPhaseTable[k].product; k = (k + 1) & (MatSpmvPhaseSlots - 1))
-        ;
-      MatSpmvPhaseTable[k] = old[j];
-    }
-    PetscCall(PetscFree(old));
-  }
-  if (!MatSpmvPhaseSlots) PetscFunctionReturn(PETSC_SUCCESS);
-  for (k = MatSpmvPhaseSlot(product, MatSpmvPhaseSlots); MatSpmvPhaseTable[k].product && MatSpmvPhaseTable[k].product != product; k = (k + 1) & (MatSpmvPhaseSlots - 1))
-    ;
-  if (MatSpmvPhaseTable[k].product) *rec = &MatSpmvPhaseTable[k];
-  else if (add) {
-    MatSpmvPhaseTable[k].product = product;
-    MatSpmvPhaseUsed++;
-    *rec = &MatSpmvPhaseTable[k];
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+   when that product's wrapper is installed, before it can run. PETSc's hash map on the address, one per
+   phase (symbolic, numeric) */
+typedef PetscErrorCode (*MatSpmvPhaseFn)(Mat);
+PETSC_HASH_MAP(HMapSpmvPhase, const Mat_Product *, MatSpmvPhaseFn, PetscHashPointer, PetscHashEqual, NULL)
+static PetscHMapSpmvPhase MatSpmvPhases[2] = {NULL, NULL};
 
 /* the package's end: no product outlives it */
 PetscErrorCode MatSpmvForgetProductPhases(void)
 {
   PetscFunctionBegin;
-  PetscCall(PetscFree(MatSpmvPhaseTable));
-  MatSpmvPhaseSlots = MatSpmvPhaseUsed = 0;
+  for (int k = 0; k < 2; k++) PetscCall(PetscHMapSpmvPhaseDestroy(&MatSpmvPhases[k]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* the recorded phase (0 symbolic, 1 numeric) of C's current product, with our operands aliased */
 static PetscErrorCode MatSpmvRunRecordedPhase(Mat C, int which)
 {
-  MatSpmvPhaseRecord *rec;
+  MatSpmvPhaseFn f = NULL;
 
   PetscFunctionBegin;
   PetscCheck(C->product, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A product phase without a product");
-  PetscCall(MatSpmvPhaseFind(C->product, PETSC_FALSE, &rec));
-  PetscCheck(rec && rec->phase[which], PETSC_COMM_SELF, PETSC_ERR_PLIB, "No %s phase recorded for this product", which ? "numeric" : "symbolic");
-  PetscCall(MatSpmvRunPhase(C, rec->phase[which]));
+  if (MatSpmvPhases[which]) PetscCall(PetscHMapSpmvPhaseGet(MatSpmvPhases[which], C->product, &f));
+  PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No %s phase recorded for this product", which ? "numeric" : "symbolic");
+  PetscCall(MatSpmvRunPhase(C, f));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -722,15 +678,14 @@ static PetscErrorCode MatProductNumeric_SpmvPhase(Mat C)
    (nothing for NULL or a wrapper) */
 static PetscErrorCode MatSpmvWrapPhase(Mat C, int which)
 {
-  PetscErrorCode (**f)(Mat) = which ? &C->ops->productnumeric : &C->ops->productsymbolic;
-  MatSpmvPhaseRecord *rec;
+  MatSpmvPhaseFn *f = which ? &C->ops->productnumeric : &C->ops->productsymbolic;
 
   PetscFunctionBegin;
   if (!*f || *f == MatProductSymbolic_SpmvPhase || *f == MatProductNumeric_SpmvPhase) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(C->product, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A product phase without a product");
-  PetscCall(MatSpmvPhaseFind(C->product, PETSC_TRUE, &rec));
-  rec->phase[which] = *f;
-  *f                = which ? MatProductNumeric_SpmvPhase : MatProductSymbolic_SpmvPhase;
+  if (!MatSpmvPhases[which]) PetscCall(PetscHMapSpmvPhaseCreate(&MatSpmvPhases[which]));
+  PetscCall(PetscHMapSpmvPhaseSet(MatSpmvPhases[which], C->product, *f));
+  *f = which ? MatProductNumeric_SpmvPhase : MatProductSymbolic_SpmvPhase;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
