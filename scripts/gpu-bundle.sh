@@ -9,6 +9,7 @@
 #                                         the GPU machine's Python X.Y (default 3.12; pyenv's X.Y here), by
 #                                         scripts/setup-python.sh --slepc into their own environment, packed
 #                                         without numpy (that machine has its own) -> .bundle/python-X.Y.tar.xz
+#                                         (a variant's: .bundle/python-X.Y-<variant>.tar.xz)
 #   scripts/gpu-bundle.sh run CMD...      (there, in a copy of this tree holding .bundle/) unpack
 #                                         once, point the loader at it, run CMD (e.g. tests/run.sh;
 #                                         with a python-X.Y bundle, its 'python/*' cases run too)
@@ -19,6 +20,7 @@ cd "$here"
 scalar=${PETSCSPMV_VARIANT:-real}
 if [ "$scalar" = real ]; then builddir=build libdir=lib; else builddir=build/$scalar libdir=build/$scalar/lib; fi
 bundle=${PETSCSPMV_BUNDLE:-.bundle/petscspmv-gpu-$scalar.tar.xz}
+pysuffix=$([ "$scalar" = real ] || echo "-$scalar") # the Python bundle's, one per variant (petsc4py links its PETSc)
 
 case "${1:-}" in
 pack)
@@ -50,10 +52,10 @@ python)
   py=$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$pyver"*/bin/python3 2>/dev/null | tail -1)
   [ -x "$py" ] || { echo "no Python $pyver here (pyenv install $pyver)"; exit 1; }
   # one absolute path here and there: SLEPc's library is found by the path it was built at
-  venv=$PETSCSPMV_CACHE/gpu-python-$pyver
+  venv=$PETSCSPMV_CACHE/gpu-python-$pyver$pysuffix
   PETSCSPMV_PYTHON_VENV=$venv PYTHON=$py scripts/setup-python.sh --slepc
   site=${venv#/}/lib/python$pyver/site-packages
-  out=.bundle/python-$pyver.tar.xz
+  out=.bundle/python-$pyver$pysuffix.tar.xz
   mkdir -p .bundle
   tar -C / -cJf "$out" --exclude='numpy*' --exclude='Cython*' --exclude='cython*' --exclude='pip*' --exclude='setuptools*' \
     --exclude='__pycache__' "$site"
@@ -82,6 +84,7 @@ run)
   for pb in .bundle/python-*.tar.xz; do
     [ -f "$pb" ] || continue
     pyver=$(basename "$pb" .tar.xz) pyver=${pyver#python-}
+    case $pyver in *-*) [ "-${pyver#*-}" = "$pysuffix" ] || continue; pyver=${pyver%%-*} ;; *) [ -z "$pysuffix" ] || continue ;; esac
     venv=$(tar -tJf "$pb" 2>/dev/null | head -1) || true
     venv=/${venv%%/lib/python*}
     [ -d "$venv/lib/python$pyver/site-packages/petsc4py" ] || tar -C / -xJf "$pb"

@@ -57,6 +57,14 @@ need_install() {
     command -v "$(PKG_CONFIG_PATH=$PETSC_DIR/${PETSC_ARCH:-}/lib/pkgconfig pkg-config --variable=ccompiler PETSc)" >/dev/null ||
     echo "no make, pkg-config, PETSc.pc or PETSc's compiler here"
 }
+# the device graph (its weights are real) and GAMG's device tentative prolongator take real scalars: complex builds take PETSc's
+need_realdevice() { [ "${PETSCSPMV_VARIANT:-real}" != complex ] || echo "complex scalars: MatCreateGraph() and the tentative prolongator are PETSc's by design"; }
+# the device SpGEMM and SOR sweep index with 32 bits: with 64-bit PetscInt the products are aijcusparse's, MatSOR() PETSc's
+need_int32() {
+  grep -qs '^#define PETSC_USE_64BIT_INDICES 1' "$PETSC_DIR/${PETSC_ARCH:-}/include/petscconf.h" "$PETSC_DIR/include/petscconf.h" &&
+    echo "64-bit indices: the device SpGEMM and SOR sweep take 32-bit ones (aijcusparse's products and PETSc's MatSOR() run)"
+  true
+}
 need_noinstall() { [ -n "$(need_install)" ] || echo "make install can be tried here"; }
 declare -A need_reason=()
 unmet() { # need: prints the reason when not met (each need checked once)

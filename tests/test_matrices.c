@@ -188,6 +188,9 @@ static PetscErrorCode EdgeMatrix(EdgeCase e, Mat *A)
                     : (e == EDGE_LONG_ROW && i == 17) || ((e == EDGE_ARGCSR_PAPER || e == EDGE_ARGCSR_PAPER_BIG) && i == m - 1) ? k
                                                                                                                                 : (e == EDGE_ARGCSR_SPLIT || e == EDGE_IPCSR_THRESHOLDS || e == EDGE_ELLR_AT_LIMIT || e == EDGE_ELLR_LENGTHS ? (i + 3 * k) % n : (k == 0 && i < n ? i : Hash(i, k + 3) % n));
       PetscScalar v = 1.0 + (PetscReal)(Hash(i, j) % 1000) / 100.0;
+#if defined(PETSC_USE_COMPLEX)
+      v += PETSC_i * (PetscReal)((PetscInt)(Hash(j, i) % 200) - 100) / 50.0; /* transpose and Hermitian transpose differ */
+#endif
       PetscCall(MatSetValues(*A, 1, &i, 1, &j, &v, INSERT_VALUES));
     }
   }

@@ -6,7 +6,8 @@
 
 Krylov-Schur for the largest eigenvalues of the 2D Laplacian, and shift-and-invert for the
 smallest, whose inner solves are CG + ICC(0) by MATSOLVERSPMVFACTOR (block Jacobi in parallel), on brc,
-spmv and ellr against AIJ with PETSc's factors. Exits 1 on a failed check."""
+spmv and ellr against AIJ with PETSc's factors. Complex builds add the eigenvalues nearest a complex
+target of a non-Hermitian operator, by shift-and-invert with GMRES + ILU(0). Exits 1 on a failed check."""
 import sys
 
 import slepc4py
@@ -52,9 +53,54 @@ def eigenvalues(A, smallest, package):
     return sorted(eps.getEigenvalue(k).real for k in range(min(nconv, 4)))
 
 
+def complex_target(A, package):
+    """Complex builds: the 4 eigenvalues nearest the complex target 0.05 + 0.5i of a non-Hermitian
+    operator (the Laplacian plus i r / n^2 on row r's diagonal), shift-and-invert whose inner solves are
+    GMRES + ILU(0) by the factor package (block Jacobi in parallel), in order of real then imaginary part"""
+    target = 0.05 + 0.5j
+    eps = SLEPc.EPS().create(comm=A.getComm())
+    eps.setOperators(A)
+    eps.setProblemType(SLEPc.EPS.ProblemType.NHEP)
+    eps.setType(SLEPc.EPS.Type.KRYLOVSCHUR)
+    eps.setDimensions(nev=4)
+    eps.setTolerances(tol=1e-10)
+    eps.setTarget(target)
+    eps.setWhichEigenpairs(SLEPc.EPS.Which.TARGET_MAGNITUDE)
+    st = eps.getST()
+    st.setType(SLEPc.ST.Type.SINVERT)
+    ksp = st.getKSP()
+    ksp.setType("gmres")
+    ksp.setTolerances(rtol=1e-12)
+    pc = ksp.getPC()
+    if A.getComm().getSize() > 1:
+        pc.setType("bjacobi")
+        eps.setUp()
+        for sub in pc.getBJacobiSubKSP():
+            sub.getPC().setType("ilu")
+            sub.getPC().setFactorSolverType(package)
+    else:
+        pc.setType("ilu")
+        pc.setFactorSolverType(package)
+    eps.setFromOptions()
+    eps.solve()
+    return sorted((eps.getEigenvalue(k) for k in range(min(eps.getConverged(), 4))), key=lambda v: (round(v.real, 8), round(v.imag, 8)))
+
+
 def main():
     n = 30
     failed = []
+    if PETSc.ScalarType(0).dtype.kind == "c":
+        ref = complex_target(laplacian(PETSc, n, "aijcusparse" if GPU else PETSc.Mat.Type.AIJ, imagramp=1.0), "cusparse" if GPU else "petsc")
+        assert len(ref) == 4, "reference did not converge (complex target)"
+        for t in ("brc", "spmv", "ellr"):
+            got = complex_target(laplacian(PETSc, n, t, imagramp=1.0), "spmvfactor")
+            # each one against the nearest of the reference's (pairs equally far from the target may come in either order)
+            err = max(min(abs(a - b) / abs(b) for b in ref) for a in got) if len(got) == 4 else 1.0
+            ok = err < 1e-8
+            PETSc.Sys.Print(f"{'ok' if ok else 'FAILED'} {t}: 4 eigenvalues nearest the complex target 0.05+0.5i (GMRES + ILU(0) by spmvfactor) "
+                            f"{' '.join(f'{v.real:.8f}{v.imag:+.8f}i' for v in got)}, relative difference to {'aijcusparse' if GPU else 'AIJ'}'s {err:.1e}")
+            if not ok:
+                failed.append(f"{t} (complex target)")
     for smallest in (False, True):
         refmat = laplacian(PETSc, n, "aijcusparse" if GPU else PETSc.Mat.Type.AIJ)
         if GPU and "cuda" not in refmat.createVecLeft().getType():

@@ -623,6 +623,15 @@ PetscErrorCode MatSpmvFormatBuildDevice_BRC(const void *params, const MatSpmvCSR
   PetscCall(MatSpmvCUDAMalloc((void **)&bw, (brc->nblocks + 1) * sizeof(int)));
   MatBRCBlockSlots<<<MatBRCGrid(brc->nblocks + 1), 256, 0, s>>>((int)brc->nblocks, b1, Plen, bw);
   PetscCallCUDA(cudaGetLastError());
+  { /* padding can take the slots past 32 bits, where the 32-bit scan below would wrap */
+    long long total = 0;
+
+    MatSpmvCallThrust(total = thrust::reduce(pol, bw, bw + brc->nblocks, 0LL, thrust::plus<long long>()));
+    if (total > PETSC_INT32_MAX) {
+      for (int *a : {np, key, pw, Prow, bw}) PetscCall(MatSpmvCUDAFree(a));
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "BRC pads this matrix to %lld slots, more than 32-bit device indices address: split it over more MPI processes or use MATAIJCUSPARSE", total);
+    }
+  }
   MatSpmvCallThrust(thrust::exclusive_scan(pol, bw, bw + brc->nblocks + 1, bw));
   brc->d_blockoff = bw;
   PetscCallCUDA(cudaMemcpyAsync(&nslots, bw + brc->nblocks, sizeof(int), cudaMemcpyDeviceToHost, s));

@@ -23,7 +23,8 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDAMalloc(void **, size_t);
    thrust call's temporary storage) fails as out of device memory would; 0: none */
 PETSC_INTERN PetscInt  MatSpmvFailDeviceAlloc;
 PETSC_INTERN PetscBool MatSpmvCUDAAllocFails(void);
-PETSC_INTERN PetscInt  MatSpmvCUDAAllocCount(void); /* the allocations counted so far while the hook is set */
+PETSC_INTERN PetscInt  MatSpmvCUDAAllocCount(void);  /* the allocations counted so far while the hook is set */
+PETSC_INTERN size_t    MatSpmvCUDALayoutBytes(void); /* sizeof the layout struct as the CUDA files see it (must be C's) */
 /* fn(ctx) with a C++ exception thrown under it (thrust in PETSc's aijcusparse, outside any catch there)
    made PETSc's error (out of device memory: PETSC_ERR_MEM) instead of the end of the process; what: the
    operation, for the message */

@@ -275,7 +275,7 @@ static PetscErrorCode MatSpmvSORReadOptions(Mat A, Mat_SpmvSOR *sor)
 
 #if defined(PETSC_HAVE_CUDA)
 /* idiag for A's values, omega and fshift; *zerorow: a zero diagonal MatSOR_SeqAIJ() refuses (no shift), else -1 */
-static PetscErrorCode MatSpmvSORDiagonal(Mat A, Mat_SpmvSOR *sor, const MatSpmvDeviceCSR *csr, PetscReal omega, PetscScalar fshift, PetscInt *zerorow, void *stream)
+static PetscErrorCode MatSpmvSORDiagonal(Mat A, Mat_SpmvSOR *sor, const MatSpmvDeviceCSR *csr, PetscReal omega, PetscReal fshift, PetscInt *zerorow, void *stream)
 {
   PetscObjectState state;
 
@@ -285,7 +285,7 @@ static PetscErrorCode MatSpmvSORDiagonal(Mat A, Mat_SpmvSOR *sor, const MatSpmvD
   if (sor->idiagset && state == sor->valuestate && omega == sor->omega && fshift == sor->fshift) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatSpmvCUDASORDiagonal(sor, csr, omega, fshift, zerorow, stream));
   if (*zerorow >= 0) {
-    if (PetscRealPart(fshift) == 0.0) PetscFunctionReturn(PETSC_SUCCESS); /* refused: idiag stays unset */
+    if (fshift == 0.0) PetscFunctionReturn(PETSC_SUCCESS); /* refused: idiag stays unset */
     PetscCall(PetscInfo(A, "Zero diagonal on row %" PetscInt_FMT "\n", *zerorow));
     A->factorerrortype             = MAT_FACTOR_NUMERIC_ZEROPIVOT;
     A->factorerror_zeropivot_value = 0.0;
@@ -341,7 +341,7 @@ static PetscErrorCode MatSpmvSORSweeps(Mat A, Mat_SpmvSOR *sor, Vec bb, PetscRea
   PetscCall(MatSpmvCUDAGetStream(&stream));
   PetscCall(MatSpmvCUSPARSEGetIJ(A, &csr.i, &csr.j));
   PetscCall(MatSpmvCUSPARSEGetValues(A, &csr.a));
-  PetscCall(MatSpmvSORDiagonal(A, sor, &csr, omega, (PetscScalar)fshift, &zerorow, stream));
+  PetscCall(MatSpmvSORDiagonal(A, sor, &csr, omega, fshift, &zerorow, stream));
   if (zerorow >= 0) {
     PetscCall(MatSpmvCUSPARSERestoreValues(A, &csr.a));
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "Zero diagonal on row %" PetscInt_FMT ": SOR divides by it; shift the diagonal (-pc_sor_diagonal_shift, PCSORSetDiagonalShift()) or use another smoother", zerorow);
@@ -506,6 +506,9 @@ static PetscErrorCode MatSpmvSetSOROpsMPI(Mat A, MatSpmvSORFunction base)
 PETSC_INTERN PetscErrorCode MatSpmvSORRegister(void)
 {
   PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  PetscCheck(sizeof(Mat_SpmvSOR) == MatSpmvCUDASORBytes(), PETSC_COMM_SELF, PETSC_ERR_LIB, "Mat_SpmvSOR has %zu bytes in C and %zu in CUDA: a PetscScalar member needs MATSPMV_SCALAR_MEMBER", sizeof(Mat_SpmvSOR), MatSpmvCUDASORBytes());
+#endif
   MatSpmvDeviceOperations.setsor    = MatSpmvSetSOROps;
   MatSpmvDeviceOperations.setsormpi = MatSpmvSetSOROpsMPI;
   PetscFunctionReturn(PETSC_SUCCESS);

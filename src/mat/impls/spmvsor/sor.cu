@@ -11,7 +11,7 @@
 /* idiag_r = 1 / a_rr (omega 1, fshift <= 0: MatSOR_SeqAIJ() drops the shift there) or omega / (fshift + a_rr);
    *status: the first row whose diagonal is zero where the first form is taken, + 1 */
 template <typename S, typename I>
-__global__ void MatSpmvSORDiagonalKernel(I n, const I *__restrict__ ai, const I *__restrict__ aj, const S *__restrict__ a, PetscReal omega, S fshift, bool plain, S *__restrict__ idiag, int *status)
+__global__ void MatSpmvSORDiagonalKernel(I n, const I *__restrict__ ai, const I *__restrict__ aj, const S *__restrict__ a, PetscReal omega, PetscReal fshift, bool plain, S *__restrict__ idiag, int *status)
 {
   for (I r = blockIdx.x * blockDim.x + threadIdx.x; r < n; r += gridDim.x * blockDim.x) {
     const I p = MatSpmvFindColumn(aj, ai[r], ai[r + 1], r); /* present: checked by the plan */
@@ -20,7 +20,7 @@ __global__ void MatSpmvSORDiagonalKernel(I n, const I *__restrict__ ai, const I 
     if (plain) {
       if (d == S(0)) atomicMin(status, (int)r + 1);
       idiag[r] = S(1) / d;
-    } else idiag[r] = S(omega) / (fshift + d);
+    } else idiag[r] = S(omega) / (S(fshift) + d);
   }
 }
 
@@ -93,6 +93,11 @@ __global__ void __launch_bounds__(32 * MATSPMV_SOR_WARPS) MatSpmvSORSweepKernel(
   if (active && t == 0) MatSpmvStoreReady(xnew + r, xr);
 }
 
+size_t MatSpmvCUDASORBytes(void)
+{
+  return sizeof(Mat_SpmvSOR);
+}
+
 PetscErrorCode MatSpmvCUDASORCreate(Mat_SpmvSOR *sor, const PetscInt *start, const PetscInt *forder, const PetscInt *border)
 {
   PetscFunctionBegin;
@@ -129,12 +134,12 @@ PetscErrorCode MatSpmvCUDASORDestroy(Mat_SpmvSOR *sor)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatSpmvCUDASORDiagonal(Mat_SpmvSOR *sor, const MatSpmvDeviceCSR *A, PetscReal omega, PetscScalar fshift, PetscInt *zerorow, void *stream)
+PetscErrorCode MatSpmvCUDASORDiagonal(Mat_SpmvSOR *sor, const MatSpmvDeviceCSR *A, PetscReal omega, PetscReal fshift, PetscInt *zerorow, void *stream)
 {
   const int         *d_i = A->i, *d_j = A->j;
   const PetscScalar *d_a   = A->a;
   cudaStream_t       s     = (cudaStream_t)stream;
-  const bool         plain = omega == 1.0 && PetscRealPart(fshift) <= 0.0;
+  const bool         plain = omega == 1.0 && fshift <= 0.0;
   int                status;
 
   PetscFunctionBegin;

@@ -36,7 +36,7 @@ typedef struct {
   PetscScalar       *idiag;
   PetscObjectState   valuestate;
   PetscReal          omega;
-  PetscScalar        fshift;
+  PetscReal          fshift; /* MatSOR()'s shift is real (and a complex value by value would sit at another offset in C and CUDA) */
   PetscBool          idiagset;
   PetscScalar       *work;         /* device: the sweeps' second buffer */
   PetscScalar       *stage[2];     /* device: b and x of host vectors */
@@ -60,6 +60,7 @@ typedef struct {
 PETSC_INTERN PetscErrorCode MatSpmvCUDASORCreate(Mat_SpmvSOR *, const PetscInt *, const PetscInt *, const PetscInt *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDASORDestroy(Mat_SpmvSOR *);
 /* idiag from A's device CSR values, omega and fshift; *zerorow: the first row whose diagonal is zero, or -1 */
-PETSC_INTERN PetscErrorCode MatSpmvCUDASORDiagonal(Mat_SpmvSOR *, const MatSpmvDeviceCSR *, PetscReal, PetscScalar, PetscInt *, void *);
+PETSC_INTERN size_t         MatSpmvCUDASORBytes(void); /* sizeof Mat_SpmvSOR as sor.cu sees it (must be C's) */
+PETSC_INTERN PetscErrorCode MatSpmvCUDASORDiagonal(Mat_SpmvSOR *, const MatSpmvDeviceCSR *, PetscReal, PetscReal, PetscInt *, void *);
 /* one sweep with idiag's omega: xnew from b and xold (NULL: the zero initial guess), forward or backward */
 PETSC_INTERN PetscErrorCode MatSpmvCUDASORSweep(Mat_SpmvSOR *, const MatSpmvDeviceCSR *, PetscBool, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);

@@ -120,6 +120,11 @@ PetscInt MatSpmvCUDAAllocCount(void)
   return MatSpmvDeviceAllocCount;
 }
 
+size_t MatSpmvCUDALayoutBytes(void)
+{
+  return sizeof(struct _n_MatSpmvLayout);
+}
+
 /* Out of device memory is a PETSc error the caller may answer with a fallback (PETSC_ERR_MEM), not
    PETSc's generic GPU error */
 PetscErrorCode MatSpmvCUDAMalloc(void **ptr, size_t bytes)
@@ -203,7 +208,8 @@ PetscErrorCode MatSpmvCUDAUpload(void **dst, const void *src, size_t bytes)
 template <typename V, typename I>
 __global__ void MatSpmvGatherKernel(I nslots, const I *__restrict__ slot2csr, const V *__restrict__ csrval, V *__restrict__ val)
 {
-  for (I s = blockIdx.x * blockDim.x + threadIdx.x; s < nslots; s += gridDim.x * blockDim.x) {
+  /* the stride in 64 bits: near 2^31 slots a 32-bit s + stride wraps negative */
+  for (long long s = blockIdx.x * (long long)blockDim.x + threadIdx.x; s < nslots; s += (long long)gridDim.x * blockDim.x) {
     I k    = slot2csr[s];
     val[s] = k >= 0 ? csrval[k] : V(0);
   }

@@ -141,6 +141,18 @@ PetscErrorCode MatSpmvSelectLayout(Mat A, MatSpmvOp t, const MatSpmvCSR *csr0)
   char              why[sizeof(((MatSpmvLayout)NULL)->why)] = "", times[sizeof(why)] = "";
 
   PetscFunctionBegin;
+  /* the formats' device kernels index slots with 32-bit integers: a matrix past them is refused before
+     any pass over it (a host build of billions of slots would only be refused after it) */
+  if (sp->ondevice && (csr0->nnz > PETSC_INT32_MAX || csr0->m >= PETSC_INT32_MAX || csr0->n >= PETSC_INT32_MAX)) {
+    char msg[sizeof(sp->declinedwhy[0])];
+
+    PetscCall(PetscSNPrintf(msg, sizeof(msg), "%" PetscInt_FMT " nonzeros in %" PetscInt_FMT " x %" PetscInt_FMT ": past the 2^31 - 1 slots the formats' 32-bit device indices address", csr0->nnz, csr0->m, csr0->n));
+    if (declinable) {
+      PetscCall(MatSpmvDeclineLayout(A, sp, t, msg));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: %s; use MATAIJCUSPARSE (its products take 64-bit indices) or split the matrix over more MPI processes", sp->format->name, msg);
+  }
   PetscCall(PetscLogEventBegin(sp->format->event_build, A, 0, 0, 0));
   PetscCall(MatSpmvPrepareDeviceBuild(A, t));
   /* op(A)'s rows: A's for the column plan and the compressed rows; A^T's (an O(nonzeros) count)

@@ -390,9 +390,13 @@ static PetscErrorCode MatSpmvSetProducts(Mat A)
   A->ops->multtranspose    = MatMultTranspose_SeqAIJSpmv;
   A->ops->multtransposeadd = MatMultTransposeAdd_SeqAIJSpmv;
   /* aijcusparse's MatMultHermitianTransposeAdd() asks cuSPARSE for the conjugate transpose, refused for a real
-     matrix, and keeps y's old contents when y is not z (docs/limits.md): in real arithmetic it is the
-     transpose's, ours; in complex PETSc's conjugates around MatMultTranspose() */
-  if (MatSpmvSeq(A)->base->cusparse) A->ops->multhermitiantransposeadd = PetscDefined(USE_COMPLEX) ? NULL : MatMultTransposeAdd_SeqAIJSpmv;
+     matrix, and keeps y's old contents when y is not z; both of its Hermitian products take only CUDA vectors
+     (docs/limits.md): in real arithmetic they are the transpose's, ours; in complex PETSc's conjugates around
+     our MatMultTranspose() */
+  if (MatSpmvSeq(A)->base->cusparse) {
+    A->ops->multhermitiantranspose    = PetscDefined(USE_COMPLEX) ? NULL : MatMultTranspose_SeqAIJSpmv;
+    A->ops->multhermitiantransposeadd = PetscDefined(USE_COMPLEX) ? NULL : MatMultTransposeAdd_SeqAIJSpmv;
+  }
   PetscCall(MatSpmvSetValueOps_SeqAIJSpmv(A)); /* MatShift, MatDiagonalScale on the device (values.c) */
   PetscCall(MatSpmvSetGraphOps_SeqAIJSpmv(A)); /* MatCreateGraph on the device (graph.c) */
   /* MatSOR on the device (spmvsor/) */

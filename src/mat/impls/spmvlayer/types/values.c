@@ -74,6 +74,29 @@ static PetscErrorCode MatSpmvScalingRestore(MatSpmvScaling *s)
 /* Host vectors are staged to the device (m + n values) rather than handed to the base: SeqAIJ's
    host function (PETSc 3.25) moves every value of A to the host and back, and with aijcusparse's
    device function (PETSc 3.26) host vectors give wrong values on 2 processes (docs/limits.md) */
+/* v itself where it lives on the device (or is NULL), else a CUDA copy of it in *w (aijcusparse's
+   MatDiagonalScale() reads its vectors' device arrays: a host one, such as an MPI matrix's ghost
+   vector, is read as garbage) */
+static PetscErrorCode MatSpmvScalingOnDevice(Vec v, Vec *w)
+{
+  PetscMemType       mtype;
+  const PetscScalar *a;
+  PetscInt           n;
+
+  PetscFunctionBegin;
+  *w = NULL;
+  if (!v) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecGetArrayReadAndMemType(v, &a, &mtype));
+  PetscCall(VecRestoreArrayReadAndMemType(v, &a));
+  if (PetscMemTypeDevice(mtype)) PetscFunctionReturn(PETSC_SUCCESS);
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(VecGetLocalSize(v, &n));
+  PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, n, w));
+  PetscCall(VecCopy(v, *w));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatDiagonalScale_SeqAIJSpmv(Mat A, Vec l, Vec r)
 {
   Mat_SeqAIJSpmv *sp     = MatSpmvSeq(A);
@@ -81,8 +104,16 @@ static PetscErrorCode MatDiagonalScale_SeqAIJSpmv(Mat A, Vec l, Vec r)
 
   PetscFunctionBegin;
   PetscCall(MatSpmvDeviceCSRUsable(A, &device));
-  if (!device) {
-    PetscCall(sp->base->diagonalscale(A, l, r));
+  if (!device) { /* the base's: aijcusparse's (64-bit indices) on device vectors */
+    Vec lw = NULL, rw = NULL;
+
+    if (sp->base->cusparse) {
+      PetscCall(MatSpmvScalingOnDevice(l, &lw));
+      PetscCall(MatSpmvScalingOnDevice(r, &rw));
+    }
+    PetscCall(sp->base->diagonalscale(A, lw ? lw : l, rw ? rw : r));
+    PetscCall(VecDestroy(&lw));
+    PetscCall(VecDestroy(&rw));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 #if defined(PETSC_HAVE_CUDA)
