@@ -20,70 +20,54 @@ from slepc4py import SLEPc  # noqa: E402
 from laplacian import laplacian  # noqa: E402
 
 
-def eigenvalues(A, smallest, package):
+def krylov_schur(A, problem, package, target=None, ksptype=None, factor=None):
+    """Krylov-Schur for 4 eigenvalues of A: the largest, or with a target those nearest it by
+    shift-and-invert, whose inner solves are ksptype + factor by the factor package (block Jacobi in
+    parallel); returns the converged eigenvalues"""
     eps = SLEPc.EPS().create(comm=A.getComm())
     eps.setOperators(A)
-    eps.setProblemType(SLEPc.EPS.ProblemType.HEP)
+    eps.setProblemType(problem)
     eps.setType(SLEPc.EPS.Type.KRYLOVSCHUR)
     eps.setDimensions(nev=4)
     eps.setTolerances(tol=1e-10)
-    if smallest:  # shift-and-invert at 0: each step a solve with A, CG + ICC(0)
-        eps.setTarget(0.0)
+    if target is not None:
+        eps.setTarget(target)
         eps.setWhichEigenpairs(SLEPc.EPS.Which.TARGET_MAGNITUDE)
         st = eps.getST()
         st.setType(SLEPc.ST.Type.SINVERT)
         ksp = st.getKSP()
-        ksp.setType("cg")
+        ksp.setType(ksptype)
         ksp.setTolerances(rtol=1e-12)
         pc = ksp.getPC()
         if A.getComm().getSize() > 1:
             pc.setType("bjacobi")
             eps.setUp()
             for sub in pc.getBJacobiSubKSP():
-                sub.getPC().setType("icc")
+                sub.getPC().setType(factor)
                 sub.getPC().setFactorSolverType(package)
         else:
-            pc.setType("icc")
+            pc.setType(factor)
             pc.setFactorSolverType(package)
     else:
         eps.setWhichEigenpairs(SLEPc.EPS.Which.LARGEST_MAGNITUDE)
     eps.setFromOptions()
     eps.solve()
-    nconv = eps.getConverged()
-    return sorted(eps.getEigenvalue(k).real for k in range(min(nconv, 4)))
+    return [eps.getEigenvalue(k) for k in range(min(eps.getConverged(), 4))]
+
+
+def eigenvalues(A, smallest, package):
+    """the 4 largest, or (shift-and-invert at 0, CG + ICC(0)) the 4 smallest, sorted"""
+    problem = SLEPc.EPS.ProblemType.HEP
+    got = krylov_schur(A, problem, package, 0.0, "cg", "icc") if smallest else krylov_schur(A, problem, package)
+    return sorted(v.real for v in got)
 
 
 def complex_target(A, package):
     """Complex builds: the 4 eigenvalues nearest the complex target 0.05 + 0.5i of a non-Hermitian
     operator (the Laplacian plus i r / n^2 on row r's diagonal), shift-and-invert whose inner solves are
     GMRES + ILU(0) by the factor package (block Jacobi in parallel), in order of real then imaginary part"""
-    target = 0.05 + 0.5j
-    eps = SLEPc.EPS().create(comm=A.getComm())
-    eps.setOperators(A)
-    eps.setProblemType(SLEPc.EPS.ProblemType.NHEP)
-    eps.setType(SLEPc.EPS.Type.KRYLOVSCHUR)
-    eps.setDimensions(nev=4)
-    eps.setTolerances(tol=1e-10)
-    eps.setTarget(target)
-    eps.setWhichEigenpairs(SLEPc.EPS.Which.TARGET_MAGNITUDE)
-    st = eps.getST()
-    st.setType(SLEPc.ST.Type.SINVERT)
-    ksp = st.getKSP()
-    ksp.setType("gmres")
-    ksp.setTolerances(rtol=1e-12)
-    pc = ksp.getPC()
-    if A.getComm().getSize() > 1:
-        pc.setType("bjacobi")
-        eps.setUp()
-        for sub in pc.getBJacobiSubKSP():
-            sub.getPC().setType("ilu")
-            sub.getPC().setFactorSolverType(package)
-    else:
-        pc.setType("ilu")
-        pc.setFactorSolverType(package)
-    eps.setFromOptions()
-    eps.solve()
-    return sorted((eps.getEigenvalue(k) for k in range(min(eps.getConverged(), 4))), key=lambda v: (round(v.real, 8), round(v.imag, 8)))
+    got = krylov_schur(A, SLEPc.EPS.ProblemType.NHEP, package, 0.05 + 0.5j, "gmres", "ilu")
+    return sorted(got, key=lambda v: (round(v.real, 8), round(v.imag, 8)))
 
 
 def main():

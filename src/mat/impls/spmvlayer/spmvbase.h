@@ -153,11 +153,17 @@ static inline PetscErrorCode MatSpmvCUDAUploadInt(int **d, const PetscInt *h, Pe
   PetscFunctionBegin;
   if (sizeof(PetscInt) == sizeof(int)) { /* same representation: no conversion */
     PetscCall(MatSpmvCUDAUpload((void **)d, h, n * sizeof(int)));
-  } else {
+  } else { /* 64-bit PetscInt: each value checked, a wrapped index would read out of bounds */
+    PetscBool fits = PETSC_TRUE;
+
     PetscCall(PetscMalloc1(n, &tmp));
-    for (PetscInt k = 0; k < n; k++) tmp[k] = (int)h[k];
-    PetscCall(MatSpmvCUDAUpload((void **)d, tmp, n * sizeof(int)));
+    for (PetscInt k = 0; k < n; k++) {
+      tmp[k] = (int)h[k];
+      fits   = (PetscBool)(fits && (PetscInt)tmp[k] == h[k]);
+    }
+    if (fits) PetscCall(MatSpmvCUDAUpload((void **)d, tmp, n * sizeof(int)));
     PetscCall(PetscFree(tmp));
+    PetscCheck(fits, PETSC_COMM_SELF, PETSC_ERR_SUP, "An index of a device array is past the 32 bits the formats' kernels take: use MATAIJCUSPARSE or split the matrix over more MPI processes");
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
