@@ -163,7 +163,7 @@ static inline PetscErrorCode MatSpmvCUDAUploadInt(int **d, const PetscInt *h, Pe
     }
     if (fits) PetscCall(MatSpmvCUDAUpload((void **)d, tmp, n * sizeof(int)));
     PetscCall(PetscFree(tmp));
-    PetscCheck(fits, PETSC_COMM_SELF, PETSC_ERR_SUP, "An index of a device array is past the 32 bits the formats' kernels take: use MATAIJCUSPARSE or split the matrix over more MPI processes");
+    PetscCheck(fits, PETSC_COMM_SELF, PETSC_ERR_SUP, "An index of a device array is past the 32 bits the formats' kernels take: split the matrix over more MPI processes");
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

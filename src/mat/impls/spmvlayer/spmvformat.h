@@ -43,44 +43,44 @@ typedef struct {
    The layer owns the values; the format owns fmt, its index arrays. */
 typedef struct _n_MatSpmvLayout *MatSpmvLayout;
 
-/* A PetscScalar member of a struct that C and CUDA files share: a complex one is aligned to its
-   size in CUDA files (thrust::complex), to its part's in C (_Complex), so it is aligned alike in both
-   and the struct's fields sit where both expect them (MatSpmvFormatRegister() checks the size) */
-#define MATSPMV_SCALAR_MEMBER __attribute__((aligned(sizeof(PetscScalar))))
+/* A PetscScalar in a struct that C and CUDA files share: a complex one is aligned to its size in CUDA
+   files (thrust::complex), to its part's in C (_Complex); this one is aligned alike in both, so the
+   struct's fields sit where both expect them (MatSpmvFormatRegister() checks the size) */
+typedef PetscScalar MatSpmvScalar __attribute__((aligned(sizeof(PetscScalar))));
 
 struct _n_MatSpmvLayout {
-  MatSpmvFormat     *format;                /* the format that built it: the matrix's own, or the one a selecting format chose */
-  const void        *params;                /* that format's parameters */
-  char               why[320];              /* a selecting format's reason for its choice, for the viewer */
-  PetscInt           m, n;                  /* rows and columns the format stores: the operator's rows with entries when compressed */
-  PetscInt           ym;                    /* rows of the operator (the length of y) */
-  PetscInt          *crow;                  /* compressed (most rows empty, as in MPI off-diagonal blocks): the operator row of each
+  MatSpmvFormat     *format;       /* the format that built it: the matrix's own, or the one a selecting format chose */
+  const void        *params;       /* that format's parameters */
+  char               why[320];     /* a selecting format's reason for its choice, for the viewer */
+  PetscInt           m, n;         /* rows and columns the format stores: the operator's rows with entries when compressed */
+  PetscInt           ym;           /* rows of the operator (the length of y) */
+  PetscInt          *crow;         /* compressed (most rows empty, as in MPI off-diagonal blocks): the operator row of each
                                stored row, else NULL; the layer scatters the format's products (host) */
-  int               *d_crow;                /* crow on the device */
-  int               *d_ci;                  /* the device build's row offsets when they are not the base's: compressed, or rows permuted */
-  int               *d_tcsr[2];             /* A^T's device CSR (row offsets, columns), kept for a format that reads it in place (readscsr) */
-  PetscInt           nnz;                   /* true nonzeros */
-  PetscInt           nslots;                /* value slots, padding included */
-  PetscInt          *slot2csr;              /* CSR position of A feeding each slot, -1 for padding (host) */
-  PetscScalar       *val;                   /* slot values, host backend only */
-  PetscScalar       *d_val;                 /* slot values, CUDA backend only */
-  PetscBool          devicebuilt;           /* built by the format's builddevice: host arrays only after download */
-  PetscBool          borrowed;              /* d_val is the base's device CSR value array (identity layout on aijcusparse): not ours to free */
-  int               *d_slot2csr;            /* slot2csr on the device, for value refreshes */
-  PetscBool          identity;              /* slot s holds CSR entry s, no padding: a refresh is a plain copy (set by the layer) */
-  PetscScalar scale  MATSPMV_SCALAR_MEMBER; /* the operator is scale times the slot values: the kernels multiply each row's sum by it
+  int               *d_crow;       /* crow on the device */
+  int               *d_ci;         /* the device build's row offsets when they are not the base's: compressed, or rows permuted */
+  int               *d_tcsr[2];    /* A^T's device CSR (row offsets, columns), kept for a format that reads it in place (readscsr) */
+  PetscInt           nnz;          /* true nonzeros */
+  PetscInt           nslots;       /* value slots, padding included */
+  PetscInt          *slot2csr;     /* CSR position of A feeding each slot, -1 for padding (host) */
+  PetscScalar       *val;          /* slot values, host backend only */
+  PetscScalar       *d_val;        /* slot values, CUDA backend only */
+  PetscBool          devicebuilt;  /* built by the format's builddevice: host arrays only after download */
+  PetscBool          borrowed;     /* d_val is the base's device CSR value array (identity layout on aijcusparse): not ours to free */
+  int               *d_slot2csr;   /* slot2csr on the device, for value refreshes */
+  PetscBool          identity;     /* slot s holds CSR entry s, no padding: a refresh is a plain copy (set by the layer) */
+  MatSpmvScalar      scale;        /* the operator is scale times the slot values: the kernels multiply each row's sum by it
                                (a MatScale() since the last refresh, folded in by the layer instead of a refresh) */
-  size_t             indexbytes;            /* bytes of the format's index arrays (for the footprint) */
-  PetscReal          hotshare;              /* share of the nonzeros in the 1% most frequent columns; -1: not counted */
-  MatSpmvColumnOrder colorder;              /* the columns' order: NATURAL, FREQUENCY or RCM */
-  PetscBool          rowsrcm;               /* the stored rows follow the columns' RCM order (format->maprows) */
-  PetscReal          wideshare[2];          /* share of the nonzeros in groups of rows spanning MATSPMV_SPAN16 columns or more,
+  size_t             indexbytes;   /* bytes of the format's index arrays (for the footprint) */
+  PetscReal          hotshare;     /* share of the nonzeros in the 1% most frequent columns; -1: not counted */
+  MatSpmvColumnOrder colorder;     /* the columns' order: NATURAL, FREQUENCY or RCM */
+  PetscBool          rowsrcm;      /* the stored rows follow the columns' RCM order (format->maprows) */
+  PetscReal          wideshare[2]; /* share of the nonzeros in groups of rows spanning MATSPMV_SPAN16 columns or more,
                                 natural and in RCM order; -1: not measured */
-  PetscInt          *colperm;               /* columns renumbered: layout column k is operator column colperm[k], else NULL
+  PetscInt          *colperm;      /* columns renumbered: layout column k is operator column colperm[k], else NULL
                                (host backend; after download() on the device) */
-  int               *d_colperm;             /* colperm on the device: each product first gathers x into this order */
-  int               *d_colj;                /* the renumbered device columns a format that keeps CSR order reads in place */
-  void              *fmt;                   /* the format's own arrays, host and device */
+  int               *d_colperm;    /* colperm on the device: each product first gathers x into this order */
+  int               *d_colj;       /* the renumbered device columns a format that keeps CSR order reads in place */
+  void              *fmt;          /* the format's own arrays, host and device */
 };
 
 /* What a format provides. All functions receive the layout of one operator; the products are

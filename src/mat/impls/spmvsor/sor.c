@@ -507,7 +507,7 @@ PETSC_INTERN PetscErrorCode MatSpmvSORRegister(void)
 {
   PetscFunctionBegin;
 #if defined(PETSC_HAVE_CUDA)
-  PetscCheck(sizeof(Mat_SpmvSOR) == MatSpmvCUDASORBytes(), PETSC_COMM_SELF, PETSC_ERR_LIB, "Mat_SpmvSOR has %zu bytes in C and %zu in CUDA: a PetscScalar member needs MATSPMV_SCALAR_MEMBER", sizeof(Mat_SpmvSOR), MatSpmvCUDASORBytes());
+  PetscCheck(sizeof(Mat_SpmvSOR) == MatSpmvCUDASORBytes(), PETSC_COMM_SELF, PETSC_ERR_LIB, "Mat_SpmvSOR has %zu bytes in C and %zu in CUDA: a PetscScalar member must be a MatSpmvScalar (spmvformat.h)", sizeof(Mat_SpmvSOR), MatSpmvCUDASORBytes());
 #endif
   MatSpmvDeviceOperations.setsor    = MatSpmvSetSOROps;
   MatSpmvDeviceOperations.setsormpi = MatSpmvSetSOROpsMPI;

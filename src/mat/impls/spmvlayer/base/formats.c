@@ -17,7 +17,7 @@ PetscErrorCode MatSpmvFormatRegister(MatSpmvFormat *format)
 {
   PetscFunctionBegin;
 #if defined(PETSC_HAVE_CUDA)
-  PetscCheck(sizeof(struct _n_MatSpmvLayout) == MatSpmvCUDALayoutBytes(), PETSC_COMM_SELF, PETSC_ERR_LIB, "The layout struct has %zu bytes in C and %zu in CUDA: a PetscScalar member needs MATSPMV_SCALAR_MEMBER (spmvformat.h)", sizeof(struct _n_MatSpmvLayout), MatSpmvCUDALayoutBytes());
+  PetscCheck(sizeof(struct _n_MatSpmvLayout) == MatSpmvCUDALayoutBytes(), PETSC_COMM_SELF, PETSC_ERR_LIB, "The layout struct has %zu bytes in C and %zu in CUDA: a PetscScalar member must be a MatSpmvScalar (spmvformat.h)", sizeof(struct _n_MatSpmvLayout), MatSpmvCUDALayoutBytes());
 #endif
   for (PetscInt f = 0; f < MatSpmvNFormats; f++)
     if (MatSpmvFormats[f] == format) PetscFunctionReturn(PETSC_SUCCESS);

@@ -151,7 +151,7 @@ PetscErrorCode MatSpmvSelectLayout(Mat A, MatSpmvOp t, const MatSpmvCSR *csr0)
       PetscCall(MatSpmvDeclineLayout(A, sp, t, msg));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: %s; use MATAIJCUSPARSE (its products take 64-bit indices) or split the matrix over more MPI processes", sp->format->name, msg);
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: %s; split the matrix over more MPI processes (aijcusparse's products fail past 2^31 nonzeros too: docs/limits.md)", sp->format->name, msg);
   }
   PetscCall(PetscLogEventBegin(sp->format->event_build, A, 0, 0, 0));
   PetscCall(MatSpmvPrepareDeviceBuild(A, t));

@@ -71,9 +71,6 @@ static PetscErrorCode MatSpmvScalingRestore(MatSpmvScaling *s)
 }
 #endif
 
-/* Host vectors are staged to the device (m + n values) rather than handed to the base: SeqAIJ's
-   host function (PETSc 3.25) moves every value of A to the host and back, and with aijcusparse's
-   device function (PETSc 3.26) host vectors give wrong values on 2 processes (docs/limits.md) */
 /* v itself where it lives on the device (or is NULL), else a CUDA copy of it in *w (aijcusparse's
    MatDiagonalScale() reads its vectors' device arrays: a host one, such as an MPI matrix's ghost
    vector, is read as garbage) */
@@ -97,6 +94,9 @@ static PetscErrorCode MatSpmvScalingOnDevice(Vec v, Vec *w)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Host vectors are staged to the device (m + n values) rather than handed to the base: SeqAIJ's
+   host function (PETSc 3.25) moves every value of A to the host and back, and with aijcusparse's
+   device function (PETSc 3.26) host vectors give wrong values on 2 processes (docs/limits.md) */
 static PetscErrorCode MatDiagonalScale_SeqAIJSpmv(Mat A, Vec l, Vec r)
 {
   Mat_SeqAIJSpmv *sp     = MatSpmvSeq(A);
