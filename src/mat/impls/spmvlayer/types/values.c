@@ -71,26 +71,20 @@ static PetscErrorCode MatSpmvScalingRestore(MatSpmvScaling *s)
 }
 #endif
 
-/* v itself where it lives on the device (or is NULL), else a CUDA copy of it in *w (aijcusparse's
-   MatDiagonalScale() reads its vectors' device arrays: a host one, such as an MPI matrix's ghost
-   vector, is read as garbage) */
-static PetscErrorCode MatSpmvScalingOnDevice(Vec v, Vec *w)
+/* v where aijcusparse takes it (a CUDA vector, or NULL), else its values in A's CUDA work vector of
+   layout map under key: aijcusparse's MatDiagonalScale() reads its vectors' device arrays, and reads
+   a host one, such as an MPI matrix's ghost vector, as garbage */
+static PetscErrorCode MatSpmvScalingOnDevice(Mat A, Vec v, const char *key, PetscLayout map, Vec *w)
 {
-  PetscMemType       mtype;
-  const PetscScalar *a;
-  PetscInt           n;
+  PetscBool cuda;
 
   PetscFunctionBegin;
-  *w = NULL;
+  *w = v;
   if (!v) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(VecGetArrayReadAndMemType(v, &a, &mtype));
-  PetscCall(VecRestoreArrayReadAndMemType(v, &a));
-  if (PetscMemTypeDevice(mtype)) PetscFunctionReturn(PETSC_SUCCESS);
-#if defined(PETSC_HAVE_CUDA)
-  PetscCall(VecGetLocalSize(v, &n));
-  PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, n, w));
+  PetscCall(MatSpmvCUSPARSETakesVecs(v, NULL, NULL, &cuda));
+  if (cuda) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvGetDeviceWorkVec(A, key, map, w));
   PetscCall(VecCopy(v, *w));
-#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -105,15 +99,13 @@ static PetscErrorCode MatDiagonalScale_SeqAIJSpmv(Mat A, Vec l, Vec r)
   PetscFunctionBegin;
   PetscCall(MatSpmvDeviceCSRUsable(A, &device));
   if (!device) { /* the base's: aijcusparse's (64-bit indices) on device vectors */
-    Vec lw = NULL, rw = NULL;
+    Vec lw = l, rw = r;
 
     if (sp->base->cusparse) {
-      PetscCall(MatSpmvScalingOnDevice(l, &lw));
-      PetscCall(MatSpmvScalingOnDevice(r, &rw));
+      PetscCall(MatSpmvScalingOnDevice(A, l, "MatSpmvScalingLeft", A->rmap, &lw));
+      PetscCall(MatSpmvScalingOnDevice(A, r, "MatSpmvScalingRight", A->cmap, &rw));
     }
-    PetscCall(sp->base->diagonalscale(A, lw ? lw : l, rw ? rw : r));
-    PetscCall(VecDestroy(&lw));
-    PetscCall(VecDestroy(&rw));
+    PetscCall(sp->base->diagonalscale(A, lw, rw));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 #if defined(PETSC_HAVE_CUDA)
