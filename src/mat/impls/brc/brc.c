@@ -233,6 +233,7 @@ static PetscErrorCode MatSpmvFormatDestroy_BRC(MatSpmvLayout L)
   PetscCall(PetscFree(brc->initrows));
 #if defined(PETSC_HAVE_CUDA)
   PetscCall(MatSpmvCUDAFree(brc->d_blockoff));
+  PetscCall(MatSpmvCUDAFree(brc->d_blockoff64));
   PetscCall(MatSpmvCUDAFree(brc->d_rowidx));
   PetscCall(MatSpmvCUDAFree(brc->d_col));
   PetscCall(MatSpmvCUDAFree(brc->d_initrows));
@@ -315,6 +316,7 @@ MatSpmvFormat MatSpmvFormat_BRC = {
   .title   = "Blocked Row-Column (BRC)",
   /* 16-bit column offsets need each block's columns within 65536: RCM where the numbering spreads them */
   .compactcolumns = PETSC_TRUE,
+  .slots64        = PETSC_TRUE,
   .paramsize      = sizeof(MatBRCParams),
   .paramsdefault  = &MatBRCParamsDefault,
   .setfromoptions = MatSpmvFormatSetFromOptions_BRC,

@@ -27,15 +27,16 @@ __global__ void MatBRCInitKernel(I ninit, const I *__restrict__ rows, const V *_
 /* One lane's row of a block: T slots, the lane's at off + j * b1 + lane, slot s of slot column j
    reading x[col(s, j)]. With G > 1 every G slot columns from the first hold G consecutive columns
    in each lane (or padding after such a run: the run ending at the lane's last column, read again
-   with zero values): one offset per run, read at its last slot; the sum keeps the slot order */
-template <typename V, typename I, int G = 1, typename Col>
-__device__ __forceinline__ V MatBRCRowSum(I off, I T, I b1, I lane, const V *__restrict__ val, const V *__restrict__ x, Col col)
+   with zero values): one offset per run, read at its last slot; the sum keeps the slot order.
+   O, the slots' offsets: I, or 64 bits in a layout of more than 2^31 - 1 slots */
+template <typename V, typename I, int G = 1, typename Col, typename O>
+__device__ __forceinline__ V MatBRCRowSum(O off, I T, I b1, I lane, const V *__restrict__ val, const V *__restrict__ x, Col col)
 {
   V sum = V(0);
 
 #pragma unroll 2
   for (I j = G - 1; j < T; j += G) {
-    const I s = off + j * b1 + lane;
+    const O s = off + j * b1 + lane;
 
     if constexpr (G == 1) sum += MatSpmvLoadStream(&val[s]) * x[col(s, j)];
     else {
@@ -49,8 +50,8 @@ __device__ __forceinline__ V MatBRCRowSum(I off, I T, I b1, I lane, const V *__r
 }
 
 /* a block's row sum with G from its run length (1: none), a branch uniform over the block */
-template <typename V, typename I, typename Col>
-__device__ __forceinline__ V MatBRCRowSumG(I G, I off, I T, I b1, I lane, const V *__restrict__ val, const V *__restrict__ x, Col col)
+template <typename V, typename I, typename Col, typename O>
+__device__ __forceinline__ V MatBRCRowSumG(I G, O off, I T, I b1, I lane, const V *__restrict__ val, const V *__restrict__ x, Col col)
 {
   switch (G) {
   case 2:
@@ -69,8 +70,8 @@ __device__ __forceinline__ V MatBRCRowSumG(I G, I off, I T, I b1, I lane, const 
    lane's row sum in block b. Rows split over blocks (dst < -1) are added atomically, padding rows
    (dst == -1) dropped. z may alias y. B1 > 0 fixes the block height at compile time (shifts
    instead of divisions); B1 = 0 takes it from b1. */
-template <typename V, typename I, int B1, typename BlockSum>
-__device__ __forceinline__ void MatBRCBlocks(I nblocks, I b1_, const I *__restrict__ blockoff, const I *__restrict__ rowidx, const V alpha, const V *z, V *y, BlockSum blocksum)
+template <typename V, typename I, int B1, typename BlockSum, typename O>
+__device__ __forceinline__ void MatBRCBlocks(I nblocks, I b1_, const O *__restrict__ blockoff, const I *__restrict__ rowidx, const V alpha, const V *z, V *y, BlockSum blocksum)
 {
   const I b1     = B1 > 0 ? (I)B1 : b1_;
   const I tid    = blockIdx.x * blockDim.x + threadIdx.x;
@@ -78,7 +79,8 @@ __device__ __forceinline__ void MatBRCBlocks(I nblocks, I b1_, const I *__restri
   const I stride = (gridDim.x * blockDim.x) / b1;
 
   for (I b = tid / b1; b < nblocks; b += stride) {
-    const I off = blockoff[b], T = (blockoff[b + 1] - off) / b1;
+    const O off = blockoff[b];
+    const I T   = (I)((blockoff[b + 1] - off) / b1);
     const I dst = rowidx[b * b1 + lane];
     const V sum = alpha * blocksum(b, off, T, b1, lane);
 
@@ -87,11 +89,11 @@ __device__ __forceinline__ void MatBRCBlocks(I nblocks, I b1_, const I *__restri
   }
 }
 
-/* 32-bit column indices */
-template <typename V, typename I, int B1>
-__global__ void __launch_bounds__(256) MatBRCMultKernel(I nblocks, I b1_, const I *__restrict__ blockoff, const I *__restrict__ rowidx, const I *__restrict__ col, const V *__restrict__ val, const V alpha, const V *__restrict__ x, const V *z, V *y)
+/* 32-bit column indices; O: the slots' offsets (blockoff), 64-bit in a layout of more than 2^31 - 1 slots */
+template <typename V, typename I, int B1, typename O = I>
+__global__ void __launch_bounds__(256) MatBRCMultKernel(I nblocks, I b1_, const O *__restrict__ blockoff, const I *__restrict__ rowidx, const I *__restrict__ col, const V *__restrict__ val, const V alpha, const V *__restrict__ x, const V *z, V *y)
 {
-  MatBRCBlocks<V, I, B1>(nblocks, b1_, blockoff, rowidx, alpha, z, y, [=](I, I off, I T, I b1, I lane) { return MatBRCRowSum<V, I>(off, T, b1, lane, val, x, [=](I s, I) { return MatSpmvLoadStream(&col[s]); }); });
+  MatBRCBlocks<V, I, B1>(nblocks, b1_, blockoff, rowidx, alpha, z, y, [=](I, O off, I T, I b1, I lane) { return MatBRCRowSum<V, I>(off, T, b1, lane, val, x, [=](O s, I) { return MatSpmvLoadStream(&col[s]); }); });
 }
 
 /* 16-bit column offsets: 10 instead of 12 bytes per nonzero in double precision, so a
@@ -389,6 +391,15 @@ PetscErrorCode MatSpmvFormatUpload_BRC(MatSpmvLayout L)
   MatBRCLayout *brc = (MatBRCLayout *)L->fmt;
 
   PetscFunctionBegin;
+#if defined(PETSC_USE_64BIT_INDICES)
+  if (L->nslots > PETSC_INT32_MAX) { /* 64-bit slot offsets (PetscInt's), 32-bit columns, not compressed */
+    PetscCall(MatSpmvCUDAUpload((void **)&brc->d_blockoff64, brc->blockoff, (size_t)(brc->nblocks + 1) * sizeof(long long)));
+    PetscCall(MatSpmvCUDAUploadInt(&brc->d_rowidx, brc->rowidx, brc->nblocks * brc->b1));
+    PetscCall(MatSpmvCUDAUploadInt(&brc->d_col, brc->col, L->nslots));
+    PetscCall(MatSpmvCUDAUploadInt(&brc->d_initrows, brc->initrows, brc->ninit));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
   PetscCall(MatSpmvCUDAUploadInt(&brc->d_blockoff, brc->blockoff, brc->nblocks + 1));
   PetscCall(MatSpmvCUDAUploadInt(&brc->d_rowidx, brc->rowidx, brc->nblocks * brc->b1));
   PetscCall(MatSpmvCUDAUploadInt(&brc->d_col, brc->col, L->nslots));
@@ -420,7 +431,10 @@ PetscErrorCode MatSpmvFormatMultDevice_BRC(MatSpmvLayout L, const PetscScalar *x
     PetscInt nthr   = groups * brc->b1;
     int      blocks = (int)PetscMin((nthr + threads - 1) / threads, PETSC_INT32_MAX / threads);
 
-    if (brc->col16) {
+    if (brc->d_blockoff64) {
+      if (brc->b1 == 32) MatBRCMultKernel<PetscScalar, int, 32, long long><<<blocks, threads, 0, s>>>((int)brc->nblocks, 32, brc->d_blockoff64, brc->d_rowidx, brc->d_col, L->d_val, L->scale, x, z, y);
+      else MatBRCMultKernel<PetscScalar, int, 0, long long><<<blocks, threads, 0, s>>>((int)brc->nblocks, (int)brc->b1, brc->d_blockoff64, brc->d_rowidx, brc->d_col, L->d_val, L->scale, x, z, y);
+    } else if (brc->col16) {
       if (brc->b1 == 32) MatBRCMultKernel16<PetscScalar, int, 32><<<blocks, threads, 0, s>>>((int)brc->nblocks, 32, brc->d_blockoff, brc->d_rowidx, brc->d_colbase, brc->d_col16, brc->d_jbase, brc->d_colwide, brc->d_runs, L->d_val, L->scale, x, z, y);
       else MatBRCMultKernel16<PetscScalar, int, 0><<<blocks, threads, 0, s>>>((int)brc->nblocks, (int)brc->b1, brc->d_blockoff, brc->d_rowidx, brc->d_colbase, brc->d_col16, brc->d_jbase, brc->d_colwide, brc->d_runs, L->d_val, L->scale, x, z, y);
     } else if (brc->b1 == 32) MatBRCMultKernel<PetscScalar, int, 32><<<blocks, threads, 0, s>>>((int)brc->nblocks, 32, brc->d_blockoff, brc->d_rowidx, brc->d_col, L->d_val, L->scale, x, z, y);

@@ -23,16 +23,17 @@ typedef struct {
 #define MATBRC_RUN_MAX 4
 
 typedef struct {
-  PetscInt  b1, b2, rep, window; /* as chosen for this matrix */
-  PetscInt  nblocks;
-  PetscInt *blockoff; /* nblocks + 1: first slot of each block; width = (blockoff[b+1] - blockoff[b]) / b1 */
-  PetscInt *rowidx;   /* nblocks * b1: row >= 0 written once, -(row + 2) summed atomically, -1 dummy */
-  PetscInt *col;      /* nslots, column-major inside each block */
-  PetscInt  ninit;    /* rows set to z (or 0) before the blocks run: empty rows and split rows */
-  PetscInt *initrows;
-  PetscInt  nsplit, maxnz;
-  PetscReal mu, sigma;
-  int      *d_blockoff, *d_rowidx, *d_col, *d_initrows;
+  PetscInt   b1, b2, rep, window; /* as chosen for this matrix */
+  PetscInt   nblocks;
+  PetscInt  *blockoff; /* nblocks + 1: first slot of each block; width = (blockoff[b+1] - blockoff[b]) / b1 */
+  PetscInt  *rowidx;   /* nblocks * b1: row >= 0 written once, -(row + 2) summed atomically, -1 dummy */
+  PetscInt  *col;      /* nslots, column-major inside each block */
+  PetscInt   ninit;    /* rows set to z (or 0) before the blocks run: empty rows and split rows */
+  PetscInt  *initrows;
+  PetscInt   nsplit, maxnz;
+  PetscReal  mu, sigma;
+  int       *d_blockoff, *d_rowidx, *d_col, *d_initrows;
+  long long *d_blockoff64; /* blockoff with 64-bit offsets, instead of d_blockoff past 2^31 - 1 slots */
   /* compressed column indices (device only): 16-bit offsets d_col16 from d_colbase[b] >= 0 for a
      block spanning fewer than MATBRC_SPAN16 columns; from a first column per slot column (d_jbase,
      njbase in all) for a wide block whose every slot column spans fewer; 32-bit in d_colwide for a

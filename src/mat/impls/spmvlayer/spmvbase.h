@@ -57,6 +57,7 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDAPinnedCacheSetMax(size_t);
 PETSC_INTERN PetscErrorCode MatSpmvCUDAPinnedCacheRelease(void);
 /* dst[k] = src[map[k]], or 0 where map[k] < 0, for k < n */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAGather(PetscInt, const int *, const PetscScalar *, PetscScalar *, void *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDAGather64(PetscInt, const long long *, const PetscScalar *, PetscScalar *, void *);
 /* y[crow[k]] += t[k] for k < n */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAAddRows(PetscInt, const int *, const PetscScalar *, PetscScalar *, void *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDAZero(PetscScalar *, PetscInt, void *);

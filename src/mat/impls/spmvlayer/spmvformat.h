@@ -67,6 +67,7 @@ struct _n_MatSpmvLayout {
   PetscBool          devicebuilt;  /* built by the format's builddevice: host arrays only after download */
   PetscBool          borrowed;     /* d_val is the base's device CSR value array (identity layout on aijcusparse): not ours to free */
   int               *d_slot2csr;   /* slot2csr on the device, for value refreshes */
+  long long         *d_slot2csr64; /* the same with 64-bit CSR positions: a layout of more than 2^31 - 1 slots (format->slots64) */
   PetscBool          identity;     /* slot s holds CSR entry s, no padding: a refresh is a plain copy (set by the layer) */
   MatSpmvScalar      scale;        /* the operator is scale times the slot values: the kernels multiply each row's sum by it
                                (a MatScale() since the last refresh, folded in by the layer instead of a refresh) */
@@ -96,6 +97,8 @@ struct _n_MatSpmvFormat {
   PetscBool   compactcolumns; /* column order auto takes RCM where the natural one spreads groups of rows over
                                  MATSPMV_SPAN16 columns or more and RCM does not (the format stores short column
                                  offsets); for a selecting format, its first choice's flag counts */
+  PetscBool   slots64;        /* its device layout addresses slots with 64-bit offsets (with 64-bit PetscInt): it may hold
+                                 more than 2^31 - 1 of them; the others' layouts stop there (their index arrays are int) */
   size_t      paramsize;
   const void *paramsdefault;
   /* parse -mat_<name>_* inside an open options block */

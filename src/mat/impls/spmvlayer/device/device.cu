@@ -225,6 +225,16 @@ PetscErrorCode MatSpmvCUDAGather(PetscInt nslots, const int *slot2csr, const Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MatSpmvCUDAGather64(PetscInt nslots, const long long *slot2csr, const PetscScalar *csrval, PetscScalar *val, void *stream)
+{
+  PetscFunctionBegin;
+  if (nslots) {
+    MatSpmvGatherKernel<PetscScalar, long long><<<MatSpmvGrid(nslots), MATSPMV_THREADS, 0, (cudaStream_t)stream>>>((long long)nslots, slot2csr, csrval, val);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 template <typename V, typename I>
 __global__ void MatSpmvAddRowsKernel(I n, const I *__restrict__ crow, const V *__restrict__ t, V *__restrict__ y)
 {

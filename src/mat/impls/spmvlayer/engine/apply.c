@@ -44,6 +44,31 @@ static void MatSpmvGatherHost(MatSpmvLayout L, const PetscScalar *aa, PetscScala
   for (PetscInt s = 0; s < L->nslots; s++) val[s] = L->slot2csr[s] >= 0 ? aa[L->slot2csr[s]] : 0.0;
 }
 
+#if defined(PETSC_HAVE_CUDA)
+/* The slot values gathered from CSR values on the device; the slot map is uploaded at its first use,
+   with 64-bit CSR positions in a layout of more than 2^31 - 1 slots */
+static PetscErrorCode MatSpmvLayoutGatherDevice(MatSpmvLayout L, const PetscScalar *d_csrval, void *stream)
+{
+  PetscFunctionBegin;
+  #if defined(PETSC_USE_64BIT_INDICES)
+  if (L->nslots > PETSC_INT32_MAX) { /* PetscInt's CSR positions as they are */
+    if (!L->d_slot2csr64) {
+      PetscCall(MatSpmvCUDAUpload((void **)&L->d_slot2csr64, L->slot2csr, (size_t)L->nslots * sizeof(long long)));
+      PetscCall(PetscLogCpuToGpu((PetscLogDouble)L->nslots * sizeof(long long)));
+    }
+    PetscCall(MatSpmvCUDAGather64(L->nslots, L->d_slot2csr64, d_csrval, L->d_val, stream));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  #endif
+  if (!L->d_slot2csr && L->nslots) {
+    PetscCall(MatSpmvCUDAUploadInt(&L->d_slot2csr, L->slot2csr, L->nslots));
+    PetscCall(PetscLogCpuToGpu(L->nslots * sizeof(int)));
+  }
+  PetscCall(MatSpmvCUDAGather(L->nslots, L->d_slot2csr, d_csrval, L->d_val, stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 /* Bring the values of layout L, last filled at object state *lstate, up to date with A */
 PetscErrorCode MatSpmvUpdateValues(Mat A, Mat_SeqAIJSpmv *sp, MatSpmvLayout L, PetscObjectState *lstate)
 {
@@ -67,15 +92,11 @@ PetscErrorCode MatSpmvUpdateValues(Mat A, Mat_SeqAIJSpmv *sp, MatSpmvLayout L, P
     /* aijcusparse brings its device values up to date (an upload only if the host changed them) */
     PetscCall(MatSeqAIJGetCSRAndMemType(A, NULL, NULL, &d_a, &mtype));
     PetscCheck(PetscMemTypeDevice(mtype), PETSC_COMM_SELF, PETSC_ERR_PLIB, "aijcusparse base gave host values");
-    if (!L->d_slot2csr && L->nslots) {
-      PetscCall(MatSpmvCUDAUploadInt(&L->d_slot2csr, L->slot2csr, L->nslots));
-      PetscCall(PetscLogCpuToGpu(L->nslots * sizeof(int)));
-    }
     {
       void *stream;
 
       PetscCall(MatSpmvCUDAGetStream(&stream));
-      PetscCall(MatSpmvCUDAGather(L->nslots, L->d_slot2csr, d_a, L->d_val, stream));
+      PetscCall(MatSpmvLayoutGatherDevice(L, d_a, stream));
     }
     L->scale = 1.0;
     *lstate  = state;
@@ -107,17 +128,13 @@ PetscErrorCode MatSpmvUpdateValues(Mat A, Mat_SeqAIJSpmv *sp, MatSpmvLayout L, P
         PetscCall(PetscLogCpuToGpu(L->nslots * sizeof(PetscScalar)));
         PetscCall(PetscFree(val));
       } else { /* values changed, pattern kept: upload the CSR values, gather on the device */
-        if (!L->d_slot2csr && L->nslots) {
-          PetscCall(MatSpmvCUDAUploadInt(&L->d_slot2csr, L->slot2csr, L->nslots));
-          PetscCall(PetscLogCpuToGpu(L->nslots * sizeof(int)));
-        }
         if (sp->d_csrstate != state) {
           if (!sp->d_csrval) PetscCall(MatSpmvCUDAMalloc((void **)&sp->d_csrval, sp->nnz * sizeof(PetscScalar)));
           PetscCall(MatSpmvCUDACopyToDevice(sp->d_csrval, aa, sp->nnz * sizeof(PetscScalar), stream));
           PetscCall(PetscLogCpuToGpu(sp->nnz * sizeof(PetscScalar)));
           sp->d_csrstate = state;
         }
-        PetscCall(MatSpmvCUDAGather(L->nslots, L->d_slot2csr, sp->d_csrval, L->d_val, stream));
+        PetscCall(MatSpmvLayoutGatherDevice(L, sp->d_csrval, stream));
       }
 #endif
     } else {

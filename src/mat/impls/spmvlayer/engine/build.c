@@ -319,6 +319,8 @@ PetscErrorCode MatSpmvColumnPlanBand(Mat A, MatSpmvOp t, const MatSpmvCSR *csr, 
     MatSpmvRowStats stats;
 
     if (csr->n < MATSPMV_SPAN16 || !format->compactcolumns) PetscFunctionReturn(PETSC_SUCCESS);
+    /* past 2^31 - 1 nonzeros the columns stay 32-bit (brc's 64-bit layout does not compress them) */
+    if (csr->nnz > PETSC_INT32_MAX) PetscFunctionReturn(PETSC_SUCCESS);
     if (csr->stats) stats = *csr->stats;
     else PetscCall(MatSpmvRowLengthStats(A, 0, csr, &stats)); /* A's rows, also for A^T's layout */
     if (stats.stddev > stats.mean) PetscFunctionReturn(PETSC_SUCCESS);
@@ -510,8 +512,8 @@ static PetscErrorCode MatSpmvBuildLayout(Mat A, MatSpmvOp t, const MatSpmvCSR *c
     L->identity = (PetscBool)(L->nslots == L->nnz);
     for (PetscInt s = 0; s < L->nslots && L->identity; s++) L->identity = (PetscBool)(L->slot2csr[s] == s);
   }
-  /* device kernels index with 32-bit integers */
-  PetscCheck(L->nslots <= PETSC_INT32_MAX && L->ym < PETSC_INT32_MAX && L->n < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s stores %" PetscInt_FMT " slots for a %" PetscInt_FMT " x %" PetscInt_FMT " matrix: more than 32-bit indices address; split the matrix over more MPI processes or use MATAIJ",
+  /* device kernels index rows and columns with 32-bit integers, slots too unless the format takes 64-bit offsets */
+  PetscCheck((L->nslots <= PETSC_INT32_MAX || L->format->slots64) && L->ym < PETSC_INT32_MAX && L->n < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s stores %" PetscInt_FMT " slots for a %" PetscInt_FMT " x %" PetscInt_FMT " matrix: more than 32-bit indices address; split the matrix over more MPI processes or use MATAIJ",
              L->format->name, L->nslots, L->ym, L->n);
   if (sp->ondevice) {
 #if defined(PETSC_HAVE_CUDA)

@@ -19,6 +19,7 @@ PetscErrorCode MatSpmvLayoutDestroy(MatSpmvLayout *L)
   PetscCall(MatSpmvCUDAFree((*L)->d_colj));
   if (!(*L)->borrowed) PetscCall(MatSpmvCUDAFree((*L)->d_val));
   PetscCall(MatSpmvCUDAFree((*L)->d_slot2csr));
+  PetscCall(MatSpmvCUDAFree((*L)->d_slot2csr64));
   PetscCall(MatSpmvCUDAFree((*L)->d_crow));
   PetscCall(MatSpmvCUDAFree((*L)->d_ci));
   PetscCall(MatSpmvCUDAFree((*L)->d_tcsr[0]));

@@ -141,17 +141,19 @@ PetscErrorCode MatSpmvSelectLayout(Mat A, MatSpmvOp t, const MatSpmvCSR *csr0)
   char              why[sizeof(((MatSpmvLayout)NULL)->why)] = "", times[sizeof(why)] = "";
 
   PetscFunctionBegin;
-  /* the formats' device kernels index slots with 32-bit integers: a matrix past them is refused before
-     any pass over it (a host build of billions of slots would only be refused after it) */
-  if (sp->ondevice && (csr0->nnz > PETSC_INT32_MAX || csr0->m >= PETSC_INT32_MAX || csr0->n >= PETSC_INT32_MAX)) {
+  /* the formats' device kernels index rows and columns with 32-bit integers, and slots too unless the
+     format takes 64-bit offsets (a selecting format's candidates are sorted out below): a matrix past
+     them is refused before any pass over it (a host build of billions of slots would only be refused
+     after it) */
+  if (sp->ondevice && ((csr0->nnz > PETSC_INT32_MAX && !sp->format->slots64 && !sp->format->select) || csr0->m >= PETSC_INT32_MAX || csr0->n >= PETSC_INT32_MAX)) {
     char msg[sizeof(sp->declinedwhy[0])];
 
-    PetscCall(PetscSNPrintf(msg, sizeof(msg), "%" PetscInt_FMT " nonzeros in %" PetscInt_FMT " x %" PetscInt_FMT ": past the 2^31 - 1 slots the formats' 32-bit device indices address", csr0->nnz, csr0->m, csr0->n));
+    PetscCall(PetscSNPrintf(msg, sizeof(msg), "%" PetscInt_FMT " nonzeros in %" PetscInt_FMT " x %" PetscInt_FMT ": past the 2^31 - 1 slots %s's 32-bit device indices address", csr0->nnz, csr0->m, csr0->n, sp->format->name));
     if (declinable) {
       PetscCall(MatSpmvDeclineLayout(A, sp, t, msg));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: %s; split the matrix over more MPI processes (aijcusparse's products fail past 2^31 nonzeros too: docs/limits.md)", sp->format->name, msg);
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: %s; use brc (64-bit slot offsets) or split the matrix over more MPI processes", sp->format->name, msg);
   }
   PetscCall(PetscLogEventBegin(sp->format->event_build, A, 0, 0, 0));
   PetscCall(MatSpmvPrepareDeviceBuild(A, t));
@@ -174,6 +176,21 @@ PetscErrorCode MatSpmvSelectLayout(Mat A, MatSpmvOp t, const MatSpmvCSR *csr0)
     PetscCheck(ncand >= 1 && ncand <= MATSPMV_MAX_CANDIDATES, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s offered %" PetscInt_FMT " candidate formats, not 1 to %d", sp->format->name, ncand, MATSPMV_MAX_CANDIDATES);
     if (ncand == 1) tune.reps = 0; /* nothing to compare */
   }
+  if (sp->ondevice && csr0->nnz > PETSC_INT32_MAX) { /* only candidates that address 64-bit slots */
+    PetscInt kept = 0;
+
+    for (PetscInt c = 0; c < ncand; c++)
+      if (cand[c]->slots64) cand[kept] = cand[c], candparams[kept] = candparams[c], kept++;
+    if (!kept) {
+      PetscCall(MatSpmvColumnPlanDestroy(&plan));
+      PetscCall(PetscLogEventEnd(sp->format->event_build, A, 0, 0, 0));
+      PetscCheck(declinable, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: %" PetscInt_FMT " nonzeros, past the 2^31 - 1 slots of the formats it chose among: use brc (64-bit slot offsets)", sp->format->name, csr0->nnz);
+      PetscCall(MatSpmvDeclineLayout(A, sp, t, "past 2^31 - 1 nonzeros, no candidate format with 64-bit slot offsets"));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    if (kept < ncand) PetscCall(PetscStrlcat(why, ", past 2^31 - 1 nonzeros only formats with 64-bit slot offsets", sizeof(why)));
+    ncand = kept;
+  }
   PetscCall(MatSpmvColumnPlanBand(A, t, csr, cand[0], &plan));
   if (sp->format->select && plan.order == MAT_SPMV_COLUMN_ORDER_RCM) PetscCall(PetscStrlcat(why, ", columns in RCM order", sizeof(why)));
   /* an operator the user did not choose the format for (A^T's layout, an operator PETSc derived):
@@ -184,7 +201,7 @@ PetscErrorCode MatSpmvSelectLayout(Mat A, MatSpmvOp t, const MatSpmvCSR *csr0)
 
     PetscCall(MatSpmvFormatFind(MATSPMV_FALLBACK_FORMAT, &fallback));
     for (PetscInt c = 0; c < ncand; c++) offered = (PetscBool)(offered || cand[c] == fallback);
-    if (fallback && !offered && ncand < MATSPMV_MAX_CANDIDATES) {
+    if (fallback && !offered && ncand < MATSPMV_MAX_CANDIDATES && (fallback->slots64 || csr0->nnz <= PETSC_INT32_MAX)) {
       cand[ncand]       = fallback;
       candparams[ncand] = fallback->paramsdefault;
       ncand++;
@@ -251,6 +268,7 @@ PetscErrorCode MatSpmvSelectLayout(Mat A, MatSpmvOp t, const MatSpmvCSR *csr0)
   sp->L[t]     = L;
   sp->state[t] = state;
   PetscCall(PetscLogEventEnd(sp->format->event_build, A, 0, 0, 0));
-  if (declinable && L->nnz) PetscCall(MatSpmvCompareBase(A, sp, t));
+  /* past 2^31 - 1 nonzeros aijcusparse's products fail (docs/limits.md): nothing to compare with */
+  if (declinable && L->nnz && L->nnz <= PETSC_INT32_MAX) PetscCall(MatSpmvCompareBase(A, sp, t));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -247,6 +247,14 @@ static PetscErrorCode MatSpmvMult(Mat A, Mat_SeqAIJSpmv *sp, MatSpmvOp t, Vec x,
     if (!takes) {
       PetscCall(PetscInfo(A, "%s: a product of %s with host vectors, which aijcusparse's products get wrong: its layout now\n", sp->format->name, t ? "A^T" : "A"));
       sp->nbase[t] = MatSpmvLayoutMinProducts;
+    } else {
+      MatInfo info;
+
+      PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
+      if (info.nz_used > (PetscLogDouble)PETSC_INT32_MAX) {
+        PetscCall(PetscInfo(A, "%s: %.0f nonzeros, past which aijcusparse's products fail (docs/limits.md): its layout now\n", sp->format->name, (double)info.nz_used));
+        sp->nbase[t] = MatSpmvLayoutMinProducts;
+      }
     }
   }
   if (!MatSpmvUsesBaseProducts(sp, t)) { /* the layout made current (built, rebuilt, its values updated), or declined (then aijcusparse's products stay) */
