@@ -1,5 +1,6 @@
 static char help[] = "SpMV benchmark: each matrix type's product checked against MATAIJ and timed with CUDA events.\n"
-                     "  -matrix <laplace2d|laplace3d27|ex19|elastic3d|powerlaw|circuit|rmat|laplace3d|path>  the matrix (default laplace2d);\n"
+                     "  -matrix <laplace2d|laplace3d27|ex19|elastic3d|powerlaw|circuit|rmat|laplace3d|path>  the matrix (default laplace2d;\n"
+                     "                  laplace3d: the 7-point Dirichlet Laplacian, SPD; the others' values 1.0-1.6);\n"
                      "                  a path ending in .mtx is read as Matrix Market, any other (.petsc, .bin, ...) as a PETSc binary file\n"
                      "  -n <N>          grid size (laplace2d 4096, laplace3d27 150, ex19 1400, elastic3d 70, laplace3d (7-point) 200), rows (powerlaw 3000000,\n"
                      "                  circuit 4000000) or rmat's scale (21: 2^21 vertices)\n"
@@ -10,6 +11,8 @@ static char help[] = "SpMV benchmark: each matrix type's product checked against
                      "  -l2_persist_x   experiment: an L2 access-policy window keeping x resident while timing\n"
                      "  -inplace        convert the matrix itself to the one type given, no copy (a matrix near the host's\n"
                      "                  memory: laplace3d -n 680, past 2^31 nonzeros, with 64-bit PetscInt)\n"
+                     "  -cg             also solve A x = A xref by CG + Jacobi with each type (-cg_rtol <1e-8>, -cg_max_it <100000>):\n"
+                     "                  iterations, seconds, the true residual by the type's product and the error against xref\n"
                      "  -csv <file>     append one line per type to file (header first when the file is new)\n"
                      "  -name <label>   the matrix column of the CSV (default: the generator's name or the file's base name)\n"
                      "  -save <file>    also write the matrix to file (PETSc binary), for studies outside PETSc\n"
@@ -18,6 +21,7 @@ static char help[] = "SpMV benchmark: each matrix type's product checked against
                      "                  layout's (a program's default, 100, would time aijcusparse's products and the build)\n";
 
 #include <petscspmv.h>
+#include <petscksp.h>
 #include <petscdevice_cuda.h>
 #include "matrixmarket.h" /* util/: MatLoadMatrixMarket(), Hash() */
 
@@ -242,6 +246,56 @@ typedef struct {
   PetscBool      refused; /* the format refused the matrix (ellr's padding limit, 32-bit sizes): not timed */
 } Result;
 
+/* -cg: CG + Jacobi on A x = b, b = A xref from MATAIJ, x0 = 0 (for the 2^31 case, where aijcusparse
+   fails: the type's product in a whole solve, checked by the true residual and the known solution) */
+static PetscErrorCode SolveCG(Mat A, const char *entry, Vec xref, Vec yref, Vec y)
+{
+  KSP                ksp;
+  PC                 pc;
+  Vec                b, x, e;
+  PetscInt           its, maxit = 100000;
+  PetscReal          rtol = 1e-8, rnorm, bnorm, enorm, xnorm;
+  KSPConvergedReason reason;
+  PetscLogDouble     t0, t1;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-cg_rtol", &rtol, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-cg_max_it", &maxit, NULL));
+  PetscCall(VecDuplicate(y, &b));
+  PetscCall(VecDuplicate(y, &x));
+  PetscCall(VecCopy(yref, b));
+  PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, KSPCG));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCJACOBI));
+  PetscCall(KSPSetTolerances(ksp, rtol, PETSC_CURRENT, PETSC_CURRENT, maxit));
+  PetscCall(KSPSetUp(ksp));
+  PetscCall(Sync());
+  PetscCall(PetscTime(&t0));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(Sync());
+  PetscCall(PetscTime(&t1));
+  PetscCall(KSPGetIterationNumber(ksp, &its));
+  PetscCall(KSPGetConvergedReason(ksp, &reason));
+  PetscCall(MatMult(A, x, y)); /* the true residual b - A x */
+  PetscCall(VecAYPX(y, -1.0, b));
+  PetscCall(VecNorm(y, NORM_2, &rnorm));
+  PetscCall(VecNorm(b, NORM_2, &bnorm));
+  PetscCall(VecDuplicate(xref, &e)); /* on the host, as xref */
+  PetscCall(VecCopy(x, e));
+  PetscCall(VecAXPY(e, -1.0, xref));
+  PetscCall(VecNorm(e, NORM_2, &enorm));
+  PetscCall(VecDestroy(&e));
+  PetscCall(VecNorm(xref, NORM_2, &xnorm));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-16s CG + Jacobi: %" PetscInt_FMT " iterations (%s), %.3f s (%.2f ms each); true residual %.2e relative, error against xref %.2e relative\n", entry, its, KSPConvergedReasons[reason], t1 - t0, 1e3 * (t1 - t0) / PetscMax(its, 1), (double)(rnorm / bnorm), (double)(enorm / xnorm)));
+  PetscCheck(reason > 0 && rnorm <= 10 * rtol * bnorm, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "%s: CG + Jacobi did not reach -cg_rtol %g (%s, true residual %g relative)", entry, (double)rtol, KSPConvergedReasons[reason], (double)(rnorm / bnorm));
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode TimeType(Mat Aref, const char *entry, PetscInt reps, Vec xref, Vec yref, Result *res)
 {
   Mat            A;
@@ -252,7 +306,7 @@ static PetscErrorCode TimeType(Mat Aref, const char *entry, PetscInt reps, Vec x
   PetscLogDouble t0, t1, tr;
   PetscInt       m, n, nnz;
   MatInfo        info;
-  PetscBool      ours, persistx       = PETSC_FALSE;
+  PetscBool      ours, persistx = PETSC_FALSE, cg = PETSC_FALSE;
   char           type[64], prefix[64] = "";
   char          *at;
 
@@ -263,6 +317,7 @@ static PetscErrorCode TimeType(Mat Aref, const char *entry, PetscInt reps, Vec x
     PetscCall(PetscSNPrintf(prefix, sizeof(prefix), "%s_", at + 1));
   }
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-l2_persist_x", &persistx, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-cg", &cg, NULL));
   PetscCall(MatGetSize(Aref, &m, &n));
   PetscCall(MatGetInfo(Aref, MAT_LOCAL, &info));
   nnz = (PetscInt)info.nz_used;
@@ -363,6 +418,8 @@ static PetscErrorCode TimeType(Mat Aref, const char *entry, PetscInt reps, Vec x
     PetscCall(PetscTime(&t1));
     res->mult = PetscMax(t1 - t0, 1e-9) / reps; /* a clock tick must not make the rates infinite */
   }
+
+  if (cg) PetscCall(SolveCG(A, entry, xref, yref, y)); /* before the value changes below make A unsymmetric */
 
   /* values changed (same pattern): the product after the change brings the format up to date.
      MatScale() runs on the device for aijcusparse and our types; MatSetValues() + assembly
@@ -510,6 +567,8 @@ int main(int argc, char **argv)
         break;
       case 7: /* KSP ex45's 7-point star (ex45 keeps only the diagonal in boundary rows); -n 680 is past 2^31 nonzeros */
         PetscCall(StencilCSR(3, n > 0 ? n : 200, PETSC_FALSE, 1, &m, &ai, &aj, &aa));
+        for (PetscInt i = 0; i < m; i++) /* the Dirichlet Laplacian's values (6, -1): SPD, for -cg */
+          for (PetscInt q = ai[i]; q < ai[i + 1]; q++) aa[q] = aj[q] == i ? 6.0 : -1.0;
         break;
       case 6: {
         PetscInt ef = 16;
