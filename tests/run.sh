@@ -59,10 +59,10 @@ need_install() {
 }
 # the device graph (its weights are real) and GAMG's device tentative prolongator take real scalars: complex builds take PETSc's
 need_realdevice() { [ "${PETSCSPMV_VARIANT:-real}" != complex ] || echo "complex scalars: MatCreateGraph() and the tentative prolongator are PETSc's by design"; }
-# the device SpGEMM and SOR sweep index with 32 bits: with 64-bit PetscInt the products are aijcusparse's, MatSOR() PETSc's
+# the device SpGEMM, SOR sweep, graph and COO assembly index with 32 bits: with 64-bit PetscInt those are aijcusparse's or PETSc's
 need_int32() {
   grep -qs '^#define PETSC_USE_64BIT_INDICES 1' "$PETSC_DIR/${PETSC_ARCH:-}/include/petscconf.h" "$PETSC_DIR/include/petscconf.h" &&
-    echo "64-bit indices: the device SpGEMM and SOR sweep take 32-bit ones (aijcusparse's products and PETSc's MatSOR() run)"
+    echo "64-bit indices: the device SpGEMM, SOR sweep, graph and COO assembly take 32-bit ones (aijcusparse's or PETSc's run)"
   true
 }
 need_noinstall() { [ -n "$(need_install)" ] || echo "make install can be tried here"; }

@@ -369,6 +369,14 @@ int main(int argc, char **argv)
     PetscCall(Check(A, Aref, rnd, "MatAXPY of a block-diagonal matrix"));
     for (int k = 0; k < 2; k++) PetscCall(MatDestroy(&D[k]));
   }
+  for (int k = 0; k < 2; k++) { /* X of Y's type and pattern: aijcusparse's cuBLAS AXPY, or ours past its count */
+    Mat Y;
+
+    PetscCall(MatDuplicate(M[k], MAT_COPY_VALUES, &Y));
+    PetscCall(MatAXPY(M[k], TestScalar(0.5, -0.2), Y, SAME_NONZERO_PATTERN));
+    PetscCall(MatDestroy(&Y));
+  }
+  PetscCall(Check(A, Aref, rnd, "MatAXPY of a copy, SAME_NONZERO_PATTERN"));
   for (int k = 0; k < 2; k++) PetscCall(MatScale(M[k], 0.0));
   PetscCall(Check(A, Aref, rnd, "MatScale by 0"));
   for (int k = 0; k < 2; k++) PetscCall(MatCopy(X, M[k], SAME_NONZERO_PATTERN));

@@ -76,6 +76,8 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDAColumnLengthStats(PetscInt, PetscInt, con
 PETSC_INTERN PetscErrorCode MatSpmvCUDAShift(PetscInt, const int *, const int *, PetscScalar, PetscScalar *, PetscBool *, void *);
 /* Y += alpha X on device CSRs (ya: Y's values) where X's pattern is within Y's; else *subset false, Y untouched */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAAXPYSubset(const MatSpmvDeviceCSR *, const MatSpmvDeviceCSR *, PetscScalar, PetscScalar *, PetscBool *, void *);
+/* y = a y (x NULL) or y += a x, n values on the device (a 64-bit count: cuBLAS's, aijcusparse's MatScale() and MatAXPY(), are 32-bit) */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAScaleValues(PetscCount, PetscScalar, const PetscScalar *, PetscScalar *, void *);
 /* diag(l) A diag(r) on the device CSR (m rows; l or r NULL: none) */
 PETSC_INTERN PetscErrorCode MatSpmvCUDADiagonalScale(PetscInt, const int *, const int *, const PetscScalar *, const PetscScalar *, PetscScalar *, void *);
 /* what the graph of a matrix is made of: |a| (absval), A + A^T's pattern (symmetrize), scaled */

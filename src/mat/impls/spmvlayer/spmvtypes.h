@@ -40,6 +40,7 @@ PETSC_INTERN PetscInt MatSpmvProductMinRows, MatSpmvPtAPHostMinRows;
    block-diagonal X by the diagonal blocks' (ours on the aijcusparse base and aijcusparse results of
    our products) */
 PETSC_INTERN PetscErrorCode MatSpmvSetValueOps_SeqAIJSpmv(Mat);
+PETSC_INTERN PetscErrorCode MatSpmvScaleValues(Mat, PetscScalar); /* the base's MatScale(), or ours past cuBLAS's 32-bit count */
 PETSC_INTERN PetscErrorCode MatSpmvSetValueOps_MPIAIJSpmv(Mat, MatSpmvBaseOps *);
 PETSC_INTERN PetscErrorCode MatSpmvSetValueOps_AIJCUSPARSEResult(Mat);
 /* graph.c: MatCreateGraph() from aijcusparse's device CSR; MPI: PETSc's on an aijcusparse copy */

@@ -961,6 +961,24 @@ PetscErrorCode MatSpmvCUDAShift(PetscInt m, const int *d_i, const int *d_j, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* y = a y (x NULL) or y += a x over n values, n past 2^31 too (aijcusparse's MatScale() and MatAXPY() call
+   cuBLAS, whose counts are 32-bit) */
+template <typename V, typename N>
+__global__ void MatSpmvScaleValuesKernel(N n, V a, const V *__restrict__ x, V *__restrict__ y)
+{
+  for (N k = (N)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (N)gridDim.x * blockDim.x) y[k] = x ? y[k] + a * x[k] : a * y[k];
+}
+
+PetscErrorCode MatSpmvCUDAScaleValues(PetscCount n, PetscScalar a, const PetscScalar *x, PetscScalar *y, void *stream)
+{
+  PetscFunctionBegin;
+  if (n > 0) {
+    MatSpmvScaleValuesKernel<PetscScalar, long long><<<MatSpmvGrid((PetscInt)PetscMin(n, (PetscCount)PETSC_INT32_MAX)), MATSPMV_THREADS, 0, (cudaStream_t)stream>>>((long long)n, a, x, y);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* a(r, c) = l[r] a(r, c) r[c], l or r NULL: 1; a warp per row, its lanes over the row's entries */
 template <typename V, typename I>
 __global__ void MatSpmvDiagonalScaleKernel(I m, const I *__restrict__ i, const I *__restrict__ j, const V *__restrict__ l, const V *__restrict__ rs, V *__restrict__ a)

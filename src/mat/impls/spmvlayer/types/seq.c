@@ -365,7 +365,7 @@ static PetscErrorCode MatScale_SeqAIJSpmv(Mat A, PetscScalar a)
       fold[t] = (PetscBool)(s <= range && s >= 1.0 / range);
     }
   }
-  PetscCall(sp->base->scale(A, a));
+  PetscCall(MatSpmvScaleValues(A, a)); /* the base's, or ours past cuBLAS's 32-bit count */
   PetscCall(PetscObjectStateGet((PetscObject)A, &after));
   for (int t = 0; t < 2; t++) {
     if (!fold[t]) continue;

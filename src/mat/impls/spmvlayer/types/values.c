@@ -2,7 +2,8 @@
   Changes of values on aijcusparse's device CSR for our sequential types: MatShift() and
   MatDiagonalScale(), which aijcusparse (PETSc 3.25) leaves to SeqAIJ's host functions (the values
   copied to the host, changed there, uploaded again at the next use). A row without its diagonal
-  entry (MatShift then inserts one) or a matrix bound to the CPU take the base's function.
+  entry (MatShift then inserts one) or a matrix bound to the CPU take the base's function. Also
+  MatScale() and MatAXPY() past 2^31 values, where aijcusparse's cuBLAS calls stop.
 */
 #include "../spmvimpl.h"
 
@@ -135,6 +136,66 @@ static PetscErrorCode MatDiagonalScale_SeqAIJSpmv(Mat A, Vec l, Vec r)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Whether A holds more values than cuBLAS counts (32 bits): aijcusparse's MatScale() and MatAXPY()
+   stop there ("too big for BLAS/LAPACK"; 64-bit indices, past 2^31 nonzeros), ours change its device values */
+static PetscErrorCode MatSpmvValuesPastBLAS(Mat A, PetscCount *nz, PetscBool *past)
+{
+  PetscInt max = PETSC_BLAS_INT_MAX;
+  MatInfo  info;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
+  *nz   = (PetscCount)info.nz_used;
+  *past = PETSC_FALSE;
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-petscspmv_blas_count_max", &max, NULL)); /* tests: small matrices take this path */
+  *past = (PetscBool)(MatSpmvSeq(A)->base->cusparse && !A->boundtocpu && *nz > (PetscCount)max);
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y = a y (x NULL) or y += a x on aijcusparse's device values of Y (and X) */
+static PetscErrorCode MatSpmvScaleDeviceValues(Mat Y, PetscCount nz, PetscScalar a, Mat X)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  {
+    PetscScalar       *ya;
+    const PetscScalar *xa = NULL;
+    void              *stream;
+
+    if (X) PetscCall(MatSpmvCUSPARSEGetValues(X, &xa));
+    PetscCall(MatSpmvCUSPARSEGetArray(Y, &ya));
+    PetscCall(MatSpmvCUDAGetStream(&stream));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(MatSpmvCUDAScaleValues(nz, a, xa, ya, stream));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogGpuFlops((X ? 2.0 : 1.0) * (PetscLogDouble)nz));
+    PetscCall(MatSpmvCUSPARSERestoreArray(Y, &ya));
+    if (X) PetscCall(MatSpmvCUSPARSERestoreValues(X, &xa));
+  }
+#else
+  (void)Y, (void)nz, (void)a, (void)X;
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The base's MatScale(), or past cuBLAS's count ours on aijcusparse's device values */
+PetscErrorCode MatSpmvScaleValues(Mat A, PetscScalar a)
+{
+  PetscCount nz;
+  PetscBool  past;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvValuesPastBLAS(A, &nz, &past));
+  if (!past) PetscCall(MatSpmvSeq(A)->base->scale(A, a));
+  else {
+    PetscCall(PetscInfo(A, "MatScale() of %" PetscCount_FMT " values, past cuBLAS's 32-bit count: ours on the device\n", nz));
+    PetscCall(MatSpmvScaleDeviceValues(A, nz, a, NULL));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Y += a X with SUBSET_NONZERO_PATTERN on the device CSRs, entry by entry through Y's columns. aijcusparse's
    (csrgeam) reads the device row offsets of a matrix with compressed rows (many empty rows: GAMG's
    A P0 with -pc_gamg_threshold 0.1) as full ones, out of bounds (docs/limits.md). Other structures, a
@@ -172,6 +233,21 @@ static PetscErrorCode MatAXPY_SeqAIJSpmvDevice(Mat Y, PetscScalar a, Mat X, MatS
     if (!subset) PetscCall(PetscInfo(Y, "X's pattern is not within Y's: aijcusparse's MatAXPY\n"));
   }
 #endif
+  if (!subset && str == SAME_NONZERO_PATTERN && xseq) { /* past cuBLAS's count: X of Y's type and size */
+    PetscCount ynz, xnz;
+    PetscBool  ypast, xpast, same;
+
+    PetscCall(MatSpmvValuesPastBLAS(Y, &ynz, &ypast));
+    PetscCall(PetscObjectTypeCompare((PetscObject)X, ((PetscObject)Y)->type_name, &same));
+    if (ypast && same) {
+      PetscCall(MatSpmvValuesPastBLAS(X, &xnz, &xpast));
+      if (xpast && xnz == ynz) {
+        PetscCall(PetscInfo(Y, "MatAXPY() of %" PetscCount_FMT " values, past cuBLAS's 32-bit count: ours on the device\n", ynz));
+        PetscCall(MatSpmvScaleDeviceValues(Y, ynz, a, X));
+        subset = PETSC_TRUE; /* done */
+      }
+    }
+  }
   if (!subset) {
     MatSpmvAlias alias;
 
