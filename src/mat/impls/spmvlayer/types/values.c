@@ -140,16 +140,19 @@ static PetscErrorCode MatDiagonalScale_SeqAIJSpmv(Mat A, Vec l, Vec r)
    stop there ("too big for BLAS/LAPACK"; 64-bit indices, past 2^31 nonzeros), ours change its device values */
 static PetscErrorCode MatSpmvValuesPastBLAS(Mat A, PetscCount *nz, PetscBool *past)
 {
-  PetscInt max = PETSC_BLAS_INT_MAX;
-  MatInfo  info;
+  PetscCount max = (PetscCount)PETSC_BLAS_INT_MAX;
+  PetscInt   lowered;
+  PetscBool  set;
+  MatInfo    info;
 
   PetscFunctionBegin;
   PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
   *nz   = (PetscCount)info.nz_used;
   *past = PETSC_FALSE;
 #if defined(PETSC_HAVE_CUDA)
-  PetscCall(PetscOptionsGetInt(NULL, NULL, "-petscspmv_blas_count_max", &max, NULL)); /* tests: small matrices take this path */
-  *past = (PetscBool)(MatSpmvSeq(A)->base->cusparse && !A->boundtocpu && *nz > (PetscCount)max);
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-petscspmv_blas_count_max", &lowered, &set)); /* tests: small matrices take this path */
+  if (set) max = PetscMin(max, (PetscCount)PetscMax(lowered, 0));
+  *past = (PetscBool)(MatSpmvSeq(A)->base->cusparse && !A->boundtocpu && *nz > max);
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
