@@ -4,11 +4,17 @@
     bench/scaling-report.py DIR          DIR/scaling.csv and a markdown table per case on stdout
     bench/scaling-report.py plot DIR     DIR/scaling.png: per case, each type's KSPSolve against GPUs as
                                          a speed-up over aijcusparse's on the fewest GPUs (needs matplotlib)
+
+With several runs of a count (scaling.sh -r: DIR/<kind>/np<g>.txt, np<g>-r2.txt, ...) each time is the
+median of the runs that finished, "runs" says how many, and iterations that differ show as a range.
+PCSetUp is also given against the same type's on the fewest GPUs ("setup vs fewest": GAMG's set-up on
+several GPUs) and against aijcusparse's at the same count.
 """
 import csv
 import glob
 import os
 import re
+import statistics
 import sys
 
 FIELDS = ["case", "type", "iters", "SNESSolve", "KSPSolve", "PCSetUp", "PCApply", "MatSolve",
@@ -24,14 +30,22 @@ def num(v):
 
 
 def rows(top):
-    """Every (kind, count, fields) that solves.sh printed under top/<kind>/np<count>.txt."""
+    """Every (kind, count, fields) that solves.sh printed under top/<kind>/np<count>[-r<k>].txt: its
+    table, from its header to the first empty line (what --flame prints after it is another table)."""
     for path in sorted(glob.glob(os.path.join(top, "*", "np*.txt"))):
-        kind = os.path.basename(os.path.dirname(path))
-        count = int(re.search(r"np(\d+)\.txt$", path).group(1))
+        m = re.search(r"np(\d+)(-r\d+)?\.txt$", path)
+        if not m:
+            continue
+        kind, count, table = os.path.basename(os.path.dirname(path)), int(m.group(1)), False
         for line in open(path):
             f = line.split()
+            if f and f[0] == "case":
+                table = True
+                continue
+            if not f and table:
+                break
             names = {len(FIELDS): FIELDS, len(FIELDS_BEFORE_UPLOAD): FIELDS_BEFORE_UPLOAD}.get(len(f))
-            if not names or f[0] == "case" or f[0].startswith("("):
+            if not table or not names or f[0].startswith("("):
                 continue
             r = dict(zip(names, f))
             # a weak case's size grows with the count: it is the same study under its base name
@@ -39,11 +53,31 @@ def rows(top):
             yield kind, count, r
 
 
+TIMES = ["SNESSolve", "KSPSolve", "PCSetUp", "PCApply", "MatSolve", "MatMult", "convert", "upload", "scatter"]
+
+
+def merge(runs):
+    """One row from a count's runs: each time the median of the runs that have it ("-" where none),
+    iterations as they are or their range, "runs" the number of runs that finished (a KSPSolve)."""
+    done = [r for r in runs if num(r["KSPSolve"]) is not None] or runs[:1]
+    out = dict(done[0])
+    for f in TIMES:
+        vals = [num(r.get(f, "-")) for r in done]
+        vals = [v for v in vals if v is not None]
+        out[f] = "{:.4e}".format(statistics.median(vals)) if vals else "-"
+    its = sorted({int(r["iters"]) for r in done if r["iters"].isdigit()})
+    out["iters"] = "-" if not its else str(its[0]) if len(its) == 1 else f"{its[0]}-{its[-1]}"
+    out["runs"] = sum(1 for r in runs if num(r["KSPSolve"]) is not None)
+    if not out["runs"]:
+        out["iters"] = "-"
+    return out
+
+
 def collect(top):
-    data = {}
+    runs = {}
     for kind, count, r in rows(top):
-        data.setdefault((kind, r["study"]), {})[(r["type"], count)] = r
-    return data
+        runs.setdefault((kind, r["study"]), {}).setdefault((r["type"], count), []).append(r)
+    return {k: {tc: merge(rs) for tc, rs in v.items()} for k, v in runs.items()}
 
 
 def report(top):
@@ -51,14 +85,15 @@ def report(top):
     out = []
     with open(os.path.join(top, "scaling.csv"), "w", newline="") as fh:
         w = csv.writer(fh)
-        w.writerow(["kind", "study", "case", "type", "gpus", "iters", "KSPSolve", "PCSetUp", "MatMult",
-                    "scatter", "speedup", "efficiency", "vs_aijcusparse"])
+        w.writerow(["kind", "study", "case", "type", "gpus", "runs", "iters", "KSPSolve", "PCSetUp", "MatMult",
+                    "scatter", "speedup", "efficiency", "vs_aijcusparse", "setup_vs_fewest", "setup_vs_aijcusparse"])
         for (kind, study), runs in sorted(data.items()):
             types = sorted({t for t, _ in runs}, key=lambda t: (t != "aijcusparse", t))
             counts = sorted({c for _, c in runs})
             out.append(f"\n### {kind} scaling: {study}\n")
-            out.append("| GPUs | case | type | its | KSPSolve | PCSetUp | MatMult | scatter | speed-up | efficiency | vs aijcusparse |")
-            out.append("|---|---|---|---|---|---|---|---|---|---|---|")
+            out.append("| GPUs | case | type | runs | its | KSPSolve | PCSetUp | MatMult | scatter | speed-up | efficiency | "
+                       "vs aijcusparse | setup vs fewest | setup vs aijcusparse |")
+            out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
             for c in counts:
                 for t in types:
                     r = runs.get((t, c))
@@ -69,17 +104,25 @@ def report(top):
                     t1 = num(base["KSPSolve"]) if base else None
                     ref = runs.get(("aijcusparse", c))
                     tref = num(ref["KSPSolve"]) if ref else None
-                    speed = eff = ratio = None
+                    setup, setup1 = num(r["PCSetUp"]), num(base["PCSetUp"]) if base else None
+                    setupref = num(ref["PCSetUp"]) if ref else None
+                    speed = eff = ratio = setupvs = setupratio = None
                     if ksp and t1:
                         speed = t1 / ksp
                         eff = speed / (c / counts[0]) if kind == "strong" else speed
                     if ksp and tref and t != "aijcusparse":
                         ratio = ksp / tref
+                    if setup and setup1 and c != counts[0]:
+                        setupvs = setup / setup1
+                    if setup and setupref and t != "aijcusparse":
+                        setupratio = setup / setupref
                     fmt = lambda v, s="{:.2f}": "-" if v is None else s.format(v)
-                    out.append(f"| {c} | {r['case']} | {t} | {r['iters']} | {r['KSPSolve']} | {r['PCSetUp']} | "
-                               f"{r['MatMult']} | {r['scatter']} | {fmt(speed)} | {fmt(eff)} | {fmt(ratio, '{:.2f}x')} |")
-                    w.writerow([kind, study, r["case"], t, c, r["iters"], r["KSPSolve"], r["PCSetUp"], r["MatMult"],
-                                r["scatter"], fmt(speed, "{:.4f}"), fmt(eff, "{:.4f}"), fmt(ratio, "{:.4f}")])
+                    out.append(f"| {c} | {r['case']} | {t} | {r['runs']} | {r['iters']} | {r['KSPSolve']} | {r['PCSetUp']} | "
+                               f"{r['MatMult']} | {r['scatter']} | {fmt(speed)} | {fmt(eff)} | {fmt(ratio, '{:.2f}x')} | "
+                               f"{fmt(setupvs, '{:.2f}x')} | {fmt(setupratio, '{:.2f}x')} |")
+                    w.writerow([kind, study, r["case"], t, c, r["runs"], r["iters"], r["KSPSolve"], r["PCSetUp"], r["MatMult"],
+                                r["scatter"], fmt(speed, "{:.4f}"), fmt(eff, "{:.4f}"), fmt(ratio, "{:.4f}"),
+                                fmt(setupvs, "{:.4f}"), fmt(setupratio, "{:.4f}")])
     print("\n".join(out))
 
 

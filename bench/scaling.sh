@@ -4,7 +4,7 @@
 # is its rank modulo the visible GPUs; -device_view in each log says which GPU a rank took).
 #
 #   bench/scaling.sh [-t "aijcusparse brc spmv"] [-g "1 2"] [-s "ex19ilu@512 ex45gamg"]
-#                    [-w "ex19ilu@512 ex45gamg@160"] [-o DIR] [--timeout S] [--shared] [--untimed]
+#                    [-w "ex19ilu@512 ex45gamg@160"] [-r 3] [-o DIR] [--timeout S] [--shared] [--untimed] [--flame]
 #
 #   -g  GPU counts (default: 1 and then doubling up to the GPUs nvidia-smi lists)
 #   -s  strong-scaling cases: the same problem on every count (solves.sh's case names; @N sizes)
@@ -15,17 +15,21 @@
 #   on 8)
 #   --shared  run counts above the GPUs present anyway (ranks then share GPUs: the code paths, not
 #       the scaling); without it such counts are skipped
+#   -r  runs of each count (default 1): the tables give each figure's median over the runs (multigrid
+#       set-ups move 15% between runs), the iterations' range where they differ
+#   --flame  each run's nested timings too (bench/solves.sh --flame): GAMG's set-up part by part
 #   --untimed  without GPU timers (bench/solves.sh --untimed): KSPSolve as a user's run takes it, the
 #       ghost stream's overlap included; MatMult, MatSolve and the exchange then print "-"
 #
-# Output: DIR/<strong|weak>/np<g>/ (solves.sh's logs and table) and DIR/scaling.txt, a table per
-# case of KSPSolve, PCSetUp, MatMult and the ghost exchange (VecScatter) per count and type, with
-# the speed-up and parallel efficiency of KSPSolve (strong: T1 / (g Tg); weak: T1 / Tg) and the
-# ratio to aijcusparse at the same count. DIR/scaling.csv has the same for bench/scaling-plot.py.
+# Output: DIR/<strong|weak>/np<g>/ (solves.sh's logs and table; run k > 1 in np<g>-r<k>/) and
+# DIR/scaling.txt, a table per case of KSPSolve, PCSetUp, MatMult and the ghost exchange (VecScatter)
+# per count and type, with the speed-up and parallel efficiency of KSPSolve (strong: T1 / (g Tg); weak:
+# T1 / Tg), PCSetUp against the fewest GPUs' and the ratios to aijcusparse at the same count.
+# DIR/scaling.csv has the same for `bench/scaling-report.py plot DIR`.
 set -u
 cd "$(dirname "$0")/.."
 types="aijcusparse brc spmv" strong="ex19ilu@512 ex45gamg" weak="ex19ilu@512 ex45gamg@160"
-out=${OUT:+$OUT/scaling} limit=400 shared=0 counts= untimed=
+out=${OUT:+$OUT/scaling} limit=400 shared=0 counts= untimed= flame= runs=1
 out=${out:-results/scaling}
 while [ $# -gt 0 ]; do
   case $1 in
@@ -33,14 +37,17 @@ while [ $# -gt 0 ]; do
   -g) counts=$2; shift 2 ;;
   -s) strong=$2; shift 2 ;;
   -w) weak=$2; shift 2 ;;
+  -r) runs=$2; shift 2 ;;
   -o) out=$2; shift 2 ;;
   --timeout) limit=$2; shift 2 ;;
   --shared) shared=1; shift ;;
   --untimed) untimed=--untimed; shift ;;
+  --flame) flame=--flame; shift ;;
   -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
   *) echo "unknown argument $1"; exit 2 ;;
   esac
 done
+[[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "-r $runs: give a whole number from 1"; exit 2; }
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c GPU)
 if [ -z "$counts" ]; then
   counts=1
@@ -100,11 +107,14 @@ for g in $counts; do
       else cs="$cs $c"; fi
     done
     [ -n "$cs" ] || continue
-    echo "== $kind, $g rank(s):$cs"
-    mkdir -p "$out/$kind/np$g"
-    # -device_view: each rank's GPU, in the log
-    PETSC_OPTIONS="${PETSC_OPTIONS:-} -device_view" bench/solves.sh -t "$types" -c "$cs" -n "$g" \
-      -o "$out/$kind/np$g" --timeout "$limit" $untimed | tee "$out/$kind/np$g.txt"
+    for ((r = 1; r <= runs; r++)); do
+      run=np$g$([ $r -gt 1 ] && echo "-r$r")
+      echo "== $kind, $g rank(s), run $r of $runs:$cs"
+      mkdir -p "$out/$kind/$run"
+      # -device_view: each rank's GPU, in the log
+      PETSC_OPTIONS="${PETSC_OPTIONS:-} -device_view" bench/solves.sh -t "$types" -c "$cs" -n "$g" \
+        -o "$out/$kind/$run" --timeout "$limit" $untimed $flame | tee "$out/$kind/$run.txt"
+    done
   done
 done
 python3 bench/scaling-report.py "$out" | tee "$out/scaling.txt"
