@@ -65,6 +65,8 @@ need_int32() {
     echo "64-bit indices: the device SpGEMM, SOR sweep, graph and COO assembly take 32-bit ones (aijcusparse's or PETSc's run)"
   true
 }
+# brc's 64-bit slot offsets (the layout past 2^31 slots) exist only with 64-bit PetscInt
+need_int64() { [ -n "$(need_int32)" ] || echo "32-bit indices: brc's 64-bit slot offsets are for 64-bit PetscInt"; }
 need_noinstall() { [ -n "$(need_install)" ] || echo "make install can be tried here"; }
 declare -A need_reason=()
 unmet() { # need: prints the reason when not met (each need checked once)

@@ -148,6 +148,21 @@ struct _n_MatSpmvFormat {
   PetscErrorCode (*creatempi)(Mat);
 };
 
+/* -petscspmv_slots64_min (read by the package): a layout of a format with 64-bit slot offsets takes
+   them past this many slots; 2^31 - 1 by default, where 32-bit offsets end (tests lower it) */
+PETSC_INTERN PetscInt MatSpmvSlots64Min;
+
+/* whether L's device arrays address its slots with 64-bit offsets (64-bit PetscInt only) */
+static inline PetscBool MatSpmvLayoutSlots64(MatSpmvLayout L)
+{
+#if defined(PETSC_USE_64BIT_INDICES)
+  return (PetscBool)(L->format->slots64 && L->nslots > MatSpmvSlots64Min);
+#else
+  (void)L;
+  return PETSC_FALSE;
+#endif
+}
+
 /* In a format's .cu: MatSpmvFormatDeviceKernel_<SUFFIX>() for its table's devicekernel */
 #define MATSPMV_DEVICE_KERNEL(SUFFIX, kernel) \
   const void *MatSpmvFormatDeviceKernel_##SUFFIX(void) \

@@ -46,12 +46,12 @@ static void MatSpmvGatherHost(MatSpmvLayout L, const PetscScalar *aa, PetscScala
 
 #if defined(PETSC_HAVE_CUDA)
 /* The slot values gathered from CSR values on the device; the slot map is uploaded at its first use,
-   with 64-bit CSR positions in a layout of more than 2^31 - 1 slots */
+   with 64-bit CSR positions in a layout of 64-bit slot offsets */
 static PetscErrorCode MatSpmvLayoutGatherDevice(MatSpmvLayout L, const PetscScalar *d_csrval, void *stream)
 {
   PetscFunctionBegin;
   #if defined(PETSC_USE_64BIT_INDICES)
-  if (L->nslots > PETSC_INT32_MAX) { /* PetscInt's CSR positions as they are */
+  if (MatSpmvLayoutSlots64(L)) { /* PetscInt's CSR positions as they are */
     if (!L->d_slot2csr64) {
       PetscCall(MatSpmvCUDAUpload((void **)&L->d_slot2csr64, L->slot2csr, (size_t)L->nslots * sizeof(long long)));
       PetscCall(PetscLogCpuToGpu((PetscLogDouble)L->nslots * sizeof(long long)));

@@ -5,6 +5,8 @@
 */
 #include "../spmvimpl.h"
 
+PetscInt MatSpmvSlots64Min = PETSC_INT32_MAX; /* -petscspmv_slots64_min (read by the package) */
+
 PetscErrorCode MatSpmvLayoutDestroy(MatSpmvLayout *L)
 {
   PetscFunctionBegin;
