@@ -37,6 +37,12 @@ for t in ${PETSCSPMV_TEST_TYPES-$(scripts/formats.sh | sed 's/\bspmv\b//')}; do
   check memcheck $bin/test_order -type $t -mat_${t}_backend cuda
   check racecheck $bin/test_order -type $t -mat_${t}_backend cuda
 done
+# MatScale() and MatAXPY() past cuBLAS's count (lowered) by our kernel; with 64-bit PetscInt brc's 64-bit slot offsets
+check memcheck $bin/test_ops -type brc -mat_brc_backend cuda -petscspmv_blas_count_max 10
+if [ "${PETSCSPMV_VARIANT:-real}" = int64 ]; then
+  check memcheck $bin/test_matrices -type brc -params 0 -dir tests/matrices -mat_brc_backend cuda -petscspmv_slots64_min 0
+  check memcheck $bin/test_ops -type brc -mat_brc_backend cuda -petscspmv_slots64_min 0
+fi
 fm=$(mktemp -d)
 cp tests/matrices/1138_bus.mtx tests/matrices/LFAT5.mtx tests/matrices/arrow.mtx "$fm"/
 for num in device cusparse; do
