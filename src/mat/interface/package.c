@@ -98,6 +98,7 @@ PetscErrorCode PetscSpmvInitializePackage(void)
   MatSpmvDMInterpolation   = PETSC_TRUE;
   MatSpmvMPICOO            = PETSC_TRUE;
   MatSpmvSlots64Min        = PETSC_INT32_MAX;
+  MatSpmvBLASCountMax      = PETSC_INT_MAX;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "petscspmv", "Mat");
   PetscCall(PetscOptionsBool("-petscspmv_format_only", "Our matrix types differ from aijcusparse in their SpMV format alone: factors, MatSOR(), sparse products, GAMG's set-up, MatCreateGraph() and value-changing operations are aijcusparse's and PETSc's", "MatMult", MatSpmvFormatOnly, &MatSpmvFormatOnly, NULL));
   PetscCall(PetscOptionsDeprecated("-mat_spmv_product_min_rows", "-petscspmv_product_min_rows", "1.1", NULL));
@@ -110,6 +111,7 @@ PetscErrorCode PetscSpmvInitializePackage(void)
   PetscCall(PetscOptionsBool("-petscspmv_mpi_coo", "MPI product results (PETSc's MPI products of device matrices) assembled from their COO entries on the device (false: aijcusparse's, which sorts them on the host)", "MatProductSymbolic", MatSpmvMPICOO, &MatSpmvMPICOO, NULL));
 #if defined(PETSC_HAVE_CUDA)
   PetscCall(PetscOptionsInt("-petscspmv_fail_device_alloc", "For tests: the N-th of petscspmv's device allocations fails as out of device memory would (0: none)", "MatMult", MatSpmvFailDeviceAlloc, &MatSpmvFailDeviceAlloc, NULL));
+  PetscCall(PetscOptionsInt("-petscspmv_blas_count_max", "For tests: MatScale() and MatAXPY() of our types past this many values change them with our kernel, as past cuBLAS's 32-bit count, where aijcusparse's stop (default: that count)", "MatScale", MatSpmvBLASCountMax, &MatSpmvBLASCountMax, NULL));
 #endif
 #if defined(PETSC_USE_64BIT_INDICES)
   PetscCall(PetscOptionsInt("-petscspmv_slots64_min", "For tests: layouts of formats with 64-bit slot offsets (brc) take them past this many slots (default 2^31 - 1, where 32-bit ones end)", "MatMult", MatSpmvSlots64Min, &MatSpmvSlots64Min, NULL));
@@ -119,6 +121,7 @@ PetscErrorCode PetscSpmvInitializePackage(void)
   PetscCheck(MatSpmvProductMinRows >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-petscspmv_product_min_rows %" PetscInt_FMT ": give 0 or more rows", MatSpmvProductMinRows);
   PetscCheck(MatSpmvPtAPHostMinRows >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-petscspmv_ptap_host_min_rows %" PetscInt_FMT ": give 0 or more rows", MatSpmvPtAPHostMinRows);
   PetscCheck(MatSpmvLayoutMinProducts >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-petscspmv_layout_min_products %" PetscInt_FMT ": give 0 or more products (0: the layout at the first)", MatSpmvLayoutMinProducts);
+  PetscCheck(MatSpmvBLASCountMax >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-petscspmv_blas_count_max %" PetscInt_FMT ": give 0 or more values", MatSpmvBLASCountMax);
   PetscCheck(MatSpmvSlots64Min >= 0 && MatSpmvSlots64Min <= PETSC_INT32_MAX, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-petscspmv_slots64_min %" PetscInt_FMT ": give 0 to 2^31 - 1 slots", MatSpmvSlots64Min);
   PetscCheck(pinnedmax >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-petscspmv_pinned_cache %" PetscInt_FMT ": give 0 or more MiB", pinnedmax);
 #if defined(PETSC_HAVE_CUDA)

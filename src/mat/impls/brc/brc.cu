@@ -392,20 +392,16 @@ PetscErrorCode MatSpmvFormatUpload_BRC(MatSpmvLayout L)
 
   PetscFunctionBegin;
 #if defined(PETSC_USE_64BIT_INDICES)
-  if (MatSpmvLayoutSlots64(L)) { /* 64-bit slot offsets (PetscInt's), 32-bit columns, not compressed */
+  if (MatSpmvLayoutSlots64(L)) { /* 64-bit slot offsets (PetscInt's); the columns 32-bit, not compressed (below) */
     PetscCall(PetscInfo(NULL, "brc layout of %" PetscInt_FMT " slots: 64-bit slot offsets\n", L->nslots));
     PetscCall(MatSpmvCUDAUpload((void **)&brc->d_blockoff64, brc->blockoff, (size_t)(brc->nblocks + 1) * sizeof(long long)));
-    PetscCall(MatSpmvCUDAUploadInt(&brc->d_rowidx, brc->rowidx, brc->nblocks * brc->b1));
-    PetscCall(MatSpmvCUDAUploadInt(&brc->d_col, brc->col, L->nslots));
-    PetscCall(MatSpmvCUDAUploadInt(&brc->d_initrows, brc->initrows, brc->ninit));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
+  } else
 #endif
-  PetscCall(MatSpmvCUDAUploadInt(&brc->d_blockoff, brc->blockoff, brc->nblocks + 1));
+    PetscCall(MatSpmvCUDAUploadInt(&brc->d_blockoff, brc->blockoff, brc->nblocks + 1));
   PetscCall(MatSpmvCUDAUploadInt(&brc->d_rowidx, brc->rowidx, brc->nblocks * brc->b1));
   PetscCall(MatSpmvCUDAUploadInt(&brc->d_col, brc->col, L->nslots));
   PetscCall(MatSpmvCUDAUploadInt(&brc->d_initrows, brc->initrows, brc->ninit));
-  {
+  if (!brc->d_blockoff64) {
     void *stream;
 
     PetscCall(MatSpmvCUDAGetStream(&stream));

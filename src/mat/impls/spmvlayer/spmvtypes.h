@@ -41,6 +41,7 @@ PETSC_INTERN PetscInt MatSpmvProductMinRows, MatSpmvPtAPHostMinRows;
    our products) */
 PETSC_INTERN PetscErrorCode MatSpmvSetValueOps_SeqAIJSpmv(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvScaleValues(Mat, PetscScalar); /* the base's MatScale(), or ours past cuBLAS's 32-bit count */
+PETSC_INTERN PetscInt       MatSpmvBLASCountMax;                  /* -petscspmv_blas_count_max: below cuBLAS's count, for tests */
 PETSC_INTERN PetscErrorCode MatSpmvSetValueOps_MPIAIJSpmv(Mat, MatSpmvBaseOps *);
 PETSC_INTERN PetscErrorCode MatSpmvSetValueOps_AIJCUSPARSEResult(Mat);
 /* graph.c: MatCreateGraph() from aijcusparse's device CSR; MPI: PETSc's on an aijcusparse copy */

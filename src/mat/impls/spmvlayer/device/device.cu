@@ -215,23 +215,29 @@ __global__ void MatSpmvGatherKernel(I nslots, const I *__restrict__ slot2csr, co
   }
 }
 
-PetscErrorCode MatSpmvCUDAGather(PetscInt nslots, const int *slot2csr, const PetscScalar *csrval, PetscScalar *val, void *stream)
+/* the gather with I-bit CSR positions */
+template <typename I>
+static PetscErrorCode MatSpmvCUDAGatherI(PetscInt nslots, const I *slot2csr, const PetscScalar *csrval, PetscScalar *val, void *stream)
 {
   PetscFunctionBegin;
   if (nslots) {
-    MatSpmvGatherKernel<PetscScalar, int><<<MatSpmvGrid(nslots), MATSPMV_THREADS, 0, (cudaStream_t)stream>>>((int)nslots, slot2csr, csrval, val);
+    MatSpmvGatherKernel<PetscScalar, I><<<MatSpmvGrid(nslots), MATSPMV_THREADS, 0, (cudaStream_t)stream>>>((I)nslots, slot2csr, csrval, val);
     PetscCallCUDA(cudaGetLastError());
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDAGather(PetscInt nslots, const int *slot2csr, const PetscScalar *csrval, PetscScalar *val, void *stream)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvCUDAGatherI<int>(nslots, slot2csr, csrval, val, stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatSpmvCUDAGather64(PetscInt nslots, const long long *slot2csr, const PetscScalar *csrval, PetscScalar *val, void *stream)
 {
   PetscFunctionBegin;
-  if (nslots) {
-    MatSpmvGatherKernel<PetscScalar, long long><<<MatSpmvGrid(nslots), MATSPMV_THREADS, 0, (cudaStream_t)stream>>>((long long)nslots, slot2csr, csrval, val);
-    PetscCallCUDA(cudaGetLastError());
-  }
+  PetscCall(MatSpmvCUDAGatherI<long long>(nslots, slot2csr, csrval, val, stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

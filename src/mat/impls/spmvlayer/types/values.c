@@ -138,21 +138,18 @@ static PetscErrorCode MatDiagonalScale_SeqAIJSpmv(Mat A, Vec l, Vec r)
 
 /* Whether A holds more values than cuBLAS counts (32 bits): aijcusparse's MatScale() and MatAXPY()
    stop there ("too big for BLAS/LAPACK"; 64-bit indices, past 2^31 nonzeros), ours change its device values */
+PetscInt MatSpmvBLASCountMax = PETSC_INT_MAX; /* -petscspmv_blas_count_max (read by the package): tests lower cuBLAS's count */
+
 static PetscErrorCode MatSpmvValuesPastBLAS(Mat A, PetscCount *nz, PetscBool *past)
 {
-  PetscCount max = (PetscCount)PETSC_BLAS_INT_MAX;
-  PetscInt   lowered;
-  PetscBool  set;
-  MatInfo    info;
+  MatInfo info;
 
   PetscFunctionBegin;
   PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
   *nz   = (PetscCount)info.nz_used;
   *past = PETSC_FALSE;
 #if defined(PETSC_HAVE_CUDA)
-  PetscCall(PetscOptionsGetInt(NULL, NULL, "-petscspmv_blas_count_max", &lowered, &set)); /* tests: small matrices take this path */
-  if (set) max = PetscMin(max, (PetscCount)PetscMax(lowered, 0));
-  *past = (PetscBool)(MatSpmvSeq(A)->base->cusparse && !A->boundtocpu && *nz > max);
+  *past = (PetscBool)(MatSpmvSeq(A)->base->cusparse && !A->boundtocpu && *nz > PetscMin((PetscCount)PETSC_BLAS_INT_MAX, (PetscCount)MatSpmvBLASCountMax));
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
