@@ -62,7 +62,7 @@ need_realdevice() { [ "${PETSCSPMV_VARIANT:-real}" != complex ] || echo "complex
 # the device SpGEMM, SOR sweep, graph and COO assembly index with 32 bits: with 64-bit PetscInt those are aijcusparse's or PETSc's
 need_int32() {
   grep -qs '^#define PETSC_USE_64BIT_INDICES 1' "$PETSC_DIR/${PETSC_ARCH:-}/include/petscconf.h" "$PETSC_DIR/include/petscconf.h" &&
-    echo "64-bit indices: the device SpGEMM, SOR sweep, graph and COO assembly take 32-bit ones (aijcusparse's or PETSc's run)"
+    echo "64-bit indices: the device SpGEMM, SOR sweep, graph, COO assembly and GAMG's page-locked set-up take 32-bit ones (aijcusparse's or PETSc's run)"
   true
 }
 # brc's 64-bit slot offsets (the layout past 2^31 slots) exist only with 64-bit PetscInt
