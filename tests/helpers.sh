@@ -64,12 +64,20 @@ no_more_copies() {
   copy_counts "$@" || return 1
   echo "KSPSolve copies CpuToGpu/GpuToCpu in linear iterations: reference $rc/$rg in $ri, test $tc/$tg in $ti (tolerance $tol%, extra uploads $extra)"
   if [ "$tol" = 0 ]; then
-    [ "$tc" -le $((rc + extra)) ] && [ "$tg" -le "$rg" ]
+    [ "$tc" -le $((rc + extra)) ] && [ "$tg" -le "$rg" ] || { copy_events; return 1; }
   else
     # each direction: no more per iteration, or no more in all (the set-up's few copies, divided by
     # fewer iterations than the reference's, would otherwise count as more per iteration)
     awk -v a="$tc" -v b="$rc" -v c="$tg" -v d="$rg" -v ti="$ti" -v ri="$ri" -v t="$tol" 'BEGIN { f = 1 + t / 100; exit !((a / ti <= f * b / ri || a <= b) && (c / ti <= f * d / ri || c <= d)) }'
   fi
+}
+# after a failed comparison: each -log_view event that copied, in both runs (where the extra copies sit)
+copy_events() {
+  local side
+  for side in ref test; do
+    echo "$side: events with copies (CpuToGpu GpuToCpu counts)"
+    awk 'NF > 10 && $1 ~ /^[A-Z]/ && $(NF-4) ~ /^[0-9.e+]+$/ && ($(NF-4) > 0 || $(NF-2) > 0) { print "  " $1, $(NF-4), $(NF-2) }' "$copies_dir/$side.log" | sort -u
+  done
 }
 # KSPSolve's copies (both directions) of the test run at most share% of the reference run's: reference -- test
 copies_share() {
@@ -77,7 +85,7 @@ copies_share() {
   shift
   copy_counts "$@" || return 1
   echo "KSPSolve copies CpuToGpu/GpuToCpu in linear iterations: reference $rc/$rg in $ri, test $tc/$tg in $ti (at most $share%)"
-  awk -v a="$tc" -v b="$tg" -v c="$rc" -v d="$rg" -v s="$share" 'BEGIN { exit !((a + b) * 100 <= (c + d) * s) }'
+  awk -v a="$tc" -v b="$tg" -v c="$rc" -v d="$rg" -v s="$share" 'BEGIN { exit !((a + b) * 100 <= (c + d) * s) }' || { copy_events; return 1; }
 }
 # reference -- test, each run with -log_view -log_view_gpu_time: KSPSolve's copy counts and the linear
 # iterations into rc rg ri (reference) and tc tg ti (test), for the two checks above
@@ -88,6 +96,7 @@ copy_counts() {
     if [ $side = ref ]; then ref+=("$a"); else tst+=("$a"); fi
   done
   dir=$(mktemp -d "$logs/copies.XXXXXX")
+  copies_dir=$dir # for copy_events
   "${ref[@]}" -log_view -log_view_gpu_time >"$dir/ref.log" 2>&1 || { echo "reference run failed"; cat "$dir/ref.log"; return 1; }
   "${tst[@]}" -log_view -log_view_gpu_time >"$dir/test.log" 2>&1 || { echo "test run failed"; cat "$dir/test.log"; return 1; }
   read -r rc rg ri <<<"$(copies "$dir/ref.log")"
@@ -294,4 +303,4 @@ format_only() { # program args...
   fi
   echo "$out" | grep -E "solve converged" | sort | uniq -c
 }
-export -f format_only sor_paths survives_alloc_failures fails_with refuses iters run_pair same_iterations copies copy_counts no_more_copies copies_share failure_lines lists_option factor_package ex1_case same_petsc installed gamg_like_petsc same_residuals
+export -f copy_events format_only sor_paths survives_alloc_failures fails_with refuses iters run_pair same_iterations copies copy_counts no_more_copies copies_share failure_lines lists_option factor_package ex1_case same_petsc installed gamg_like_petsc same_residuals
