@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/run.sh on a table of its own: one case runs by its id, axes and tags expand and select, a case
 # continues over lines ending in a backslash, PASS and FAIL are counted in the last line, a repeated id
-# is refused, a command list outside quotes (&&, ;) is refused unrun.   tests/harness-fixture.sh DIR
+# is refused, a command list outside quotes (&&, ;) is refused unrun; tests/run-gpus.sh leaves out
+# earlier passes and runs the longest first.   tests/harness-fixture.sh DIR
 set -u
 dir=$1
 cd "$(dirname "$0")/.."
@@ -41,3 +42,12 @@ out=$(tests/run.sh listed 2>&1); rc=$?
 [ $rc = 2 ] && grep -q 'its command is not one command' <<<"$out" && [ ! -e "$dir/ran-second" ] ||
   { echo "a command list outside quotes: exit $rc, $out"; exit 1; }
 echo "ok a command list outside quotes refused, nothing of it run: $out"
+# tests/run-gpus.sh (CUDA_VISIBLE_DEVICES given: no nvidia-smi asked): earlier PASS lines leave their
+# cases out (PETSCSPMV_TEST_DONE), earlier times put the longest first (PETSCSPMV_TEST_TIMES)
+printf '%s\n' 'quick | a | quick | true' 'slow | a | slow | true' 'new | a | unknown | true' 'done | a | passed before | true' >"$dir/cases"
+printf '%s\n' 'PASS quick  a (2 s)' 'FAIL slow  a (301 s, log: x)' 'PASS done  a (40 s)' >"$dir/times.txt"
+printf '%s\n' 'PASS done  a (40 s)' >"$dir/done.txt"
+out=$(CUDA_VISIBLE_DEVICES=0 PETSCSPMV_GPU_LOGS=$dir/gpus PETSCSPMV_TEST_DONE=$dir/done.txt PETSCSPMV_TEST_TIMES=$dir/times.txt tests/run-gpus.sh 2>&1); rc=$?
+[ $rc = 0 ] && [ "$(tail -1 <<<"$out")" = "3 passed, 0 failed" ] && [ "$(tr '\n' ' ' <"$dir/gpus/cases.ids")" = "slow new quick " ] ||
+  { echo "run-gpus.sh with DONE and TIMES: exit $rc, order $(tr '\n' ' ' <"$dir/gpus/cases.ids"), $out"; exit 1; }
+echo "ok run-gpus.sh: a passed case left out, the longest first (unknown: 30 s)"

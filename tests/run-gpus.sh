@@ -6,6 +6,7 @@
 #   CUDA_VISIBLE_DEVICES=2,3            only those GPUs
 #   PETSCSPMV_TEST_PER_GPU=2            copies of tests/run.sh on each GPU (default 1)
 #   PETSCSPMV_TEST_DONE=file            leave out the cases an earlier output (its PASS lines) passed
+#   PETSCSPMV_TEST_TIMES=f1:f2          run the cases that took longest in those earlier outputs first
 # Each copy's output goes to build/test-logs/gpus/gpu<N>.txt, gpu<N>-<k>.txt for the k-th copy beyond
 # the first (PETSCSPMV_GPU_LOGS moves it); the last lines are every FAIL and "N passed, N failed"
 # over all copies.
@@ -22,6 +23,12 @@ if [ -n "${PETSCSPMV_TEST_DONE:-}" ]; then
     grep -qF "PASS $c  " "$PETSCSPMV_TEST_DONE" || printf '%s\n' "$c"; done)
 fi
 [ ${#cases[@]} -gt 0 ] || { echo "no case to run"; exit 1; }
+if [ -n "${PETSCSPMV_TEST_TIMES:-}" ]; then # the longest first (times of earlier outputs; unknown: 30 s): no long case left for the end
+  mapfile -t cases < <(printf '%s\n' "${cases[@]}" | awk -v times="$PETSCSPMV_TEST_TIMES" '
+    BEGIN { n = split(times, f, ":"); for (k = 1; k <= n; k++) while ((getline l < f[k]) > 0)
+              if (l ~ /^(PASS|FAIL) / && match(l, /\([0-9]+ s[,)]/)) { split(l, w, " "); t[w[2]] = substr(l, RSTART + 1, RLENGTH - 4) + 0 } }
+    { printf "%d\t%d\t%s\n", ($0 in t) ? t[$0] : 30, NR, $0 }' | sort -t$'\t' -k1,1nr -k2,2n | cut -f3-)
+fi
 per_gpu=${PETSCSPMV_TEST_PER_GPU:-1}
 [[ $per_gpu =~ ^[1-9][0-9]*$ ]] || { echo "PETSCSPMV_TEST_PER_GPU=$per_gpu: give a whole number from 1"; exit 1; }
 copies=() copy_gpu=()
