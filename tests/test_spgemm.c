@@ -69,7 +69,30 @@ static PetscErrorCode CreatePair(MatType type, PetscInt m, PetscInt n, PetscInt 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* C against Cref: the same sizes, as many entries (both patterns are the symbolic products'), values within 1e-12 of the largest (NaN fails) */
+/* on several processes: C's ghost map (the global columns of its off-diagonal block, and that block's
+   width) MATAIJ's, which MPIAIJ's assembly makes on the host (ours on the device, types/coo.c) */
+static PetscErrorCode CheckGhostMap(Mat C, Mat Cref, const char *what)
+{
+  Mat             Ao, Aoref;
+  const PetscInt *g, *gref;
+  PetscInt        n, nref;
+  PetscMPIInt     size;
+  PetscBool       same;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)C), &size));
+  if (size == 1) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatMPIAIJGetSeqAIJ(C, NULL, &Ao, &g));
+  PetscCall(MatMPIAIJGetSeqAIJ(Cref, NULL, &Aoref, &gref));
+  PetscCall(MatGetSize(Ao, NULL, &n));
+  PetscCall(MatGetSize(Aoref, NULL, &nref));
+  PetscCheck(n == nref, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %" PetscInt_FMT " ghost columns, MATAIJ's %" PetscInt_FMT, what, n, nref);
+  PetscCall(PetscArraycmp(g, gref, n, &same));
+  PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the ghost columns are not MATAIJ's", what);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* C against Cref: the same sizes, as many entries (both patterns are the symbolic products'), the same ghost map, values within 1e-12 of the largest (NaN fails) */
 static PetscErrorCode CheckProduct(Mat C, Mat Cref, const char *what)
 {
   Mat       D;
@@ -84,6 +107,7 @@ static PetscErrorCode CheckProduct(Mat C, Mat Cref, const char *what)
   PetscCall(MatGetInfo(C, MAT_GLOBAL_SUM, &info));
   PetscCall(MatGetInfo(Cref, MAT_GLOBAL_SUM, &iref));
   PetscCheck(info.nz_used == iref.nz_used, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: %g entries, MATAIJ's %g", what, info.nz_used, iref.nz_used);
+  PetscCall(CheckGhostMap(C, Cref, what));
   PetscCall(MatConvert(C, MATAIJ, MAT_INITIAL_MATRIX, &D));
   PetscCall(MatAXPY(D, -1.0, Cref, DIFFERENT_NONZERO_PATTERN));
   PetscCall(MatNorm(D, NORM_MAX, &err));
@@ -184,6 +208,47 @@ static PetscErrorCode CheckType(MatProductType type, Mat A, Mat Aref, Mat B, Mat
     PetscCall(CheckProduct(D, Dref, "MatPtAP reused"));
     PetscCall(MatDestroy(&D));
     PetscCall(MatDestroy(&Dref));
+  }
+  /* a product result assembled again from a user's COO entries: first each process's in its own rows
+     (repeats summed; on several processes with a GPU ours sorts them on the device, types/coo.c), then
+     also one in another process's row and one ignored (a negative row): aijcusparse's path */
+  if (type == MATPRODUCT_AB) {
+    for (PetscInt pass = 0; pass < 2; pass++) {
+      PetscInt     rstart, rend, M, N, n = 0, *ci, *cj, *ci2, *cj2;
+      PetscScalar *cv;
+
+      PetscCall(MatGetOwnershipRange(C, &rstart, &rend));
+      PetscCall(MatGetSize(C, &M, &N));
+      PetscCall(PetscMalloc3(3 * (rend - rstart) + 2, &ci, 3 * (rend - rstart) + 2, &cj, 3 * (rend - rstart) + 2, &cv));
+      PetscCall(PetscMalloc2(3 * (rend - rstart) + 2, &ci2, 3 * (rend - rstart) + 2, &cj2));
+      for (PetscInt r = rstart; r < rend; r++) {
+        const PetscInt cols[3] = {r % N, (7 * r + 3) % N, r % N};
+
+        for (PetscInt k = 0; k < 3; k++, n++) {
+          ci[n] = r;
+          cj[n] = cols[k];
+          cv[n] = 1.0 + r + 0.5 * k;
+        }
+      }
+      if (pass) { /* (PETSc's products leave their results refusing other processes' rows) */
+        PetscCall(MatSetOption(C, MAT_NO_OFF_PROC_ENTRIES, PETSC_FALSE));
+        PetscCall(MatSetOption(Cref, MAT_NO_OFF_PROC_ENTRIES, PETSC_FALSE));
+        ci[n] = rend % M, cj[n] = N - 1, cv[n++] = 3.0;
+        ci[n] = -1, cj[n] = 0, cv[n++] = 1e30;
+      }
+      PetscCall(PetscArraycpy(ci2, ci, n)); /* MatSetPreallocationCOO() may sort the arrays it is given */
+      PetscCall(PetscArraycpy(cj2, cj, n));
+      PetscCall(MatSetPreallocationCOO(C, n, ci2, cj2));
+      PetscCall(MatSetValuesCOO(C, cv, INSERT_VALUES));
+      PetscCall(MatSetValuesCOO(C, cv, ADD_VALUES));
+      PetscCall(MatSetPreallocationCOO(Cref, n, ci, cj));
+      PetscCall(MatSetValuesCOO(Cref, cv, INSERT_VALUES));
+      PetscCall(MatSetValuesCOO(Cref, cv, ADD_VALUES));
+      PetscCall(PetscSNPrintf(what, sizeof(what), "%s's result from COO entries%s", MatProductTypes[type], pass ? " (one in another process's row, one ignored)" : ""));
+      PetscCall(CheckProduct(C, Cref, what));
+      PetscCall(PetscFree3(ci, cj, cv));
+      PetscCall(PetscFree2(ci2, cj2));
+    }
   }
   PetscCall(MatDestroy(&C));
   PetscCall(MatDestroy(&Cref));

@@ -95,23 +95,31 @@ typedef struct {
    plus A^T's (symmetrize: the union of both patterns), scaled by diag(|g(r, r)|^(-1/2)) on both
    sides (a zero or missing diagonal gives 0); at most 2 nnz entries */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAGraph(const MatSpmvDeviceCSR *, PetscInt, MatSpmvGraphKind, MatSpmvDeviceGraph *, void *);
-/* a process's COO entries for an MPI matrix (coo.cu): n of them in local rows (rstart + 0..m-1) and global
-   columns, repeated or not (host arrays of int-sized PetscInt); its diagonal block's columns cstart..cend-1 */
+/* a process's COO entries for an MPI matrix of N columns (coo.cu): n of them in local rows (rstart + 0..m-1)
+   and global columns, repeated or not (host arrays of int-sized PetscInt); its diagonal block's columns
+   cstart..cend-1 */
 typedef struct {
   PetscCount      n;
-  PetscInt        m, rstart, cstart, cend;
+  PetscInt        m, rstart, cstart, cend, N;
   const PetscInt *i, *j;
 } MatSpmvCOOEntries;
 /* those entries sorted on the device: nu distinct ones, nd of them in the diagonal block (CSR di, dj:
    local columns) and no in the off-diagonal one (oi, oj: global columns), each block in row order and its
-   columns ascending in a row; distinct entry u sums the entries perm[jmap[u] .. jmap[u + 1] - 1] into
-   the diagonal block's value target[u] (>= 0) or the off-diagonal one's -1 - target[u] */
+   columns ascending in a row, oj rewritten to places in garray (ng ghost columns, global, ascending:
+   MPIAIJ's off-diagonal block and ghost map, made on the device); distinct entry u sums the entries
+   perm[jmap[u] .. jmap[u + 1] - 1] into the diagonal block's value target[u] (>= 0) or the off-diagonal
+   one's -1 - target[u] */
 typedef struct {
-  PetscInt m, n, nu, nd, no;
-  int     *di, *dj, *oi, *oj, *jmap, *perm, *target;
+  PetscInt m, n, nu, nd, no, ng;
+  int     *di, *dj, *oi, *oj, *garray, *jmap, *perm, *target;
 } MatSpmvCOODevice;
-PETSC_INTERN PetscErrorCode MatSpmvCUDACOOBuild(const MatSpmvCOOEntries *, MatSpmvCOODevice *, void *);
-/* the block CSRs freed (the matrix made on their host copies has its own), then everything */
+/* nothing made (*inrange false) where an entry is outside the rows or columns */
+PETSC_INTERN PetscErrorCode MatSpmvCUDACOOBuild(const MatSpmvCOOEntries *, MatSpmvCOODevice *, PetscBool *, void *);
+/* MPIAIJ's ghost map of an off-diagonal block on the device: the nnz global columns cols (device) rewritten
+   to their places among the distinct ones, which come back in *garray (device, *ng ascending; NULL where
+   none); what MatSetUpMultiply_MPIAIJ() does on the host with a hash */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAGhostMap(PetscInt, int *, int **, PetscInt *, void *);
+/* the block CSRs and the ghost map freed (the matrix made on their host copies has its own), then everything */
 PETSC_INTERN PetscErrorCode MatSpmvCUDACOOFreePattern(MatSpmvCOODevice *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDACOODestroy(MatSpmvCOODevice *);
 /* the entries' values v (device, in the order given to the build) summed into the blocks' device values
@@ -224,6 +232,11 @@ typedef struct {
 PETSC_INTERN PetscErrorCode MatSpmvCreateAIJOnCSR(MPI_Comm, PetscInt, PetscInt, const MatSpmvHostCSR *, const MatSpmvHostCSR *, Mat *);
 /* a MATSEQAIJ copied from a device CSR (values NULL: left unset) on stream, its arrays in pinned host memory it owns */
 PETSC_INTERN PetscErrorCode MatSpmvCreateAIJFromDevice(const MatSpmvDeviceCSR *, void *, Mat *);
+/* a MATMPIAIJ of N global columns copied from device blocks as above: the diagonal block diag and the
+   off-diagonal block off (NULL: empty), whose columns are places in the ghost map garray (off->n global
+   columns, ascending; device, NULL where off->n is 0); MPIAIJ's assembly then makes only the ghost
+   scatter, not the map (a host hash over the off-diagonal block) */
+PETSC_INTERN PetscErrorCode MatSpmvCreateMPIAIJFromDevice(MPI_Comm, PetscInt, const MatSpmvDeviceCSR *, const MatSpmvDeviceCSR *, const int *, void *, Mat *);
 PETSC_INTERN PetscErrorCode MatSpmvNoInodeBegin(PetscBool *);
 PETSC_INTERN PetscErrorCode MatSpmvNoInodeEnd(PetscBool);
 /* A device CSR (m rows, nnz entries) copied on stream (NULL: PETSc's) into new host arrays

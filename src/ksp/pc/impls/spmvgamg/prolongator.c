@@ -3,8 +3,8 @@
   P0 and the coarse near-null space made there (device/tentative.cu), then P0 a matrix of the level
   operator's type as PETSc's prolongator makes it. On several processes each process's aggregates hold
   its own rows, so P0 is its diagonal block alone (columns: the local aggregates'). The host CSR is
-  handed to PETSc as it is (MatSpmvCreateAIJFromDevice() on one process, MatSpmvCreateAIJOnCSR() on
-  several: no row-by-row insertion, which cost 0.2 s of 4M rows), then converted in place to the
+  handed to PETSc as it is (MatSpmvCreateAIJFromDevice(), MatSpmvCreateMPIAIJFromDevice() on several
+  processes: no row-by-row insertion, which cost 0.2 s of 4M rows), then converted in place to the
   operator's type.
 */
 #include "spmvgamgimpl.h"
@@ -54,15 +54,17 @@ PetscErrorCode PCGAMGSpmvTentativeFromDevice(Mat A, PetscInt n, PetscInt nagg, c
       PetscCall(MatSpmvGAMGTentativeDevice(&B, &aggs, &P0, stream));
     }
 
-    /* on one process P0 comes down into a page-locked block it owns (one copy at the device's rate, and
-       its first device use uploads it at that rate too: ex45 160^3's set-up 0.69 vs 0.76 s, ex56 -ne 48
-       0.27 vs 0.29 by the medians of 4, H200 s155); its diagonal block on several (split arrays) */
+    /* P0 comes down into a page-locked block it owns (one copy at the device's rate, and its first
+       device use uploads it at that rate too: ex45 160^3's set-up 0.69 vs 0.76 s, ex56 -ne 48 0.27 vs
+       0.29 by the medians of 4, H200 s155); on several processes as the diagonal block of an empty
+       ghost map (no host pass of MPIAIJ's over the rows to find none) */
     PetscCall(MatBoundToCPU(A, &bound));
-    pinned = (PetscBool)(size == 1 && !bound && sizeof(PetscInt) == sizeof(int));
+    pinned = (PetscBool)(!bound && sizeof(PetscInt) == sizeof(int));
     {
       const MatSpmvDeviceCSR P0csr = {rows, nagg * ncols, nnz, d_pi, d_pj, d_pv};
 
-      if (pinned) PetscCall(MatSpmvCreateAIJFromDevice(&P0csr, stream, P)); /* both copies wait for theirs */
+      if (pinned && size > 1) PetscCall(MatSpmvCreateMPIAIJFromDevice(comm, PETSC_DETERMINE, &P0csr, NULL, NULL, stream, P));
+      else if (pinned) PetscCall(MatSpmvCreateAIJFromDevice(&P0csr, stream, P)); /* both copies wait for theirs */
       else PetscCall(MatSpmvCSRCopyToHost(&P0csr, stream, &pi, &pj, &pv));
     }
     PetscCall(PetscMalloc1(PetscMax(ncols * ncols * nagg, 1), cdata));

@@ -107,6 +107,32 @@ PetscErrorCode MatSpmvCreateAIJFromDevice(const MatSpmvDeviceCSR *D, void *strea
   PetscCall(PetscObjectContainerCompose((PetscObject)*A, "MatSpmvOnCSR", block, MatSpmvOnPinnedCSRDestroy));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+PetscErrorCode MatSpmvCreateMPIAIJFromDevice(MPI_Comm comm, PetscInt N, const MatSpmvDeviceCSR *diag, const MatSpmvDeviceCSR *off, const int *d_garray, void *stream, Mat *A)
+{
+  Mat            Ad = NULL, Ao = NULL;
+  PetscInt      *garray = NULL;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvCreateAIJFromDevice(diag, stream, &Ad));
+  if (off) PetscCall(MatSpmvCreateAIJFromDevice(off, stream, &Ao));
+  else { /* no off-diagonal entries */ PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, diag->m, 0, 0, NULL, &Ao));
+    PetscCall(MatAssemblyBegin(Ao, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(Ao, MAT_FINAL_ASSEMBLY));
+  }
+  PetscCall(PetscMalloc1(off ? PetscMax(off->n, 1) : 1, &garray)); /* never NULL: NULL asks MPIAIJ for its host hash */
+  if (off) PetscCall(MatSpmvCUDACopyToHost(garray, d_garray, sizeof(int) * (size_t)off->n, stream));
+  if (off) PetscCall(PetscLogGpuToCpu(sizeof(int) * (double)off->n));
+  ierr = MatCreateMPIAIJWithSeqAIJ(comm, PETSC_DETERMINE, N, Ad, Ao, garray, A);
+  if (ierr) { /* nothing owns them yet */
+    PetscCall(MatDestroy(&Ad));
+    PetscCall(MatDestroy(&Ao));
+    PetscCall(PetscFree(garray));
+  }
+  PetscCall(ierr);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 #endif
 
 PetscErrorCode MatSpmvCSRCopyToHost(const MatSpmvDeviceCSR *D, void *stream, PetscInt **i, PetscInt **j, PetscScalar **a)

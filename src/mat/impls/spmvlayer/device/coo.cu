@@ -3,7 +3,9 @@
   (local rows, global columns, repeated) sorted by row and column with CUB's radix sort, the repeats
   merged, the distinct entries split into the diagonal block's CSR (local columns) and the off-diagonal
   block's (global columns); then, at each assembly of values, one kernel sums each distinct entry's
-  repeats into its block's values. MPIAIJ's MatSetPreallocationCOO() does the sort on the host.
+  repeats into its block's values. MPIAIJ's MatSetPreallocationCOO() does the sort on the host, and
+  MatSetUpMultiply_MPIAIJ() the ghost map (the off-diagonal block's distinct columns, its columns
+  rewritten to places among them) with a host hash: here both are made on the device.
 */
 #include "../spmvimpl.h"
 #include "../spmvkernels.h"
@@ -12,14 +14,20 @@
 #include <thrust/execution_policy.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/scan.h>
+#include <thrust/sort.h>
+#include <thrust/unique.h>
 #include <cub/device/device_radix_sort.cuh>
 
-/* entry k's key: its local row above its global column (both nonnegative, the column below 2^31) */
+/* entry k's key: its local row above its global column (both nonnegative, the column below 2^31); *outside
+   set where an entry is not in rows rstart..rstart+m-1 and columns 0..N-1 (every writer writes 1) */
 template <typename I>
-__global__ void MatSpmvCOOKeysKernel(I n, const I *__restrict__ ci, const I *__restrict__ cj, I rstart, unsigned long long *__restrict__ key, I *__restrict__ perm)
+__global__ void MatSpmvCOOKeysKernel(I n, const I *__restrict__ ci, const I *__restrict__ cj, I rstart, I m, I N, unsigned long long *__restrict__ key, I *__restrict__ perm, int *__restrict__ outside)
 {
   for (I k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) {
-    key[k]  = ((unsigned long long)(ci[k] - rstart) << 32) | (unsigned long long)(unsigned)cj[k];
+    const I r = ci[k] - rstart, c = cj[k];
+
+    if (r < 0 || r >= m || c < 0 || c >= N) *outside = 1;
+    key[k]  = ((unsigned long long)(unsigned)r << 32) | (unsigned long long)(unsigned)c;
     perm[k] = k;
   }
 }
@@ -84,19 +92,43 @@ __global__ void MatSpmvCOOValuesKernel(I nu, const I *__restrict__ jmap, const I
   }
 }
 
-PetscErrorCode MatSpmvCUDACOOBuild(const MatSpmvCOOEntries *e, MatSpmvCOODevice *coo, void *stream)
+PetscErrorCode MatSpmvCUDACOOBuild(const MatSpmvCOOEntries *e, MatSpmvCOODevice *coo, PetscBool *inrange, void *stream)
 {
   cudaStream_t        s   = (cudaStream_t)stream;
   auto                pol = thrust::cuda::par.on(s);
   const int           n = (int)e->n, m = (int)e->m;
-  int                *ci, *cj, *perm, *head, *uid, *urow, *ucol, *udiag, *dpos, *drow, *orow, nu = 0, nd = 0, last[2] = {0, 0};
+  int                *ci, *cj, *perm, *head, *uid, *urow, *ucol, *udiag, *dpos, *drow, *orow, nu = 0, nd = 0, last[2] = {0, 0}, *outside, bad = 0;
   unsigned long long *key;
   int                 rowbits = 1;
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(coo, sizeof(*coo)));
-  coo->m = m;
-  coo->n = n;
+  *inrange = PETSC_TRUE;
+  coo->m   = m;
+  coo->n   = n;
+  if (n) { /* the keys, and whether every entry is in range (the check on the device: no host pass over the entries) */
+    PetscCall(MatSpmvCUDAMalloc((void **)&ci, sizeof(int) * (size_t)n));
+    PetscCall(MatSpmvCUDAMalloc((void **)&cj, sizeof(int) * (size_t)n));
+    PetscCall(MatSpmvCUDAMalloc((void **)&outside, sizeof(int)));
+    PetscCall(MatSpmvCUDACopyToDevice(ci, e->i, sizeof(int) * (size_t)n, stream));
+    PetscCall(MatSpmvCUDACopyToDevice(cj, e->j, sizeof(int) * (size_t)n, stream));
+    PetscCall(PetscLogCpuToGpu(2.0 * sizeof(int) * n));
+    PetscCallCUDA(cudaMemsetAsync(outside, 0, sizeof(int), s));
+    PetscCall(MatSpmvCUDAMalloc((void **)&key, sizeof(unsigned long long) * (size_t)n));
+    PetscCall(MatSpmvCUDAMalloc((void **)&perm, sizeof(int) * (size_t)n));
+    MatSpmvCOOKeysKernel<int><<<MatSpmvGrid(n), MATSPMV_THREADS, 0, s>>>(n, ci, cj, (int)e->rstart, m, (int)e->N, key, perm, outside);
+    PetscCallCUDA(cudaGetLastError());
+    PetscCall(MatSpmvCUDACopyToHost(&bad, outside, sizeof(int), stream));
+    PetscCall(MatSpmvCUDAFree(outside));
+    PetscCall(MatSpmvCUDAFree(ci));
+    PetscCall(MatSpmvCUDAFree(cj));
+    if (bad) {
+      *inrange = PETSC_FALSE;
+      PetscCall(MatSpmvCUDAFree(key));
+      PetscCall(MatSpmvCUDAFree(perm));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
   PetscCall(MatSpmvCUDAMalloc((void **)&coo->di, sizeof(int) * (size_t)(m + 1)));
   PetscCall(MatSpmvCUDAMalloc((void **)&coo->oi, sizeof(int) * (size_t)(m + 1)));
   if (!n) {
@@ -106,17 +138,6 @@ PetscErrorCode MatSpmvCUDACOOBuild(const MatSpmvCOOEntries *e, MatSpmvCOODevice 
     PetscCallCUDA(cudaMemsetAsync(coo->jmap, 0, sizeof(int), s));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(MatSpmvCUDAMalloc((void **)&ci, sizeof(int) * (size_t)n));
-  PetscCall(MatSpmvCUDAMalloc((void **)&cj, sizeof(int) * (size_t)n));
-  PetscCall(MatSpmvCUDACopyToDevice(ci, e->i, sizeof(int) * (size_t)n, stream));
-  PetscCall(MatSpmvCUDACopyToDevice(cj, e->j, sizeof(int) * (size_t)n, stream));
-  PetscCall(PetscLogCpuToGpu(2.0 * sizeof(int) * n));
-  PetscCall(MatSpmvCUDAMalloc((void **)&key, sizeof(unsigned long long) * (size_t)n));
-  PetscCall(MatSpmvCUDAMalloc((void **)&perm, sizeof(int) * (size_t)n));
-  MatSpmvCOOKeysKernel<int><<<MatSpmvGrid(n), MATSPMV_THREADS, 0, s>>>(n, ci, cj, (int)e->rstart, key, perm);
-  PetscCallCUDA(cudaGetLastError());
-  PetscCall(MatSpmvCUDAFree(ci));
-  PetscCall(MatSpmvCUDAFree(cj));
   /* sorted by row, then column: only the bits a local row needs above the column's 32 */
   while (rowbits < 31 && ((m - 1) >> rowbits)) rowbits++;
   {
@@ -181,12 +202,34 @@ PetscErrorCode MatSpmvCUDACOOBuild(const MatSpmvCOOEntries *e, MatSpmvCOODevice 
   /* each block's row starts: the first of its entries in the row or after */
   MatSpmvCallThrust(thrust::lower_bound(pol, thrust::device_ptr<int>(drow), thrust::device_ptr<int>(drow + nd), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m + 1), thrust::device_ptr<int>(coo->di)));
   MatSpmvCallThrust(thrust::lower_bound(pol, thrust::device_ptr<int>(orow), thrust::device_ptr<int>(orow + (nu - nd)), thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(m + 1), thrust::device_ptr<int>(coo->oi)));
+  PetscCall(MatSpmvCUDAGhostMap(nu - nd, coo->oj, &coo->garray, &coo->ng, stream));
   PetscCall(MatSpmvCUDAFree(dpos));
   PetscCall(MatSpmvCUDAFree(drow));
   PetscCall(MatSpmvCUDAFree(orow));
   PetscCall(MatSpmvCUDAFree(urow));
   PetscCall(MatSpmvCUDAFree(ucol));
   PetscCall(MatSpmvCUDAFree(udiag));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUDAGhostMap(PetscInt nnz, int *cols, int **garray, PetscInt *ng, void *stream)
+{
+  auto pol = thrust::cuda::par.on((cudaStream_t)stream);
+  int *g, *place, n = 0;
+
+  PetscFunctionBegin;
+  *garray = NULL;
+  *ng     = 0;
+  if (!nnz) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvCUDAMalloc((void **)&g, sizeof(int) * (size_t)nnz));
+  PetscCall(MatSpmvCUDAMalloc((void **)&place, sizeof(int) * (size_t)nnz));
+  PetscCallCUDA(cudaMemcpyAsync(g, cols, sizeof(int) * (size_t)nnz, cudaMemcpyDeviceToDevice, (cudaStream_t)stream));
+  MatSpmvCallThrust(thrust::sort(pol, thrust::device_ptr<int>(g), thrust::device_ptr<int>(g + nnz)); n = (int)(thrust::unique(pol, thrust::device_ptr<int>(g), thrust::device_ptr<int>(g + nnz)) - thrust::device_ptr<int>(g)));
+  MatSpmvCallThrust(thrust::lower_bound(pol, thrust::device_ptr<int>(g), thrust::device_ptr<int>(g + n), thrust::device_ptr<int>(cols), thrust::device_ptr<int>(cols + nnz), thrust::device_ptr<int>(place)));
+  PetscCallCUDA(cudaMemcpyAsync(cols, place, sizeof(int) * (size_t)nnz, cudaMemcpyDeviceToDevice, (cudaStream_t)stream));
+  PetscCall(MatSpmvCUDAFree(place));
+  *garray = g; /* nnz long, n used */
+  *ng     = n;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -198,7 +241,8 @@ PetscErrorCode MatSpmvCUDACOOFreePattern(MatSpmvCOODevice *coo)
   PetscCall(MatSpmvCUDAFree(coo->dj));
   PetscCall(MatSpmvCUDAFree(coo->oi));
   PetscCall(MatSpmvCUDAFree(coo->oj));
-  coo->di = coo->dj = coo->oi = coo->oj = NULL;
+  PetscCall(MatSpmvCUDAFree(coo->garray));
+  coo->di = coo->dj = coo->oi = coo->oj = coo->garray = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -45,15 +45,22 @@ static PetscErrorCode MatSpmvCOORestoreBase(Mat C)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* a device CSR block's pattern into new host arrays (PetscMalloc3(): i, j, a), the values zero */
-static PetscErrorCode MatSpmvCOOBlockToHost(PetscInt m, PetscInt nnz, const int *d_i, const int *d_j, void *stream, MatSpmvHostCSR *h)
+/* the MPI matrix of the blocks the build found, C's sizes, its values zero (copied once into pinned host
+   memory, made on the ghost map found on the device) */
+static PetscErrorCode MatSpmvCOOCreateMPIAIJ(Mat C, const MatSpmvCOODevice *coo, void *stream, Mat *T)
 {
+  const MatSpmvDeviceCSR diag = {coo->m, C->cmap->n, coo->nd, coo->di, coo->dj, NULL}, off = {coo->m, coo->ng, coo->no, coo->oi, coo->oj, NULL};
+  Mat                    X[2];
+  PetscScalar           *a;
+
   PetscFunctionBegin;
-  PetscCall(PetscMalloc3(m + 1, &h->i, PetscMax(nnz, 1), &h->j, PetscMax(nnz, 1), &h->a));
-  PetscCall(MatSpmvCUDACopyToHost(h->i, d_i, sizeof(int) * (size_t)(m + 1), stream));
-  PetscCall(MatSpmvCUDACopyToHost(h->j, d_j, sizeof(int) * (size_t)nnz, stream));
-  PetscCall(PetscArrayzero(h->a, nnz));
-  PetscCall(PetscLogGpuToCpu(sizeof(int) * (double)(m + 1 + nnz)));
+  PetscCall(MatSpmvCreateMPIAIJFromDevice(PetscObjectComm((PetscObject)C), C->cmap->N, &diag, &off, coo->garray, stream, T));
+  PetscCall(MatMPIAIJGetSeqAIJ(*T, &X[0], &X[1], NULL));
+  for (int b = 0; b < 2; b++) {
+    PetscCall(MatSeqAIJGetArrayWrite(X[b], &a));
+    PetscCall(PetscArrayzero(a, b ? coo->no : coo->nd));
+    PetscCall(MatSeqAIJRestoreArrayWrite(X[b], &a));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -85,48 +92,42 @@ static PetscErrorCode MatSpmvCOOReplace(Mat C, Mat *T)
 static PetscErrorCode MatSetPreallocationCOO_SpmvMPIResult(Mat C, PetscCount n, PetscInt coo_i[], PetscInt coo_j[])
 {
   MPI_Comm          comm = PetscObjectComm((PetscObject)C);
-  PetscInt          m = C->rmap->n, rstart = C->rmap->rstart, rend = C->rmap->rend, N = C->cmap->N;
+  PetscInt          m = C->rmap->n, rstart = C->rmap->rstart;
   int               ours = sizeof(PetscInt) == sizeof(int) && n < PETSC_INT32_MAX;
-  PetscBool         given;
-  MatSpmvCOODevice *coo;
-  MatSpmvHostCSR    diag, off;
+  PetscBool         given, inrange = PETSC_FALSE;
+  MatSpmvCOODevice *coo = NULL;
   Mat               T;
   void             *stream;
   PetscLogDouble    t0, t1;
   PetscErrorCode    ierr;
 
   PetscFunctionBegin;
-  for (PetscCount k = 0; ours && k < n; k++) ours = coo_i[k] >= rstart && coo_i[k] < rend && coo_j[k] >= 0 && coo_j[k] < N;
+  PetscCall(PetscTime(&t0));
+  PetscCall(PetscLayoutSetUp(C->cmap));
+  if (ours) { /* sorted on the device, which also checks that every entry is in range */
+    const MatSpmvCOOEntries e = {n, m, rstart, C->cmap->rstart, C->cmap->rend, C->cmap->N, coo_i, coo_j};
+
+    PetscCall(MatSpmvCUDAGetStream(&stream));
+    PetscCall(PetscNew(&coo));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(MatSpmvCUDACOOBuild(&e, coo, &inrange, stream));
+    PetscCall(PetscLogGpuTimeEnd());
+    ours = inrange;
+  }
   PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &ours, 1, MPI_INT, MPI_LAND, comm)); /* the assemblies are collective */
   if (!ours) {
+    if (coo) PetscCall(MatSpmvCOODeviceDestroy((PetscCtxRt)&coo));
     PetscCall(PetscInfo(C, "MatSetPreallocationCOO() by aijcusparse's (entries outside a process's rows or out of range, or 64-bit indices)\n"));
     PetscCall(MatSpmvCOORestoreBase(C));
     PetscCall((*MatSpmvCOOPreallocationBase)(C, n, coo_i, coo_j));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(PetscTime(&t0));
-  PetscCall(PetscLayoutSetUp(C->cmap));
-  PetscCall(MatSpmvCUDAGetStream(&stream));
-  PetscCall(PetscNew(&coo));
-  {
-    const MatSpmvCOOEntries e = {n, m, rstart, C->cmap->rstart, C->cmap->rend, coo_i, coo_j};
-
-    PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(MatSpmvCUDACOOBuild(&e, coo, stream));
-    PetscCall(PetscLogGpuTimeEnd());
-  }
-  PetscCall(MatSpmvCOOBlockToHost(m, coo->nd, coo->di, coo->dj, stream, &diag));
-  PetscCall(MatSpmvCOOBlockToHost(m, coo->no, coo->oi, coo->oj, stream, &off));
-  PetscCall(MatSpmvCUDACOOFreePattern(coo));
   PetscCall(MatSpmvNoInodeBegin(&given));
-  ierr = MatSpmvCreateAIJOnCSR(comm, m, C->cmap->n, &diag, &off, &T);
+  ierr = MatSpmvCOOCreateMPIAIJ(C, coo, stream, &T);
   PetscCall(MatSpmvNoInodeEnd(given));
-  if (ierr) { /* nothing owns them yet */
-    PetscCall(PetscFree3(diag.i, diag.j, diag.a));
-    PetscCall(PetscFree3(off.i, off.j, off.a));
-    PetscCall(MatSpmvCOODeviceDestroy((PetscCtxRt)&coo));
-  }
+  if (ierr) PetscCall(MatSpmvCOODeviceDestroy((PetscCtxRt)&coo));
   PetscCall(ierr);
+  PetscCall(MatSpmvCUDACOOFreePattern(coo));
   PetscCall(PetscObjectContainerCompose((PetscObject)T, MATSPMV_COO_KEY, coo, MatSpmvCOODeviceDestroy)); /* T's, then C's */
   PetscCall(MatConvert(T, MATMPIAIJCUSPARSE, MAT_INPLACE_MATRIX, &T));
   PetscCall(MatSpmvCOOReplace(C, &T));
@@ -135,7 +136,8 @@ static PetscErrorCode MatSetPreallocationCOO_SpmvMPIResult(Mat C, PetscCount n, 
   PetscCall(PetscObjectComposeFunction((PetscObject)C, "MatSetPreallocationCOO_C", MatSetPreallocationCOO_SpmvMPIResult));
   PetscCall(PetscObjectComposeFunction((PetscObject)C, "MatSetValuesCOO_C", MatSetValuesCOO_SpmvMPIResult));
   PetscCall(PetscTime(&t1));
-  PetscCall(PetscInfo(C, "MatSetPreallocationCOO() on the device: %" PetscCount_FMT " entries, %" PetscInt_FMT " distinct (%" PetscInt_FMT " in the diagonal block), %.4f s\n", n, coo->nu, coo->nd, t1 - t0));
+  PetscCall(
+    PetscInfo(C, "MatSetPreallocationCOO() on the device: %" PetscCount_FMT " entries, %" PetscInt_FMT " distinct (%" PetscInt_FMT " in the diagonal block), ghost map on the device (%" PetscInt_FMT " columns), %.4f s\n", n, coo->nu, coo->nd, coo->ng, t1 - t0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
