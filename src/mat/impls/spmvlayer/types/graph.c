@@ -7,13 +7,14 @@
   squared graph is then aijcusparse's device product, and no layout of ours is built for it.
   Block sizes above 1 are collapsed first (the sum of |a| over each block, as PETSc's). Complex
   scalars, a strength index with blocks, a matrix bound to the CPU or without device values take
-  the base's function. MPI matrices of block size 1: the diagonal block on the device, the
-  off-diagonal entries (process boundaries) by PETSc on the host; with blocks, collapsed on the
-  host, then PETSc's function (below). The aijcusparse results of our matrices' products (GAMG's
+  the base's function. MPI matrices of block size 1: on the device but for the off-diagonal entries
+  (process boundaries), gathered on the host; with blocks, collapsed on the host, then PETSc's
+  function (below). The aijcusparse results of our matrices' products (GAMG's
   first coarse operator), sequential or parallel, take the same graphs: PETSc's made theirs on the
   host from a copy of the device values.
 */
 #include "../spmvimpl.h"
+#include <petscsf.h>
 
 #if defined(PETSC_HAVE_CUDA) && !defined(PETSC_USE_COMPLEX) /* graph.cu makes real graphs */
   #define MATSPMV_DEVICE_GRAPH
@@ -54,19 +55,6 @@ static PetscErrorCode MatSpmvDeviceGraphFree(MatSpmvDeviceGraph *g)
   PetscCall(MatSpmvCUDAFree(g->a));
   PetscCall(MatSpmvCUDAFree(g->j));
   PetscCall(MatSpmvCUDAFree(g->i));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* a graph made on the device into new host arrays; its device arrays freed */
-static PetscErrorCode MatSpmvGraphCopyToHost(MatSpmvDeviceGraph *g, PetscInt **i, PetscInt **j, PetscScalar **a)
-{
-  const MatSpmvDeviceCSR D = {g->m, g->m, g->nnz, g->i, g->j, g->a};
-  void                  *stream;
-
-  PetscFunctionBegin;
-  PetscCall(MatSpmvCUDAGetStream(&stream));
-  PetscCall(MatSpmvCSRCopyToHost(&D, stream, i, j, a));
-  PetscCall(MatSpmvDeviceGraphFree(g));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -271,35 +259,95 @@ static PetscErrorCode MatSpmvGraphMPIOnDevice(Mat A, PetscInt index_size, PetscB
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The scalar graph of an MPI matrix of ours, PETSc's function's result made another way: the
-   diagonal block's |Ad| (+ |Ad|^T) on the device as a sequential matrix's; the off-diagonal block's
-   entries, which only the rows at the process boundaries hold, with the transposes the other
-   processes send (a transposed off-diagonal entry is off-diagonal) by PETSc's MatTranspose() of a
-   host matrix of those entries alone, merged with them row by row; both blocks joined without a
-   copy, then scaled by the diagonal as PETSc's. PETSc's function transposes and adds all of A on the
-   host: MatAXPY() 0.77 s and MatTranspose() 0.25 s on KSP ex45 140^3 on two processes (H200); the
-   MatAXPY() of the boundary entries alone still took 0.21 s there (it visits every row) */
+/* The graph's off-diagonal entries as COO on the host (global rows and columns): A's off-diagonal block's
+   (|a| where absval), and with transpose the other processes' whose transposes fall in this process's
+   rows (a transposed off-diagonal entry is off-diagonal), gathered to the owners of their columns by a
+   PetscSF. Only the rows at the process boundaries hold such entries: O(boundary) host work and
+   messages, plus one pass over the row offsets */
+static PetscErrorCode MatSpmvGraphOffDiagonalCOO(Mat A, PetscBool transpose, PetscBool absval, PetscCount *n, PetscInt **ci, PetscInt **cj, PetscScalar **cv)
+{
+  Mat                Ao;
+  const PetscInt    *garray, *oi, *oj, *degree = NULL;
+  const PetscScalar *oa;
+  PetscInt           m = A->rmap->n, rstart = A->rmap->rstart, nrows, no, nin = 0, *rows = NULL, *cols = NULL, *inrows = NULL;
+  PetscScalar       *vals = NULL, *invals = NULL;
+  PetscBool          done;
+  PetscSF            sf = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIAIJGetSeqAIJ(A, NULL, &Ao, &garray));
+  PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nrows, &oi, &oj, &done));
+  PetscCheck(done && nrows == m, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCreateGraph(): the off-diagonal block gives no row structure");
+  PetscCall(MatSeqAIJGetArrayRead(Ao, &oa)); /* brings device-newer values to the host (O(boundary)) */
+  no = oi[m];
+  PetscCall(PetscMalloc3(PetscMax(no, 1), &rows, PetscMax(no, 1), &cols, PetscMax(no, 1), &vals));
+  for (PetscInt r = 0; r < m; r++)
+    for (PetscInt p = oi[r]; p < oi[r + 1]; p++) {
+      rows[p] = rstart + r;
+      cols[p] = garray[oj[p]];
+      vals[p] = absval ? PetscAbsScalar(oa[p]) : oa[p];
+    }
+  PetscCall(MatSeqAIJRestoreArrayRead(Ao, &oa));
+  PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nrows, &oi, &oj, &done));
+  if (transpose) { /* each entry to its column's owner: the root is the column, as a row there */
+    PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)A), &sf));
+    PetscCall(PetscSFSetGraphLayout(sf, A->rmap, no, NULL, PETSC_COPY_VALUES, cols));
+    PetscCall(PetscSFSetUp(sf));
+    PetscCall(PetscSFComputeDegreeBegin(sf, &degree));
+    PetscCall(PetscSFComputeDegreeEnd(sf, &degree));
+    for (PetscInt r = 0; r < m; r++) nin += degree[r];
+    PetscCall(PetscMalloc2(PetscMax(nin, 1), &inrows, PetscMax(nin, 1), &invals));
+    PetscCall(PetscSFGatherBegin(sf, MPIU_INT, rows, inrows)); /* the senders' rows: the transposes' columns */
+    PetscCall(PetscSFGatherEnd(sf, MPIU_INT, rows, inrows));
+    PetscCall(PetscSFGatherBegin(sf, MPIU_SCALAR, vals, invals));
+    PetscCall(PetscSFGatherEnd(sf, MPIU_SCALAR, vals, invals));
+  }
+  *n = no + nin;
+  PetscCall(PetscMalloc3(PetscMax(*n, 1), ci, PetscMax(*n, 1), cj, PetscMax(*n, 1), cv));
+  PetscCall(PetscArraycpy(*ci, rows, no));
+  PetscCall(PetscArraycpy(*cj, cols, no));
+  PetscCall(PetscArraycpy(*cv, vals, no));
+  for (PetscInt r = 0, q = no; transpose && r < m; r++) /* the gathered entries come root by root */
+    for (PetscInt d = 0; d < degree[r]; d++, q++) {
+      (*ci)[q] = rstart + r;
+      (*cj)[q] = inrows[q - no];
+      (*cv)[q] = invals[q - no];
+    }
+  PetscCall(PetscSFDestroy(&sf));
+  PetscCall(PetscFree3(rows, cols, vals));
+  PetscCall(PetscFree2(inrows, invals));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The scalar graph of an MPI matrix of ours, PETSc's function's result made another way, on the
+   device but for the boundary: the diagonal block's |Ad| (+ |Ad|^T) by the device graph; the
+   off-diagonal entries (with the transposes other processes send, MatSpmvGraphOffDiagonalCOO())
+   summed by the device COO assembly, which also finds the graph's ghost map; both blocks copied once
+   into page-locked host memory for the MPIAIJ that PETSc's coarsening reads, which then scales itself
+   by the diagonal on the device (aijcusparse's). PETSc's function transposes and adds all of A on the
+   host: MatAXPY() 0.77 s and MatTranspose() 0.25 s on KSP ex45 140^3 on two processes (H200); an
+   earlier host assembly of the boundary entries here still took 0.45 s of 160^3 on two */
 static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, PetscBool scale, PetscReal filter, Mat *G)
 {
   MPI_Comm           comm = PetscObjectComm((PetscObject)A);
-  Mat                Ad, Ao, Bo, Bod;
-  const PetscInt    *garray, *oi, *oj;
-  const PetscScalar *oa;
+  Mat                Ad;
   MatSpmvDeviceCSR   dcsr;
   MatSpmvDeviceGraph g;
   MatSpmvGraphKind   kind;
-  PetscScalar       *vals;
-  PetscInt           m = A->rmap->n, rstart = A->rmap->rstart, gnnz, nrows, *onnz, *dnnz, *cols, maxrow = 0;
-  PetscBool          transpose = symmetrize, isset, issym, absval = (PetscBool)(scale || filter >= 0), done;
-  PetscInt          *gi, *gj, *goi, *goj;
-  PetscScalar       *ga, *goa;
+  MatSpmvCOODevice   coo;
+  PetscInt           m = A->rmap->n, *ci, *cj;
+  PetscScalar       *cv, *dv = NULL, *oa = NULL;
+  PetscCount         n         = 0;
+  PetscBool          transpose = symmetrize, isset, issym, absval = (PetscBool)(scale || filter >= 0), inrange, given;
   void              *stream;
   MatInfo            info;
+  PetscLogDouble     t0, t1;
 
   PetscFunctionBegin;
+  PetscCall(PetscTime(&t0));
   PetscCall(MatIsSymmetricKnown(A, &isset, &issym));
   if (isset && issym) transpose = PETSC_FALSE; /* as PETSc's */
-  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
   /* the diagonal block, on the device, unscaled (the scale needs the other processes' diagonals) */
   PetscCall(MatGetInfo(Ad, MAT_LOCAL, &info));
   dcsr.m = dcsr.n = m;
@@ -314,89 +362,38 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
   PetscCall(MatSpmvCUDAGraph(&dcsr, 1, kind, &g, stream));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(MatSpmvCUSPARSERestoreValues(Ad, &dcsr.a));
-  gnnz = g.nnz;
-  PetscCall(MatSpmvGraphCopyToHost(&g, &gi, &gj, &ga));
-  /* the off-diagonal entries alone, and their transposes */
-  PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nrows, &oi, &oj, &done));
-  PetscCheck(done && nrows == m, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCreateGraph(): the off-diagonal block gives no row structure");
-  PetscCall(MatSeqAIJGetArrayRead(Ao, &oa)); /* brings device-newer values to the host */
-  PetscCall(PetscCalloc2(m, &dnnz, m, &onnz));
-  for (PetscInt r = 0; r < m; r++) maxrow = PetscMax(maxrow, onnz[r] = oi[r + 1] - oi[r]);
-  PetscCall(MatCreate(comm, &Bo));
-  PetscCall(MatSetSizes(Bo, m, A->cmap->n, A->rmap->N, A->cmap->N));
-  PetscCall(MatSetType(Bo, MATMPIAIJ));
-  PetscCall(MatMPIAIJSetPreallocation(Bo, 0, dnnz, 0, onnz));
-  PetscCall(PetscMalloc2(maxrow, &cols, maxrow, &vals));
-  for (PetscInt r = 0; r < m; r++) {
-    const PetscInt row = rstart + r;
-
-    if (!onnz[r]) continue; /* most rows: only those at the process boundaries have entries here */
-    for (PetscInt p = oi[r]; p < oi[r + 1]; p++) {
-      cols[p - oi[r]] = garray[oj[p]];
-      vals[p - oi[r]] = absval ? PetscAbsScalar(oa[p]) : oa[p];
-    }
-    PetscCall(MatSetValues(Bo, 1, &row, onnz[r], cols, vals, INSERT_VALUES));
-  }
-  PetscCall(PetscFree2(cols, vals));
-  PetscCall(PetscFree2(dnnz, onnz));
-  PetscCall(MatSeqAIJRestoreArrayRead(Ao, &oa));
-  PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nrows, &oi, &oj, &done));
-  PetscCall(MatAssemblyBegin(Bo, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(Bo, MAT_FINAL_ASSEMBLY));
-  /* the graph's off-diagonal block, in global columns: Bo's, plus its transpose's where symmetrized,
-     merged row by row (both blocks' columns ascend: their garrays do) rather than by MatAXPY(), which
-     visits every row through MatGetRow()/MatSetValues() */
+  /* the off-diagonal block: its entries (and the transposes) summed and sorted on the device */
+  PetscCall(MatSpmvGraphOffDiagonalCOO(A, transpose, absval, &n, &ci, &cj, &cv));
+  PetscCheck(n < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCreateGraph(): %" PetscCount_FMT " off-diagonal entries on a process, past the device assembly's int count", n);
   {
-    Mat                T = NULL, blk[2] = {NULL, NULL};
-    const PetscInt    *ga[2] = {NULL, NULL}, *ri[2] = {NULL, NULL}, *rj[2] = {NULL, NULL};
-    const PetscScalar *ra[2] = {NULL, NULL};
-    PetscInt           nb = transpose ? 2 : 1, total = 0;
+    const MatSpmvCOOEntries e = {n, m, A->rmap->rstart, A->cmap->rstart, A->cmap->rend, A->cmap->N, ci, cj};
 
-    if (transpose) PetscCall(MatTranspose(Bo, MAT_INITIAL_MATRIX, &T));
-    for (PetscInt b = 0; b < nb; b++) {
-      PetscCall(MatMPIAIJGetSeqAIJ(b ? T : Bo, &Bod, &blk[b], &ga[b]));
-      PetscCall(MatGetInfo(Bod, MAT_LOCAL, &info));
-      PetscCheck(info.nz_used == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatCreateGraph(): a transposed off-diagonal entry fell in the diagonal block");
-      PetscCall(MatGetRowIJ(blk[b], 0, PETSC_FALSE, PETSC_FALSE, &nrows, &ri[b], &rj[b], &done));
-      PetscCheck(done && nrows == m, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCreateGraph(): the off-diagonal block gives no row structure");
-      PetscCall(MatSeqAIJGetArrayRead(blk[b], &ra[b]));
-      total += ri[b][m];
-    }
-    PetscCall(PetscMalloc3(m + 1, &goi, PetscMax(total, 1), &goj, PetscMax(total, 1), &goa));
-    goi[0] = 0;
-    for (PetscInt r = 0, q = 0; r < m; r++) {
-      PetscInt       p0 = ri[0][r], p1 = nb > 1 ? ri[1][r] : 0;
-      const PetscInt e0 = ri[0][r + 1], e1 = nb > 1 ? ri[1][r + 1] : 0;
-
-      while (p0 < e0 || p1 < e1) {
-        const PetscInt c0 = p0 < e0 ? ga[0][rj[0][p0]] : PETSC_INT_MAX, c1 = p1 < e1 ? ga[1][rj[1][p1]] : PETSC_INT_MAX;
-
-        goj[q] = PetscMin(c0, c1);
-        goa[q] = 0;
-        if (c0 <= c1) goa[q] += ra[0][p0++];
-        if (c1 <= c0) goa[q] += ra[1][p1++];
-        q++;
-      }
-      goi[r + 1] = q;
-    }
-    for (PetscInt b = 0; b < nb; b++) {
-      PetscCall(MatSeqAIJRestoreArrayRead(blk[b], &ra[b]));
-      PetscCall(MatRestoreRowIJ(blk[b], 0, PETSC_FALSE, PETSC_FALSE, &nrows, &ri[b], &rj[b], &done));
-    }
-    PetscCall(MatDestroy(&T));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(MatSpmvCUDACOOBuild(&e, &coo, &inrange, stream));
+    PetscCheck(inrange && coo.nd == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatCreateGraph(): an off-diagonal entry outside the off-diagonal block");
+    PetscCall(MatSpmvCUDAMalloc((void **)&dv, sizeof(PetscScalar) * (size_t)PetscMax(n, 1)));
+    PetscCall(MatSpmvCUDAMalloc((void **)&oa, sizeof(PetscScalar) * (size_t)PetscMax(coo.no, 1)));
+    PetscCall(MatSpmvCUDACopyToDevice(dv, cv, sizeof(PetscScalar) * (size_t)n, stream));
+    PetscCall(PetscLogCpuToGpu(sizeof(PetscScalar) * (double)n));
+    PetscCall(MatSpmvCUDACOOValues(&coo, dv, PETSC_FALSE, NULL, oa, stream));
+    PetscCall(PetscLogGpuTimeEnd());
   }
-  PetscCall(MatDestroy(&Bo));
+  PetscCall(PetscFree3(ci, cj, cv));
   {
-    const MatSpmvHostCSR diag = {gi, gj, ga}, offdiag = {goi, goj, goa};
-    PetscBool            given;
+    const MatSpmvDeviceCSR diag = {m, m, g.nnz, g.i, g.j, g.a}, off = {m, coo.ng, coo.no, coo.oi, coo.oj, oa};
 
     PetscCall(MatSpmvNoInodeBegin(&given)); /* G lives on the device, as the one-process graph does */
-    PetscCall(MatSpmvCreateAIJOnCSR(comm, m, A->cmap->n, &diag, &offdiag, G));
+    PetscCall(MatSpmvCreateMPIAIJFromDevice(comm, A->cmap->N, &diag, &off, coo.garray, stream, G));
     PetscCall(MatSpmvNoInodeEnd(given));
   }
+  PetscCall(MatSpmvDeviceGraphFree(&g));
+  PetscCall(MatSpmvCUDACOODestroy(&coo));
+  PetscCall(MatSpmvCUDAFree(dv));
+  PetscCall(MatSpmvCUDAFree(oa));
+  PetscCall(MatConvert(*G, MATMPIAIJCUSPARSE, MAT_INPLACE_MATRIX, G)); /* PETSc's graph of an aijcusparse copy is aijcusparse */
   if (symmetrize) PetscCall(MatSetOption(*G, MAT_SYMMETRIC, PETSC_TRUE));
   else PetscCall(MatPropagateSymmetryOptions(A, *G));
-  if (scale) { /* as PETSc's: each entry over the square roots of its row's and column's diagonal */
+  if (scale) { /* as PETSc's: each entry over the square roots of its row's and column's diagonal (aijcusparse's, on the device) */
     Vec diag;
 
     PetscCall(MatCreateVecs(*G, &diag, NULL));
@@ -406,8 +403,8 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
     PetscCall(MatDiagonalScale(*G, diag, diag));
     PetscCall(VecDestroy(&diag));
   }
-  PetscCall(MatConvert(*G, MATMPIAIJCUSPARSE, MAT_INPLACE_MATRIX, G)); /* PETSc's graph of an aijcusparse copy is aijcusparse */
-  PetscCall(PetscInfo(A, "MatCreateGraph() with the diagonal block on the device: %" PetscInt_FMT " + %" PetscInt_FMT " entries here (%s)\n", gnnz, goi[m], transpose ? "A + A^T" : "A"));
+  PetscCall(PetscTime(&t1));
+  PetscCall(PetscInfo(A, "MatCreateGraph() on the device (MPI): %" PetscInt_FMT " + %" PetscInt_FMT " entries here (%s), %" PetscInt_FMT " ghost columns, %.4f s\n", g.nnz, coo.no, transpose ? "A + A^T" : "A", coo.ng, t1 - t0));
   PetscCall(MatViewFromOptions(*G, NULL, "-mat_graph_view"));
   if (filter >= 0) {
     PetscCall(MatFilter(*G, filter, PETSC_TRUE, PETSC_TRUE)); /* PETSc's, on the graph */
