@@ -302,7 +302,9 @@ static PetscErrorCode PCGAMGSpmvTakesHere(PC pc, PC_GAMG_Spmv *sp, PetscBool *ta
   else if (sp->use == PETSC_BOOL3_UNKNOWN) { /* by default where the set-up can run on the device: its host reference gains nothing */ PetscBool device;
 
     PetscCall(MatSpmvUseCUSPARSEBase(&device));
-    if (!device) PetscCall(PetscInfo(pc, "PETSc's coarsening: no GPU (-petscspmv_gamg takes ours, by its host reference)\n"));
+    if (PetscDefined(USE_COMPLEX)) /* the graph and P0 are PETSc's there, and on complex-shifted operators the iterations follow the sets' order (docs/limits.md) */
+      PetscCall(PetscInfo(pc, "PETSc's coarsening: complex scalars, whose iterations then are aijcusparse's (-petscspmv_gamg takes ours)\n"));
+    else if (!device) PetscCall(PetscInfo(pc, "PETSc's coarsening: no GPU (-petscspmv_gamg takes ours, by its host reference)\n"));
     else if (pc->pmat->boundtocpu) PetscCall(PetscInfo(pc, "PETSc's coarsening: the operator is bound to the CPU (-petscspmv_gamg takes ours, by its host reference)\n"));
     else *takes = PETSC_TRUE;
   } else *takes = PETSC_TRUE;
@@ -430,7 +432,7 @@ static PetscErrorCode PCSetFromOptions_GAMGSpmv(PC pc, PetscOptionItems PetscOpt
   PetscCall(PetscOptionsDeprecated("-pc_gamg_petscspmv_prolongator", "-petscspmv_gamg_prolongator", "1.3", NULL));
   PetscCall(PetscOptionsDeprecated("-pc_gamg_petscspmv_all_operators", "-petscspmv_gamg_all_operators", "1.3", NULL));
   PetscCall(PetscOptionsDeprecated("-pc_gamg_petscspmv_coarse_host_rows", "-petscspmv_gamg_coarse_host_rows", "1.3", NULL));
-  PetscCall(PetscOptionsBool3("-petscspmv_gamg", "Coarsen by petscspmv's maximal independent sets and tentative prolongator (on the device) where the operator is one of its types (default: where it is on a GPU)", "PCSetUp", sp->use == PETSC_BOOL3_FALSE ? PETSC_FALSE : PETSC_TRUE, &sp->use, NULL));
+  PetscCall(PetscOptionsBool3("-petscspmv_gamg", "Coarsen by petscspmv's maximal independent sets and tentative prolongator (on the device) where the operator is one of its types (default: where it is on a GPU, real scalars)", "PCSetUp", sp->use == PETSC_BOOL3_FALSE ? PETSC_FALSE : PETSC_TRUE, &sp->use, NULL));
   PetscCall(PetscOptionsBool("-petscspmv_gamg_prolongator", "With -petscspmv_gamg, the tentative prolongator on the device too (where the aggregates were made there)", "PCSetUp", sp->prolong, &sp->prolong, NULL));
   PetscCall(PetscOptionsInt("-petscspmv_gamg_coarse_host_rows", "With -petscspmv_gamg, the coarsest level's LU by PETSc's host factorization up to this many rows (0: cuSPARSE's, as aijcusparse's)", "PCSetUp", sp->coarsehostrows, &sp->coarsehostrows, NULL));
   PetscCheck(sp->coarsehostrows >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-petscspmv_gamg_coarse_host_rows %" PetscInt_FMT ": give 0 or more rows (0: cuSPARSE's LU)", sp->coarsehostrows);

@@ -98,7 +98,7 @@ static PetscErrorCode MatSetPreallocationCOO_SpmvMPIResult(Mat C, PetscCount n, 
   MatSpmvCOODevice *coo = NULL;
   Mat               T;
   void             *stream;
-  PetscLogDouble    t0, t1;
+  PetscLogDouble    t0, t1, t2, t3;
   PetscErrorCode    ierr;
 
   PetscFunctionBegin;
@@ -122,6 +122,7 @@ static PetscErrorCode MatSetPreallocationCOO_SpmvMPIResult(Mat C, PetscCount n, 
     PetscCall((*MatSpmvCOOPreallocationBase)(C, n, coo_i, coo_j));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(PetscTime(&t1));
   PetscCall(MatSpmvNoInodeBegin(&given));
   ierr = MatSpmvCOOCreateMPIAIJ(C, coo, stream, &T);
   PetscCall(MatSpmvNoInodeEnd(given));
@@ -129,15 +130,16 @@ static PetscErrorCode MatSetPreallocationCOO_SpmvMPIResult(Mat C, PetscCount n, 
   PetscCall(ierr);
   PetscCall(MatSpmvCUDACOOFreePattern(coo));
   PetscCall(PetscObjectContainerCompose((PetscObject)T, MATSPMV_COO_KEY, coo, MatSpmvCOODeviceDestroy)); /* T's, then C's */
+  PetscCall(PetscTime(&t2));
   PetscCall(MatConvert(T, MATMPIAIJCUSPARSE, MAT_INPLACE_MATRIX, &T));
   PetscCall(MatSpmvCOOReplace(C, &T));
   /* new entries allowed, as in PETSc's COO results (a MatShift() of a missing diagonal inserts it) */
   PetscCall(MatSetOption(C, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_FALSE));
   PetscCall(PetscObjectComposeFunction((PetscObject)C, "MatSetPreallocationCOO_C", MatSetPreallocationCOO_SpmvMPIResult));
   PetscCall(PetscObjectComposeFunction((PetscObject)C, "MatSetValuesCOO_C", MatSetValuesCOO_SpmvMPIResult));
-  PetscCall(PetscTime(&t1));
-  PetscCall(
-    PetscInfo(C, "MatSetPreallocationCOO() on the device: %" PetscCount_FMT " entries, %" PetscInt_FMT " distinct (%" PetscInt_FMT " in the diagonal block), ghost map on the device (%" PetscInt_FMT " columns), %.4f s\n", n, coo->nu, coo->nd, coo->ng, t1 - t0));
+  PetscCall(PetscTime(&t3));
+  PetscCall(PetscInfo(C, "MatSetPreallocationCOO() on the device: %" PetscCount_FMT " entries, %" PetscInt_FMT " distinct (%" PetscInt_FMT " in the diagonal block), ghost map on the device (%" PetscInt_FMT " columns), %.4f s (sort %.4f, MPIAIJ made %.4f, converted %.4f)\n", n,
+                      coo->nu, coo->nd, coo->ng, t3 - t0, t1 - t0, t2 - t1, t3 - t2));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -341,7 +341,7 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
   PetscBool          transpose = symmetrize, isset, issym, absval = (PetscBool)(scale || filter >= 0), inrange, given;
   void              *stream;
   MatInfo            info;
-  PetscLogDouble     t0, t1;
+  PetscLogDouble     t0, t1, t2, t3, t4;
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
@@ -363,7 +363,9 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(MatSpmvCUSPARSERestoreValues(Ad, &dcsr.a));
   /* the off-diagonal block: its entries (and the transposes) summed and sorted on the device */
+  PetscCall(PetscTime(&t1));
   PetscCall(MatSpmvGraphOffDiagonalCOO(A, transpose, absval, &n, &ci, &cj, &cv));
+  PetscCall(PetscTime(&t2));
   PetscCheck(n < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCreateGraph(): %" PetscCount_FMT " off-diagonal entries on a process, past the device assembly's int count", n);
   {
     const MatSpmvCOOEntries e = {n, m, A->rmap->rstart, A->cmap->rstart, A->cmap->rend, A->cmap->N, ci, cj};
@@ -390,6 +392,7 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
   PetscCall(MatSpmvCUDACOODestroy(&coo));
   PetscCall(MatSpmvCUDAFree(dv));
   PetscCall(MatSpmvCUDAFree(oa));
+  PetscCall(PetscTime(&t3));
   PetscCall(MatConvert(*G, MATMPIAIJCUSPARSE, MAT_INPLACE_MATRIX, G)); /* PETSc's graph of an aijcusparse copy is aijcusparse */
   if (symmetrize) PetscCall(MatSetOption(*G, MAT_SYMMETRIC, PETSC_TRUE));
   else PetscCall(MatPropagateSymmetryOptions(A, *G));
@@ -403,8 +406,9 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
     PetscCall(MatDiagonalScale(*G, diag, diag));
     PetscCall(VecDestroy(&diag));
   }
-  PetscCall(PetscTime(&t1));
-  PetscCall(PetscInfo(A, "MatCreateGraph() on the device (MPI): %" PetscInt_FMT " + %" PetscInt_FMT " entries here (%s), %" PetscInt_FMT " ghost columns, %.4f s\n", g.nnz, coo.no, transpose ? "A + A^T" : "A", coo.ng, t1 - t0));
+  PetscCall(PetscTime(&t4));
+  PetscCall(PetscInfo(A, "MatCreateGraph() on the device (MPI): %" PetscInt_FMT " + %" PetscInt_FMT " entries here (%s), %" PetscInt_FMT " ghost columns, %.4f s (diagonal block %.4f, boundary entries gathered %.4f, assembled %.4f, scaled %.4f)\n", g.nnz,
+                      coo.no, transpose ? "A + A^T" : "A", coo.ng, t4 - t0, t1 - t0, t2 - t1, t3 - t2, t4 - t3));
   PetscCall(MatViewFromOptions(*G, NULL, "-mat_graph_view"));
   if (filter >= 0) {
     PetscCall(MatFilter(*G, filter, PETSC_TRUE, PETSC_TRUE)); /* PETSc's, on the graph */
