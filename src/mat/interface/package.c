@@ -88,6 +88,7 @@ PetscErrorCode PetscSpmvInitializePackage(void)
   PetscSpmvPackageInitialized = PETSC_TRUE;
   PetscCall(MatInitializePackage());
   PetscCall(MatSpmvRegisterBuildEvents());
+  PetscCall(MatSpmvRegisterCOOEvents());
   for (size_t f = 0; f < PETSC_STATIC_ARRAY_LENGTH(formats); f++) PetscCall(MatSpmvRegisterFormat(formats[f]));
   MatSpmvFormatOnly        = PETSC_FALSE;
   MatSpmvProductMinRows    = PETSC_INT_MAX;

@@ -50,9 +50,11 @@ PETSC_INTERN PetscErrorCode MatSpmvSetGraphOps_MPIAIJSpmv(Mat, MatSpmvBaseOps *)
 PETSC_INTERN PetscErrorCode MatSpmvSetGraphOps_AIJCUSPARSEResult(Mat);
 
 /* coo.c: MPI product results assembled from COO entries on the device (-petscspmv_mpi_coo, read once when
-   the package is initialized); C, a new MPI aijcusparse result, takes it before the product's symbolic phase */
+   the package is initialized); C, a new MPI aijcusparse result, takes it before the product's symbolic phase;
+   its events (the sort, the making of the matrix) registered by the package */
 PETSC_INTERN PetscBool      MatSpmvMPICOO;
 PETSC_INTERN PetscErrorCode MatSpmvSetCOOOps_MPIResult(Mat);
+PETSC_INTERN PetscErrorCode MatSpmvRegisterCOOEvents(void);
 
 /* cusparsefactor.c: aijcusparse's factors and cuSPARSE's solves for our types (MATSOLVERCUSPARSE) */
 PETSC_INTERN PetscErrorCode MatSpmvRegisterFactors(MatSpmvFormat *);

@@ -13,10 +13,16 @@ static PetscInt  MatSpmvSpGEMMBatch     = 1 << 26;
 static PetscErrorCode MatSpmvSpGEMMSetFromOptions(Mat, PetscBool *);
 static PetscBool      MatSpmvSpGEMMIsPhase(PetscErrorCode (*)(Mat));
 
-/* its options, and the layer's table entries while it is on (-petscspmv_spgemm, CUDA): called by the package */
+/* the phases' own events: PETSc's MPI products call their local products' phases without an event of
+   their own, so their time would otherwise show as the MPI product's */
+static PetscLogEvent MATSPMV_SpGEMMSymbolic, MATSPMV_SpGEMMNumeric;
+
+/* its options, events, and the layer's table entries while it is on (-petscspmv_spgemm, CUDA): called by the package */
 PETSC_INTERN PetscErrorCode MatSpmvSpGEMMRegister(void)
 {
   PetscFunctionBegin;
+  PetscCall(PetscLogEventRegister("MatSpmvSpGEMMSym", MAT_CLASSID, &MATSPMV_SpGEMMSymbolic));
+  PetscCall(PetscLogEventRegister("MatSpmvSpGEMMNum", MAT_CLASSID, &MATSPMV_SpGEMMNumeric));
   MatSpmvSpGEMMUse       = PETSC_TRUE;
   MatSpmvSpGEMMSharedMax = 8192;
   MatSpmvSpGEMMBatch     = 1 << 26;
@@ -180,6 +186,7 @@ static PetscErrorCode MatProductNumeric_SpmvSpGEMM(Mat C)
 
   PetscFunctionBegin;
   PetscCheck(p->data, PETSC_COMM_SELF, PETSC_ERR_ORDER, "The product's symbolic phase has not run");
+  PetscCall(PetscLogEventBegin(MATSPMV_SpGEMMNumeric, C, A, B, 0));
   d = (MatSpmvSpGEMMProduct *)p->data;
   PetscCall(MatSpmvSpGEMMView(A, PETSC_TRUE, &x[0]));
   PetscCall(MatSpmvSpGEMMView(B, PETSC_TRUE, &x[1]));
@@ -238,6 +245,7 @@ static PetscErrorCode MatProductNumeric_SpmvSpGEMM(Mat C)
   PetscCall(PetscTime(&t2));
   if (!d->numeric) PetscCall(PetscInfo(C, "%s's first numeric phase: C's upload %.4f s, the rest %.4f s\n", MatProductTypes[d->type], t1 - t0, t2 - t1));
   d->numeric = PETSC_TRUE;
+  PetscCall(PetscLogEventEnd(MATSPMV_SpGEMMNumeric, C, A, B, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -253,6 +261,7 @@ static PetscErrorCode MatProductSymbolic_SpmvSpGEMM(Mat C)
 
   PetscFunctionBegin;
   PetscCheck(!p->data, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Product data not empty");
+  PetscCall(PetscLogEventBegin(MATSPMV_SpGEMMSymbolic, C, A, B, 0));
   PetscCall(PetscTime(&t0));
   PetscCall(PetscNew(&d));
   d->type = p->type;
@@ -306,6 +315,7 @@ static PetscErrorCode MatProductSymbolic_SpmvSpGEMM(Mat C)
   C->product->data       = d; /* PETSc destroys it with the product */
   C->product->destroy    = MatSpmvSpGEMMProductDestroy;
   C->ops->productnumeric = MatProductNumeric_SpmvSpGEMM;
+  PetscCall(PetscLogEventEnd(MATSPMV_SpGEMMSymbolic, C, A, B, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif

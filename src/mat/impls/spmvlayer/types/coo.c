@@ -14,6 +14,18 @@
 
 PetscBool MatSpmvMPICOO = PETSC_TRUE; /* -petscspmv_mpi_coo (read by the package) */
 
+/* the device sort (with its upload of the entries) and the making of the MPI matrix on its blocks, each
+   an event (inside PETSc's MatSetPreallCOO) */
+static PetscLogEvent MATSPMV_COOSort, MATSPMV_COOMake;
+
+PetscErrorCode MatSpmvRegisterCOOEvents(void)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventRegister("MatSpmvCOOSort", MAT_CLASSID, &MATSPMV_COOSort));
+  PetscCall(PetscLogEventRegister("MatSpmvCOOMake", MAT_CLASSID, &MATSPMV_COOMake));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 #if defined(PETSC_HAVE_CUDA)
   #include <petscdevice.h> /* PetscGetMemType() */
 /* aijcusparse's, saved from the first MPI result given ours (the same for every one) */
@@ -109,9 +121,11 @@ static PetscErrorCode MatSetPreallocationCOO_SpmvMPIResult(Mat C, PetscCount n, 
 
     PetscCall(MatSpmvCUDAGetStream(&stream));
     PetscCall(PetscNew(&coo));
+    PetscCall(PetscLogEventBegin(MATSPMV_COOSort, C, 0, 0, 0));
     PetscCall(PetscLogGpuTimeBegin());
     PetscCall(MatSpmvCUDACOOBuild(&e, coo, &inrange, stream));
     PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogEventEnd(MATSPMV_COOSort, C, 0, 0, 0));
     ours = inrange;
   }
   PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &ours, 1, MPI_INT, MPI_LAND, comm)); /* the assemblies are collective */
@@ -123,6 +137,7 @@ static PetscErrorCode MatSetPreallocationCOO_SpmvMPIResult(Mat C, PetscCount n, 
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscTime(&t1));
+  PetscCall(PetscLogEventBegin(MATSPMV_COOMake, C, 0, 0, 0));
   PetscCall(MatSpmvNoInodeBegin(&given));
   ierr = MatSpmvCOOCreateMPIAIJ(C, coo, stream, &T);
   PetscCall(MatSpmvNoInodeEnd(given));
@@ -137,6 +152,7 @@ static PetscErrorCode MatSetPreallocationCOO_SpmvMPIResult(Mat C, PetscCount n, 
   PetscCall(MatSetOption(C, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_FALSE));
   PetscCall(PetscObjectComposeFunction((PetscObject)C, "MatSetPreallocationCOO_C", MatSetPreallocationCOO_SpmvMPIResult));
   PetscCall(PetscObjectComposeFunction((PetscObject)C, "MatSetValuesCOO_C", MatSetValuesCOO_SpmvMPIResult));
+  PetscCall(PetscLogEventEnd(MATSPMV_COOMake, C, 0, 0, 0));
   PetscCall(PetscTime(&t3));
   PetscCall(PetscInfo(C, "MatSetPreallocationCOO() on the device: %" PetscCount_FMT " entries, %" PetscInt_FMT " distinct (%" PetscInt_FMT " in the diagonal block), ghost map on the device (%" PetscInt_FMT " columns), %.4f s (sort %.4f, MPIAIJ made %.4f, converted %.4f)\n", n,
                       coo->nu, coo->nd, coo->ng, t3 - t0, t1 - t0, t2 - t1, t3 - t2));
