@@ -116,14 +116,16 @@ PetscErrorCode MatSpmvCreateMPIAIJFromDevice(MPI_Comm comm, PetscInt N, const Ma
 
   PetscFunctionBegin;
   PetscCall(MatSpmvCreateAIJFromDevice(diag, stream, &Ad));
-  if (off) PetscCall(MatSpmvCreateAIJFromDevice(off, stream, &Ao));
-  else { /* no off-diagonal entries */ PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, diag->m, 0, 0, NULL, &Ao));
+  PetscCall(PetscMalloc1(off ? PetscMax(off->n, 1) : 1, &garray)); /* never NULL: NULL asks MPIAIJ for its host hash */
+  if (off) {
+    PetscCall(MatSpmvCreateAIJFromDevice(off, stream, &Ao));
+    PetscCall(MatSpmvCUDACopyToHost(garray, d_garray, sizeof(int) * (size_t)off->n, stream));
+    PetscCall(PetscLogGpuToCpu(sizeof(int) * (double)off->n));
+  } else { /* no off-diagonal entries */
+    PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, diag->m, 0, 0, NULL, &Ao));
     PetscCall(MatAssemblyBegin(Ao, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(Ao, MAT_FINAL_ASSEMBLY));
   }
-  PetscCall(PetscMalloc1(off ? PetscMax(off->n, 1) : 1, &garray)); /* never NULL: NULL asks MPIAIJ for its host hash */
-  if (off) PetscCall(MatSpmvCUDACopyToHost(garray, d_garray, sizeof(int) * (size_t)off->n, stream));
-  if (off) PetscCall(PetscLogGpuToCpu(sizeof(int) * (double)off->n));
   ierr = MatCreateMPIAIJWithSeqAIJ(comm, PETSC_DETERMINE, N, Ad, Ao, garray, A);
   if (ierr) { /* nothing owns them yet */
     PetscCall(MatDestroy(&Ad));
