@@ -7,7 +7,7 @@
   is on the device:
   - B's local rows merged into one CSR of global columns (device/mpiproduct.cu);
   - B_oth: the row starts and ends of those rows sent to A's ghosts through A's ghost exchange
-    (MatGetMultPetscSF(), device buffers), then an SF of entries (made on the host from the ghosts' row
+    (MatGetMultPetscSF(); before PETSc 3.26 an SF made alike; device buffers), then an SF of entries (made on the host from the ghosts' row
     bounds: O(boundary)) that sends their columns and, at each numeric phase, their values;
   - A_diag B_loc and A_off B_oth by our SpGEMM (MatSpmvDeviceOperations), both with global columns;
   - their entries, as COO on the device, to the device COO assembly (coo.c), which makes C with its
@@ -131,7 +131,19 @@ static PetscErrorCode MatSpmvMPIProductOtherRows(Mat A, MatSpmvMPIProductData *d
   int               *dstart, *dend;
 
   PetscFunctionBegin;
+  #if PETSC_VERSION_GE(3, 26, 0)
   PetscCall(MatGetMultPetscSF(A, &sfrows));
+  PetscCall(PetscObjectReference((PetscObject)sfrows));
+  #else /* no MatGetMultPetscSF(): the same exchange, from the ghosts' global indices */
+  {
+    const PetscInt *garray;
+
+    PetscCall(MatMPIAIJGetSeqAIJ(A, NULL, NULL, &garray));
+    PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)A), &sfrows));
+    PetscCall(PetscSFSetGraphLayout(sfrows, A->cmap, ng, NULL, PETSC_COPY_VALUES, garray));
+    PetscCall(PetscSFSetUp(sfrows));
+  }
+  #endif
   PetscCall(PetscSFGetGraph(sfrows, &nroots, &nleaves, &ilocal, &iremote));
   PetscCheck(nroots == d->loc.m, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A's ghost exchange has %" PetscInt_FMT " roots, B %" PetscInt_FMT " local rows", nroots, d->loc.m);
   PetscCall(MatSpmvCUDAMalloc((void **)&dstart, sizeof(int) * (size_t)PetscMax(ng, 1)));
@@ -173,6 +185,7 @@ static PetscErrorCode MatSpmvMPIProductOtherRows(Mat A, MatSpmvMPIProductData *d
   PetscCall(MatSpmvCUDACopyToDevice(d->othi, hi, sizeof(int) * (size_t)(ng + 1), stream));
   PetscCall(PetscLogCpuToGpu(sizeof(int) * (double)(ng + 1)));
   PetscCall(PetscFree4(hstart, hend, hi, owner));
+  PetscCall(PetscSFDestroy(&sfrows));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->othj, sizeof(int) * (size_t)PetscMax(d->noth, 1)));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->otha, sizeof(PetscScalar) * (size_t)PetscMax(d->noth, 1)));
   PetscCall(PetscSFBcastWithMemTypeBegin(d->sfentries, MPIU_INT, PETSC_MEMTYPE_CUDA, d->loc.j, PETSC_MEMTYPE_CUDA, d->othj, MPI_REPLACE));
