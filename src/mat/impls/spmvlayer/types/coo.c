@@ -107,7 +107,7 @@ static PetscErrorCode MatSpmvCOOReplace(Mat C, Mat *T)
 static PetscErrorCode MatSpmvCOOPreallocate(Mat C, PetscCount n, const PetscInt coo_i[], const PetscInt coo_j[], PetscBool device, PetscBool *done)
 {
   MPI_Comm          comm = PetscObjectComm((PetscObject)C);
-  PetscInt          m = C->rmap->n, rstart = C->rmap->rstart;
+  PetscInt          m, rstart;
   int               ours = sizeof(PetscInt) == sizeof(int) && n < PETSC_INT32_MAX;
   PetscBool         given, inrange = PETSC_FALSE;
   MatSpmvCOODevice *coo = NULL;
@@ -119,7 +119,10 @@ static PetscErrorCode MatSpmvCOOPreallocate(Mat C, PetscCount n, const PetscInt 
   PetscFunctionBegin;
   *done = PETSC_FALSE;
   PetscCall(PetscTime(&t0));
+  PetscCall(PetscLayoutSetUp(C->rmap));
   PetscCall(PetscLayoutSetUp(C->cmap));
+  m      = C->rmap->n;
+  rstart = C->rmap->rstart;
   if (ours) { /* sorted on the device, which also checks that every entry is in range */
     const MatSpmvCOOEntries e = {n, m, rstart, C->cmap->rstart, C->cmap->rend, C->cmap->N, coo_i, coo_j, device};
 

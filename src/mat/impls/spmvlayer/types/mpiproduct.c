@@ -316,6 +316,8 @@ static PetscErrorCode MatProductSymbolic_MPIAIJSpmvDevice(Mat C)
   PetscFunctionBegin;
   PetscCheck(!p->data, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Product data not empty");
   PetscCall(PetscTime(&t0));
+  PetscCall(PetscLayoutSetUp(C->rmap)); /* C's row start is its COO entries' (MatSetSizes() alone leaves it 0) */
+  PetscCall(PetscLayoutSetUp(C->cmap));
   PetscCall(MatSpmvCUDAGetStream(&stream));
   PetscCall(PetscNew(&d));
   PetscCall(MatSpmvMPIProductLocalSymbolic(A, B, d, stream));
@@ -389,7 +391,7 @@ static PetscErrorCode MatProductSymbolic_MPIAIJSpmvDevicePtAP(Mat C)
   const PetscInt        *pgarray;
   MatSpmvMPIProductData *d;
   MatSpmvDeviceCSR       x[2], lc;
-  PetscInt               n = P->cmap->n, ngP, nc, rstart = C->rmap->rstart, *srows = NULL, *scols = NULL, *spos = NULL, *rrows = NULL, *rcols = NULL;
+  PetscInt               n = P->cmap->n, ngP, nc, rstart, *srows = NULL, *scols = NULL, *spos = NULL, *rrows = NULL, *rcols = NULL;
   int                   *ci = NULL, *cj = NULL, *hi = NULL, *hj = NULL;
   PetscSF                multi;
   void                  *stream;
@@ -398,6 +400,9 @@ static PetscErrorCode MatProductSymbolic_MPIAIJSpmvDevicePtAP(Mat C)
   PetscFunctionBegin;
   PetscCheck(!p->data, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Product data not empty");
   PetscCall(PetscTime(&t0));
+  PetscCall(PetscLayoutSetUp(C->rmap)); /* C's row start is its COO entries' (MatSetSizes() alone leaves it 0) */
+  PetscCall(PetscLayoutSetUp(C->cmap));
+  rstart = C->rmap->rstart;
   PetscCall(MatSpmvCUDAGetStream(&stream));
   PetscCall(PetscNew(&d));
   PetscCall(MatSpmvMPIProductLocalSymbolic(A, P, d, stream));
