@@ -96,12 +96,13 @@ typedef struct {
    sides (a zero or missing diagonal gives 0); at most 2 nnz entries */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAGraph(const MatSpmvDeviceCSR *, PetscInt, MatSpmvGraphKind, MatSpmvDeviceGraph *, void *);
 /* a process's COO entries for an MPI matrix of N columns (coo.cu): n of them in local rows (rstart + 0..m-1)
-   and global columns, repeated or not (host arrays of int-sized PetscInt); its diagonal block's columns
-   cstart..cend-1 */
+   and global columns, repeated or not (arrays of int-sized PetscInt, on the host, or on the device where
+   device); its diagonal block's columns cstart..cend-1 */
 typedef struct {
   PetscCount      n;
   PetscInt        m, rstart, cstart, cend, N;
   const PetscInt *i, *j;
+  PetscBool       device;
 } MatSpmvCOOEntries;
 /* those entries sorted on the device: nu distinct ones, nd of them in the diagonal block (CSR di, dj:
    local columns) and no in the off-diagonal one (oi, oj: global columns), each block in row order and its
@@ -115,6 +116,20 @@ typedef struct {
 } MatSpmvCOODevice;
 /* nothing made (*inrange false) where an entry is outside the rows or columns */
 PETSC_INTERN PetscErrorCode MatSpmvCUDACOOBuild(const MatSpmvCOOEntries *, MatSpmvCOODevice *, PetscBool *, void *);
+/* a process's rows of an MPI matrix merged into one device CSR of global columns (mpiproduct.cu): the
+   diagonal block d's (columns + cstart), then the off-diagonal block o's (NULL: none; columns through the
+   device ghost map garray), row by row; src says where each value comes from, a its values once gathered */
+typedef struct {
+  PetscInt     m, nnz;
+  int         *i, *j, *src;
+  PetscScalar *a;
+} MatSpmvMergedRows;
+PETSC_INTERN PetscErrorCode MatSpmvCUDAMergeRows(const MatSpmvDeviceCSR *, const MatSpmvDeviceCSR *, const int *, PetscInt, MatSpmvMergedRows *, void *);
+/* the merged rows' values from the blocks' device values */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAMergeValues(MatSpmvMergedRows *, const PetscScalar *, const PetscScalar *, void *);
+PETSC_INTERN PetscErrorCode MatSpmvCUDAMergedRowsDestroy(MatSpmvMergedRows *);
+/* a device CSR's entries as COO: rows rstart + r, its columns as they are (device arrays of nnz) */
+PETSC_INTERN PetscErrorCode MatSpmvCUDACSRToCOO(const MatSpmvDeviceCSR *, PetscInt, int *, int *, void *);
 /* MPIAIJ's ghost map of an off-diagonal block on the device: the nnz global columns cols (device) rewritten
    to their places among the distinct ones, which come back in *garray (device, *ng ascending; NULL where
    none); what MatSetUpMultiply_MPIAIJ() does on the host with a hash */
@@ -298,6 +313,12 @@ typedef struct {
      phases */
   PetscErrorCode (*productsetfromoptions)(Mat, PetscBool *);
   PetscBool (*isproductphase)(PetscErrorCode (*)(Mat));
+  /* the same SpGEMM on two device CSRs, C = A B with C's pattern kept on the device (the MPI products'
+     local products): the symbolic phase (a plan, and C's m, n, nnz, i, j), the numeric one (C's values
+     into an array of nnz), the plan freed */
+  PetscErrorCode (*spgemmsymbolic)(const MatSpmvDeviceCSR *, const MatSpmvDeviceCSR *, void **, MatSpmvDeviceCSR *);
+  PetscErrorCode (*spgemmnumeric)(void *, const MatSpmvDeviceCSR *, const MatSpmvDeviceCSR *, PetscScalar *);
+  PetscErrorCode (*spgemmdestroy)(void **);
 } MatSpmvDeviceOps;
 PETSC_INTERN MatSpmvDeviceOps MatSpmvDeviceOperations;
 /* -petscspmv_format_only: our types differ from aijcusparse in their SpMV format alone; the table stays

@@ -55,6 +55,12 @@ PETSC_INTERN PetscErrorCode MatSpmvSetGraphOps_AIJCUSPARSEResult(Mat);
 PETSC_INTERN PetscBool      MatSpmvMPICOO;
 PETSC_INTERN PetscErrorCode MatSpmvSetCOOOps_MPIResult(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvRegisterCOOEvents(void);
+PETSC_INTERN PetscErrorCode MatSpmvCOOPreallocateOnDevice(Mat, PetscCount, const int *, const int *);
+
+/* mpiproduct.c: the MPI product A B on the device (-petscspmv_mpi_product, read once when the package is
+   initialized): C's symbolic phase run where every process can (*done), else nothing */
+PETSC_INTERN PetscBool      MatSpmvMPIProduct;
+PETSC_INTERN PetscErrorCode MatSpmvMPIProductSymbolicOnDevice(Mat, PetscBool *);
 
 /* cusparsefactor.c: aijcusparse's factors and cuSPARSE's solves for our types (MATSOLVERCUSPARSE) */
 PETSC_INTERN PetscErrorCode MatSpmvRegisterFactors(MatSpmvFormat *);

@@ -17,6 +17,57 @@ static PetscBool      MatSpmvSpGEMMIsPhase(PetscErrorCode (*)(Mat));
    their own, so their time would otherwise show as the MPI product's */
 static PetscLogEvent MATSPMV_SpGEMMSymbolic, MATSPMV_SpGEMMNumeric;
 
+#if defined(PETSC_HAVE_CUDA)
+/* C = A B of two device CSRs for the layer's MPI products (types/mpiproduct.c): C's pattern stays the plan's */
+static PetscErrorCode MatSpmvSpGEMMDeviceSymbolic(const MatSpmvDeviceCSR *A, const MatSpmvDeviceCSR *B, void **plan, MatSpmvDeviceCSR *C)
+{
+  MatSpmvSpGEMMOptions opt = {MatSpmvSpGEMMSharedMax, MatSpmvSpGEMMBatch};
+  MatSpmvSpGEMMPlan   *pl;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(MATSPMV_SpGEMMSymbolic, 0, 0, 0, 0));
+  PetscCall(PetscNew(&pl));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(MatSpmvCUDASpGEMMSymbolic(A, B, &opt, pl));
+  PetscCall(PetscLogGpuTimeEnd());
+  C->m   = pl->m;
+  C->n   = pl->n;
+  C->nnz = pl->nnz;
+  C->i   = pl->ci;
+  C->j   = pl->cj;
+  C->a   = NULL;
+  *plan  = pl;
+  PetscCall(PetscLogEventEnd(MATSPMV_SpGEMMSymbolic, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvSpGEMMDeviceNumeric(void *plan, const MatSpmvDeviceCSR *A, const MatSpmvDeviceCSR *B, PetscScalar *c)
+{
+  MatSpmvSpGEMMPlan *pl = (MatSpmvSpGEMMPlan *)plan;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(MATSPMV_SpGEMMNumeric, 0, 0, 0, 0));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(MatSpmvCUDASpGEMMNumeric(pl, A, B, pl->ci, pl->cj, c));
+  PetscCall(PetscLogGpuFlops(2.0 * pl->products));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogEventEnd(MATSPMV_SpGEMMNumeric, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvSpGEMMDeviceDestroy(void **plan)
+{
+  MatSpmvSpGEMMPlan *pl = (MatSpmvSpGEMMPlan *)*plan;
+
+  PetscFunctionBegin;
+  if (!pl) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSpmvCUDASpGEMMPlanReset(pl));
+  PetscCall(PetscFree(pl));
+  *plan = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 /* its options, events, and the layer's table entries while it is on (-petscspmv_spgemm, CUDA): called by the package */
 PETSC_INTERN PetscErrorCode MatSpmvSpGEMMRegister(void)
 {
@@ -35,6 +86,11 @@ PETSC_INTERN PetscErrorCode MatSpmvSpGEMMRegister(void)
   PetscCheck(MatSpmvSpGEMMBatch >= 32, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-petscspmv_spgemm_batch %" PetscInt_FMT ": give at least 32 slots", MatSpmvSpGEMMBatch);
   MatSpmvDeviceOperations.productsetfromoptions = PetscDefined(HAVE_CUDA) && MatSpmvSpGEMMUse ? MatSpmvSpGEMMSetFromOptions : NULL;
   MatSpmvDeviceOperations.isproductphase        = PetscDefined(HAVE_CUDA) && MatSpmvSpGEMMUse ? MatSpmvSpGEMMIsPhase : NULL;
+#if defined(PETSC_HAVE_CUDA)
+  MatSpmvDeviceOperations.spgemmsymbolic = MatSpmvSpGEMMUse ? MatSpmvSpGEMMDeviceSymbolic : NULL;
+  MatSpmvDeviceOperations.spgemmnumeric  = MatSpmvSpGEMMUse ? MatSpmvSpGEMMDeviceNumeric : NULL;
+  MatSpmvDeviceOperations.spgemmdestroy  = MatSpmvSpGEMMUse ? MatSpmvSpGEMMDeviceDestroy : NULL;
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

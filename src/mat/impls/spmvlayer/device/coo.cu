@@ -107,12 +107,17 @@ PetscErrorCode MatSpmvCUDACOOBuild(const MatSpmvCOOEntries *e, MatSpmvCOODevice 
   coo->m   = m;
   coo->n   = n;
   if (n) { /* the keys, and whether every entry is in range (the check on the device: no host pass over the entries) */
-    PetscCall(MatSpmvCUDAMalloc((void **)&ci, sizeof(int) * (size_t)n));
-    PetscCall(MatSpmvCUDAMalloc((void **)&cj, sizeof(int) * (size_t)n));
     PetscCall(MatSpmvCUDAMalloc((void **)&outside, sizeof(int)));
-    PetscCall(MatSpmvCUDACopyToDevice(ci, e->i, sizeof(int) * (size_t)n, stream));
-    PetscCall(MatSpmvCUDACopyToDevice(cj, e->j, sizeof(int) * (size_t)n, stream));
-    PetscCall(PetscLogCpuToGpu(2.0 * sizeof(int) * n));
+    if (e->device) { /* read where they are */
+      ci = (int *)e->i;
+      cj = (int *)e->j;
+    } else {
+      PetscCall(MatSpmvCUDAMalloc((void **)&ci, sizeof(int) * (size_t)n));
+      PetscCall(MatSpmvCUDAMalloc((void **)&cj, sizeof(int) * (size_t)n));
+      PetscCall(MatSpmvCUDACopyToDevice(ci, e->i, sizeof(int) * (size_t)n, stream));
+      PetscCall(MatSpmvCUDACopyToDevice(cj, e->j, sizeof(int) * (size_t)n, stream));
+      PetscCall(PetscLogCpuToGpu(2.0 * sizeof(int) * n));
+    }
     PetscCallCUDA(cudaMemsetAsync(outside, 0, sizeof(int), s));
     PetscCall(MatSpmvCUDAMalloc((void **)&key, sizeof(unsigned long long) * (size_t)n));
     PetscCall(MatSpmvCUDAMalloc((void **)&perm, sizeof(int) * (size_t)n));
@@ -120,8 +125,8 @@ PetscErrorCode MatSpmvCUDACOOBuild(const MatSpmvCOOEntries *e, MatSpmvCOODevice 
     PetscCallCUDA(cudaGetLastError());
     PetscCall(MatSpmvCUDACopyToHost(&bad, outside, sizeof(int), stream));
     PetscCall(MatSpmvCUDAFree(outside));
-    PetscCall(MatSpmvCUDAFree(ci));
-    PetscCall(MatSpmvCUDAFree(cj));
+    if (!e->device) PetscCall(MatSpmvCUDAFree(ci));
+    if (!e->device) PetscCall(MatSpmvCUDAFree(cj));
     if (bad) {
       *inrange = PETSC_FALSE;
       PetscCall(MatSpmvCUDAFree(key));

@@ -101,10 +101,13 @@ static PetscErrorCode MatSpmvCOOReplace(Mat C, Mat *T)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatSetPreallocationCOO_SpmvMPIResult(Mat C, PetscCount n, PetscInt coo_i[], PetscInt coo_j[])
+/* C made on the n COO entries (host arrays, or device ones where device); *done false, nothing made, where
+   some process's entries are not ours to take (64-bit indices, entries outside a process's rows or out of
+   range) */
+static PetscErrorCode MatSpmvCOOPreallocate(Mat C, PetscCount n, const PetscInt coo_i[], const PetscInt coo_j[], PetscBool device, PetscBool *done)
 {
   MPI_Comm          comm = PetscObjectComm((PetscObject)C);
-  PetscInt          m = C->rmap->n, rstart = C->rmap->rstart;
+  PetscInt          m, rstart;
   int               ours = sizeof(PetscInt) == sizeof(int) && n < PETSC_INT32_MAX;
   PetscBool         given, inrange = PETSC_FALSE;
   MatSpmvCOODevice *coo = NULL;
@@ -114,10 +117,14 @@ static PetscErrorCode MatSetPreallocationCOO_SpmvMPIResult(Mat C, PetscCount n, 
   PetscErrorCode    ierr;
 
   PetscFunctionBegin;
+  *done = PETSC_FALSE;
   PetscCall(PetscTime(&t0));
+  PetscCall(PetscLayoutSetUp(C->rmap));
   PetscCall(PetscLayoutSetUp(C->cmap));
+  m      = C->rmap->n;
+  rstart = C->rmap->rstart;
   if (ours) { /* sorted on the device, which also checks that every entry is in range */
-    const MatSpmvCOOEntries e = {n, m, rstart, C->cmap->rstart, C->cmap->rend, C->cmap->N, coo_i, coo_j};
+    const MatSpmvCOOEntries e = {n, m, rstart, C->cmap->rstart, C->cmap->rend, C->cmap->N, coo_i, coo_j, device};
 
     PetscCall(MatSpmvCUDAGetStream(&stream));
     PetscCall(PetscNew(&coo));
@@ -131,9 +138,6 @@ static PetscErrorCode MatSetPreallocationCOO_SpmvMPIResult(Mat C, PetscCount n, 
   PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &ours, 1, MPI_INT, MPI_LAND, comm)); /* the assemblies are collective */
   if (!ours) {
     if (coo) PetscCall(MatSpmvCOODeviceDestroy((PetscCtxRt)&coo));
-    PetscCall(PetscInfo(C, "MatSetPreallocationCOO() by aijcusparse's (entries outside a process's rows or out of range, or 64-bit indices)\n"));
-    PetscCall(MatSpmvCOORestoreBase(C));
-    PetscCall((*MatSpmvCOOPreallocationBase)(C, n, coo_i, coo_j));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscTime(&t1));
@@ -154,8 +158,23 @@ static PetscErrorCode MatSetPreallocationCOO_SpmvMPIResult(Mat C, PetscCount n, 
   PetscCall(PetscObjectComposeFunction((PetscObject)C, "MatSetValuesCOO_C", MatSetValuesCOO_SpmvMPIResult));
   PetscCall(PetscLogEventEnd(MATSPMV_COOMake, C, 0, 0, 0));
   PetscCall(PetscTime(&t3));
-  PetscCall(PetscInfo(C, "MatSetPreallocationCOO() on the device: %" PetscCount_FMT " entries, %" PetscInt_FMT " distinct (%" PetscInt_FMT " in the diagonal block), ghost map on the device (%" PetscInt_FMT " columns), %.4f s (sort %.4f, MPIAIJ made %.4f, converted %.4f)\n", n,
+  PetscCall(PetscInfo(C, "MatSetPreallocationCOO() on the device: %" PetscCount_FMT " entries%s, %" PetscInt_FMT " distinct (%" PetscInt_FMT " in the diagonal block), ghost map on the device (%" PetscInt_FMT " columns), %.4f s (sort %.4f, MPIAIJ made %.4f, converted %.4f)\n", n, device ? " from the device" : "",
                       coo->nu, coo->nd, coo->ng, t3 - t0, t1 - t0, t2 - t1, t3 - t2));
+  *done = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetPreallocationCOO_SpmvMPIResult(Mat C, PetscCount n, PetscInt coo_i[], PetscInt coo_j[])
+{
+  PetscBool done;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvCOOPreallocate(C, n, coo_i, coo_j, PETSC_FALSE, &done));
+  if (!done) {
+    PetscCall(PetscInfo(C, "MatSetPreallocationCOO() by aijcusparse's (entries outside a process's rows or out of range, or 64-bit indices)\n"));
+    PetscCall(MatSpmvCOORestoreBase(C));
+    PetscCall((*MatSpmvCOOPreallocationBase)(C, n, coo_i, coo_j));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -226,6 +245,30 @@ static PetscErrorCode MatSetValuesCOO_SpmvMPIResult(Mat C, const PetscScalar v[]
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
+
+/* C, an MPI aijcusparse result of its sizes (type set, not preallocated), made on n COO entries in device
+   arrays of its local rows and global columns (the layer's MPI products, types/mpiproduct.c); its values
+   then by MatSetValuesCOO() in the entries' order (device values). An entry out of range is an error */
+PetscErrorCode MatSpmvCOOPreallocateOnDevice(Mat C, PetscCount n, const int *d_i, const int *d_j)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  {
+    PetscBool done;
+
+    PetscCheck(sizeof(PetscInt) == sizeof(int), PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "Device COO entries with 64-bit PetscInt");
+    PetscCall(MatSpmvSetCOOOps_MPIResult(C));
+    PetscCall(MatSpmvCOOPreallocate(C, n, (const PetscInt *)d_i, (const PetscInt *)d_j, PETSC_TRUE, &done));
+    PetscCheck(done, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "An MPI product's COO entries out of range");
+    C->preallocated = PETSC_TRUE;
+    C->nonzerostate++;
+  }
+#else
+  (void)C, (void)n, (void)d_i, (void)d_j;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "Device COO entries without CUDA");
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 /* C, an MPI aijcusparse result whose product phase is about to run, takes our COO assembly (where
    -petscspmv_mpi_coo and CUDA) */

@@ -368,7 +368,7 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
   PetscCall(PetscTime(&t2));
   PetscCheck(n < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCreateGraph(): %" PetscCount_FMT " off-diagonal entries on a process, past the device assembly's int count", n);
   {
-    const MatSpmvCOOEntries e = {n, m, A->rmap->rstart, A->cmap->rstart, A->cmap->rend, A->cmap->N, ci, cj};
+    const MatSpmvCOOEntries e = {n, m, A->rmap->rstart, A->cmap->rstart, A->cmap->rend, A->cmap->N, ci, cj, PETSC_FALSE};
 
     PetscCall(PetscLogGpuTimeBegin());
     PetscCall(MatSpmvCUDACOOBuild(&e, &coo, &inrange, stream));

@@ -335,9 +335,12 @@ static PetscErrorCode MatSpmvRunDevicePhase(Mat C, PetscErrorCode (*f)(Mat))
     PetscBool added[2], base;
 
     PetscCall(MatSpmvPtAPOffProcessOnHost(C, PETSC_TRUE, added));
+    PetscBool ours = PETSC_FALSE;
+
     PetscCall(MatSpmvMPIResultBase(C, &base));
-    if (base) PetscCall(MatSpmvSetCOOOps_MPIResult(C)); /* PETSc's MPI products assemble C from COO entries */
-    PetscCall((*f)(C));
+    if (base) PetscCall(MatSpmvSetCOOOps_MPIResult(C));               /* PETSc's MPI products assemble C from COO entries */
+    if (base) PetscCall(MatSpmvMPIProductSymbolicOnDevice(C, &ours)); /* or ours makes it on the device */
+    if (!ours) PetscCall((*f)(C));
     PetscCall(MatSpmvPtAPOffProcessOnHost(C, PETSC_FALSE, added));
   } else {
     PetscBool sparsec;
