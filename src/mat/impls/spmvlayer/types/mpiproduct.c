@@ -568,9 +568,12 @@ PetscErrorCode MatSpmvMPIProductSymbolicOnDevice(Mat C, PetscBool *done)
         ours = usable;
       }
     }
+    PetscBool here = ours; /* every process takes one path: the products' exchanges are collective */
+
     PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &ours, 1, MPI_C_BOOL, MPI_LAND, PetscObjectComm((PetscObject)C)));
     if (!ours) {
-      PetscCall(PetscInfo(C, "MPI product by MPIAIJBACKEND (a product type other than A B and P^T A P, -petscspmv_mpi_product 0, an operand on the host or with 64-bit indices)\n"));
+      if (here) PetscCall(PetscInfo(C, "MPI product by MPIAIJBACKEND: another process takes it (its options differ, or its operands are on the host), and every process takes the same\n"));
+      else PetscCall(PetscInfo(C, "MPI product by MPIAIJBACKEND (a product type other than A B and P^T A P, -petscspmv_mpi_product 0, an operand on the host or with 64-bit indices)\n"));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
     if (p->type == MATPRODUCT_PtAP) PetscCall(MatProductSymbolic_MPIAIJSpmvDevicePtAP(C));
