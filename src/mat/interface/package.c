@@ -89,6 +89,7 @@ PetscErrorCode PetscSpmvInitializePackage(void)
   PetscCall(MatInitializePackage());
   PetscCall(MatSpmvRegisterBuildEvents());
   PetscCall(MatSpmvRegisterCOOEvents());
+  PetscCall(MatSpmvRegisterOnCSREvents());
   for (size_t f = 0; f < PETSC_STATIC_ARRAY_LENGTH(formats); f++) PetscCall(MatSpmvRegisterFormat(formats[f]));
   MatSpmvFormatOnly        = PETSC_FALSE;
   MatSpmvProductMinRows    = PETSC_INT_MAX;
@@ -111,7 +112,7 @@ PetscErrorCode PetscSpmvInitializePackage(void)
   PetscCall(PetscOptionsInt("-petscspmv_layout_min_products", "On the GPU a matrix takes aijcusparse's products until it has taken this many at its nonzero pattern, then its format's layout is built (0: at once; -mat_<fmt>_backend cuda: at once)", "MatMult", MatSpmvLayoutMinProducts, &MatSpmvLayoutMinProducts, NULL));
   PetscCall(PetscOptionsBool("-petscspmv_dm_interpolation", "DMDA interpolations take the DM's matrix type when it is ours (PETSc makes them host AIJ for a type not named aij*)", "DMCreateInterpolation", MatSpmvDMInterpolation, &MatSpmvDMInterpolation, NULL));
   PetscCall(PetscOptionsBool("-petscspmv_mpi_coo", "MPI product results (PETSc's MPI products of device matrices) assembled from their COO entries on the device (false: aijcusparse's, which sorts them on the host)", "MatProductSymbolic", MatSpmvMPICOO, &MatSpmvMPICOO, NULL));
-  PetscCall(PetscOptionsBool("-petscspmv_mpi_product", "MPI products A B of device matrices on the device (B's rows from other processes, the local products by our SpGEMM, C's assembly; false: PETSc's MPIAIJBACKEND, which lists C's entries on the host)", "MatProductSymbolic", MatSpmvMPIProduct, &MatSpmvMPIProduct, NULL));
+  PetscCall(PetscOptionsBool("-petscspmv_mpi_product", "MPI products A B and P^T A P of device matrices on the device (B's rows from other processes, the local products by our SpGEMM, C's assembly; false: PETSc's MPIAIJBACKEND, which lists C's entries on the host)", "MatProductSymbolic", MatSpmvMPIProduct, &MatSpmvMPIProduct, NULL));
 #if defined(PETSC_HAVE_CUDA)
   PetscCall(PetscOptionsInt("-petscspmv_fail_device_alloc", "For tests: the N-th of petscspmv's device allocations fails as out of device memory would (0: none)", "MatMult", MatSpmvFailDeviceAlloc, &MatSpmvFailDeviceAlloc, NULL));
   PetscCall(PetscOptionsInt("-petscspmv_blas_count_max", "For tests: MatScale() and MatAXPY() of our types past this many values change them with our kernel, as past cuBLAS's 32-bit count, where aijcusparse's stop (default: that count)", "MatScale", MatSpmvBLASCountMax, &MatSpmvBLASCountMax, NULL));

@@ -52,6 +52,7 @@ PETSC_INTERN PetscErrorCode MatSpmvCUDADeviceUUID(char[16]);
 /* page-locked host memory (copies from and to it run asynchronously); blocks given back are kept for
    reuse up to the cache's bound (-petscspmv_pinned_cache), released at the package's end */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAHostAlloc(void **, size_t);
+PETSC_INTERN PetscLogEvent  MATSPMV_PinnedNew; /* a new block page-locked (registered by base/oncsr.c) */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAHostFree(void *);
 PETSC_INTERN PetscErrorCode MatSpmvCUDAPinnedCacheSetMax(size_t);
 PETSC_INTERN PetscErrorCode MatSpmvCUDAPinnedCacheRelease(void);
@@ -245,6 +246,8 @@ typedef struct {
    rows and n local columns made on the host CSR arrays of diag (and offdiag), which the matrix then
    owns and frees. Convert it in place to another type */
 PETSC_INTERN PetscErrorCode MatSpmvCreateAIJOnCSR(MPI_Comm, PetscInt, PetscInt, const MatSpmvHostCSR *, const MatSpmvHostCSR *, Mat *);
+/* the log events of the matrices made from the device (and of new page-locked memory) */
+PETSC_INTERN PetscErrorCode MatSpmvRegisterOnCSREvents(void);
 /* a MATSEQAIJ copied from a device CSR (values NULL: left unset) on stream, its arrays in pinned host memory it owns */
 PETSC_INTERN PetscErrorCode MatSpmvCreateAIJFromDevice(const MatSpmvDeviceCSR *, void *, Mat *);
 /* a MATMPIAIJ of N global columns copied from device blocks as above: the diagonal block diag and the

@@ -6,6 +6,21 @@
 */
 #include "../spmvbase.h"
 
+/* the making of a host matrix from a device CSR (its page-locked arrays, the copies, PETSc's assembly)
+   and, inside it, the page-locking of new host memory (the cache had no block to give): each an event,
+   so that -log_view parts GAMG's set-up's host round trips from the device work */
+static PetscLogEvent MATSPMV_AIJFromDevice;
+
+PetscErrorCode MatSpmvRegisterOnCSREvents(void)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventRegister("MatSpmvAIJFromDev", MAT_CLASSID, &MATSPMV_AIJFromDevice));
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(PetscLogEventRegister("MatSpmvPinnedNew", MAT_CLASSID, &MATSPMV_PinnedNew));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* -mat_no_inode for the matrices made until MatSpmvNoInodeEnd(), unless the user gave it: the inode
    search is a pass over every row, which aijcusparse off the CPU never uses (on GAMG's P0 of a 3D
    Laplacian it was more than half of the matrix's making) */
@@ -78,7 +93,7 @@ static PetscErrorCode MatSpmvOnPinnedCSRDestroy(PetscCtxRt ctx)
    device use) at the device's rates, not pageable memory's. Its assembly skips the search for
    inodes (-mat_no_inode, unless the user gave it): aijcusparse off the CPU does not use them, and
    on a 4M-row product result it was two thirds of the assembly (0.08 of 0.12 s, H100 host) */
-PetscErrorCode MatSpmvCreateAIJFromDevice(const MatSpmvDeviceCSR *D, void *stream, Mat *A)
+static PetscErrorCode MatSpmvCreateAIJFromDeviceArrays(const MatSpmvDeviceCSR *D, void *stream, Mat *A)
 {
   const PetscInt     m = D->m, n = D->n, nnz = D->nnz;
   const int         *d_i = D->i, *d_j = D->j;
@@ -105,6 +120,18 @@ PetscErrorCode MatSpmvCreateAIJFromDevice(const MatSpmvDeviceCSR *D, void *strea
   if (ierr) PetscCall(MatSpmvCUDAHostFree(block));
   PetscCall(ierr);
   PetscCall(PetscObjectContainerCompose((PetscObject)*A, "MatSpmvOnCSR", block, MatSpmvOnPinnedCSRDestroy));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCreateAIJFromDevice(const MatSpmvDeviceCSR *D, void *stream, Mat *A)
+{
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(MATSPMV_AIJFromDevice, 0, 0, 0, 0));
+  ierr = MatSpmvCreateAIJFromDeviceArrays(D, stream, A);
+  PetscCall(PetscLogEventEnd(MATSPMV_AIJFromDevice, 0, 0, 0, 0)); /* ended on an error too: a caller may fall back */
+  PetscCall(ierr);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

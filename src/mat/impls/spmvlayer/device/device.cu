@@ -387,6 +387,8 @@ static char *MatSpmvPinnedTake(int k)
    does it 4 KiB at a time (H200 host: KSP ex45 160^3's strength graph, 352 MB, made on the host in
    0.10 instead of 0.16 s; GAMG's set-up 0.58-0.69 instead of 0.79-0.83 s by the medians of 3, s150 and s151). Where
    registering fails, cudaMallocHost()'s */
+PetscLogEvent MATSPMV_PinnedNew;
+
 #define MATSPMV_PINNED_HUGE ((size_t)4 << 20)
 #define MATSPMV_HUGE_PAGE   ((size_t)2 << 20)
 static cudaError_t MatSpmvPinnedGet(char **base, size_t want)
@@ -453,7 +455,12 @@ PetscErrorCode MatSpmvCUDAHostAlloc(void **ptr, size_t bytes)
     base = MatSpmvPinnedTake(best);
     MatSpmvPinnedReused++;
   } else {
-    PetscCallCUDA(MatSpmvPinnedGet(&base, want));
+    cudaError_t err;
+
+    PetscCall(PetscLogEventBegin(MATSPMV_PinnedNew, 0, 0, 0, 0));
+    err = MatSpmvPinnedGet(&base, want);
+    PetscCall(PetscLogEventEnd(MATSPMV_PinnedNew, 0, 0, 0, 0));
+    PetscCallCUDA(err);
     if (want >= MATSPMV_PINNED_HUGE) PetscCall(PetscInfo(NULL, "A page-locked block of %.1f MiB: %s\n", want / 1048576.0, ((size_t *)base)[1] ? "huge pages registered with CUDA" : "cudaMallocHost's (registering failed)"));
     MatSpmvPinnedAllocated++;
   }

@@ -341,7 +341,7 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
   PetscBool          transpose = symmetrize, isset, issym, absval = (PetscBool)(scale || filter >= 0), inrange, given;
   void              *stream;
   MatInfo            info;
-  PetscLogDouble     t0, t1, t2, t3, t4;
+  PetscLogDouble     t0, t1, t2, t3, t3c, t4;
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
@@ -394,6 +394,7 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
   PetscCall(MatSpmvCUDAFree(oa));
   PetscCall(PetscTime(&t3));
   PetscCall(MatConvert(*G, MATMPIAIJCUSPARSE, MAT_INPLACE_MATRIX, G)); /* PETSc's graph of an aijcusparse copy is aijcusparse */
+  PetscCall(PetscTime(&t3c));
   if (symmetrize) PetscCall(MatSetOption(*G, MAT_SYMMETRIC, PETSC_TRUE));
   else PetscCall(MatPropagateSymmetryOptions(A, *G));
   if (scale) { /* as PETSc's: each entry over the square roots of its row's and column's diagonal (aijcusparse's, on the device) */
@@ -407,8 +408,8 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
     PetscCall(VecDestroy(&diag));
   }
   PetscCall(PetscTime(&t4));
-  PetscCall(PetscInfo(A, "MatCreateGraph() on the device (MPI): %" PetscInt_FMT " + %" PetscInt_FMT " entries here (%s), %" PetscInt_FMT " ghost columns, %.4f s (diagonal block %.4f, boundary entries gathered %.4f, assembled %.4f, scaled %.4f)\n", g.nnz,
-                      coo.no, transpose ? "A + A^T" : "A", coo.ng, t4 - t0, t1 - t0, t2 - t1, t3 - t2, t4 - t3));
+  PetscCall(PetscInfo(A, "MatCreateGraph() on the device (MPI): %" PetscInt_FMT " + %" PetscInt_FMT " entries here (%s), %" PetscInt_FMT " ghost columns, %.4f s (diagonal block %.4f, boundary entries gathered %.4f, assembled %.4f, converted %.4f, scaled %.4f)\n", g.nnz,
+                      coo.no, transpose ? "A + A^T" : "A", coo.ng, t4 - t0, t1 - t0, t2 - t1, t3 - t2, t3c - t3, t4 - t3c));
   PetscCall(MatViewFromOptions(*G, NULL, "-mat_graph_view"));
   if (filter >= 0) {
     PetscCall(MatFilter(*G, filter, PETSC_TRUE, PETSC_TRUE)); /* PETSc's, on the graph */
