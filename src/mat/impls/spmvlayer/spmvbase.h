@@ -221,6 +221,12 @@ PETSC_INTERN PetscErrorCode MatSpmvCUSPARSEGetArray(Mat, PetscScalar **);
 PETSC_INTERN PetscErrorCode MatSpmvCUSPARSERestoreArray(Mat, PetscScalar **);
 /* aijcusparse's upload of A's newer host CSR (ours or aijcusparse's) now, where the host's is newer */
 PETSC_INTERN PetscErrorCode MatSpmvCUSPARSEUpload(Mat);
+/* X's device CSR (values where asked; with empty_rows, a block without entries gets those row offsets
+   and no device CSR is asked of it), given back by MatSpmvCUSPARSERestoreCSR() */
+PETSC_INTERN PetscErrorCode MatSpmvCUSPARSEGetCSR(Mat, PetscBool, const int *, MatSpmvDeviceCSR *);
+PETSC_INTERN PetscErrorCode MatSpmvCUSPARSERestoreCSR(Mat, MatSpmvDeviceCSR *);
+/* aijcusparse's explicit transpose of X formed now (X's MAT_FORM_EXPLICIT_TRANSPOSE set) */
+PETSC_INTERN PetscErrorCode MatSpmvCUSPARSEFormTranspose(Mat);
 /* bring the host CSR values of A up to date (aijcusparse copies them back from the device if needed):
    before AIJ code that reads them in place */
 PETSC_INTERN PetscErrorCode MatSpmvUpdateHostValues(Mat);

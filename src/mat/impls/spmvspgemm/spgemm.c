@@ -132,29 +132,6 @@ static PetscErrorCode MatSpmvSpGEMMProductDestroy(PetscCtxRt ctx)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* X's device CSR (values only with values: the symbolic phase reads none) */
-static PetscErrorCode MatSpmvSpGEMMView(Mat X, PetscBool values, MatSpmvDeviceCSR *csr)
-{
-  MatInfo info;
-
-  PetscFunctionBegin;
-  PetscCall(MatGetInfo(X, MAT_LOCAL, &info));
-  csr->m   = X->rmap->n;
-  csr->n   = X->cmap->n;
-  csr->nnz = (PetscInt)info.nz_used;
-  csr->a   = NULL;
-  if (values) PetscCall(MatSpmvCUSPARSEGetValues(X, &csr->a)); /* uploads newer host values first */
-  PetscCall(MatSpmvCUSPARSEGetIJ(X, &csr->i, &csr->j));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatSpmvSpGEMMViewEnd(Mat X, MatSpmvDeviceCSR *csr)
-{
-  PetscFunctionBegin;
-  if (csr->a) PetscCall(MatSpmvCUSPARSERestoreValues(X, &csr->a));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static MatSpmvDeviceCSR MatSpmvSpGEMMTransposeView(const MatSpmvSpGEMMTranspose *t)
 {
   MatSpmvDeviceCSR csr = {t->m, t->n, t->nnz, t->i, t->j, t->a};
@@ -244,8 +221,8 @@ static PetscErrorCode MatProductNumeric_SpmvSpGEMM(Mat C)
   PetscCheck(p->data, PETSC_COMM_SELF, PETSC_ERR_ORDER, "The product's symbolic phase has not run");
   PetscCall(PetscLogEventBegin(MATSPMV_SpGEMMNumeric, C, A, B, 0));
   d = (MatSpmvSpGEMMProduct *)p->data;
-  PetscCall(MatSpmvSpGEMMView(A, PETSC_TRUE, &x[0]));
-  PetscCall(MatSpmvSpGEMMView(B, PETSC_TRUE, &x[1]));
+  PetscCall(MatSpmvCUSPARSEGetCSR(A, PETSC_TRUE, NULL, &x[0]));
+  PetscCall(MatSpmvCUSPARSEGetCSR(B, PETSC_TRUE, NULL, &x[1]));
   for (int k = 0; k < 2; k++) {
     Mat                X  = k ? B : A;
     unsigned long long fp = 0;
@@ -294,8 +271,8 @@ static PetscErrorCode MatProductNumeric_SpmvSpGEMM(Mat C)
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Product type %s", MatProductTypes[d->type]);
   }
   PetscCall(MatSpmvCUSPARSERestoreArray(C, &c));
-  PetscCall(MatSpmvSpGEMMViewEnd(A, &x[0]));
-  PetscCall(MatSpmvSpGEMMViewEnd(B, &x[1]));
+  PetscCall(MatSpmvCUSPARSERestoreCSR(A, &x[0]));
+  PetscCall(MatSpmvCUSPARSERestoreCSR(B, &x[1]));
   PetscCall(PetscLogGpuFlops(2.0 * (d->inner.products + d->outer.products)));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscTime(&t2));
@@ -321,8 +298,8 @@ static PetscErrorCode MatProductSymbolic_SpmvSpGEMM(Mat C)
   PetscCall(PetscTime(&t0));
   PetscCall(PetscNew(&d));
   d->type = p->type;
-  PetscCall(MatSpmvSpGEMMView(A, PETSC_FALSE, &x[0]));
-  PetscCall(MatSpmvSpGEMMView(B, PETSC_FALSE, &x[1]));
+  PetscCall(MatSpmvCUSPARSEGetCSR(A, PETSC_FALSE, NULL, &x[0]));
+  PetscCall(MatSpmvCUSPARSEGetCSR(B, PETSC_FALSE, NULL, &x[1]));
   for (int k = 0; k < 2; k++) {
     Mat X = k ? B : A;
 

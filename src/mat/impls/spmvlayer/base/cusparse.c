@@ -122,6 +122,51 @@ PetscErrorCode MatSpmvCUSPARSEUpload(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* X's aijcusparse device CSR as a MatSpmvDeviceCSR (its values only where values: a symbolic phase
+   reads none). aijcusparse keeps no device CSR of a block without entries: with empty_rows, such a
+   block's row offsets are empty_rows (X's rows + 1 zeros on the device) and nothing is asked of it */
+PetscErrorCode MatSpmvCUSPARSEGetCSR(Mat X, PetscBool values, const int *empty_rows, MatSpmvDeviceCSR *csr)
+{
+  MatInfo info;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetInfo(X, MAT_LOCAL, &info));
+  csr->m   = X->rmap->n;
+  csr->n   = X->cmap->n;
+  csr->nnz = (PetscInt)info.nz_used;
+  csr->i = csr->j = NULL;
+  csr->a          = NULL;
+  if (!csr->nnz && empty_rows) {
+    csr->i = empty_rows;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (values) PetscCall(MatSpmvCUSPARSEGetValues(X, &csr->a)); /* uploads newer host values first */
+  PetscCall(MatSpmvCUSPARSEGetIJ(X, &csr->i, &csr->j));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvCUSPARSERestoreCSR(Mat X, MatSpmvDeviceCSR *csr)
+{
+  PetscFunctionBegin;
+  if (csr->a) PetscCall(MatSpmvCUSPARSERestoreValues(X, &csr->a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* aijcusparse's explicit transpose of X (its MAT_FORM_EXPLICIT_TRANSPOSE set) formed now, by a
+   transposed product with a zero vector: aijcusparse forms it at the first one */
+PetscErrorCode MatSpmvCUSPARSEFormTranspose(Mat X)
+{
+  Vec x, y;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateVecs(X, &x, &y));
+  PetscCall(VecZeroEntries(y));
+  PetscCall(MatMultTranspose(X, y, x));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* aijcusparse's device CSR indices of A (row offsets uncompressed); 32-bit PetscInt only: with 64-bit
    indices aijcusparse keeps 64-bit ones, and the callers take the host paths (MatSpmvDeviceCSRUsable()) */
 PetscErrorCode MatSpmvCUSPARSEGetIJ(Mat A, const int **i, const int **j)

@@ -91,33 +91,6 @@ static PetscErrorCode MatSpmvMPIProductDestroy(PetscCtxRt ctx)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* a block's device CSR (its values where values); an empty block's row offsets are d->zeros (aijcusparse
-   keeps no device CSR of an empty block) */
-static PetscErrorCode MatSpmvMPIProductView(MatSpmvMPIProductData *d, Mat X, PetscBool values, MatSpmvDeviceCSR *csr)
-{
-  MatInfo info;
-
-  PetscFunctionBegin;
-  PetscCall(MatGetInfo(X, MAT_LOCAL, &info));
-  csr->m   = X->rmap->n;
-  csr->n   = X->cmap->n;
-  csr->nnz = (PetscInt)info.nz_used;
-  csr->i = csr->j = NULL;
-  csr->a          = NULL;
-  if (csr->nnz) {
-    if (values) PetscCall(MatSpmvCUSPARSEGetValues(X, &csr->a));
-    PetscCall(MatSpmvCUSPARSEGetIJ(X, &csr->i, &csr->j));
-  } else csr->i = d->zeros;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatSpmvMPIProductViewEnd(Mat X, MatSpmvDeviceCSR *csr)
-{
-  PetscFunctionBegin;
-  if (csr->a) PetscCall(MatSpmvCUSPARSERestoreValues(X, &csr->a));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* B_oth's pattern: the bounds of B's merged rows sent to A's ghosts, the entry SF made from them, the
    columns sent through it */
 static PetscErrorCode MatSpmvMPIProductOtherRows(Mat A, MatSpmvMPIProductData *d, void *stream)
@@ -221,7 +194,7 @@ static PetscErrorCode MatSpmvMPIProductLocalSymbolic(Mat A, Mat B, MatSpmvMPIPro
     PetscCall(MatSpmvCUDACopyToDevice(d->zeros, h, sizeof(int) * (size_t)nz, stream));
     PetscCall(PetscFree(h));
   }
-  for (int k = 0; k < 4; k++) PetscCall(MatSpmvMPIProductView(d, X[k], PETSC_FALSE, &x[k]));
+  for (int k = 0; k < 4; k++) PetscCall(MatSpmvCUSPARSEGetCSR(X[k], PETSC_FALSE, d->zeros, &x[k]));
   /* B's local rows, global columns */
   PetscCall(MatSpmvCUDAMalloc((void **)&d->bgarray, sizeof(int) * (size_t)PetscMax(ngB, 1)));
   PetscCall(MatSpmvCUDACopyToDevice(d->bgarray, bgarray, sizeof(int) * (size_t)ngB, stream));
@@ -248,7 +221,7 @@ static PetscErrorCode MatSpmvMPIProductLocalSymbolic(Mat A, Mat B, MatSpmvMPIPro
   }
   if (x[0].nnz && loc.nnz) PetscCall(MatSpmvDeviceOperations.spgemmsymbolic(&x[0], &loc, &d->plan[0], &d->c[0]));
   if (x[1].nnz && oth.nnz) PetscCall(MatSpmvDeviceOperations.spgemmsymbolic(&x[1], &oth, &d->plan[1], &d->c[1]));
-  for (int k = 0; k < 4; k++) PetscCall(MatSpmvMPIProductViewEnd(X[k], &x[k]));
+  for (int k = 0; k < 4; k++) PetscCall(MatSpmvCUSPARSERestoreCSR(X[k], &x[k]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -266,7 +239,7 @@ static PetscErrorCode MatSpmvMPIProductLocalNumeric(Mat C, Mat A, Mat B, MatSpmv
   }
   PetscCall(MatMPIAIJGetSeqAIJ(A, &X[0], &X[1], NULL));
   PetscCall(MatMPIAIJGetSeqAIJ(B, &X[2], &X[3], NULL));
-  for (int k = 0; k < 4; k++) PetscCall(MatSpmvMPIProductView(d, X[k], PETSC_TRUE, &x[k]));
+  for (int k = 0; k < 4; k++) PetscCall(MatSpmvCUSPARSEGetCSR(X[k], PETSC_TRUE, d->zeros, &x[k]));
   PetscCall(MatSpmvCUDAMergeValues(&d->loc, x[2].a, x[3].a, stream));
   PetscCall(PetscSFBcastWithMemTypeBegin(d->sfentries, MPIU_SCALAR, PETSC_MEMTYPE_CUDA, d->loc.a, PETSC_MEMTYPE_CUDA, d->otha, MPI_REPLACE));
   PetscCall(PetscSFBcastEnd(d->sfentries, MPIU_SCALAR, d->loc.a, d->otha, MPI_REPLACE));
@@ -284,7 +257,33 @@ static PetscErrorCode MatSpmvMPIProductLocalNumeric(Mat C, Mat A, Mat B, MatSpmv
   oth.a   = d->otha;
   if (d->plan[0]) PetscCall(MatSpmvDeviceOperations.spgemmnumeric(d->plan[0], &x[0], &loc, vout));
   if (d->plan[1]) PetscCall(MatSpmvDeviceOperations.spgemmnumeric(d->plan[1], &x[1], &oth, vout + d->c[0].nnz));
-  for (int k = 0; k < 4; k++) PetscCall(MatSpmvMPIProductViewEnd(X[k], &x[k]));
+  for (int k = 0; k < 4; k++) PetscCall(MatSpmvCUSPARSERestoreCSR(X[k], &x[k]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a symbolic phase's start: C's layout set up (MatSetSizes() alone leaves its row start 0, which its
+   COO entries need), the product's data, the stream */
+static PetscErrorCode MatSpmvMPIProductStart(Mat C, MatSpmvMPIProductData **d, void **stream)
+{
+  PetscFunctionBegin;
+  PetscCheck(!C->product->data, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Product data not empty");
+  PetscCall(PetscLayoutSetUp(C->rmap));
+  PetscCall(PetscLayoutSetUp(C->cmap));
+  PetscCall(MatSpmvCUDAGetStream(stream));
+  PetscCall(PetscNew(d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* C made on its nc COO entries (device ci, cj, freed here), its product's data d and numeric phase */
+static PetscErrorCode MatSpmvMPIProductMake(Mat C, MatSpmvMPIProductData *d, PetscInt nc, int *ci, int *cj, PetscErrorCode (*numeric)(Mat))
+{
+  PetscFunctionBegin;
+  PetscCall(MatSpmvCOOPreallocateOnDevice(C, nc, ci, cj));
+  PetscCall(MatSpmvCUDAFree(ci));
+  PetscCall(MatSpmvCUDAFree(cj));
+  C->product->data       = d;
+  C->product->destroy    = MatSpmvMPIProductDestroy;
+  C->ops->productnumeric = numeric;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -314,12 +313,8 @@ static PetscErrorCode MatProductSymbolic_MPIAIJSpmvDevice(Mat C)
   PetscLogDouble         t0, t1;
 
   PetscFunctionBegin;
-  PetscCheck(!p->data, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Product data not empty");
   PetscCall(PetscTime(&t0));
-  PetscCall(PetscLayoutSetUp(C->rmap)); /* C's row start is its COO entries' (MatSetSizes() alone leaves it 0) */
-  PetscCall(PetscLayoutSetUp(C->cmap));
-  PetscCall(MatSpmvCUDAGetStream(&stream));
-  PetscCall(PetscNew(&d));
+  PetscCall(MatSpmvMPIProductStart(C, &d, &stream));
   PetscCall(MatSpmvMPIProductLocalSymbolic(A, B, d, stream));
   /* their entries as C's COO entries */
   nc = d->c[0].nnz + d->c[1].nnz;
@@ -329,12 +324,7 @@ static PetscErrorCode MatProductSymbolic_MPIAIJSpmvDevice(Mat C)
   PetscCall(MatSpmvCUDACSRToCOO(&d->c[0], C->rmap->rstart, ci, cj, stream));
   PetscCall(MatSpmvCUDACSRToCOO(&d->c[1], C->rmap->rstart, ci + d->c[0].nnz, cj + d->c[0].nnz, stream));
   PetscCall(MatSetBlockSizesFromMats(C, A, B));
-  PetscCall(MatSpmvCOOPreallocateOnDevice(C, nc, ci, cj));
-  PetscCall(MatSpmvCUDAFree(ci));
-  PetscCall(MatSpmvCUDAFree(cj));
-  C->product->data       = d;
-  C->product->destroy    = MatSpmvMPIProductDestroy;
-  C->ops->productnumeric = MatProductNumeric_MPIAIJSpmvDevice;
+  PetscCall(MatSpmvMPIProductMake(C, d, nc, ci, cj, MatProductNumeric_MPIAIJSpmvDevice));
   PetscCall(PetscTime(&t1));
   PetscCall(PetscInfo(C, "MPI product on the device: A B with %" PetscInt_FMT " + %" PetscInt_FMT " local product entries, %" PetscInt_FMT " rows of B from other processes (%" PetscInt_FMT " entries), %.4f s\n", d->c[0].nnz, d->c[1].nnz, d->ngA, d->noth, t1 - t0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -346,17 +336,12 @@ static PetscErrorCode MatProductSymbolic_MPIAIJSpmvDevice(Mat C)
    0.005 s of MatMultTranspose in the solve). A block's product is local: no process waits on another */
 static PetscErrorCode MatSpmvMPIProductFormTransposes(Mat X)
 {
-  Vec             x, y;
   Mat_SeqAIJSpmv *sp;
 
   PetscFunctionBegin;
   PetscCall(MatSpmvSeqGetData(X, &sp)); /* ours keep their own transposes */
   if (sp || !X->form_explicit_transpose || X->transupdated || !X->rmap->n || !X->cmap->n) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatCreateVecs(X, &x, &y));
-  PetscCall(VecZeroEntries(y));
-  PetscCall(MatMultTranspose(X, y, x));
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&y));
+  PetscCall(MatSpmvCUSPARSEFormTranspose(X));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -377,11 +362,11 @@ static PetscErrorCode MatProductNumeric_MPIAIJSpmvDevicePtAP(Mat C)
   PetscCall(MatSpmvCUDAGetStream(&stream));
   PetscCall(MatSpmvMPIProductLocalNumeric(C, p->A, p->B, d, d->vab, stream));
   PetscCall(MatMPIAIJGetSeqAIJ(p->B, &Pd, &Po, NULL));
-  PetscCall(MatSpmvMPIProductView(d, Pd, PETSC_TRUE, &x[0]));
-  PetscCall(MatSpmvMPIProductView(d, Po, PETSC_TRUE, &x[1]));
+  PetscCall(MatSpmvCUSPARSEGetCSR(Pd, PETSC_TRUE, d->zeros, &x[0]));
+  PetscCall(MatSpmvCUSPARSEGetCSR(Po, PETSC_TRUE, d->zeros, &x[1]));
   PetscCall(MatSpmvCUDAMergeValues(&d->locc, x[0].a, x[1].a, stream));
-  PetscCall(MatSpmvMPIProductViewEnd(Pd, &x[0]));
-  PetscCall(MatSpmvMPIProductViewEnd(Po, &x[1]));
+  PetscCall(MatSpmvCUSPARSERestoreCSR(Pd, &x[0]));
+  PetscCall(MatSpmvCUSPARSERestoreCSR(Po, &x[1]));
   PetscCall(MatSpmvCUDAGather(d->t.nnz, d->tpos, d->locc.a, d->ta, stream));
   d->t.a = d->ta;
   for (int k = 0; k < 2; k++) {
@@ -420,13 +405,9 @@ static PetscErrorCode MatProductSymbolic_MPIAIJSpmvDevicePtAP(Mat C)
   PetscLogDouble         t0, t1;
 
   PetscFunctionBegin;
-  PetscCheck(!p->data, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Product data not empty");
   PetscCall(PetscTime(&t0));
-  PetscCall(PetscLayoutSetUp(C->rmap)); /* C's row start is its COO entries' (MatSetSizes() alone leaves it 0) */
-  PetscCall(PetscLayoutSetUp(C->cmap));
+  PetscCall(MatSpmvMPIProductStart(C, &d, &stream));
   rstart = C->rmap->rstart;
-  PetscCall(MatSpmvCUDAGetStream(&stream));
-  PetscCall(PetscNew(&d));
   PetscCall(MatSpmvMPIProductLocalSymbolic(A, P, d, stream));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->vab, sizeof(PetscScalar) * (size_t)PetscMax(d->c[0].nnz + d->c[1].nnz, 1)));
   /* T = P_loc^T, P's columns numbered local then ghost */
@@ -441,11 +422,11 @@ static PetscErrorCode MatProductSymbolic_MPIAIJSpmvDevicePtAP(Mat C)
     PetscCall(MatSpmvCUDACopyToDevice(d->pcmap, h, sizeof(int) * (size_t)ngP, stream));
     PetscCall(PetscFree(h));
   }
-  PetscCall(MatSpmvMPIProductView(d, Pd, PETSC_FALSE, &x[0]));
-  PetscCall(MatSpmvMPIProductView(d, Po, PETSC_FALSE, &x[1]));
+  PetscCall(MatSpmvCUSPARSEGetCSR(Pd, PETSC_FALSE, d->zeros, &x[0]));
+  PetscCall(MatSpmvCUSPARSEGetCSR(Po, PETSC_FALSE, d->zeros, &x[1]));
   PetscCall(MatSpmvCUDAMergeRows(&x[0], x[1].nnz ? &x[1] : NULL, d->pcmap, 0, &d->locc, stream));
-  PetscCall(MatSpmvMPIProductViewEnd(Pd, &x[0]));
-  PetscCall(MatSpmvMPIProductViewEnd(Po, &x[1]));
+  PetscCall(MatSpmvCUSPARSERestoreCSR(Pd, &x[0]));
+  PetscCall(MatSpmvCUSPARSERestoreCSR(Po, &x[1]));
   lc.m     = d->locc.m;
   lc.n     = n + ngP;
   lc.nnz   = d->locc.nnz;
@@ -531,12 +512,7 @@ static PetscErrorCode MatProductSymbolic_MPIAIJSpmvDevicePtAP(Mat C)
   PetscCall(MatSpmvCUDAMalloc((void **)&d->w, sizeof(PetscScalar) * (size_t)PetscMax(d->e[0].nnz + d->e[1].nnz, 1)));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->v, sizeof(PetscScalar) * (size_t)PetscMax(nc, 1)));
   PetscCall(MatSetBlockSizes(C, P->cmap->bs, P->cmap->bs));
-  PetscCall(MatSpmvCOOPreallocateOnDevice(C, nc, ci, cj));
-  PetscCall(MatSpmvCUDAFree(ci));
-  PetscCall(MatSpmvCUDAFree(cj));
-  C->product->data       = d;
-  C->product->destroy    = MatSpmvMPIProductDestroy;
-  C->ops->productnumeric = MatProductNumeric_MPIAIJSpmvDevicePtAP;
+  PetscCall(MatSpmvMPIProductMake(C, d, nc, ci, cj, MatProductNumeric_MPIAIJSpmvDevicePtAP));
   PetscCall(PetscTime(&t1));
   PetscCall(PetscInfo(C, "MPI product on the device: P^T A P with %" PetscInt_FMT " + %" PetscInt_FMT " entries of A P here, %" PetscInt_FMT " sent to other processes' rows and %" PetscInt_FMT " received, %.4f s\n", d->c[0].nnz, d->c[1].nnz, d->nsend, d->nrecv, t1 - t0));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -174,7 +174,6 @@ PetscErrorCode MatSpmvUpdateTranspose(Mat T)
    products with P^T take their own layouts, no transpose of aijcusparse's is read */
 static PetscErrorCode MatSpmvFormExplicitTranspose(Mat P)
 {
-  Vec             x, y;
   PetscBool       cusparse;
   Mat_SeqAIJSpmv *sp;
 
@@ -183,11 +182,7 @@ static PetscErrorCode MatSpmvFormExplicitTranspose(Mat P)
   PetscCall(PetscObjectTypeCompare((PetscObject)P, MATSEQAIJCUSPARSE, &cusparse));
   if (sp || !cusparse || P->boundtocpu || !P->rmap->n || !P->cmap->n) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscInfo(P, "Forming aijcusparse's explicit transpose of P (MAT_FORM_EXPLICIT_TRANSPOSE) after our product\n"));
-  PetscCall(MatCreateVecs(P, &x, &y));
-  PetscCall(VecZeroEntries(y));
-  PetscCall(MatMultTranspose(P, y, x));
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&y));
+  PetscCall(MatSpmvCUSPARSEFormTranspose(P));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
