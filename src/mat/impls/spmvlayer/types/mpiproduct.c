@@ -317,7 +317,7 @@ static PetscErrorCode MatProductSymbolic_MPIAIJSpmvDevice(Mat C)
   PetscCall(MatSpmvMPIProductStart(C, &d, &stream));
   PetscCall(MatSpmvMPIProductLocalSymbolic(A, B, d, stream));
   /* their entries as C's COO entries */
-  nc = d->c[0].nnz + d->c[1].nnz;
+  PetscCall(PetscIntSumError(d->c[0].nnz, d->c[1].nnz, &nc)); /* C's entries here, counted in int on the device */
   PetscCall(MatSpmvCUDAMalloc((void **)&ci, sizeof(int) * (size_t)PetscMax(nc, 1)));
   PetscCall(MatSpmvCUDAMalloc((void **)&cj, sizeof(int) * (size_t)PetscMax(nc, 1)));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->v, sizeof(PetscScalar) * (size_t)PetscMax(nc, 1)));
@@ -409,7 +409,7 @@ static PetscErrorCode MatProductSymbolic_MPIAIJSpmvDevicePtAP(Mat C)
   PetscCall(MatSpmvMPIProductStart(C, &d, &stream));
   rstart = C->rmap->rstart;
   PetscCall(MatSpmvMPIProductLocalSymbolic(A, P, d, stream));
-  PetscCall(MatSpmvCUDAMalloc((void **)&d->vab, sizeof(PetscScalar) * (size_t)PetscMax(d->c[0].nnz + d->c[1].nnz, 1)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&d->vab, sizeof(PetscScalar) * PetscMax((size_t)d->c[0].nnz + (size_t)d->c[1].nnz, 1)));
   /* T = P_loc^T, P's columns numbered local then ghost */
   PetscCall(MatMPIAIJGetSeqAIJ(P, &Pd, &Po, &pgarray));
   ngP = Po->cmap->n;
@@ -460,7 +460,7 @@ static PetscErrorCode MatProductSymbolic_MPIAIJSpmvDevicePtAP(Mat C)
       PetscCall(MatSpmvCUDACopyToHost(&nloc, d->e[k].i + n, sizeof(int), stream));
       d->elocal[k] = nloc;
     }
-    d->nsend += d->e[k].nnz - d->elocal[k];
+    PetscCall(PetscIntSumError(d->nsend, d->e[k].nnz - d->elocal[k], &d->nsend));
   }
   PetscCall(PetscMalloc3(PetscMax(d->nsend, 1), &srows, PetscMax(d->nsend, 1), &scols, PetscMax(d->nsend, 1), &spos));
   for (int k = 0, q = 0; k < 2; k++) {
@@ -492,7 +492,8 @@ static PetscErrorCode MatProductSymbolic_MPIAIJSpmvDevicePtAP(Mat C)
   PetscCall(MatSpmvCUDAMalloc((void **)&d->send, sizeof(PetscScalar) * (size_t)PetscMax(d->nsend, 1)));
   PetscCall(MatSpmvCUDACopyToDevice(d->sendpos, spos, sizeof(int) * (size_t)d->nsend, stream));
   /* C's COO entries: this process's of e[0] and e[1] (their leading rows), the received */
-  nc = d->elocal[0] + d->elocal[1] + d->nrecv;
+  PetscCall(PetscIntSumError(d->elocal[0], d->elocal[1], &nc));
+  PetscCall(PetscIntSumError(nc, d->nrecv, &nc));
   PetscCall(MatSpmvCUDAMalloc((void **)&ci, sizeof(int) * (size_t)PetscMax(nc, 1)));
   PetscCall(MatSpmvCUDAMalloc((void **)&cj, sizeof(int) * (size_t)PetscMax(nc, 1)));
   for (int k = 0, off = 0; k < 2; k++) {
@@ -509,7 +510,7 @@ static PetscErrorCode MatProductSymbolic_MPIAIJSpmvDevicePtAP(Mat C)
   PetscCall(PetscLogCpuToGpu(sizeof(int) * (3.0 * d->nrecv + d->nsend)));
   PetscCall(PetscFree3(srows, scols, spos));
   PetscCall(PetscFree2(rrows, rcols));
-  PetscCall(MatSpmvCUDAMalloc((void **)&d->w, sizeof(PetscScalar) * (size_t)PetscMax(d->e[0].nnz + d->e[1].nnz, 1)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&d->w, sizeof(PetscScalar) * PetscMax((size_t)d->e[0].nnz + (size_t)d->e[1].nnz, 1)));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->v, sizeof(PetscScalar) * (size_t)PetscMax(nc, 1)));
   PetscCall(MatSetBlockSizes(C, P->cmap->bs, P->cmap->bs));
   PetscCall(MatSpmvMPIProductMake(C, d, nc, ci, cj, MatProductNumeric_MPIAIJSpmvDevicePtAP));
