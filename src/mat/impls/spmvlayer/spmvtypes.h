@@ -57,8 +57,8 @@ PETSC_INTERN PetscErrorCode MatSpmvSetCOOOps_MPIResult(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvRegisterCOOEvents(void);
 PETSC_INTERN PetscErrorCode MatSpmvCOOPreallocateOnDevice(Mat, PetscCount, const int *, const int *);
 
-/* mpiproduct.c: the MPI product A B on the device (-petscspmv_mpi_product, read once when the package is
-   initialized): C's symbolic phase run where every process can (*done), else nothing */
+/* mpiproduct.c: the MPI products A B and P^T A P on the device (-petscspmv_mpi_product, read once when
+   the package is initialized): C's symbolic phase run where every process can (*done), else nothing */
 PETSC_INTERN PetscBool      MatSpmvMPIProduct;
 PETSC_INTERN PetscErrorCode MatSpmvMPIProductSymbolicOnDevice(Mat, PetscBool *);
 

@@ -171,8 +171,8 @@ static PetscErrorCode MatSpmvMPIProductOtherRows(Mat A, MatSpmvMPIProductData *d
 static PetscErrorCode MatSpmvMPIProductLocalSymbolic(Mat A, Mat B, MatSpmvMPIProductData *d, void *stream)
 {
   Mat              X[4];
-  const PetscInt  *agarray, *bgarray;
-  MatSpmvDeviceCSR x[4], loc, oth;
+  const PetscInt  *bgarray;
+  MatSpmvDeviceCSR x[4];
   PetscInt         ngB;
 
   PetscFunctionBegin;
@@ -181,7 +181,7 @@ static PetscErrorCode MatSpmvMPIProductLocalSymbolic(Mat A, Mat B, MatSpmvMPIPro
     d->nz[k] = d->op[k]->nonzerostate;
     PetscCall(PetscObjectReference((PetscObject)d->op[k]));
   }
-  PetscCall(MatMPIAIJGetSeqAIJ(A, &X[0], &X[1], &agarray));
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &X[0], &X[1], NULL));
   PetscCall(MatMPIAIJGetSeqAIJ(B, &X[2], &X[3], &bgarray));
   d->ngA = X[1]->cmap->n;
   ngB    = X[3]->cmap->n;
@@ -202,18 +202,8 @@ static PetscErrorCode MatSpmvMPIProductLocalSymbolic(Mat A, Mat B, MatSpmvMPIPro
   PetscCall(MatSpmvCUDAMergeRows(&x[2], x[3].nnz ? &x[3] : NULL, d->bgarray, B->cmap->rstart, &d->loc, stream));
   /* B_oth, and the two local products */
   PetscCall(MatSpmvMPIProductOtherRows(A, d, stream));
-  loc.m   = d->loc.m;
-  loc.n   = B->cmap->N;
-  loc.nnz = d->loc.nnz;
-  loc.i   = d->loc.i;
-  loc.j   = d->loc.j;
-  loc.a   = NULL;
-  oth.m   = d->ngA;
-  oth.n   = B->cmap->N;
-  oth.nnz = d->noth;
-  oth.i   = d->othi;
-  oth.j   = d->othj;
-  oth.a   = NULL;
+  const MatSpmvDeviceCSR loc = {d->loc.m, B->cmap->N, d->loc.nnz, d->loc.i, d->loc.j, NULL}, oth = {d->ngA, B->cmap->N, d->noth, d->othi, d->othj, NULL};
+
   for (int k = 0; k < 2; k++) { /* an empty product: m rows, no entries */
     d->c[k].m = A->rmap->n;
     d->c[k].n = B->cmap->N;
@@ -229,7 +219,7 @@ static PetscErrorCode MatSpmvMPIProductLocalSymbolic(Mat A, Mat B, MatSpmvMPIPro
 static PetscErrorCode MatSpmvMPIProductLocalNumeric(Mat C, Mat A, Mat B, MatSpmvMPIProductData *d, PetscScalar *vout, void *stream)
 {
   Mat              X[4];
-  MatSpmvDeviceCSR x[4], loc, oth;
+  MatSpmvDeviceCSR x[4];
 
   PetscFunctionBegin;
   for (int k = 0; k < 2; k++) {
@@ -243,18 +233,8 @@ static PetscErrorCode MatSpmvMPIProductLocalNumeric(Mat C, Mat A, Mat B, MatSpmv
   PetscCall(MatSpmvCUDAMergeValues(&d->loc, x[2].a, x[3].a, stream));
   PetscCall(PetscSFBcastWithMemTypeBegin(d->sfentries, MPIU_SCALAR, PETSC_MEMTYPE_CUDA, d->loc.a, PETSC_MEMTYPE_CUDA, d->otha, MPI_REPLACE));
   PetscCall(PetscSFBcastEnd(d->sfentries, MPIU_SCALAR, d->loc.a, d->otha, MPI_REPLACE));
-  loc.m   = d->loc.m;
-  loc.n   = B->cmap->N;
-  loc.nnz = d->loc.nnz;
-  loc.i   = d->loc.i;
-  loc.j   = d->loc.j;
-  loc.a   = d->loc.a;
-  oth.m   = d->ngA;
-  oth.n   = B->cmap->N;
-  oth.nnz = d->noth;
-  oth.i   = d->othi;
-  oth.j   = d->othj;
-  oth.a   = d->otha;
+  const MatSpmvDeviceCSR loc = {d->loc.m, B->cmap->N, d->loc.nnz, d->loc.i, d->loc.j, d->loc.a}, oth = {d->ngA, B->cmap->N, d->noth, d->othi, d->othj, d->otha};
+
   if (d->plan[0]) PetscCall(MatSpmvDeviceOperations.spgemmnumeric(d->plan[0], &x[0], &loc, vout));
   if (d->plan[1]) PetscCall(MatSpmvDeviceOperations.spgemmnumeric(d->plan[1], &x[1], &oth, vout + d->c[0].nnz));
   for (int k = 0; k < 4; k++) PetscCall(MatSpmvCUSPARSERestoreCSR(X[k], &x[k]));
@@ -397,7 +377,7 @@ static PetscErrorCode MatProductSymbolic_MPIAIJSpmvDevicePtAP(Mat C)
   Mat                    A = p->A, P = p->B, Pd, Po;
   const PetscInt        *pgarray;
   MatSpmvMPIProductData *d;
-  MatSpmvDeviceCSR       x[2], lc;
+  MatSpmvDeviceCSR       x[2];
   PetscInt               n = P->cmap->n, ngP, nc, rstart, *srows = NULL, *scols = NULL, *spos = NULL, *rrows = NULL, *rcols = NULL;
   int                   *ci = NULL, *cj = NULL, *hi = NULL, *hj = NULL;
   PetscSF                multi;
@@ -427,12 +407,8 @@ static PetscErrorCode MatProductSymbolic_MPIAIJSpmvDevicePtAP(Mat C)
   PetscCall(MatSpmvCUDAMergeRows(&x[0], x[1].nnz ? &x[1] : NULL, d->pcmap, 0, &d->locc, stream));
   PetscCall(MatSpmvCUSPARSERestoreCSR(Pd, &x[0]));
   PetscCall(MatSpmvCUSPARSERestoreCSR(Po, &x[1]));
-  lc.m     = d->locc.m;
-  lc.n     = n + ngP;
-  lc.nnz   = d->locc.nnz;
-  lc.i     = d->locc.i;
-  lc.j     = d->locc.j;
-  lc.a     = NULL;
+  const MatSpmvDeviceCSR lc = {d->locc.m, n + ngP, d->locc.nnz, d->locc.i, d->locc.j, NULL};
+
   d->t.m   = n + ngP;
   d->t.n   = lc.m;
   d->t.nnz = lc.nnz;
@@ -521,7 +497,7 @@ static PetscErrorCode MatProductSymbolic_MPIAIJSpmvDevicePtAP(Mat C)
 #endif
 
 /* whether C's product (its result C an MPI aijcusparse matrix of its sizes, no phase run yet) is ours on
-   every process: A B of MPI matrices whose blocks aijcusparse keeps on the device with int indices; then
+   every process: A B or P^T A P of MPI matrices whose blocks aijcusparse keeps on the device with int indices; then
    its symbolic phase run (*done), else nothing */
 PetscErrorCode MatSpmvMPIProductSymbolicOnDevice(Mat C, PetscBool *done)
 {

@@ -327,11 +327,9 @@ static PetscErrorCode MatSpmvRunDevicePhase(Mat C, PetscErrorCode (*f)(Mat))
   PetscCall(MatSpmvCUDASynchronizeDevice());
 #endif
   if (symbolic) {
-    PetscBool added[2], base;
+    PetscBool added[2], base, ours = PETSC_FALSE;
 
     PetscCall(MatSpmvPtAPOffProcessOnHost(C, PETSC_TRUE, added));
-    PetscBool ours = PETSC_FALSE;
-
     PetscCall(MatSpmvMPIResultBase(C, &base));
     if (base) PetscCall(MatSpmvSetCOOOps_MPIResult(C));               /* PETSc's MPI products assemble C from COO entries */
     if (base) PetscCall(MatSpmvMPIProductSymbolicOnDevice(C, &ours)); /* or ours makes it on the device */
