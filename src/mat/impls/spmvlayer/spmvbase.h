@@ -96,6 +96,8 @@ typedef struct {
    plus A^T's (symmetrize: the union of both patterns), scaled by diag(|g(r, r)|^(-1/2)) on both
    sides (a zero or missing diagonal gives 0); at most 2 nnz entries */
 PETSC_INTERN PetscErrorCode MatSpmvCUDAGraph(const MatSpmvDeviceCSR *, PetscInt, MatSpmvGraphKind, MatSpmvDeviceGraph *, void *);
+/* s[r] = |g(r, r)|^(-1/2) of a square graph G (0 where the diagonal entry is zero or missing), the scale above */
+PETSC_INTERN PetscErrorCode MatSpmvCUDAGraphScales(const MatSpmvDeviceGraph *, PetscScalar *, void *);
 /* a process's COO entries for an MPI matrix of N columns (coo.cu): n of them in local rows (rstart + 0..m-1)
    and global columns, repeated or not (arrays of int-sized PetscInt, on the host, or on the device where
    device); its diagonal block's columns cstart..cend-1 */

@@ -6,6 +6,7 @@
 #include "../spmvkernels.h"
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sched.h>
 #include <thrust/equal.h>
 #include <thrust/execution_policy.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -391,6 +392,49 @@ PetscLogEvent MATSPMV_PinnedNew;
 
 #define MATSPMV_PINNED_HUGE ((size_t)4 << 20)
 #define MATSPMV_HUGE_PAGE   ((size_t)2 << 20)
+#define MATSPMV_FAULT_MIN   ((size_t)16 << 20) /* smaller blocks: a thread's start costs more than it saves */
+#define MATSPMV_FAULT_MAX   8                  /* threads: 170 MiB in 0.0088 s by 8, 0.0066 by 16 */
+
+/* a write to each page of [p, p + len) in the t-th of nt contiguous parts */
+static void MatSpmvPinnedTouch(char *p, size_t len, int t, int nt)
+{
+  const size_t part = (len / MATSPMV_HUGE_PAGE + nt - 1) / nt * MATSPMV_HUGE_PAGE;
+  const size_t end  = PetscMin(len, (t + 1) * part);
+
+  for (size_t o = t * part; o < end; o += 4096) ((volatile char *)p)[o] = 0;
+}
+
+/* The pages of a new block faulted in by several threads before its registration: the kernel zeroes
+   each new page in the thread that faults it in, and cudaHostRegister() faults them in one thread
+   (H200 host, scratch pinbench: 170 MiB registered in 0.025 s, 0.009 s after 8 threads faulted it in;
+   GAMG's set-up of KSP ex45 160^3 makes 0.7 GB of new blocks). Threads: as many as the CPUs this
+   process may run on, at most MATSPMV_FAULT_MAX (an MPI process bound to one core gets none). Where
+   a thread cannot start, the registration faults in its part */
+static void MatSpmvPinnedFaultIn(char *p, size_t len)
+{
+  static int               ncpu = 0;
+  std::vector<std::thread> threads;
+
+  if (!ncpu) {
+#if defined(__linux__)
+    cpu_set_t set;
+
+    ncpu = sched_getaffinity(0, sizeof(set), &set) ? 1 : CPU_COUNT(&set);
+#else
+    ncpu = 1;
+#endif
+  }
+  const int nt = PetscMin(ncpu, MATSPMV_FAULT_MAX);
+  if (nt < 2 || len < MATSPMV_FAULT_MIN) return;
+  try {
+    threads.reserve(nt - 1);
+    for (int t = 1; t < nt; t++) threads.emplace_back(MatSpmvPinnedTouch, p, len, t, nt);
+  } catch (...) { /* fewer threads: their parts are left to the registration */
+  }
+  MatSpmvPinnedTouch(p, len, 0, nt);
+  for (std::thread &th : threads) th.join();
+}
+
 static cudaError_t MatSpmvPinnedGet(char **base, size_t want)
 {
   if (want >= MATSPMV_PINNED_HUGE) {
@@ -401,6 +445,7 @@ static cudaError_t MatSpmvPinnedGet(char **base, size_t want)
 #if defined(MADV_HUGEPAGE)
       (void)madvise(p, len, MADV_HUGEPAGE); /* a hint: without it, pages of 4 KiB */
 #endif
+      MatSpmvPinnedFaultIn((char *)p, len);
       if (cudaHostRegister(p, len, cudaHostRegisterDefault) == cudaSuccess) {
         *base            = (char *)p;
         ((size_t *)p)[0] = len;

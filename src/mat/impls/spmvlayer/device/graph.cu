@@ -143,6 +143,16 @@ static PetscErrorCode MatSpmvCUDAGraphCollapse(PetscInt m, PetscInt bs, PetscInt
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MatSpmvCUDAGraphScales(const MatSpmvDeviceGraph *G, PetscScalar *d_s, void *stream)
+{
+  PetscFunctionBegin;
+  if (G->m) {
+    MatSpmvGraphScalesKernel<PetscScalar, int><<<MatSpmvGrid(G->m), MATSPMV_THREADS, 0, (cudaStream_t)stream>>>((int)G->m, G->i, G->j, G->a, d_s);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatSpmvCUDAGraph(const MatSpmvDeviceCSR *A, PetscInt bs, MatSpmvGraphKind kind, MatSpmvDeviceGraph *G, void *stream)
 {
   cudaStream_t       s = (cudaStream_t)stream;
@@ -204,8 +214,7 @@ PetscErrorCode MatSpmvCUDAGraph(const MatSpmvDeviceCSR *A, PetscInt bs, MatSpmvG
     PetscScalar *d_s;
 
     PetscCall(MatSpmvCUDAMalloc((void **)&d_s, m * sizeof(PetscScalar)));
-    MatSpmvGraphScalesKernel<PetscScalar, int><<<MatSpmvGrid(m), MATSPMV_THREADS, 0, s>>>((int)m, G->i, G->j, G->a, d_s);
-    PetscCallCUDA(cudaGetLastError());
+    PetscCall(MatSpmvCUDAGraphScales(G, d_s, stream));
     PetscCall(MatSpmvCUDADiagonalScale(m, G->i, G->j, d_s, d_s, G->a, stream));
     PetscCall(MatSpmvCUDAFree(d_s)); /* cudaFree waits for the scaling */
   }

@@ -319,12 +319,43 @@ static PetscErrorCode MatSpmvGraphOffDiagonalCOO(Mat A, PetscBool transpose, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The MPI graph's blocks scaled on the device as PETSc scales the graph, each entry over the square
+   roots of its row's and its column's diagonal entries: the ghost columns' scales from their owners
+   through the graph's ghost map. The graph then comes to the host once, scaled (scaled there after,
+   by aijcusparse's MatGetDiagonal() and MatDiagonalScale(), it took 0.069 s more of level 0 of KSP
+   ex45 160^3 on two processes, 2 on one H200: MatGetDiagonal() uploads the graph) */
+static PetscErrorCode MatSpmvGraphMPIScale(Mat A, MatSpmvDeviceGraph *g, const MatSpmvCOODevice *coo, PetscScalar *oa, void *stream)
+{
+  PetscScalar *s, *sg;
+  PetscInt    *garray;
+  PetscSF      sf;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvCUDAMalloc((void **)&s, sizeof(PetscScalar) * (size_t)PetscMax(g->m, 1)));
+  PetscCall(MatSpmvCUDAMalloc((void **)&sg, sizeof(PetscScalar) * (size_t)PetscMax(coo->ng, 1)));
+  PetscCall(MatSpmvCUDAGraphScales(g, s, stream));
+  PetscCall(PetscMalloc1(PetscMax(coo->ng, 1), &garray)); /* int-sized PetscInt: the device graph's condition */
+  PetscCall(MatSpmvCUDACopyToHost(garray, coo->garray, sizeof(int) * (size_t)coo->ng, stream));
+  PetscCall(PetscLogGpuToCpu(sizeof(int) * (double)coo->ng));
+  PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)A), &sf));
+  PetscCall(PetscSFSetGraphLayout(sf, A->rmap, coo->ng, NULL, PETSC_COPY_VALUES, garray));
+  PetscCall(PetscFree(garray));
+  PetscCall(PetscSFBcastWithMemTypeBegin(sf, MPIU_SCALAR, PETSC_MEMTYPE_CUDA, s, PETSC_MEMTYPE_CUDA, sg, MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(sf, MPIU_SCALAR, s, sg, MPI_REPLACE));
+  PetscCall(PetscSFDestroy(&sf));
+  PetscCall(MatSpmvCUDADiagonalScale(g->m, g->i, g->j, s, s, g->a, stream));
+  if (coo->no) PetscCall(MatSpmvCUDADiagonalScale(g->m, coo->oi, coo->oj, s, sg, oa, stream));
+  PetscCall(MatSpmvCUDAFree(s)); /* cudaFree waits for the scaling */
+  PetscCall(MatSpmvCUDAFree(sg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The scalar graph of an MPI matrix of ours, PETSc's function's result made another way, on the
    device but for the boundary: the diagonal block's |Ad| (+ |Ad|^T) by the device graph; the
    off-diagonal entries (with the transposes other processes send, MatSpmvGraphOffDiagonalCOO())
-   summed by the device COO assembly, which also finds the graph's ghost map; both blocks copied once
-   into page-locked host memory for the MPIAIJ that PETSc's coarsening reads, which then scales itself
-   by the diagonal on the device (aijcusparse's). PETSc's function transposes and adds all of A on the
+   summed by the device COO assembly, which also finds the graph's ghost map; both blocks scaled there
+   (MatSpmvGraphMPIScale()), then copied once into page-locked host memory for the MPIAIJ that
+   PETSc's coarsening reads. PETSc's function transposes and adds all of A on the
    host: MatAXPY() 0.77 s and MatTranspose() 0.25 s on KSP ex45 140^3 on two processes (H200); an
    earlier host assembly of the boundary entries here still took 0.45 s of 160^3 on two */
 static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, PetscBool scale, PetscReal filter, Mat *G)
@@ -341,7 +372,7 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
   PetscBool          transpose = symmetrize, isset, issym, absval = (PetscBool)(scale || filter >= 0), inrange, given;
   void              *stream;
   MatInfo            info;
-  PetscLogDouble     t0, t1, t2, t3, t3c, t4;
+  PetscLogDouble     t0, t1, t2, t2s, t2a, t3, t4;
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
@@ -381,6 +412,9 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
     PetscCall(PetscLogGpuTimeEnd());
   }
   PetscCall(PetscFree3(ci, cj, cv));
+  PetscCall(PetscTime(&t2s));
+  if (scale) PetscCall(MatSpmvGraphMPIScale(A, &g, &coo, oa, stream));
+  PetscCall(PetscTime(&t2a));
   {
     const MatSpmvDeviceCSR diag = {m, m, g.nnz, g.i, g.j, g.a}, off = {m, coo.ng, coo.no, coo.oi, coo.oj, oa};
 
@@ -394,22 +428,11 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
   PetscCall(MatSpmvCUDAFree(oa));
   PetscCall(PetscTime(&t3));
   PetscCall(MatConvert(*G, MATMPIAIJCUSPARSE, MAT_INPLACE_MATRIX, G)); /* PETSc's graph of an aijcusparse copy is aijcusparse */
-  PetscCall(PetscTime(&t3c));
   if (symmetrize) PetscCall(MatSetOption(*G, MAT_SYMMETRIC, PETSC_TRUE));
   else PetscCall(MatPropagateSymmetryOptions(A, *G));
-  if (scale) { /* as PETSc's: each entry over the square roots of its row's and column's diagonal (aijcusparse's, on the device) */
-    Vec diag;
-
-    PetscCall(MatCreateVecs(*G, &diag, NULL));
-    PetscCall(MatGetDiagonal(*G, diag));
-    PetscCall(VecReciprocal(diag));
-    PetscCall(VecSqrtAbs(diag));
-    PetscCall(MatDiagonalScale(*G, diag, diag));
-    PetscCall(VecDestroy(&diag));
-  }
   PetscCall(PetscTime(&t4));
-  PetscCall(PetscInfo(A, "MatCreateGraph() on the device (MPI): %" PetscInt_FMT " + %" PetscInt_FMT " entries here (%s), %" PetscInt_FMT " ghost columns, %.4f s (diagonal block %.4f, boundary entries gathered %.4f, assembled %.4f, converted %.4f, scaled %.4f)\n", g.nnz,
-                      coo.no, transpose ? "A + A^T" : "A", coo.ng, t4 - t0, t1 - t0, t2 - t1, t3 - t2, t3c - t3, t4 - t3c));
+  PetscCall(PetscInfo(A, "MatCreateGraph() on the device (MPI): %" PetscInt_FMT " + %" PetscInt_FMT " entries here (%s), %" PetscInt_FMT " ghost columns, %.4f s (diagonal block %.4f, boundary entries gathered %.4f, summed %.4f, scaled %.4f, assembled %.4f, converted %.4f)\n", g.nnz,
+                      coo.no, transpose ? "A + A^T" : "A", coo.ng, t4 - t0, t1 - t0, t2 - t1, t2s - t2, t2a - t2s, t3 - t2a, t4 - t3));
   PetscCall(MatViewFromOptions(*G, NULL, "-mat_graph_view"));
   if (filter >= 0) {
     PetscCall(MatFilter(*G, filter, PETSC_TRUE, PETSC_TRUE)); /* PETSc's, on the graph */

@@ -290,12 +290,14 @@ static PetscErrorCode MatProductSymbolic_MPIAIJSpmvDevice(Mat C)
   PetscInt               nc;
   int                   *ci = NULL, *cj = NULL;
   void                  *stream;
-  PetscLogDouble         t0, t1;
+  PetscLogDouble         t[3];
 
   PetscFunctionBegin;
-  PetscCall(PetscTime(&t0));
+  PetscCall(PetscTime(&t[0]));
   PetscCall(MatSpmvMPIProductStart(C, &d, &stream));
   PetscCall(MatSpmvMPIProductLocalSymbolic(A, B, d, stream));
+  PetscCall(MatSpmvCUDASynchronize(stream)); /* for the -info times */
+  PetscCall(PetscTime(&t[1]));
   /* their entries as C's COO entries */
   PetscCall(PetscIntSumError(d->c[0].nnz, d->c[1].nnz, &nc)); /* C's entries here, counted in int on the device */
   PetscCall(MatSpmvCUDAMalloc((void **)&ci, sizeof(int) * (size_t)PetscMax(nc, 1)));
@@ -305,8 +307,9 @@ static PetscErrorCode MatProductSymbolic_MPIAIJSpmvDevice(Mat C)
   PetscCall(MatSpmvCUDACSRToCOO(&d->c[1], C->rmap->rstart, ci + d->c[0].nnz, cj + d->c[0].nnz, stream));
   PetscCall(MatSetBlockSizesFromMats(C, A, B));
   PetscCall(MatSpmvMPIProductMake(C, d, nc, ci, cj, MatProductNumeric_MPIAIJSpmvDevice));
-  PetscCall(PetscTime(&t1));
-  PetscCall(PetscInfo(C, "MPI product on the device: A B with %" PetscInt_FMT " + %" PetscInt_FMT " local product entries, %" PetscInt_FMT " rows of B from other processes (%" PetscInt_FMT " entries), %.4f s\n", d->c[0].nnz, d->c[1].nnz, d->ngA, d->noth, t1 - t0));
+  PetscCall(PetscTime(&t[2]));
+  PetscCall(PetscInfo(C, "MPI product on the device: A B with %" PetscInt_FMT " + %" PetscInt_FMT " local product entries, %" PetscInt_FMT " rows of B from other processes (%" PetscInt_FMT " entries), %.4f s (pattern %.4f, C made %.4f)\n", d->c[0].nnz,
+                      d->c[1].nnz, d->ngA, d->noth, t[2] - t[0], t[1] - t[0], t[2] - t[1]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -382,13 +385,14 @@ static PetscErrorCode MatProductSymbolic_MPIAIJSpmvDevicePtAP(Mat C)
   int                   *ci = NULL, *cj = NULL, *hi = NULL, *hj = NULL;
   PetscSF                multi;
   void                  *stream;
-  PetscLogDouble         t0, t1;
+  PetscLogDouble         t[5];
 
   PetscFunctionBegin;
-  PetscCall(PetscTime(&t0));
+  PetscCall(PetscTime(&t[0]));
   PetscCall(MatSpmvMPIProductStart(C, &d, &stream));
   rstart = C->rmap->rstart;
   PetscCall(MatSpmvMPIProductLocalSymbolic(A, P, d, stream));
+  PetscCall(PetscTime(&t[1]));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->vab, sizeof(PetscScalar) * PetscMax((size_t)d->c[0].nnz + (size_t)d->c[1].nnz, 1)));
   /* T = P_loc^T, P's columns numbered local then ghost */
   PetscCall(MatMPIAIJGetSeqAIJ(P, &Pd, &Po, &pgarray));
@@ -428,6 +432,8 @@ static PetscErrorCode MatProductSymbolic_MPIAIJSpmvDevicePtAP(Mat C)
     if (d->plan[k] && d->t.nnz) PetscCall(MatSpmvDeviceOperations.spgemmsymbolic(&d->t, &d->c[k], &d->eplan[k], &d->e[k]));
   }
   /* the boundary's bookkeeping on the host: the other processes' entries' rows (global) and columns */
+  PetscCall(MatSpmvCUDASynchronize(stream)); /* for the -info times: T and its products done */
+  PetscCall(PetscTime(&t[2]));
   for (int k = 0; k < 2; k++) {
     d->elocal[k] = 0;
     if (d->e[k].nnz) {
@@ -489,9 +495,11 @@ static PetscErrorCode MatProductSymbolic_MPIAIJSpmvDevicePtAP(Mat C)
   PetscCall(MatSpmvCUDAMalloc((void **)&d->w, sizeof(PetscScalar) * PetscMax((size_t)d->e[0].nnz + (size_t)d->e[1].nnz, 1)));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->v, sizeof(PetscScalar) * (size_t)PetscMax(nc, 1)));
   PetscCall(MatSetBlockSizes(C, P->cmap->bs, P->cmap->bs));
+  PetscCall(PetscTime(&t[3]));
   PetscCall(MatSpmvMPIProductMake(C, d, nc, ci, cj, MatProductNumeric_MPIAIJSpmvDevicePtAP));
-  PetscCall(PetscTime(&t1));
-  PetscCall(PetscInfo(C, "MPI product on the device: P^T A P with %" PetscInt_FMT " + %" PetscInt_FMT " entries of A P here, %" PetscInt_FMT " sent to other processes' rows and %" PetscInt_FMT " received, %.4f s\n", d->c[0].nnz, d->c[1].nnz, d->nsend, d->nrecv, t1 - t0));
+  PetscCall(PetscTime(&t[4]));
+  PetscCall(PetscInfo(C, "MPI product on the device: P^T A P with %" PetscInt_FMT " + %" PetscInt_FMT " entries of A P here, %" PetscInt_FMT " sent to other processes' rows and %" PetscInt_FMT " received, %.4f s (A P's pattern %.4f, P^T's and its products %.4f, boundary %.4f, C made %.4f)\n",
+                      d->c[0].nnz, d->c[1].nnz, d->nsend, d->nrecv, t[4] - t[0], t[1] - t[0], t[2] - t[1], t[3] - t[2], t[4] - t[3]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
