@@ -512,7 +512,7 @@ PetscErrorCode MatSpmvCUDAHostAlloc(void **ptr, size_t bytes)
     PetscCall(PetscLogEventEnd(MATSPMV_PinnedNew, 0, 0, 0, 0));
     PetscCallCUDA(err);
     if (want >= MATSPMV_PINNED_HUGE)
-      PetscCall(PetscInfo(NULL, "A page-locked block of %.1f MiB: %s, its pages first touched by %d threads\n", want / 1048576.0, ((size_t *)base)[1] ? "huge pages registered with CUDA" : "cudaMallocHost's (registering failed)", threads ? threads : 1));
+      PetscCall(PetscInfo(NULL, "A page-locked block of %.1f MiB: %s, its pages first touched by %d thread%s\n", want / 1048576.0, ((size_t *)base)[1] ? "huge pages registered with CUDA" : "cudaMallocHost's (registering failed)", PetscMax(threads, 1), threads > 1 ? "s" : ""));
     MatSpmvPinnedAllocated++;
   }
   *ptr = base + MATSPMV_PINNED_HEADER;
