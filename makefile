@@ -69,7 +69,7 @@ endif
 # the stock PETSc programs the tests and the demo run with -dll_append
 PETSC_SRC ?= $(firstword $(wildcard $(PETSC_DIR)/src $(PETSC_DIR)/share/petsc/examples/src $(PETSCSPMV_CACHE_SRC)))
 PETSCSPMV_CACHE_SRC := $(shell PETSCSPMV_VARIANT=$(PETSCSPMV_VARIANT) bash -c '. scripts/petsc-env.sh >/dev/null; echo $$PETSCSPMV_CACHE/petsc-$$PETSC_VERSION/src')
-TESTS    = $(BINDIR)/test_matrices $(BINDIR)/test_vectors $(BINDIR)/test_gamg $(BINDIR)/test_gamg_mpi $(BINDIR)/test_ops $(BINDIR)/test_order $(BINDIR)/test_errors $(BINDIR)/test_spmv $(BINDIR)/test_compose $(BINDIR)/test_factor $(BINDIR)/test_sor $(BINDIR)/test_spgemm $(BINDIR)/test_installed
+TESTS    = $(BINDIR)/test_matrices $(BINDIR)/test_vectors $(BINDIR)/test_gamg $(BINDIR)/test_gamg_mpi $(BINDIR)/test_ops $(BINDIR)/test_order $(BINDIR)/test_errors $(BINDIR)/test_spmv $(BINDIR)/test_compose $(BINDIR)/test_factor $(BINDIR)/test_sor $(BINDIR)/test_spgemm $(BINDIR)/test_installed $(BINDIR)/test_owners
 EXAMPLES = $(BINDIR)/ex1
 BENCH    = $(BINDIR)/spmvbench $(BINDIR)/sorbench $(BINDIR)/spgemmbench
 STOCK    = $(BINDIR)/ex19 $(BINDIR)/ksp_ex2 $(BINDIR)/ksp_ex10 $(BINDIR)/ksp_ex11 $(BINDIR)/ksp_ex45 $(BINDIR)/ksp_ex56 $(BINDIR)/snes_ex12 $(BINDIR)/snes_ex62 \

@@ -5,7 +5,8 @@
   - device services (device.cu): memory, copies, element-wise kernels, on a cudaStream_t passed as void *;
   - aijcusparse access (cusparse.c): aijcusparse's device CSR of our matrices (whose type name is
     not aijcusparse's), solves staged through device vectors, host values brought up to date;
-  - matrices made on host CSR arrays they own (base/oncsr.c), and a device CSR copied into such arrays.
+  - matrices made on host CSR arrays they own (base/oncsr.c), and a device CSR copied into such arrays;
+  - entries sent to the owners of their rows (base/owners.c).
 */
 #include <petscmat.h>
 
@@ -268,6 +269,16 @@ PETSC_INTERN PetscErrorCode MatSpmvNoInodeEnd(PetscBool);
 /* A device CSR (m rows, nnz entries) copied on stream (NULL: PETSc's) into new host arrays
    (PetscMalloc3(): i, j, a), waited for; the device's are left */
 PETSC_INTERN PetscErrorCode MatSpmvCSRCopyToHost(const MatSpmvDeviceCSR *, void *, PetscInt **, PetscInt **, PetscScalar **);
+
+/* ---- floor 1: entries sent to the owners of their rows (base/owners.c) ---- */
+/* The SF whose n leaves are this process's entries, rows[k] global rows of map, and whose *nrecv roots
+   are the slots this process receives its rows' entries in (each sender's together, senders by rank):
+   arrays move to the owners by PetscSFReduceBegin/End(..., MPI_REPLACE). Collective */
+PETSC_INTERN PetscErrorCode MatSpmvSFCreateToOwners(MPI_Comm, PetscLayout, PetscInt, const PetscInt[], PetscSF *, PetscInt *);
+/* The n entries (rows[k], cols[k], vals[k]), rows global rows of map, sent to the owners of their rows,
+   once: this process's *nrecv received entries in new arrays (each sender's together, senders by rank;
+   freed with PetscFree3(*rrows, *rcols, *rvals)). Collective */
+PETSC_INTERN PetscErrorCode MatSpmvSendToOwners(MPI_Comm, PetscLayout, PetscInt, const PetscInt[], const PetscInt[], const PetscScalar[], PetscInt *, PetscInt **, PetscInt **, PetscScalar **);
 
 /* ---- the plans of the kernels that run chains of dependent rows in one launch (MATSOLVERSPMVFACTOR's solves,
    the SOR sweeps; host code) ---- */

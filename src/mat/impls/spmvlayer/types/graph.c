@@ -261,18 +261,17 @@ static PetscErrorCode MatSpmvGraphMPIOnDevice(Mat A, PetscInt index_size, PetscB
 
 /* The graph's off-diagonal entries as COO on the host (global rows and columns): A's off-diagonal block's
    (|a| where absval), and with transpose the other processes' whose transposes fall in this process's
-   rows (a transposed off-diagonal entry is off-diagonal), gathered to the owners of their columns by a
-   PetscSF. Only the rows at the process boundaries hold such entries: O(boundary) host work and
-   messages, plus one pass over the row offsets */
+   rows (a transposed off-diagonal entry is off-diagonal), sent to the owners of their columns
+   (MatSpmvSendToOwners()). Only the rows at the process boundaries hold such entries: O(boundary)
+   host work and messages, plus one pass over the row offsets */
 static PetscErrorCode MatSpmvGraphOffDiagonalCOO(Mat A, PetscBool transpose, PetscBool absval, PetscCount *n, PetscInt **ci, PetscInt **cj, PetscScalar **cv)
 {
   Mat                Ao;
-  const PetscInt    *garray, *oi, *oj, *degree = NULL;
+  const PetscInt    *garray, *oi, *oj;
   const PetscScalar *oa;
-  PetscInt           m = A->rmap->n, rstart = A->rmap->rstart, nrows, no, nin = 0, *rows = NULL, *cols = NULL, *inrows = NULL;
-  PetscScalar       *vals = NULL, *invals = NULL;
+  PetscInt           m = A->rmap->n, rstart = A->rmap->rstart, nrows, no, nin = 0, *rows, *cols, *inrows = NULL, *incols = NULL;
+  PetscScalar       *vals, *invals = NULL;
   PetscBool          done;
-  PetscSF            sf = NULL;
 
   PetscFunctionBegin;
   PetscCall(MatMPIAIJGetSeqAIJ(A, NULL, &Ao, &garray));
@@ -289,33 +288,19 @@ static PetscErrorCode MatSpmvGraphOffDiagonalCOO(Mat A, PetscBool transpose, Pet
     }
   PetscCall(MatSeqAIJRestoreArrayRead(Ao, &oa));
   PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nrows, &oi, &oj, &done));
-  if (transpose) { /* each entry to its column's owner: the root is the column, as a row there */
-    PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)A), &sf));
-    PetscCall(PetscSFSetGraphLayout(sf, A->rmap, no, NULL, PETSC_COPY_VALUES, cols));
-    PetscCall(PetscSFSetUp(sf));
-    PetscCall(PetscSFComputeDegreeBegin(sf, &degree));
-    PetscCall(PetscSFComputeDegreeEnd(sf, &degree));
-    for (PetscInt r = 0; r < m; r++) nin += degree[r];
-    PetscCall(PetscMalloc2(PetscMax(nin, 1), &inrows, PetscMax(nin, 1), &invals));
-    PetscCall(PetscSFGatherBegin(sf, MPIU_INT, rows, inrows)); /* the senders' rows: the transposes' columns */
-    PetscCall(PetscSFGatherEnd(sf, MPIU_INT, rows, inrows));
-    PetscCall(PetscSFGatherBegin(sf, MPIU_SCALAR, vals, invals));
-    PetscCall(PetscSFGatherEnd(sf, MPIU_SCALAR, vals, invals));
-  }
+  /* each entry's transpose to its column's owner, where the column is a row */
+  if (transpose) PetscCall(MatSpmvSendToOwners(PetscObjectComm((PetscObject)A), A->rmap, no, cols, rows, vals, &nin, &inrows, &incols, &invals));
+  PetscCall(PetscIntSumError(no, nin, NULL));
   *n = no + nin;
   PetscCall(PetscMalloc3(PetscMax(*n, 1), ci, PetscMax(*n, 1), cj, PetscMax(*n, 1), cv));
   PetscCall(PetscArraycpy(*ci, rows, no));
   PetscCall(PetscArraycpy(*cj, cols, no));
   PetscCall(PetscArraycpy(*cv, vals, no));
-  for (PetscInt r = 0, q = no; transpose && r < m; r++) /* the gathered entries come root by root */
-    for (PetscInt d = 0; d < degree[r]; d++, q++) {
-      (*ci)[q] = rstart + r;
-      (*cj)[q] = inrows[q - no];
-      (*cv)[q] = invals[q - no];
-    }
-  PetscCall(PetscSFDestroy(&sf));
+  PetscCall(PetscArraycpy(*ci + no, inrows, nin));
+  PetscCall(PetscArraycpy(*cj + no, incols, nin));
+  PetscCall(PetscArraycpy(*cv + no, invals, nin));
   PetscCall(PetscFree3(rows, cols, vals));
-  PetscCall(PetscFree2(inrows, invals));
+  if (transpose) PetscCall(PetscFree3(inrows, incols, invals));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -51,7 +51,7 @@ typedef struct {
   MatSpmvDeviceCSR  e[2];      /* their patterns: rows 0 .. n - 1 this process's of C, the rest (P's ghost columns) other processes' */
   PetscInt          elocal[2]; /* their entries in this process's rows (the leading ones) */
   PetscScalar      *w;         /* device: e[0]'s and e[1]'s values */
-  PetscSF           sfsend;    /* the other processes' entries (leaves, gathered from w into send) to their rows' owners */
+  PetscSF           sfsend;    /* the other processes' entries (leaves, gathered from w into send) to their rows' owners' slots */
   int              *sendpos;   /* device: their places in w */
   PetscScalar      *send;      /* device: their values */
   PetscInt          nsend, nrecv;
@@ -336,7 +336,6 @@ static PetscErrorCode MatProductNumeric_MPIAIJSpmvDevicePtAP(Mat C)
   MatSpmvMPIProductData *d;
   Mat                    Pd, Po;
   MatSpmvDeviceCSR       x[2], b;
-  PetscSF                multi;
   void                  *stream;
 
   PetscFunctionBegin;
@@ -358,13 +357,12 @@ static PetscErrorCode MatProductNumeric_MPIAIJSpmvDevicePtAP(Mat C)
     b.a = d->vab + (k ? d->c[0].nnz : 0);
     PetscCall(MatSpmvDeviceOperations.spgemmnumeric(d->eplan[k], &d->t, &b, d->w + (k ? d->e[0].nnz : 0)));
   }
-  /* this process's entries, then the others' to their owners (PETSc's gather: a reduce on the multi-SF) */
+  /* this process's entries, then the others' to their owners (MatSpmvSFCreateToOwners()'s slots) */
   PetscCall(MatSpmvCUDACopyOnDevice(d->v, d->w, sizeof(PetscScalar) * (size_t)d->elocal[0], stream));
   PetscCall(MatSpmvCUDACopyOnDevice(d->v + d->elocal[0], d->w + d->e[0].nnz, sizeof(PetscScalar) * (size_t)d->elocal[1], stream));
   PetscCall(MatSpmvCUDAGather(d->nsend, d->sendpos, d->w, d->send, stream));
-  PetscCall(PetscSFGetMultiSF(d->sfsend, &multi));
-  PetscCall(PetscSFReduceWithMemTypeBegin(multi, MPIU_SCALAR, PETSC_MEMTYPE_CUDA, d->send, PETSC_MEMTYPE_CUDA, d->v + d->elocal[0] + d->elocal[1], MPI_REPLACE));
-  PetscCall(PetscSFReduceEnd(multi, MPIU_SCALAR, d->send, d->v + d->elocal[0] + d->elocal[1], MPI_REPLACE));
+  PetscCall(PetscSFReduceWithMemTypeBegin(d->sfsend, MPIU_SCALAR, PETSC_MEMTYPE_CUDA, d->send, PETSC_MEMTYPE_CUDA, d->v + d->elocal[0] + d->elocal[1], MPI_REPLACE));
+  PetscCall(PetscSFReduceEnd(d->sfsend, MPIU_SCALAR, d->send, d->v + d->elocal[0] + d->elocal[1], MPI_REPLACE));
   PetscCall(MatSetValuesCOO(C, d->v, INSERT_VALUES));
   PetscCall(MatSpmvMPIProductFormTransposes(Pd));
   PetscCall(MatSpmvMPIProductFormTransposes(Po));
@@ -383,7 +381,6 @@ static PetscErrorCode MatProductSymbolic_MPIAIJSpmvDevicePtAP(Mat C)
   MatSpmvDeviceCSR       x[2];
   PetscInt               n = P->cmap->n, ngP, nc, rstart, *srows = NULL, *scols = NULL, *spos = NULL, *rrows = NULL, *rcols = NULL;
   int                   *ci = NULL, *cj = NULL, *hi = NULL, *hj = NULL;
-  PetscSF                multi;
   void                  *stream;
   PetscLogDouble         t[5];
 
@@ -461,15 +458,12 @@ static PetscErrorCode MatProductSymbolic_MPIAIJSpmvDevicePtAP(Mat C)
       }
     PetscCall(PetscFree2(hi, hj));
   }
-  PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)C), &d->sfsend));
-  PetscCall(PetscSFSetGraphLayout(d->sfsend, C->rmap, d->nsend, NULL, PETSC_COPY_VALUES, srows));
-  PetscCall(PetscSFGetMultiSF(d->sfsend, &multi));
-  PetscCall(PetscSFGetGraph(multi, &d->nrecv, NULL, NULL, NULL));
+  PetscCall(MatSpmvSFCreateToOwners(PetscObjectComm((PetscObject)C), C->rmap, d->nsend, srows, &d->sfsend, &d->nrecv));
   PetscCall(PetscMalloc2(PetscMax(d->nrecv, 1), &rrows, PetscMax(d->nrecv, 1), &rcols));
-  PetscCall(PetscSFGatherBegin(d->sfsend, MPIU_INT, srows, rrows));
-  PetscCall(PetscSFGatherEnd(d->sfsend, MPIU_INT, srows, rrows));
-  PetscCall(PetscSFGatherBegin(d->sfsend, MPIU_INT, scols, rcols));
-  PetscCall(PetscSFGatherEnd(d->sfsend, MPIU_INT, scols, rcols));
+  PetscCall(PetscSFReduceBegin(d->sfsend, MPIU_INT, srows, rrows, MPI_REPLACE));
+  PetscCall(PetscSFReduceEnd(d->sfsend, MPIU_INT, srows, rrows, MPI_REPLACE));
+  PetscCall(PetscSFReduceBegin(d->sfsend, MPIU_INT, scols, rcols, MPI_REPLACE));
+  PetscCall(PetscSFReduceEnd(d->sfsend, MPIU_INT, scols, rcols, MPI_REPLACE));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->sendpos, sizeof(int) * (size_t)PetscMax(d->nsend, 1)));
   PetscCall(MatSpmvCUDAMalloc((void **)&d->send, sizeof(PetscScalar) * (size_t)PetscMax(d->nsend, 1)));
   PetscCall(MatSpmvCUDACopyToDevice(d->sendpos, spos, sizeof(int) * (size_t)d->nsend, stream));
