@@ -14,132 +14,132 @@
 #include "../spmvbase.h"
 #include <petscsf.h>
 
-/* each entry's owner dest[k]; the owners receiving entries (toranks, ascending) and how many each;
-   slot[r]: owner r's place in toranks (size entries) */
-static PetscErrorCode MatSpmvOwnersCount(MPI_Comm icomm, PetscLayout map, PetscInt n, const PetscInt rows[], PetscMPIInt **dest, PetscMPIInt **slot, PetscMPIInt *nto, PetscMPIInt **toranks, PetscMPIInt **tocounts)
+/* who sends what to whom: each entry's owner dest[k]; the owners this process sends to (toranks,
+   ascending), how many each, and slot[r], owner r's place there (size entries); the senders to this
+   process (fromranks, ascending), how many each and where each one's entries start here (fromoff) */
+typedef struct {
+  MPI_Comm    icomm;
+  PetscMPIInt tag, nto, nfrom, *dest, *slot, *toranks, *tocounts, *fromranks, *fromcounts;
+  PetscInt   *fromoff, nrecv;
+} MatSpmvOwners;
+
+static PetscErrorCode MatSpmvOwnersSetUp(MPI_Comm comm, PetscLayout map, PetscInt n, const PetscInt rows[], MatSpmvOwners *o)
 {
   PetscMPIInt size;
 
   PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_size(icomm, &size));
-  PetscCall(PetscMalloc2(PetscMax(n, 1), dest, size, slot));
-  for (PetscMPIInt r = 0; r < size; r++) (*slot)[r] = 0;
+  PetscCall(PetscCommDuplicate(comm, &o->icomm, &o->tag));
+  PetscCallMPI(MPI_Comm_size(o->icomm, &size));
+  PetscCall(PetscMalloc2(PetscMax(n, 1), &o->dest, size, &o->slot));
+  for (PetscMPIInt r = 0; r < size; r++) o->slot[r] = 0;
   for (PetscInt k = 0; k < n; k++) {
-    PetscCall(PetscLayoutFindOwner(map, rows[k], &(*dest)[k]));
-    PetscCheck((*slot)[(*dest)[k]] < PETSC_MPI_INT_MAX / 2, PETSC_COMM_SELF, PETSC_ERR_SUP, "More than 2^30 entries to one process: use more processes");
-    (*slot)[(*dest)[k]]++;
+    PetscCall(PetscLayoutFindOwner(map, rows[k], &o->dest[k]));
+    PetscCheck(o->slot[o->dest[k]] < PETSC_MPI_INT_MAX / 2, PETSC_COMM_SELF, PETSC_ERR_SUP, "More than 2^30 entries to one process: use more processes");
+    o->slot[o->dest[k]]++;
   }
-  *nto = 0;
-  for (PetscMPIInt r = 0; r < size; r++) *nto += (*slot)[r] > 0;
-  PetscCall(PetscMalloc2(*nto, toranks, *nto, tocounts));
-  *nto = 0;
+  o->nto = 0;
+  for (PetscMPIInt r = 0; r < size; r++) o->nto += o->slot[r] > 0;
+  PetscCall(PetscMalloc2(o->nto, &o->toranks, o->nto, &o->tocounts));
+  o->nto = 0;
   for (PetscMPIInt r = 0; r < size; r++)
-    if ((*slot)[r]) {
-      (*toranks)[*nto]  = r;
-      (*tocounts)[*nto] = (*slot)[r];
-      (*slot)[r]        = (*nto)++;
+    if (o->slot[r]) {
+      o->toranks[o->nto]  = r;
+      o->tocounts[o->nto] = o->slot[r];
+      o->slot[r]          = o->nto++;
     }
+  PetscCall(PetscCommBuildTwoSided(o->icomm, 1, MPI_INT, o->nto, o->toranks, o->tocounts, &o->nfrom, &o->fromranks, &o->fromcounts));
+  PetscCall(PetscSortMPIIntWithArray(o->nfrom, o->fromranks, o->fromcounts));
+  PetscCall(PetscMalloc1(o->nfrom, &o->fromoff));
+  o->nrecv = 0;
+  for (PetscMPIInt i = 0; i < o->nfrom; i++) {
+    o->fromoff[i] = o->nrecv;
+    PetscCall(PetscIntSumError(o->nrecv, o->fromcounts[i], &o->nrecv));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the senders to this process (ascending) and their counts, and where each one's entries start here */
-static PetscErrorCode MatSpmvOwnersFrom(MPI_Comm icomm, PetscMPIInt nto, const PetscMPIInt toranks[], const PetscMPIInt tocounts[], PetscMPIInt *nfrom, PetscMPIInt **fromranks, PetscMPIInt **fromcounts, PetscInt **fromoff, PetscInt *nrecv)
+static PetscErrorCode MatSpmvOwnersDestroy(MatSpmvOwners *o)
 {
   PetscFunctionBegin;
-  PetscCall(PetscCommBuildTwoSided(icomm, 1, MPI_INT, nto, toranks, tocounts, nfrom, fromranks, fromcounts));
-  PetscCall(PetscSortMPIIntWithArray(*nfrom, *fromranks, *fromcounts));
-  PetscCall(PetscMalloc1(*nfrom, fromoff));
-  *nrecv = 0;
-  for (PetscMPIInt i = 0; i < *nfrom; i++) {
-    (*fromoff)[i] = *nrecv;
-    PetscCall(PetscIntSumError(*nrecv, (*fromcounts)[i], nrecv));
-  }
+  PetscCall(PetscFree(o->fromoff));
+  PetscCall(PetscFree(o->fromranks));
+  PetscCall(PetscFree(o->fromcounts));
+  PetscCall(PetscFree2(o->toranks, o->tocounts));
+  PetscCall(PetscFree2(o->dest, o->slot));
+  PetscCall(PetscCommDestroy(&o->icomm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatSpmvSFCreateToOwners(MPI_Comm comm, PetscLayout map, PetscInt n, const PetscInt rows[], PetscSF *sf, PetscInt *nrecv)
 {
-  MPI_Comm     icomm;
-  PetscMPIInt  tag, nto, nfrom, *dest, *slot, *toranks, *tocounts, *fromranks, *fromcounts;
-  PetscInt    *tobase, *fromoff;
-  PetscSFNode *iremote;
-  MPI_Request *reqs;
+  MatSpmvOwners o;
+  PetscInt     *tobase;
+  PetscSFNode  *iremote;
+  MPI_Request  *reqs;
 
   PetscFunctionBegin;
-  PetscCall(PetscCommDuplicate(comm, &icomm, &tag));
-  PetscCall(MatSpmvOwnersCount(icomm, map, n, rows, &dest, &slot, &nto, &toranks, &tocounts));
-  PetscCall(MatSpmvOwnersFrom(icomm, nto, toranks, tocounts, &nfrom, &fromranks, &fromcounts, &fromoff, nrecv));
+  PetscCall(MatSpmvOwnersSetUp(comm, map, n, rows, &o));
   /* the senders learn nothing of each other: each owner tells each sender where its entries start */
-  PetscCall(PetscMalloc2(nto, &tobase, nto + nfrom, &reqs));
-  for (PetscMPIInt j = 0; j < nto; j++) PetscCallMPI(MPI_Irecv(&tobase[j], 1, MPIU_INT, toranks[j], tag, icomm, &reqs[j]));
-  for (PetscMPIInt i = 0; i < nfrom; i++) PetscCallMPI(MPI_Isend(&fromoff[i], 1, MPIU_INT, fromranks[i], tag, icomm, &reqs[nto + i]));
-  PetscCallMPI(MPI_Waitall(nto + nfrom, reqs, MPI_STATUSES_IGNORE));
+  PetscCall(PetscMalloc2(o.nto, &tobase, o.nto + o.nfrom, &reqs));
+  for (PetscMPIInt j = 0; j < o.nto; j++) PetscCallMPI(MPI_Irecv(&tobase[j], 1, MPIU_INT, o.toranks[j], o.tag, o.icomm, &reqs[j]));
+  for (PetscMPIInt i = 0; i < o.nfrom; i++) PetscCallMPI(MPI_Isend(&o.fromoff[i], 1, MPIU_INT, o.fromranks[i], o.tag, o.icomm, &reqs[o.nto + i]));
+  PetscCallMPI(MPI_Waitall(o.nto + o.nfrom, reqs, MPI_STATUSES_IGNORE));
   PetscCall(PetscMalloc1(PetscMax(n, 1), &iremote)); /* the SF's */
   for (PetscInt k = 0; k < n; k++) {
-    iremote[k].rank  = dest[k];
-    iremote[k].index = tobase[slot[dest[k]]]++;
+    iremote[k].rank  = o.dest[k];
+    iremote[k].index = tobase[o.slot[o.dest[k]]]++;
   }
+  *nrecv = o.nrecv;
   PetscCall(PetscSFCreate(comm, sf));
   PetscCall(PetscSFSetGraph(*sf, *nrecv, n, NULL, PETSC_COPY_VALUES, iremote, PETSC_OWN_POINTER));
   PetscCall(PetscSFSetUp(*sf));
   PetscCall(PetscFree2(tobase, reqs));
-  PetscCall(PetscFree(fromoff));
-  PetscCall(PetscFree(fromranks));
-  PetscCall(PetscFree(fromcounts));
-  PetscCall(PetscFree2(toranks, tocounts));
-  PetscCall(PetscFree2(dest, slot));
-  PetscCall(PetscCommDestroy(&icomm));
+  PetscCall(MatSpmvOwnersDestroy(&o));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatSpmvSendToOwners(MPI_Comm comm, PetscLayout map, PetscInt n, const PetscInt rows[], const PetscInt cols[], const PetscScalar vals[], PetscInt *nrecv, PetscInt **rrows, PetscInt **rcols, PetscScalar **rvals)
 {
-  MPI_Comm     icomm;
-  PetscMPIInt  tag, tag2, nto, nfrom, *dest, *slot, *toranks, *tocounts, *fromranks, *fromcounts;
-  PetscInt    *fromoff, *sendij, *recvij, *pos;
-  PetscScalar *sendv;
-  MPI_Request *reqs;
+  MatSpmvOwners o;
+  PetscMPIInt   tag2;
+  PetscInt     *sendij, *recvij, *pos;
+  PetscScalar  *sendv;
+  MPI_Request  *reqs;
 
   PetscFunctionBegin;
-  PetscCall(PetscCommDuplicate(comm, &icomm, &tag));
-  PetscCall(PetscCommGetNewTag(icomm, &tag2));
-  PetscCall(MatSpmvOwnersCount(icomm, map, n, rows, &dest, &slot, &nto, &toranks, &tocounts));
-  PetscCall(MatSpmvOwnersFrom(icomm, nto, toranks, tocounts, &nfrom, &fromranks, &fromcounts, &fromoff, nrecv));
+  PetscCall(MatSpmvOwnersSetUp(comm, map, n, rows, &o));
+  PetscCall(PetscCommGetNewTag(o.icomm, &tag2));
   /* each owner's entries together: (row, column) pairs and values */
-  PetscCall(PetscMalloc3(2 * PetscMax(n, 1), &sendij, PetscMax(n, 1), &sendv, nto + 1, &pos));
+  PetscCall(PetscMalloc3(2 * PetscMax(n, 1), &sendij, PetscMax(n, 1), &sendv, o.nto + 1, &pos));
   pos[0] = 0;
-  for (PetscMPIInt j = 0; j < nto; j++) pos[j + 1] = pos[j] + tocounts[j];
+  for (PetscMPIInt j = 0; j < o.nto; j++) pos[j + 1] = pos[j] + o.tocounts[j];
   for (PetscInt k = 0; k < n; k++) {
-    const PetscInt q = pos[slot[dest[k]]]++;
+    const PetscInt q = pos[o.slot[o.dest[k]]]++;
 
     sendij[2 * q]     = rows[k];
     sendij[2 * q + 1] = cols[k];
     sendv[q]          = vals[k];
   }
+  *nrecv = o.nrecv;
   PetscCall(PetscMalloc3(PetscMax(*nrecv, 1), rrows, PetscMax(*nrecv, 1), rcols, PetscMax(*nrecv, 1), rvals));
-  PetscCall(PetscMalloc2(2 * PetscMax(*nrecv, 1), &recvij, 2 * (nto + nfrom), &reqs));
-  for (PetscMPIInt i = 0; i < nfrom; i++) {
-    PetscCallMPI(MPI_Irecv(recvij + 2 * fromoff[i], 2 * fromcounts[i], MPIU_INT, fromranks[i], tag, icomm, &reqs[2 * i]));
-    PetscCallMPI(MPI_Irecv(*rvals + fromoff[i], fromcounts[i], MPIU_SCALAR, fromranks[i], tag2, icomm, &reqs[2 * i + 1]));
+  PetscCall(PetscMalloc2(2 * PetscMax(*nrecv, 1), &recvij, 2 * (o.nto + o.nfrom), &reqs));
+  for (PetscMPIInt i = 0; i < o.nfrom; i++) {
+    PetscCallMPI(MPI_Irecv(recvij + 2 * o.fromoff[i], 2 * o.fromcounts[i], MPIU_INT, o.fromranks[i], o.tag, o.icomm, &reqs[2 * i]));
+    PetscCallMPI(MPI_Irecv(*rvals + o.fromoff[i], o.fromcounts[i], MPIU_SCALAR, o.fromranks[i], tag2, o.icomm, &reqs[2 * i + 1]));
   }
-  for (PetscMPIInt j = 0; j < nto; j++) { /* pos[j] is now where owner j's entries end */
-    const PetscInt start = pos[j] - tocounts[j];
+  for (PetscMPIInt j = 0; j < o.nto; j++) { /* pos[j] is now where owner j's entries end */
+    const PetscInt start = pos[j] - o.tocounts[j];
 
-    PetscCallMPI(MPI_Isend(sendij + 2 * start, 2 * tocounts[j], MPIU_INT, toranks[j], tag, icomm, &reqs[2 * (nfrom + j)]));
-    PetscCallMPI(MPI_Isend(sendv + start, tocounts[j], MPIU_SCALAR, toranks[j], tag2, icomm, &reqs[2 * (nfrom + j) + 1]));
+    PetscCallMPI(MPI_Isend(sendij + 2 * start, 2 * o.tocounts[j], MPIU_INT, o.toranks[j], o.tag, o.icomm, &reqs[2 * (o.nfrom + j)]));
+    PetscCallMPI(MPI_Isend(sendv + start, o.tocounts[j], MPIU_SCALAR, o.toranks[j], tag2, o.icomm, &reqs[2 * (o.nfrom + j) + 1]));
   }
-  PetscCallMPI(MPI_Waitall(2 * (nto + nfrom), reqs, MPI_STATUSES_IGNORE));
+  PetscCallMPI(MPI_Waitall(2 * (o.nto + o.nfrom), reqs, MPI_STATUSES_IGNORE));
   for (PetscInt q = 0; q < *nrecv; q++) {
     (*rrows)[q] = recvij[2 * q];
     (*rcols)[q] = recvij[2 * q + 1];
   }
   PetscCall(PetscFree2(recvij, reqs));
   PetscCall(PetscFree3(sendij, sendv, pos));
-  PetscCall(PetscFree(fromoff));
-  PetscCall(PetscFree(fromranks));
-  PetscCall(PetscFree(fromcounts));
-  PetscCall(PetscFree2(toranks, tocounts));
-  PetscCall(PetscFree2(dest, slot));
-  PetscCall(PetscCommDestroy(&icomm));
+  PetscCall(MatSpmvOwnersDestroy(&o));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
