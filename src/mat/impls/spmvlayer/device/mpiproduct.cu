@@ -61,26 +61,22 @@ __global__ void MatSpmvCSRToCOOKernel(I m, const I *__restrict__ ci, const I *__
 
 PetscErrorCode MatSpmvCUDAMergeRows(const MatSpmvDeviceCSR *d, const MatSpmvDeviceCSR *o, const int *garray, PetscInt cstart, MatSpmvMergedRows *mr, void *stream)
 {
-  cudaStream_t s       = (cudaStream_t)stream;
-  auto         pol     = thrust::cuda::par.on(s);
-  const int    m       = (int)d->m;
-  int          last[2] = {0, 0};
+  cudaStream_t s   = (cudaStream_t)stream;
+  auto         pol = thrust::cuda::par.on(s);
+  const int    m   = (int)d->m;
+  int          nnz = 0;
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(mr, sizeof(*mr)));
   mr->m = m;
   PetscCall(MatSpmvCUDAMalloc((void **)&mr->i, sizeof(int) * (size_t)(m + 1)));
-  if (!m) {
-    PetscCallCUDA(cudaMemsetAsync(mr->i, 0, sizeof(int), s));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
+  PetscCallCUDA(cudaMemsetAsync(mr->i + m, 0, sizeof(int), s));
+  if (!m) PetscFunctionReturn(PETSC_SUCCESS);
   MatSpmvMergeLengthsKernel<int><<<MatSpmvGrid(m), MATSPMV_THREADS, 0, s>>>(m, d->i, o ? o->i : NULL, mr->i);
   PetscCallCUDA(cudaGetLastError());
-  PetscCall(MatSpmvCUDACopyToHost(&last[1], mr->i + m - 1, sizeof(int), stream)); /* the last row's length, before the scan */
-  MatSpmvCallThrust(thrust::exclusive_scan(pol, thrust::device_ptr<int>(mr->i), thrust::device_ptr<int>(mr->i + m), thrust::device_ptr<int>(mr->i)));
-  PetscCall(MatSpmvCUDACopyToHost(&last[0], mr->i + m - 1, sizeof(int), stream));
-  mr->nnz = last[0] + last[1];
-  PetscCall(MatSpmvCUDACopyToDevice(mr->i + m, &mr->nnz, sizeof(int), stream));
+  MatSpmvCallThrust(thrust::exclusive_scan(pol, thrust::device_ptr<int>(mr->i), thrust::device_ptr<int>(mr->i + m + 1), thrust::device_ptr<int>(mr->i)));
+  PetscCall(MatSpmvCUDACopyToHost(&nnz, mr->i + m, sizeof(int), stream));
+  mr->nnz = nnz;
   PetscCall(MatSpmvCUDAMalloc((void **)&mr->j, sizeof(int) * (size_t)PetscMax(mr->nnz, 1)));
   PetscCall(MatSpmvCUDAMalloc((void **)&mr->src, sizeof(int) * (size_t)PetscMax(mr->nnz, 1)));
   PetscCall(MatSpmvCUDAMalloc((void **)&mr->a, sizeof(PetscScalar) * (size_t)PetscMax(mr->nnz, 1)));
