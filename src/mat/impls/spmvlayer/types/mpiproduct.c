@@ -14,7 +14,8 @@
     ghost map; the values through MatSetValuesCOO() at each numeric phase;
   - P^T A P: T = P_loc^T (P's columns numbered local then ghost) times (A P)'s two local products;
     T's rows past the local columns are other processes' rows of C: their entries go to the owners
-    through a PetscSF gather (indices on the host once, values device to device), as MPIAIJBACKEND's.
+    through an SF to the owners' slots (MatSpmvSFCreateToOwners(): indices on the host once, values
+    device to device at each numeric phase), where MPIAIJBACKEND gathers them through PETSc's multi-SF.
   Nothing is made on the host but the boundary's bookkeeping.
   -petscspmv_mpi_product 0, 64-bit indices, a matrix bound to the CPU or without device CSRs, product
   types other than A B and P^T A P: MPIAIJBACKEND, as before (-info says so).
