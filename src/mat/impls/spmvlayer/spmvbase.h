@@ -222,6 +222,8 @@ PETSC_INTERN PetscErrorCode MatSpmvCUSPARSERestoreValues(Mat, const PetscScalar 
 /* the same for writing (aijcusparse then counts its device values as the current ones) */
 PETSC_INTERN PetscErrorCode MatSpmvCUSPARSEGetArray(Mat, PetscScalar **);
 PETSC_INTERN PetscErrorCode MatSpmvCUSPARSERestoreArray(Mat, PetscScalar **);
+/* A's nnz device values set from device memory (A's pattern uploaded first where it is not there) */
+PETSC_INTERN PetscErrorCode MatSpmvCUSPARSESetValues(Mat, PetscInt, const PetscScalar *, void *);
 /* aijcusparse's upload of A's newer host CSR (ours or aijcusparse's) now, where the host's is newer */
 PETSC_INTERN PetscErrorCode MatSpmvCUSPARSEUpload(Mat);
 /* X's device CSR (values where asked; with empty_rows, a block without entries gets those row offsets
@@ -257,13 +259,16 @@ typedef struct {
 PETSC_INTERN PetscErrorCode MatSpmvCreateAIJOnCSR(MPI_Comm, PetscInt, PetscInt, const MatSpmvHostCSR *, const MatSpmvHostCSR *, Mat *);
 /* the log events of the matrices made from the device (and of new page-locked memory) */
 PETSC_INTERN PetscErrorCode MatSpmvRegisterOnCSREvents(void);
-/* a MATSEQAIJ copied from a device CSR (values NULL: left unset) on stream, its arrays in pinned host memory it owns */
-PETSC_INTERN PetscErrorCode MatSpmvCreateAIJFromDevice(const MatSpmvDeviceCSR *, void *, Mat *);
+/* a MATSEQAIJ copied from a device CSR on stream, in pinned host memory it owns. Values NULL: the caller
+   writes them on the device, and the host's are zeros mapped lazily where lazy (no host code is
+   expected to read them: aijcusparse would copy them down into pageable memory), else left unset in
+   the pinned memory (aijcusparse copies them down there at the device's rate) */
+PETSC_INTERN PetscErrorCode MatSpmvCreateAIJFromDevice(const MatSpmvDeviceCSR *, PetscBool, void *, Mat *);
 /* a MATMPIAIJ of N global columns copied from device blocks as above: the diagonal block diag and the
    off-diagonal block off (NULL: empty), whose columns are places in the ghost map garray (off->n global
    columns, ascending; device, NULL where off->n is 0); MPIAIJ's assembly then makes only the ghost
    scatter, not the map (a host hash over the off-diagonal block) */
-PETSC_INTERN PetscErrorCode MatSpmvCreateMPIAIJFromDevice(MPI_Comm, PetscInt, const MatSpmvDeviceCSR *, const MatSpmvDeviceCSR *, const int *, void *, Mat *);
+PETSC_INTERN PetscErrorCode MatSpmvCreateMPIAIJFromDevice(MPI_Comm, PetscInt, const MatSpmvDeviceCSR *, const MatSpmvDeviceCSR *, const int *, PetscBool, void *, Mat *);
 PETSC_INTERN PetscErrorCode MatSpmvNoInodeBegin(PetscBool *);
 PETSC_INTERN PetscErrorCode MatSpmvNoInodeEnd(PetscBool);
 /* A device CSR (m rows, nnz entries) copied on stream (NULL: PETSc's) into new host arrays

@@ -173,7 +173,10 @@ static PetscErrorCode MatSpmvSpGEMMTransposeNumeric(const MatSpmvDeviceCSR *x, M
 /* C becomes an aijcusparse matrix on the plan's pattern (copied to the host once, as aijcusparse's own
    symbolic phase does; PETSc's public calls give no way to hand aijcusparse a device CSR, so its first
    use uploads it again): made on pinned host arrays it owns, then put in C's place; C keeps its
-   product, prefix and name. Its values are set by the numeric phase */
+   product, prefix and name. Its values are set by the numeric phase; the host's are zeros mapped lazily
+   for A B and A^T B (GAMG's smoothing reads them on the device only), left unset in the pinned memory
+   for P^T A P and R A R^T (GAMG's next operator, whose host values GAMG reads: aijcusparse copies them
+   down there at the device's rate) */
 static PetscErrorCode MatSpmvSpGEMMCreateResult(Mat C, MatSpmvSpGEMMPlan *plan, PetscInt rbs, PetscInt cbs)
 {
   Mat          T;
@@ -186,7 +189,9 @@ static PetscErrorCode MatSpmvSpGEMMCreateResult(Mat C, MatSpmvSpGEMMPlan *plan, 
   {
     const MatSpmvDeviceCSR pattern = {plan->m, plan->n, plan->nnz, plan->ci, plan->cj, NULL};
 
-    PetscCall(MatSpmvCreateAIJFromDevice(&pattern, stream, &T));
+    const PetscBool lazy = (PetscBool)(product->type == MATPRODUCT_AB || product->type == MATPRODUCT_AtB || product->type == MATPRODUCT_ABt);
+
+    PetscCall(MatSpmvCreateAIJFromDevice(&pattern, lazy, stream, &T));
   }
   PetscCall(MatConvert(T, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &T));
   if (rbs > 1 && plan->m % rbs == 0 && cbs > 0 && plan->n % cbs == 0) PetscCall(MatSetBlockSizes(T, rbs, cbs));

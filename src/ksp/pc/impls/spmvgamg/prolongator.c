@@ -63,8 +63,8 @@ PetscErrorCode PCGAMGSpmvTentativeFromDevice(Mat A, PetscInt n, PetscInt nagg, c
     {
       const MatSpmvDeviceCSR P0csr = {rows, nagg * ncols, nnz, d_pi, d_pj, d_pv};
 
-      if (pinned && size > 1) PetscCall(MatSpmvCreateMPIAIJFromDevice(comm, PETSC_DETERMINE, &P0csr, NULL, NULL, stream, P));
-      else if (pinned) PetscCall(MatSpmvCreateAIJFromDevice(&P0csr, stream, P)); /* both copies wait for theirs */
+      if (pinned && size > 1) PetscCall(MatSpmvCreateMPIAIJFromDevice(comm, PETSC_DETERMINE, &P0csr, NULL, NULL, PETSC_FALSE, stream, P));
+      else if (pinned) PetscCall(MatSpmvCreateAIJFromDevice(&P0csr, PETSC_FALSE, stream, P)); /* both copies wait for theirs */
       else PetscCall(MatSpmvCSRCopyToHost(&P0csr, stream, &pi, &pj, &pv));
     }
     PetscCall(PetscMalloc1(PetscMax(ncols * ncols * nagg, 1), cdata));

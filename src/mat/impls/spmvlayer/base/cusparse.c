@@ -264,6 +264,19 @@ PetscErrorCode MatSpmvCUSPARSERestoreArray(Mat A, PetscScalar **v)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A's nnz device values set to d_a's (device), on stream: A, an aijcusparse matrix of ours made on host
+   arrays, uploads its pattern at the first call (and the host's values, which these replace) */
+PetscErrorCode MatSpmvCUSPARSESetValues(Mat A, PetscInt nnz, const PetscScalar *d_a, void *stream)
+{
+  PetscScalar *v;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvCUSPARSEGetArray(A, &v));
+  PetscCall(MatSpmvCUDACopyOnDevice(v, d_a, sizeof(PetscScalar) * (size_t)nnz, stream));
+  PetscCall(MatSpmvCUSPARSERestoreArray(A, &v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* A's CUDA work vector of layout map composed under key, made at the first use (A holds it): where a
    device-only operation meets host vectors, they are staged through such vectors */
 PetscErrorCode MatSpmvGetDeviceWorkVec(Mat A, const char *key, PetscLayout map, Vec *w)

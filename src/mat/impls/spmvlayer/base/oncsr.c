@@ -5,6 +5,12 @@
   comes to PETSc this way: one copy to the host, no insertion row by row.
 */
 #include "../spmvbase.h"
+#if defined(__linux__)
+  #include <sys/mman.h>
+  #if defined(MAP_ANONYMOUS) && defined(MAP_NORESERVE)
+    #define MATSPMV_LAZY_ZEROS
+  #endif
+#endif
 
 /* the making of a host matrix from a device CSR (its page-locked arrays, the copies, PETSc's assembly)
    and, inside it, the page-locking of new host memory (the cache had no block to give): each an event,
@@ -80,68 +86,115 @@ PetscErrorCode MatSpmvCreateAIJOnCSR(MPI_Comm comm, PetscInt m, PetscInt n, cons
 }
 
 #if defined(PETSC_HAVE_CUDA)
+/* a matrix's host arrays made from the device: i and j in a page-locked block, the values in the block
+   (copied down, or small) or in zero memory mapped lazily (values kept on the device) */
+typedef struct {
+  void  *block, *lazy;
+  size_t lazybytes;
+} MatSpmvOnPinnedCSR;
+
 static PetscErrorCode MatSpmvOnPinnedCSRDestroy(PetscCtxRt ctx)
 {
+  MatSpmvOnPinnedCSR *h = *(MatSpmvOnPinnedCSR **)ctx;
+
   PetscFunctionBegin;
-  PetscCall(MatSpmvCUDAHostFree(*(void **)ctx));
+  PetscCall(MatSpmvCUDAHostFree(h->block));
+  #if defined(MATSPMV_LAZY_ZEROS)
+  if (h->lazy) PetscCheck(!munmap(h->lazy, h->lazybytes), PETSC_COMM_SELF, PETSC_ERR_SYS, "munmap() of a matrix's host values failed");
+  #endif
+  PetscCall(PetscFree(h));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A sequential host CSR copied from the device CSR D (its values NULL: left unset, for the caller to
-   write on the device): i, j and the values in one block of
-   pinned host memory the matrix owns, so the CSR comes down and goes up again (aijcusparse's first
-   device use) at the device's rates, not pageable memory's. Its assembly skips the search for
+/* bytes of zeros whose pages the system gives only when touched, on transparent huge pages where it
+   gives them (a read of an untouched one maps its shared zero page), or NULL: the host values of a
+   matrix whose values live on the device, which PETSc reads only if a host operation asks for them
+   (aijcusparse then copies them down). Page-locking them instead, to copy them down and up again,
+   cost 0.049-0.060 s for 230 MiB on an H200 host, against 0.016-0.017 s for aijcusparse's upload from
+   such zeros (scratch upbench, s261) */
+static void *MatSpmvLazyZeros(size_t bytes)
+{
+  #if defined(MATSPMV_LAZY_ZEROS)
+  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+  if (p == MAP_FAILED) return NULL;
+    #if defined(MADV_HUGEPAGE)
+  (void)madvise(p, bytes, MADV_HUGEPAGE); /* a hint: without it, pages of 4 KiB (0.064-0.070 s for 230 MiB) */
+    #endif
+  return p;
+  #else
+  (void)bytes;
+  return NULL;
+  #endif
+}
+
+  #define MATSPMV_LAZY_MIN ((size_t)2 << 20) /* smaller value arrays stay in the block, zeroed there */
+
+/* A sequential host CSR copied from the device CSR D: i and j in one block of pinned host memory the
+   matrix owns, so the CSR comes down and goes up again (aijcusparse's first device use) at the
+   device's rates, not pageable memory's. Its values: D's copied into the block, or, with D's NULL,
+   zero (the caller writes them on the device: MatSpmvCUSPARSESetValues() or a product's numeric
+   phase), in lazily mapped zeros from MATSPMV_LAZY_MIN bytes on. Its assembly skips the search for
    inodes (-mat_no_inode, unless the user gave it): aijcusparse off the CPU does not use them, and
    on a 4M-row product result it was two thirds of the assembly (0.08 of 0.12 s, H100 host) */
-static PetscErrorCode MatSpmvCreateAIJFromDeviceArrays(const MatSpmvDeviceCSR *D, void *stream, Mat *A)
+static PetscErrorCode MatSpmvCreateAIJFromDeviceArrays(const MatSpmvDeviceCSR *D, PetscBool lazy, void *stream, Mat *A)
 {
-  const PetscInt     m = D->m, n = D->n, nnz = D->nnz;
-  const int         *d_i = D->i, *d_j = D->j;
-  const PetscScalar *d_a  = D->a;
-  const size_t       joff = (((size_t)m + 1) * sizeof(PetscInt) + 63) / 64 * 64; /* j and the values 64-byte aligned */
-  const size_t       aoff = joff + ((size_t)PetscMax(nnz, 1) * sizeof(PetscInt) + 63) / 64 * 64;
-  char              *block;
-  PetscInt          *i, *j;
-  PetscBool          given;
-  PetscErrorCode     ierr;
-  PetscLogDouble     t[4];
+  const PetscInt      m = D->m, n = D->n, nnz = D->nnz;
+  const int          *d_i = D->i, *d_j = D->j;
+  const PetscScalar  *d_a    = D->a;
+  const size_t        vbytes = (size_t)PetscMax(nnz, 1) * sizeof(PetscScalar);
+  const size_t        joff   = (((size_t)m + 1) * sizeof(PetscInt) + 63) / 64 * 64; /* j and the values 64-byte aligned */
+  const size_t        aoff   = joff + ((size_t)PetscMax(nnz, 1) * sizeof(PetscInt) + 63) / 64 * 64;
+  MatSpmvOnPinnedCSR *h;
+  PetscScalar        *a;
+  PetscInt           *i, *j;
+  PetscBool           given;
+  PetscErrorCode      ierr;
+  PetscLogDouble      t[4];
 
   PetscFunctionBegin;
   PetscCheck(sizeof(PetscInt) == sizeof(int), PETSC_COMM_SELF, PETSC_ERR_PLIB, "A device pattern of int indices for 64-bit PetscInt");
+  PetscCall(PetscNew(&h));
+  if (!d_a && lazy && vbytes >= MATSPMV_LAZY_MIN) h->lazy = MatSpmvLazyZeros(vbytes);
+  h->lazybytes = h->lazy ? vbytes : 0;
   PetscCall(PetscTime(&t[0]));
-  PetscCall(MatSpmvCUDAHostAlloc((void **)&block, aoff + (size_t)PetscMax(nnz, 1) * sizeof(PetscScalar)));
+  ierr = MatSpmvCUDAHostAlloc(&h->block, h->lazy ? aoff : aoff + vbytes);
+  if (ierr) PetscCall(MatSpmvOnPinnedCSRDestroy((PetscCtxRt)&h));
+  PetscCall(ierr);
   PetscCall(PetscTime(&t[1]));
-  i = (PetscInt *)block;
-  j = (PetscInt *)(block + joff);
+  i = (PetscInt *)h->block;
+  j = (PetscInt *)((char *)h->block + joff);
+  a = h->lazy ? (PetscScalar *)h->lazy : (PetscScalar *)((char *)h->block + aoff);
   PetscCall(MatSpmvCUDACopyToHost(i, d_i, (m + 1) * sizeof(int), stream));
   PetscCall(MatSpmvCUDACopyToHost(j, d_j, nnz * sizeof(int), stream));
-  if (d_a) PetscCall(MatSpmvCUDACopyToHost(block + aoff, d_a, nnz * sizeof(PetscScalar), stream));
+  if (d_a) PetscCall(MatSpmvCUDACopyToHost(a, d_a, nnz * sizeof(PetscScalar), stream));
+  else if (lazy && !h->lazy) PetscCall(PetscArrayzero(a, nnz));
   PetscCall(PetscLogGpuToCpu((m + 1 + nnz) * sizeof(int) + (d_a ? nnz * sizeof(PetscScalar) : 0)));
   PetscCall(PetscTime(&t[2]));
   PetscCall(MatSpmvNoInodeBegin(&given));
-  ierr = MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, m, n, i, j, (PetscScalar *)(block + aoff), A);
+  ierr = MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, m, n, i, j, a, A);
   PetscCall(MatSpmvNoInodeEnd(given));
-  if (ierr) PetscCall(MatSpmvCUDAHostFree(block));
+  if (ierr) PetscCall(MatSpmvOnPinnedCSRDestroy((PetscCtxRt)&h));
   PetscCall(ierr);
-  PetscCall(PetscObjectContainerCompose((PetscObject)*A, "MatSpmvOnCSR", block, MatSpmvOnPinnedCSRDestroy));
+  PetscCall(PetscObjectContainerCompose((PetscObject)*A, "MatSpmvOnCSR", h, MatSpmvOnPinnedCSRDestroy));
   PetscCall(PetscTime(&t[3]));
-  PetscCall(PetscInfo(*A, "Made from the device: %" PetscInt_FMT " rows, %" PetscInt_FMT " entries, %.4f s (page-locked block %.4f, copies %.4f, AIJ %.4f)\n", m, nnz, t[3] - t[0], t[1] - t[0], t[2] - t[1], t[3] - t[2]));
+  PetscCall(PetscInfo(*A, "Made from the device: %" PetscInt_FMT " rows, %" PetscInt_FMT " entries, %.4f s (page-locked block %.4f, copies %.4f, AIJ %.4f), values %s\n", m, nnz, t[3] - t[0], t[1] - t[0], t[2] - t[1], t[3] - t[2], d_a ? "copied down" : (h->lazy ? "zeros mapped lazily" : (lazy ? "zeros" : "unset"))));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatSpmvCreateAIJFromDevice(const MatSpmvDeviceCSR *D, void *stream, Mat *A)
+PetscErrorCode MatSpmvCreateAIJFromDevice(const MatSpmvDeviceCSR *D, PetscBool lazy, void *stream, Mat *A)
 {
   PetscErrorCode ierr;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(MATSPMV_AIJFromDevice, 0, 0, 0, 0));
-  ierr = MatSpmvCreateAIJFromDeviceArrays(D, stream, A);
+  ierr = MatSpmvCreateAIJFromDeviceArrays(D, lazy, stream, A);
   PetscCall(PetscLogEventEnd(MATSPMV_AIJFromDevice, 0, 0, 0, 0)); /* ended on an error too: a caller may fall back */
   PetscCall(ierr);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatSpmvCreateMPIAIJFromDevice(MPI_Comm comm, PetscInt N, const MatSpmvDeviceCSR *diag, const MatSpmvDeviceCSR *off, const int *d_garray, void *stream, Mat *A)
+PetscErrorCode MatSpmvCreateMPIAIJFromDevice(MPI_Comm comm, PetscInt N, const MatSpmvDeviceCSR *diag, const MatSpmvDeviceCSR *off, const int *d_garray, PetscBool lazy, void *stream, Mat *A)
 {
   Mat            Ad = NULL, Ao = NULL;
   PetscInt      *garray = NULL;
@@ -149,10 +202,10 @@ PetscErrorCode MatSpmvCreateMPIAIJFromDevice(MPI_Comm comm, PetscInt N, const Ma
   PetscLogDouble t0, t1;
 
   PetscFunctionBegin;
-  PetscCall(MatSpmvCreateAIJFromDevice(diag, stream, &Ad));
+  PetscCall(MatSpmvCreateAIJFromDevice(diag, lazy, stream, &Ad));
   PetscCall(PetscMalloc1(off ? PetscMax(off->n, 1) : 1, &garray)); /* never NULL: NULL asks MPIAIJ for its host hash */
   if (off) {
-    PetscCall(MatSpmvCreateAIJFromDevice(off, stream, &Ao));
+    PetscCall(MatSpmvCreateAIJFromDevice(off, lazy, stream, &Ao));
     PetscCall(MatSpmvCUDACopyToHost(garray, d_garray, sizeof(int) * (size_t)off->n, stream));
     PetscCall(PetscLogGpuToCpu(sizeof(int) * (double)off->n));
   } else { /* no off-diagonal entries */

@@ -58,18 +58,21 @@ static PetscErrorCode MatSpmvDeviceGraphFree(MatSpmvDeviceGraph *g)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* a graph made on the device copied into a new host MATSEQAIJ (pinned arrays), then made an
-   aijcusparse matrix (whose device copy is made at its first device use); its device arrays freed */
-static PetscErrorCode MatSpmvGraphFromDevice(MatSpmvDeviceGraph *g, Mat *G)
+/* a graph made on the device as a new aijcusparse matrix: its pattern copied into host arrays (pinned)
+   it owns; its values copied there too where host code will read them (host_values: PETSc's MatFilter()
+   of a threshold), else left on the device (the host's zeros until a host reader asks aijcusparse for
+   them); the graph's device arrays freed */
+static PetscErrorCode MatSpmvGraphFromDevice(MatSpmvDeviceGraph *g, PetscBool host_values, Mat *G)
 {
-  const MatSpmvDeviceCSR D = {g->m, g->m, g->nnz, g->i, g->j, g->a};
+  const MatSpmvDeviceCSR D = {g->m, g->m, g->nnz, g->i, g->j, host_values ? g->a : NULL};
   void                  *stream;
 
   PetscFunctionBegin;
   PetscCall(MatSpmvCUDAGetStream(&stream));
-  PetscCall(MatSpmvCreateAIJFromDevice(&D, stream, G));
-  PetscCall(MatSpmvDeviceGraphFree(g));
+  PetscCall(MatSpmvCreateAIJFromDevice(&D, PETSC_TRUE, stream, G));
   PetscCall(MatConvert(*G, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, G));
+  if (!host_values) PetscCall(MatSpmvCUSPARSESetValues(*G, g->nnz, g->a, stream));
+  PetscCall(MatSpmvDeviceGraphFree(g));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -117,7 +120,7 @@ static PetscErrorCode MatSpmvCreateGraph(Mat A, MatSpmvCreateGraphFn base, Petsc
     PetscCall(MatSpmvCUSPARSERestoreValues(A, &acsr.a));
     PetscCall(MatSpmvCUDASynchronize(stream)); /* the device's part timed apart from the host copy */
     PetscCall(PetscTime(&t1));
-    PetscCall(MatSpmvGraphFromDevice(&g, G));
+    PetscCall(MatSpmvGraphFromDevice(&g, (PetscBool)(filter >= 0), G));
     PetscCall(PetscTime(&t2));
     PetscCall(PetscInfo(A, "MatCreateGraph() on the device: %" PetscInt_FMT " rows (block size %" PetscInt_FMT "), %" PetscInt_FMT " entries (%s); device %.4f s, G made on the host %.4f s\n", g.m, bs, g.nnz, kind.symmetrize ? "A + A^T" : "A", t1 - t0, t2 - t1));
   }
@@ -401,22 +404,30 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
   if (scale) PetscCall(MatSpmvGraphMPIScale(A, &g, &coo, oa, stream));
   PetscCall(PetscTime(&t2a));
   {
-    const MatSpmvDeviceCSR diag = {m, m, g.nnz, g.i, g.j, g.a}, off = {m, coo.ng, coo.no, coo.oi, coo.oj, oa};
+    /* the values come down only for PETSc's MatFilter() on the host, as in the one-process graph */
+    const PetscBool        host_values = (PetscBool)(filter >= 0);
+    const MatSpmvDeviceCSR diag = {m, m, g.nnz, g.i, g.j, host_values ? g.a : NULL}, off = {m, coo.ng, coo.no, coo.oi, coo.oj, host_values ? oa : NULL};
+    Mat                    Gd, Go;
 
     PetscCall(MatSpmvNoInodeBegin(&given)); /* G lives on the device, as the one-process graph does */
-    PetscCall(MatSpmvCreateMPIAIJFromDevice(comm, A->cmap->N, &diag, &off, coo.garray, stream, G));
+    PetscCall(MatSpmvCreateMPIAIJFromDevice(comm, A->cmap->N, &diag, &off, coo.garray, PETSC_TRUE, stream, G));
     PetscCall(MatSpmvNoInodeEnd(given));
+    PetscCall(PetscTime(&t3));
+    PetscCall(MatConvert(*G, MATMPIAIJCUSPARSE, MAT_INPLACE_MATRIX, G)); /* PETSc's graph of an aijcusparse copy is aijcusparse */
+    if (!host_values) {
+      PetscCall(MatMPIAIJGetSeqAIJ(*G, &Gd, &Go, NULL));
+      PetscCall(MatSpmvCUSPARSESetValues(Gd, g.nnz, g.a, stream));
+      if (coo.no) PetscCall(MatSpmvCUSPARSESetValues(Go, coo.no, oa, stream));
+    }
   }
   PetscCall(MatSpmvDeviceGraphFree(&g));
   PetscCall(MatSpmvCUDACOODestroy(&coo));
   PetscCall(MatSpmvCUDAFree(dv));
   PetscCall(MatSpmvCUDAFree(oa));
-  PetscCall(PetscTime(&t3));
-  PetscCall(MatConvert(*G, MATMPIAIJCUSPARSE, MAT_INPLACE_MATRIX, G)); /* PETSc's graph of an aijcusparse copy is aijcusparse */
   if (symmetrize) PetscCall(MatSetOption(*G, MAT_SYMMETRIC, PETSC_TRUE));
   else PetscCall(MatPropagateSymmetryOptions(A, *G));
   PetscCall(PetscTime(&t4));
-  PetscCall(PetscInfo(A, "MatCreateGraph() on the device (MPI): %" PetscInt_FMT " + %" PetscInt_FMT " entries here (%s), %" PetscInt_FMT " ghost columns, %.4f s (diagonal block %.4f, boundary entries gathered %.4f, summed %.4f, scaled %.4f, assembled %.4f, converted %.4f)\n", g.nnz,
+  PetscCall(PetscInfo(A, "MatCreateGraph() on the device (MPI): %" PetscInt_FMT " + %" PetscInt_FMT " entries here (%s), %" PetscInt_FMT " ghost columns, %.4f s (diagonal block %.4f, boundary entries gathered %.4f, summed %.4f, scaled %.4f, assembled %.4f, made aijcusparse with its values %.4f)\n", g.nnz,
                       coo.no, transpose ? "A + A^T" : "A", coo.ng, t4 - t0, t1 - t0, t2 - t1, t2s - t2, t2a - t2s, t3 - t2a, t4 - t3));
   PetscCall(MatViewFromOptions(*G, NULL, "-mat_graph_view"));
   if (filter >= 0) {
