@@ -71,7 +71,7 @@ PETSC_SRC ?= $(firstword $(wildcard $(PETSC_DIR)/src $(PETSC_DIR)/share/petsc/ex
 PETSCSPMV_CACHE_SRC := $(shell PETSCSPMV_VARIANT=$(PETSCSPMV_VARIANT) bash -c '. scripts/petsc-env.sh >/dev/null; echo $$PETSCSPMV_CACHE/petsc-$$PETSC_VERSION/src')
 TESTS    = $(BINDIR)/test_matrices $(BINDIR)/test_vectors $(BINDIR)/test_gamg $(BINDIR)/test_gamg_mpi $(BINDIR)/test_ops $(BINDIR)/test_order $(BINDIR)/test_errors $(BINDIR)/test_spmv $(BINDIR)/test_compose $(BINDIR)/test_factor $(BINDIR)/test_sor $(BINDIR)/test_spgemm $(BINDIR)/test_installed $(BINDIR)/test_owners
 EXAMPLES = $(BINDIR)/ex1
-BENCH    = $(BINDIR)/spmvbench $(BINDIR)/sorbench $(BINDIR)/spgemmbench
+BENCH    = $(BINDIR)/spmvbench $(BINDIR)/sorbench $(BINDIR)/spgemmbench $(BINDIR)/hostsamples.so
 STOCK    = $(BINDIR)/ex19 $(BINDIR)/ksp_ex2 $(BINDIR)/ksp_ex10 $(BINDIR)/ksp_ex11 $(BINDIR)/ksp_ex45 $(BINDIR)/ksp_ex56 $(BINDIR)/snes_ex12 $(BINDIR)/snes_ex62 \
            $(BINDIR)/ksp_ex29 $(BINDIR)/ksp_ex34 $(BINDIR)/snes_ex5 $(BINDIR)/snes_ex48 $(BINDIR)/ts_ex45 $(BINDIR)/ts_adr_ex5
 
@@ -156,6 +156,11 @@ $(BINDIR)/sorbench: bench/sorbench.c util/stencil.h $(LIB) $(PETSC_ID_FILE)
 $(BINDIR)/spgemmbench: bench/spgemmbench.c util/stencil.h $(LIB) $(PETSC_ID_FILE)
 	@mkdir -p $(@D)
 	$(PCC) -o $@ $(PCC_FLAGS) $(CFLAGS) $(CCPPFLAGS) -Iutil $< -L$(CURDIR)/$(LIBDIR) -Wl,-rpath,'$(RPATH)' -lpetscspmv $(PETSC_LIB)
+
+# loaded with LD_PRELOAD into any program (no PETSc in it): samples of its main thread's stack
+$(BINDIR)/hostsamples.so: bench/hostsamples.c
+	@mkdir -p $(@D)
+	$(PCC) -o $@ -shared -fPIC -O2 -Wall $<
 
 $(BINDIR)/ex19: $(PETSC_SRC)/snes/tutorials/ex19.c $(PETSC_ID_FILE)
 	@mkdir -p $(@D)

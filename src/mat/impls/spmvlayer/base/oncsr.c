@@ -111,7 +111,7 @@ static PetscErrorCode MatSpmvOnPinnedCSRDestroy(PetscCtxRt ctx)
    matrix whose values live on the device, which PETSc reads only if a host operation asks for them
    (aijcusparse then copies them down). Page-locking them instead, to copy them down and up again,
    cost 0.049-0.060 s for 230 MiB on an H200 host, against 0.016-0.017 s for aijcusparse's upload from
-   such zeros (scratch upbench, s261) */
+   such zeros (timed cudaMemcpy()s, s261) */
 static void *MatSpmvLazyZeros(size_t bytes)
 {
   #if defined(MATSPMV_LAZY_ZEROS)
