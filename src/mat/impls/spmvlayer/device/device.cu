@@ -406,7 +406,7 @@ static void MatSpmvPinnedTouch(char *p, size_t len, int t, int nt)
 
 /* The pages of a new block faulted in by several threads before its registration: the kernel zeroes
    each new page in the thread that faults it in, and cudaHostRegister() faults them in one thread
-   (H200 host, scratch pinbench: 170 MiB registered in 0.025 s, 0.009 s after 8 threads faulted it in;
+   (timed on an H200 host: 170 MiB registered in 0.025 s, 0.009 s after 8 threads faulted it in;
    GAMG's set-up of KSP ex45 160^3 makes 0.7 GB of new blocks: its PCSetUp 0.56 against 0.66 s as one
    process, medians of 3, s250). Threads: as many as the CPUs this
    process may run on, at most MATSPMV_FAULT_MAX (an MPI process bound to one core gets none). Where
