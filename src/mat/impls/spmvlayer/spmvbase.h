@@ -264,6 +264,8 @@ PETSC_INTERN PetscErrorCode MatSpmvRegisterOnCSREvents(void);
    expected to read them: aijcusparse would copy them down into pageable memory), else left unset in
    the pinned memory (aijcusparse copies them down there at the device's rate) */
 PETSC_INTERN PetscErrorCode MatSpmvCreateAIJFromDevice(const MatSpmvDeviceCSR *, PetscBool, void *, Mat *);
+/* whether the product result C made from the device takes lazy host values above (its product type) */
+PETSC_INTERN PetscErrorCode MatSpmvProductHostValuesLazy(Mat, PetscBool *);
 /* a MATMPIAIJ of N global columns copied from device blocks as above: the diagonal block diag and the
    off-diagonal block off (NULL: empty), whose columns are places in the ghost map garray (off->n global
    columns, ascending; device, NULL where off->n is 0); MPIAIJ's assembly then makes only the ghost

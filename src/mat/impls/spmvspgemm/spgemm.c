@@ -174,9 +174,8 @@ static PetscErrorCode MatSpmvSpGEMMTransposeNumeric(const MatSpmvDeviceCSR *x, M
    symbolic phase does; PETSc's public calls give no way to hand aijcusparse a device CSR, so its first
    use uploads it again): made on pinned host arrays it owns, then put in C's place; C keeps its
    product, prefix and name. Its values are set by the numeric phase; the host's are zeros mapped lazily
-   for A B and A^T B (GAMG's smoothing reads them on the device only), left unset in the pinned memory
-   for P^T A P and R A R^T (GAMG's next operator, whose host values GAMG reads: aijcusparse copies them
-   down there at the device's rate) */
+   where MatSpmvProductHostValuesLazy() says so, else left unset in the pinned memory (aijcusparse copies
+   them down there at the device's rate) */
 static PetscErrorCode MatSpmvSpGEMMCreateResult(Mat C, MatSpmvSpGEMMPlan *plan, PetscInt rbs, PetscInt cbs)
 {
   Mat          T;
@@ -188,9 +187,9 @@ static PetscErrorCode MatSpmvSpGEMMCreateResult(Mat C, MatSpmvSpGEMMPlan *plan, 
   PetscCall(MatSpmvCUDAGetStream(&stream));
   {
     const MatSpmvDeviceCSR pattern = {plan->m, plan->n, plan->nnz, plan->ci, plan->cj, NULL};
+    PetscBool              lazy;
 
-    const PetscBool lazy = (PetscBool)(product->type == MATPRODUCT_AB || product->type == MATPRODUCT_AtB || product->type == MATPRODUCT_ABt);
-
+    PetscCall(MatSpmvProductHostValuesLazy(C, &lazy));
     PetscCall(MatSpmvCreateAIJFromDevice(&pattern, lazy, stream, &T));
   }
   PetscCall(MatConvert(T, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &T));

@@ -58,17 +58,17 @@ static PetscErrorCode MatSpmvCOORestoreBase(Mat C)
 }
 
 /* the MPI matrix of the blocks the build found, C's sizes, its values zero, made on the ghost map found on
-   the device (the patterns copied once into pinned host memory). The values of a product A B or A^T B
-   are zeros mapped lazily on the host (GAMG's smoothing reads them on the device only); those of P^T A P
-   (GAMG's next operator, whose host values GAMG reads) and of a user's matrix are zeroed in pinned memory */
+   the device (the patterns copied once into pinned host memory): the host values zeros mapped lazily
+   where MatSpmvProductHostValuesLazy() says so, else zeroed in the pinned memory */
 static PetscErrorCode MatSpmvCOOCreateMPIAIJ(Mat C, const MatSpmvCOODevice *coo, void *stream, Mat *T)
 {
   const MatSpmvDeviceCSR diag = {coo->m, C->cmap->n, coo->nd, coo->di, coo->dj, NULL}, off = {coo->m, coo->ng, coo->no, coo->oi, coo->oj, NULL};
-  const PetscBool        lazy = (PetscBool)(C->product && (C->product->type == MATPRODUCT_AB || C->product->type == MATPRODUCT_AtB || C->product->type == MATPRODUCT_ABt));
+  PetscBool              lazy;
   Mat                    X[2];
   PetscScalar           *a;
 
   PetscFunctionBegin;
+  PetscCall(MatSpmvProductHostValuesLazy(C, &lazy));
   PetscCall(MatSpmvCreateMPIAIJFromDevice(PetscObjectComm((PetscObject)C), C->cmap->N, &diag, &off, coo->garray, lazy, stream, T));
   if (!lazy) {
     PetscCall(MatMPIAIJGetSeqAIJ(*T, &X[0], &X[1], NULL));

@@ -342,8 +342,8 @@ static PetscErrorCode MatSpmvGraphMPIScale(Mat A, MatSpmvDeviceGraph *g, const M
    device but for the boundary: the diagonal block's |Ad| (+ |Ad|^T) by the device graph; the
    off-diagonal entries (with the transposes other processes send, MatSpmvGraphOffDiagonalCOO())
    summed by the device COO assembly, which also finds the graph's ghost map; both blocks scaled there
-   (MatSpmvGraphMPIScale()), then copied once into page-locked host memory for the MPIAIJ that
-   PETSc's coarsening reads. PETSc's function transposes and adds all of A on the
+   (MatSpmvGraphMPIScale()); their patterns then copied once into page-locked host memory for the
+   MPIAIJ, their values left on the device (unless PETSc's MatFilter() reads them on the host). PETSc's function transposes and adds all of A on the
    host: MatAXPY() 0.77 s and MatTranspose() 0.25 s on KSP ex45 140^3 on two processes (H200); an
    earlier host assembly of the boundary entries here still took 0.45 s of 160^3 on two */
 static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, PetscBool scale, PetscReal filter, Mat *G)
