@@ -48,6 +48,20 @@ PETSC_INTERN PetscErrorCode MatSpmvSetValueOps_AIJCUSPARSEResult(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvSetGraphOps_SeqAIJSpmv(Mat);
 PETSC_INTERN PetscErrorCode MatSpmvSetGraphOps_MPIAIJSpmv(Mat, MatSpmvBaseOps *);
 PETSC_INTERN PetscErrorCode MatSpmvSetGraphOps_AIJCUSPARSEResult(Mat);
+/* GAMG's graph left on the device where only a device reader takes its pattern (a kept graph, a
+   MATSHELL of its layout): made so inside MatSpmvGraphDeviceOnlyBegin()/End() (unless filtered or
+   viewed), read by MatSpmvGraphGetDevice() (the diagonal block's CSR ai, aj of n rows, local columns;
+   on several processes the off-diagonal block's bi, bj over ng ghosts, exchanged through sf; int
+   indices, device arrays), made the host graph for any other reader by MatSpmvGraphMaterialize() */
+typedef struct {
+  PetscSF    sf;
+  PetscInt   n, ng, rstart;
+  const int *ai, *aj, *bi, *bj;
+} MatSpmvGraphDeviceParts;
+PETSC_INTERN PetscErrorCode MatSpmvGraphDeviceOnlyBegin(PetscBool *);
+PETSC_INTERN PetscErrorCode MatSpmvGraphDeviceOnlyEnd(PetscBool);
+PETSC_INTERN PetscErrorCode MatSpmvGraphGetDevice(Mat, MatSpmvGraphDeviceParts *, PetscBool *);
+PETSC_INTERN PetscErrorCode MatSpmvGraphMaterialize(Mat *);
 
 /* coo.c: MPI product results assembled from COO entries on the device (-petscspmv_mpi_coo, read once when
    the package is initialized); C, a new MPI aijcusparse result, takes it before the product's symbolic phase;

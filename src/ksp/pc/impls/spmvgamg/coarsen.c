@@ -12,7 +12,7 @@
 #include <petscsf.h>
 #include <petscversion.h>
 #include "spmvgamgimpl.h"
-#include "../../../../mat/impls/spmvlayer/spmvbase.h"
+#include "../../../../mat/impls/spmvlayer/spmvimpl.h"
 
 typedef struct {
   PetscInt  distance; /* 1 or 2 */
@@ -234,6 +234,26 @@ static PetscErrorCode MatCoarsenSpmvAggregateMPIDeviceOf(Mat G, PetscInt distanc
   PetscCall(PetscSFDestroy(&sf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* The device rounds on g's device arrays (on several processes where it has a ghost exchange), then
+   the aggregates kept or made lists (MatCoarsenSpmvDeviceFinish()); *nnew as the MPI rounds give it */
+static PetscErrorCode MatCoarsenSpmvApplyDeviceGraph(MatCoarsen_SpmvMIS *mis, const MatCoarsenSpmvGraph *g, PetscCoarsenData *lists, PetscInt *nagg, PetscInt *nnew)
+{
+  PetscInt *d_work;
+
+  PetscFunctionBegin;
+  PetscCall(MatCoarsenSpmvDeviceWork(g->n, &d_work));
+  {
+    MatCoarsenSpmvAggregates out = {d_work, d_work + g->n, 0, 0, NULL};
+
+    if (g->sf) PetscCall(MatCoarsenSpmvAggregateMPIDevice(g, mis->distance, mis->seed, &out));
+    else PetscCall(MatCoarsenSpmvAggregateDevice(g, mis->distance, mis->seed, &out));
+    *nagg = out.nagg;
+    *nnew = out.nnew;
+  }
+  PetscCall(MatCoarsenSpmvDeviceFinish(mis, g->n, g->rstart, *nagg, d_work, lists));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 #endif
 
 /* The one-process device path (MatCoarsenSpmvUseDevice() said yes on a seqaijcusparse graph) */
@@ -243,20 +263,16 @@ static PetscErrorCode MatCoarsenSpmvApplyDevice(MatCoarsen_SpmvMIS *mis, Mat G, 
 #if defined(PETSC_HAVE_CUDA)
   {
     const PetscInt *d_ai, *d_aj;
-    PetscInt       *d_work;
+    PetscInt        nnew;
 
     /* aijcusparse's device CSR holds PetscInt indices (64-bit ones with 64-bit PetscInt), row offsets uncompressed */
     PetscCall(MatSeqAIJCUSPARSEGetIJ(G, PETSC_FALSE, &d_ai, &d_aj));
-    PetscCall(MatCoarsenSpmvDeviceWork(n, &d_work));
     {
-      const MatCoarsenSpmvGraph g   = {NULL, n, 0, rstart, d_ai, d_aj, NULL, NULL};
-      MatCoarsenSpmvAggregates  out = {d_work, d_work + n, 0, 0, NULL};
+      const MatCoarsenSpmvGraph g = {NULL, n, 0, rstart, d_ai, d_aj, NULL, NULL};
 
-      PetscCall(MatCoarsenSpmvAggregateDevice(&g, mis->distance, mis->seed, &out));
-      *nagg = out.nagg;
+      PetscCall(MatCoarsenSpmvApplyDeviceGraph(mis, &g, lists, nagg, &nnew));
     }
     PetscCall(MatSeqAIJCUSPARSERestoreIJ(G, PETSC_FALSE, &d_ai, &d_aj));
-    PetscCall(MatCoarsenSpmvDeviceFinish(mis, n, rstart, *nagg, d_work, lists));
   }
 #else
   (void)mis, (void)G, (void)n, (void)rstart, (void)lists, (void)nagg;
@@ -317,32 +333,65 @@ PetscErrorCode MatSpmvGAMGAggregateMPIDevice(Mat G, PetscInt distance, PetscInt 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The device path on a graph GAMG left on the device (MatSpmvGraphGetDevice(): its pattern only
+   there), on one process or several */
+static PetscErrorCode MatCoarsenSpmvApplyKept(MatCoarsen_SpmvMIS *mis, Mat G, PetscCoarsenData *lists, PetscInt *nagg, PetscInt *nnew)
+{
+  MatSpmvGraphDeviceParts parts;
+  PetscBool               kept;
+
+  PetscFunctionBegin;
+  PetscCheck(!mis->host, PetscObjectComm((PetscObject)G), PETSC_ERR_PLIB, "The host reference (-mat_coarsen_spmvmis_host) was asked for on a graph left on the device: a bug, please report it");
+  PetscCall(MatSpmvGraphGetDevice(G, &parts, &kept));
+#if defined(PETSC_HAVE_CUDA) && !defined(PETSC_USE_64BIT_INDICES) /* a kept graph's int indices are PetscInt */
+  {
+    const MatCoarsenSpmvGraph g = {parts.sf, parts.n, parts.ng, parts.rstart, parts.ai, parts.aj, parts.bi, parts.bj};
+
+    PetscCall(MatCoarsenSpmvApplyDeviceGraph(mis, &g, lists, nagg, nnew));
+  }
+#else
+  (void)lists, (void)nagg, (void)nnew;
+  SETERRQ(PetscObjectComm((PetscObject)G), PETSC_ERR_PLIB, "A graph left on the device without CUDA or with 64-bit indices: a bug, please report it");
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatCoarsenApply_SpmvMIS(MatCoarsen coarse)
 {
   MatCoarsen_SpmvMIS *mis = (MatCoarsen_SpmvMIS *)coarse->subctx;
   Mat                 G   = coarse->graph;
   PetscInt            n, rstart, nagg;
   PetscMPIInt         size;
-  PetscBool           mpi;
+  PetscBool           mpi, kept;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)G), &size));
   PetscCall(PetscStrbeginswith(((PetscObject)G)->type_name, MATMPIAIJ, &mpi)); /* MatMPIAIJGetSeqAIJ()'s test: MPIAIJ and its subtypes, ours included */
-  PetscCheck(size == 1 || mpi, PetscObjectComm((PetscObject)G), PETSC_ERR_SUP, "MatCoarsen spmvmis on %d processes needs an MPIAIJ graph, not %s: convert it to MATMPIAIJ or use -mat_coarsen_type mis", size, ((PetscObject)G)->type_name);
+  PetscCall(MatSpmvGraphGetDevice(G, NULL, &kept));
+  PetscCheck(size == 1 || mpi || kept, PetscObjectComm((PetscObject)G), PETSC_ERR_SUP, "MatCoarsen spmvmis on %d processes needs an MPIAIJ graph, not %s: convert it to MATMPIAIJ or use -mat_coarsen_type mis", size, ((PetscObject)G)->type_name);
   PetscCall(MatGetOwnershipRange(G, &rstart, NULL));
   PetscCall(MatGetLocalSize(G, &n, NULL));
   if (coarse->agg_lists) PetscCall(PetscCDDestroy(coarse->agg_lists));
   PetscCall(PetscCDCreate(n, &coarse->agg_lists));
-  PetscCall(MatCoarsenSpmvUseDevice(mis, G, mpi, &mis->ondevice));
-  if (mpi) {
+  if (kept) {
+    PetscInt nnew = 0;
+
+    mis->ondevice = PETSC_TRUE;
+    PetscCall(MatCoarsenSpmvApplyKept(mis, G, coarse->agg_lists, &nagg, &nnew));
+    if (size > 1) PetscCall(PetscInfo(NULL, "%" PetscInt_FMT " of the %" PetscInt_FMT " aggregates have new roots (rows whose neighbours in aggregates are all on other processes)\n", nnew, nagg));
+  } else if (mpi) {
     PetscInt nnew;
 
+    PetscCall(MatCoarsenSpmvUseDevice(mis, G, mpi, &mis->ondevice));
     if (mis->ondevice) PetscCall(MatCoarsenSpmvApplyMPIDevice(mis, G, n, rstart, coarse->agg_lists, &nagg, &nnew));
     else PetscCall(MatCoarsenSpmvApplyMPIHost(mis, G, rstart, coarse->agg_lists, &nagg, &nnew));
     /* this process's count (G's -info would print the first process's only) */
     PetscCall(PetscInfo(NULL, "%" PetscInt_FMT " of the %" PetscInt_FMT " aggregates have new roots (rows whose neighbours in aggregates are all on other processes)\n", nnew, nagg));
-  } else if (mis->ondevice) PetscCall(MatCoarsenSpmvApplyDevice(mis, G, n, rstart, coarse->agg_lists, &nagg));
-  else PetscCall(MatCoarsenSpmvApplyHost(mis, G, rstart, coarse->agg_lists, &nagg));
+  } else {
+    PetscCall(MatCoarsenSpmvUseDevice(mis, G, mpi, &mis->ondevice));
+    if (mis->ondevice) PetscCall(MatCoarsenSpmvApplyDevice(mis, G, n, rstart, coarse->agg_lists, &nagg));
+    else PetscCall(MatCoarsenSpmvApplyHost(mis, G, rstart, coarse->agg_lists, &nagg));
+  }
   PetscCall(PetscInfo(G, "%" PetscInt_FMT " aggregates of %" PetscInt_FMT " nodes, independent set at distance %" PetscInt_FMT " (%s)\n", nagg, n, mis->distance, mis->ondevice ? "device" : "host reference"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -419,6 +468,14 @@ PetscErrorCode MatCoarsenSpmvMISSetKeepDevice(MatCoarsen coarse, PetscBool keep)
 {
   PetscFunctionBegin;
   ((MatCoarsen_SpmvMIS *)coarse->subctx)->keep = keep;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether the host reference was asked for (-mat_coarsen_spmvmis_host): it reads the graph on the host */
+PetscErrorCode MatCoarsenSpmvMISGetHost(MatCoarsen coarse, PetscBool *host)
+{
+  PetscFunctionBegin;
+  *host = ((MatCoarsen_SpmvMIS *)coarse->subctx)->host;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

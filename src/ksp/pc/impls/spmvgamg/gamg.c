@@ -43,9 +43,11 @@ typedef struct {
   PetscBool3 use;                                                    /* -petscspmv_gamg: our coarsening for our operators (unset: where they are on the device) */
   PetscBool  all;                                                    /* -petscspmv_gamg_all_operators: and for any AIJ operator */
   PetscBool  prolong;                                                /* -petscspmv_gamg_prolongator: the tentative prolongator on the device too */
+  PetscBool  graphdevice;                                            /* -petscspmv_gamg_graph_device: the strength graph left there where only ours read it */
   PetscInt   levels;                                                 /* levels our coarsening took in the set-up that made the levels, for the view */
   PetscBool  fresh;                                                  /* a set-up's first coarsen is to come: the counts restart there (one reusing the interpolation keeps them) */
   PetscInt   prolongs;                                               /* of which our prolongator made P0 */
+  PetscErrorCode (*creategraph)(PC, Mat, Mat *);                     /* PETSc's, during a set-up */
   PetscErrorCode (*coarsen)(PC, Mat *, PetscCoarsenData **);         /* PETSc's, during a set-up */
   PetscErrorCode (*prolongator)(PC, Mat, PetscCoarsenData *, Mat *); /* PETSc's, during a set-up */
   /* a level's aggregates kept on the device by our coarsen for our prolongator, with the (empty)
@@ -113,9 +115,12 @@ static PetscErrorCode PCGAMGSpmvLevelReason(PC pc, Mat G, const char **reason, P
 #if defined(PCGAMGSPMV_AGG_MIRRORED)
   {
     PC_GAMG_AGG_Mirror *agg = (PC_GAMG_AGG_Mirror *)pc_gamg->subctx;
+    PetscBool           kept;
 
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)G), &size));
-    if (size > 1) PetscCall(PetscStrbeginswith(((PetscObject)G)->type_name, MATMPIAIJ, &aij)); /* MPIAIJ, aijcusparse's and ours: coarsen.c takes their blocks */
+    PetscCall(MatSpmvGraphGetDevice(G, NULL, &kept));
+    if (kept) aij = PETSC_TRUE;                                                                     /* the graph left on the device: its pattern is our coarsening's to read */
+    else if (size > 1) PetscCall(PetscStrbeginswith(((PetscObject)G)->type_name, MATMPIAIJ, &aij)); /* MPIAIJ, aijcusparse's and ours: coarsen.c takes their blocks */
     else {
       PetscCall(PetscObjectTypeCompareAny((PetscObject)G, &aij, MATSEQAIJ, MATSEQAIJCUSPARSE, ""));
       if (!aij) { /* a graph of our type (one made on the host): its SeqAIJ CSR is the host reference's */
@@ -187,6 +192,57 @@ static PetscErrorCode PCGAMGSpmvOldCoarsenOptions(const char *prefix)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Whether our coarsen keeps a level's aggregates on the device for our prolongator (else the lists go
+   to PETSc's prolongator) */
+static PetscBool PCGAMGSpmvKeepsAggregates(PC_GAMG *pc_gamg, PC_GAMG_Spmv *sp)
+{
+  return (PetscBool)(sp->prolong && !PetscDefined(USE_COMPLEX) && !pc_gamg->use_aggs_in_asm && pc_gamg->data_cell_cols <= MATSPMVGAMG_DEVICE_MAX_COLS);
+}
+
+/* A strength graph left on the device made the host graph where a host code will read it after all
+   (why: for -info); collective: on every process where any needs it */
+static PetscErrorCode PCGAMGSpmvGraphToHost(PC pc, Mat *G, PetscBool need, const char *why)
+{
+  PC_GAMG  *pc_gamg = (PC_GAMG *)((PC_MG *)pc->data)->innerctx;
+  PetscBool kept;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvGraphGetDevice(*G, NULL, &kept)); /* the same on every process (graph.c) */
+  if (!kept) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &need, 1, MPI_C_BOOL, MPI_LOR, PetscObjectComm((PetscObject)*G)));
+  if (!need) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscInfo(pc, "Level %" PetscInt_FMT ": the strength graph left on the device made a host matrix: %s\n", pc_gamg->current_level, why));
+  PetscCall(MatSpmvGraphMaterialize(G));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* PETSc's strength graph, left on the device where our coarsening and prolongator will be its only
+   readers (MatSpmvGraphDeviceOnlyBegin(): our types' MatCreateGraph() then skip its host matrix):
+   not where PETSc filters it on the host (-pc_gamg_threshold), reads it for its ASM subdomains, or
+   our coarsen hands PETSc's prolongator the lists. A level that takes PETSc's coarsening after all
+   makes it the host graph there (PCGAMGSpmvGraphToHost()) */
+static PetscErrorCode PCGAMGCreateGraph_Spmv(PC pc, Mat A, Mat *G)
+{
+  PC_MG         *mg      = (PC_MG *)pc->data;
+  PC_GAMG       *pc_gamg = (PC_GAMG *)mg->innerctx;
+  PC_GAMG_Spmv  *sp;
+  PetscBool      deviceonly, prev;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(PCGAMGSpmvGet(pc, &sp));
+  deviceonly = (PetscBool)(sp->graphdevice && PCGAMGSpmvKeepsAggregates(pc_gamg, sp) && pc_gamg->threshold[pc_gamg->current_level] < 0 && !pc_gamg->asm_hem_aggs);
+  if (!deviceonly) {
+    PetscCall((*sp->creategraph)(pc, A, G));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatSpmvGraphDeviceOnlyBegin(&prev));
+  ierr = (*sp->creategraph)(pc, A, G);
+  PetscCall(MatSpmvGraphDeviceOnlyEnd(prev));
+  PetscCall(ierr);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The aggregation's coarsen with our maximal independent set: the lists PETSc's prolongator reads (root
    first), on the graph itself at every level (no squared graph) */
 static PetscErrorCode PCGAMGCoarsen_Spmv(PC pc, Mat *G, PetscCoarsenData **lists)
@@ -197,6 +253,7 @@ static PetscErrorCode PCGAMGCoarsen_Spmv(PC pc, Mat *G, PetscCoarsenData **lists
   const char   *reason, *prefix;
   PetscInt      distance;
   MatCoarsen    crs;
+  PetscBool     host;
 
   PetscFunctionBegin;
   PetscCall(PCGAMGSpmvGet(pc, &sp));
@@ -204,6 +261,7 @@ static PetscErrorCode PCGAMGCoarsen_Spmv(PC pc, Mat *G, PetscCoarsenData **lists
   PetscCall(PCGAMGSpmvLevelReason(pc, *G, &reason, &distance));
   if (reason) {
     PetscCall(PetscInfo(pc, "Level %" PetscInt_FMT ": PETSc's coarsening, since %s\n", pc_gamg->current_level, reason));
+    PetscCall(PCGAMGSpmvGraphToHost(pc, G, PETSC_TRUE, "PETSc's coarsening reads it"));
     PetscCall((*sp->coarsen)(pc, G, lists));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -217,7 +275,10 @@ static PetscErrorCode PCGAMGCoarsen_Spmv(PC pc, Mat *G, PetscCoarsenData **lists
   PetscCall(MatCoarsenSetType(crs, MATCOARSENSPMVMIS));
   PetscCall(MatCoarsenSetFromOptions(crs));
   PetscCall(MatCoarsenSpmvMISSetDistance(crs, distance));
-  PetscCall(MatCoarsenSpmvMISSetKeepDevice(crs, sp->prolong && !PetscDefined(USE_COMPLEX) && !pc_gamg->use_aggs_in_asm && pc_gamg->data_cell_cols <= MATSPMVGAMG_DEVICE_MAX_COLS ? PETSC_TRUE : PETSC_FALSE));
+  PetscCall(MatCoarsenSpmvMISSetKeepDevice(crs, PCGAMGSpmvKeepsAggregates(pc_gamg, sp)));
+  PetscCall(MatCoarsenSpmvMISGetHost(crs, &host));
+  if (host) PetscCall(PCGAMGSpmvGraphToHost(pc, G, PETSC_TRUE, "the coarsening's host reference reads it"));
+  else PetscCall(PCGAMGSpmvGraphToHost(pc, G, (PetscBool)!PCGAMGSpmvKeepsAggregates(pc_gamg, sp), "PETSc's prolongator reads it"));
   PetscCall(MatCoarsenSetAdjacency(crs, *G));
   PetscCall(MatCoarsenApply(crs));
   PetscCall(MatCoarsenGetData(crs, lists));
@@ -395,18 +456,22 @@ static PetscErrorCode PCSetUp_GAMGSpmv(PC pc)
   PetscFunctionBegin;
   PetscCall(PCGAMGSpmvGet(pc, &sp));
   PetscCall(PCGAMGSpmvTakes(pc, sp, &takes));
-  if (!takes || !pc_gamg->ops->coarsen || !pc_gamg->ops->prolongator) {
+  if (!takes || !pc_gamg->ops->creategraph || !pc_gamg->ops->coarsen || !pc_gamg->ops->prolongator) {
     PetscCall(PCSetUpGAMGPETScCaught(pc));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  sp->creategraph           = pc_gamg->ops->creategraph;
   sp->coarsen               = pc_gamg->ops->coarsen;
   sp->prolongator           = pc_gamg->ops->prolongator;
   sp->fresh                 = PETSC_TRUE;
+  pc_gamg->ops->creategraph = PCGAMGCreateGraph_Spmv;
   pc_gamg->ops->coarsen     = PCGAMGCoarsen_Spmv;
   pc_gamg->ops->prolongator = PCGAMGProlongator_Spmv;
   ierr                      = PCSetUpGAMGPETScCaught(pc);
+  pc_gamg->ops->creategraph = sp->creategraph;
   pc_gamg->ops->coarsen     = sp->coarsen;
   pc_gamg->ops->prolongator = sp->prolongator;
+  sp->creategraph           = NULL;
   sp->coarsen               = NULL;
   sp->prolongator           = NULL;
   PetscCall(PCGAMGSpmvFreeKept(sp));
@@ -434,6 +499,7 @@ static PetscErrorCode PCSetFromOptions_GAMGSpmv(PC pc, PetscOptionItems PetscOpt
   PetscCall(PetscOptionsDeprecated("-pc_gamg_petscspmv_coarse_host_rows", "-petscspmv_gamg_coarse_host_rows", "1.3", NULL));
   PetscCall(PetscOptionsBool3("-petscspmv_gamg", "Coarsen by petscspmv's maximal independent sets and tentative prolongator (on the device) where the operator is one of its types (default: where it is on a GPU, real scalars)", "PCSetUp", sp->use == PETSC_BOOL3_FALSE ? PETSC_FALSE : PETSC_TRUE, &sp->use, NULL));
   PetscCall(PetscOptionsBool("-petscspmv_gamg_prolongator", "With -petscspmv_gamg, the tentative prolongator on the device too (where the aggregates were made there)", "PCSetUp", sp->prolong, &sp->prolong, NULL));
+  PetscCall(PetscOptionsBool("-petscspmv_gamg_graph_device", "With -petscspmv_gamg, the strength graph left on the device where only its coarsening and prolongator read it (0: a host matrix, as PETSc's)", "PCSetUp", sp->graphdevice, &sp->graphdevice, NULL));
   PetscCall(PetscOptionsInt("-petscspmv_gamg_coarse_host_rows", "With -petscspmv_gamg, the coarsest level's LU by PETSc's host factorization up to this many rows (0: cuSPARSE's, as aijcusparse's)", "PCSetUp", sp->coarsehostrows, &sp->coarsehostrows, NULL));
   PetscCheck(sp->coarsehostrows >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-petscspmv_gamg_coarse_host_rows %" PetscInt_FMT ": give 0 or more rows (0: cuSPARSE's LU)", sp->coarsehostrows);
   PetscCall(PetscOptionsBool("-petscspmv_gamg_all_operators", "Also where the operator is any other AIJ matrix (aijcusparse on the device, AIJ by the host reference)", "PCSetUp", sp->all, &sp->all, NULL));
@@ -471,6 +537,7 @@ static PetscErrorCode PCCreate_GAMGSpmv(PC pc)
   PetscCall(PCGAMGSpmvGet(pc, &sp));
   sp->use            = PETSC_BOOL3_UNKNOWN;
   sp->prolong        = PETSC_TRUE;
+  sp->graphdevice    = PETSC_TRUE;
   sp->coarsehostrows = 100; /* GAMG's coarsest level has about -pc_gamg_coarse_eq_limit (50) rows */
   PetscFunctionReturn(PETSC_SUCCESS);
 }

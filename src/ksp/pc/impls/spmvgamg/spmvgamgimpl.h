@@ -84,6 +84,8 @@ PETSC_INTERN PetscErrorCode MatCoarsenSpmvMISSetDistance(MatCoarsen, PetscInt);
    (n, nagg, d_work): d_work = agg[n], roots[n], aggptr[n + 1], members[n] (NULL: the lists hold them) */
 PETSC_INTERN PetscErrorCode MatCoarsenSpmvMISSetKeepDevice(MatCoarsen, PetscBool);
 PETSC_INTERN PetscErrorCode MatCoarsenSpmvMISTakeDevice(MatCoarsen, PetscInt *, PetscInt *, PetscInt **);
+/* whether it takes the host reference (-mat_coarsen_spmvmis_host), which reads the graph on the host */
+PETSC_INTERN PetscErrorCode MatCoarsenSpmvMISGetHost(MatCoarsen, PetscBool *);
 /* P0 (A's type, block sizes A's and ncols) and the coarse near-null space (*cdata, PetscMalloc'd, PETSc's
    layout) from the aggregates kept on the device for A's n local nodes (d_work as
    MatCoarsenSpmvMISTakeDevice() gives it, nagg local aggregates) and A's level data (PETSc's layout);

@@ -20,6 +20,8 @@
   #define MATSPMV_DEVICE_GRAPH
 #endif
 
+static PetscBool MatSpmvGraphDeviceOnly = PETSC_FALSE; /* asked for by MatSpmvGraphDeviceOnlyBegin() */
+
 /* whether the graph of A can be made on the device (else why not, for -info), and A's nonzeros */
 static PetscErrorCode MatSpmvGraphOnDevice(Mat A, PetscInt index_size, PetscBool *device, const char **why, PetscInt *nnz)
 {
@@ -55,6 +57,8 @@ static PetscErrorCode MatSpmvDeviceGraphFree(MatSpmvDeviceGraph *g)
   PetscCall(MatSpmvCUDAFree(g->a));
   PetscCall(MatSpmvCUDAFree(g->j));
   PetscCall(MatSpmvCUDAFree(g->i));
+  g->a = NULL;
+  g->i = g->j = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -76,6 +80,91 @@ static PetscErrorCode MatSpmvGraphFromDevice(MatSpmvDeviceGraph *g, PetscBool ho
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A graph left on the device: GAMG's, where only our coarsening reads it (its pattern, on the device),
+   asked for around PETSc's creategraph by MatSpmvGraphDeviceOnlyBegin(). A MATSHELL of the graph's
+   layout holding the device arrays the graph was made of: made into the host matrix above only where
+   a host code needs it (MatSpmvGraphMaterialize()). Saves the copy of the pattern to the host, the
+   host matrices (PETSc's passes over their rows) and, on several processes, the MPIAIJ's ghost map:
+   0.14 s of the 0.63 s of KSP ex45 160^3's GAMG set-up on one H200 went to those */
+typedef struct {
+  MatSpmvDeviceGraph g;              /* the diagonal block (the whole graph on one process) */
+  MatSpmvCOODevice   coo;            /* several processes: the off-diagonal block (oi, oj; its ghost columns garray) */
+  PetscScalar       *oa;             /* and its values */
+  PetscSF            sf;             /* the ghost exchange: the owned rows its roots, the ghosts its leaves */
+  PetscBool          mpi, symmetric; /* symmetric: the graph is known to be (symmetrized, or A's known symmetry) */
+} MatSpmvGraphKept;
+
+static const char MatSpmvGraphKeptKey[] = "MatSpmvGraphKept";
+
+static PetscErrorCode MatSpmvGraphKeptDestroy(PetscCtxRt ctx)
+{
+  MatSpmvGraphKept *k = *(MatSpmvGraphKept **)ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvDeviceGraphFree(&k->g));
+  if (k->mpi) PetscCall(MatSpmvCUDACOODestroy(&k->coo));
+  PetscCall(MatSpmvCUDAFree(k->oa));
+  PetscCall(PetscSFDestroy(&k->sf));
+  PetscCall(PetscFree(k));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSpmvGraphKeptGet(Mat G, MatSpmvGraphKept **k)
+{
+  PetscContainer container;
+
+  PetscFunctionBegin;
+  *k = NULL;
+  PetscCall(PetscObjectQuery((PetscObject)G, MatSpmvGraphKeptKey, (PetscObject *)&container));
+  if (container) PetscCall(PetscContainerGetPointer(container, k));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatGetInfo() of a kept graph: its entries (PETSc's GAMG reports them with -info) */
+static PetscErrorCode MatGetInfo_SpmvGraphKept(Mat G, MatInfoType flag, MatInfo *info)
+{
+  MatSpmvGraphKept *k;
+  PetscLogDouble    nz;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvGraphKeptGet(G, &k));
+  nz = (PetscLogDouble)k->g.nnz + (k->mpi ? (PetscLogDouble)k->coo.no : 0);
+  if (flag == MAT_GLOBAL_SUM) PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &nz, 1, MPIU_PETSCLOGDOUBLE, MPI_SUM, PetscObjectComm((PetscObject)G)));
+  else if (flag == MAT_GLOBAL_MAX) PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &nz, 1, MPIU_PETSCLOGDOUBLE, MPI_MAX, PetscObjectComm((PetscObject)G)));
+  PetscCall(PetscMemzero(info, sizeof(*info)));
+  info->block_size   = 1;
+  info->nz_allocated = info->nz_used = nz;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* *k handed to a new MATSHELL of A's layout, the kept graph */
+static PetscErrorCode MatSpmvGraphKeep(Mat A, MatSpmvGraphKept *k, Mat *G)
+{
+  MatSpmvGraphKept *kept;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&kept));
+  *kept = *k;
+  PetscCall(MatCreateShell(PetscObjectComm((PetscObject)A), A->rmap->n / A->rmap->bs, A->rmap->n / A->rmap->bs, PETSC_DETERMINE, PETSC_DETERMINE, NULL, G));
+  PetscCall(PetscObjectContainerCompose((PetscObject)*G, MatSpmvGraphKeptKey, kept, MatSpmvGraphKeptDestroy));
+  PetscCall(MatShellSetOperation(*G, MATOP_GETINFO, (PetscErrorCodeFn *)MatGetInfo_SpmvGraphKept));
+  if (k->symmetric) PetscCall(MatSetOption(*G, MAT_SYMMETRIC, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* whether the graph about to be made may be left on the device: asked for, not filtered on the host,
+   not to be viewed */
+static PetscErrorCode MatSpmvGraphKeepWanted(PetscReal filter, PetscBool *keep)
+{
+  PetscBool view;
+
+  PetscFunctionBegin;
+  *keep = PETSC_FALSE;
+  if (!MatSpmvGraphDeviceOnly || filter >= 0 || sizeof(PetscInt) != sizeof(int)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-mat_graph_view", &view));
+  *keep = (PetscBool)!view;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 #endif
 
 typedef PetscErrorCode (*MatSpmvCreateGraphFn)(Mat, PetscBool, PetscBool, PetscReal, PetscInt, PetscInt[], Mat *);
@@ -104,7 +193,7 @@ static PetscErrorCode MatSpmvCreateGraph(Mat A, MatSpmvCreateGraphFn base, Petsc
     MatSpmvGraphKind   kind;
     PetscLogDouble     t0, t1, t2;
     void              *stream;
-    PetscBool          isset, issym;
+    PetscBool          isset, issym, keep;
 
     PetscCall(MatIsSymmetricKnown(A, &isset, &issym));
     kind.symmetrize = (PetscBool)(symmetrize && !(isset && issym)); /* as PETSc's: a known symmetric A is its own transpose */
@@ -120,9 +209,15 @@ static PetscErrorCode MatSpmvCreateGraph(Mat A, MatSpmvCreateGraphFn base, Petsc
     PetscCall(MatSpmvCUSPARSERestoreValues(A, &acsr.a));
     PetscCall(MatSpmvCUDASynchronize(stream)); /* the device's part timed apart from the host copy */
     PetscCall(PetscTime(&t1));
-    PetscCall(MatSpmvGraphFromDevice(&g, (PetscBool)(filter >= 0), G));
+    PetscCall(MatSpmvGraphKeepWanted(filter, &keep));
+    if (keep) {
+      MatSpmvGraphKept k = {g, {0}, NULL, NULL, PETSC_FALSE, (PetscBool)(symmetrize || (isset && issym))};
+
+      PetscCall(MatSpmvGraphKeep(A, &k, G));
+    } else PetscCall(MatSpmvGraphFromDevice(&g, (PetscBool)(filter >= 0), G));
     PetscCall(PetscTime(&t2));
-    PetscCall(PetscInfo(A, "MatCreateGraph() on the device: %" PetscInt_FMT " rows (block size %" PetscInt_FMT "), %" PetscInt_FMT " entries (%s); device %.4f s, G made on the host %.4f s\n", g.m, bs, g.nnz, kind.symmetrize ? "A + A^T" : "A", t1 - t0, t2 - t1));
+    PetscCall(PetscInfo(A, "MatCreateGraph() on the device: %" PetscInt_FMT " rows (block size %" PetscInt_FMT "), %" PetscInt_FMT " entries (%s); device %.4f s, G %s %.4f s\n", g.m, bs, g.nnz, kind.symmetrize ? "A + A^T" : "A", t1 - t0, keep ? "left on the device" : "made on the host", t2 - t1));
+    if (keep) PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif
   if (symmetrize) PetscCall(MatSetOption(*G, MAT_SYMMETRIC, PETSC_TRUE));
@@ -307,34 +402,64 @@ static PetscErrorCode MatSpmvGraphOffDiagonalCOO(Mat A, PetscBool transpose, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The MPI graph's ghost exchange from its ghost columns (coo's garray, on the device): A's rows its
+   roots, the ghosts its leaves */
+static PetscErrorCode MatSpmvGraphMPIGhostSF(Mat A, const MatSpmvCOODevice *coo, void *stream, PetscSF *sf)
+{
+  PetscInt *garray;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(PetscMax(coo->ng, 1), &garray)); /* int-sized PetscInt: the device graph's condition */
+  PetscCall(MatSpmvCUDACopyToHost(garray, coo->garray, sizeof(int) * (size_t)coo->ng, stream));
+  PetscCall(PetscLogGpuToCpu(sizeof(int) * (double)coo->ng));
+  PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)A), sf));
+  PetscCall(PetscSFSetGraphLayout(*sf, A->rmap, coo->ng, NULL, PETSC_COPY_VALUES, garray));
+  PetscCall(PetscFree(garray));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The MPI graph's blocks scaled on the device as PETSc scales the graph, each entry over the square
    roots of its row's and its column's diagonal entries: the ghost columns' scales from their owners
    through the graph's ghost map. The graph then comes to the host once, scaled (scaled there after,
    by aijcusparse's MatGetDiagonal() and MatDiagonalScale(), it took 0.069 s more of level 0 of KSP
    ex45 160^3 on two processes, 2 on one H200: MatGetDiagonal() uploads the graph) */
-static PetscErrorCode MatSpmvGraphMPIScale(Mat A, MatSpmvDeviceGraph *g, const MatSpmvCOODevice *coo, PetscScalar *oa, void *stream)
+static PetscErrorCode MatSpmvGraphMPIScale(MatSpmvDeviceGraph *g, const MatSpmvCOODevice *coo, PetscSF sf, PetscScalar *oa, void *stream)
 {
   PetscScalar *s, *sg;
-  PetscInt    *garray;
-  PetscSF      sf;
 
   PetscFunctionBegin;
   PetscCall(MatSpmvCUDAMalloc((void **)&s, sizeof(PetscScalar) * (size_t)PetscMax(g->m, 1)));
   PetscCall(MatSpmvCUDAMalloc((void **)&sg, sizeof(PetscScalar) * (size_t)PetscMax(coo->ng, 1)));
   PetscCall(MatSpmvCUDAGraphScales(g, s, stream));
-  PetscCall(PetscMalloc1(PetscMax(coo->ng, 1), &garray)); /* int-sized PetscInt: the device graph's condition */
-  PetscCall(MatSpmvCUDACopyToHost(garray, coo->garray, sizeof(int) * (size_t)coo->ng, stream));
-  PetscCall(PetscLogGpuToCpu(sizeof(int) * (double)coo->ng));
-  PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)A), &sf));
-  PetscCall(PetscSFSetGraphLayout(sf, A->rmap, coo->ng, NULL, PETSC_COPY_VALUES, garray));
-  PetscCall(PetscFree(garray));
   PetscCall(PetscSFBcastWithMemTypeBegin(sf, MPIU_SCALAR, PETSC_MEMTYPE_CUDA, s, PETSC_MEMTYPE_CUDA, sg, MPI_REPLACE));
   PetscCall(PetscSFBcastEnd(sf, MPIU_SCALAR, s, sg, MPI_REPLACE));
-  PetscCall(PetscSFDestroy(&sf));
   PetscCall(MatSpmvCUDADiagonalScale(g->m, g->i, g->j, s, s, g->a, stream));
   if (coo->no) PetscCall(MatSpmvCUDADiagonalScale(g->m, coo->oi, coo->oj, s, sg, oa, stream));
   PetscCall(MatSpmvCUDAFree(s)); /* cudaFree waits for the scaling */
   PetscCall(MatSpmvCUDAFree(sg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The MPI graph of device blocks g (diagonal) and coo, oa (off-diagonal; ghost columns coo's garray)
+   made an MPIAIJCUSPARSE matrix: their patterns copied once into page-locked host memory, their values
+   left on the device (but for host_values: PETSc's MatFilter() reads them on the host). The device
+   arrays stay the caller's */
+static PetscErrorCode MatSpmvGraphMPIMake(MPI_Comm comm, PetscInt N, const MatSpmvDeviceGraph *g, const MatSpmvCOODevice *coo, PetscScalar *oa, PetscBool host_values, void *stream, Mat *G)
+{
+  const MatSpmvDeviceCSR diag = {g->m, g->m, g->nnz, g->i, g->j, host_values ? g->a : NULL}, off = {g->m, coo->ng, coo->no, coo->oi, coo->oj, host_values ? oa : NULL};
+  Mat                    Gd, Go;
+  PetscBool              given;
+
+  PetscFunctionBegin;
+  PetscCall(MatSpmvNoInodeBegin(&given)); /* G lives on the device, as the one-process graph does */
+  PetscCall(MatSpmvCreateMPIAIJFromDevice(comm, N, &diag, &off, coo->garray, PETSC_TRUE, stream, G));
+  PetscCall(MatSpmvNoInodeEnd(given));
+  PetscCall(MatConvert(*G, MATMPIAIJCUSPARSE, MAT_INPLACE_MATRIX, G)); /* PETSc's graph of an aijcusparse copy is aijcusparse */
+  if (!host_values) {
+    PetscCall(MatMPIAIJGetSeqAIJ(*G, &Gd, &Go, NULL));
+    PetscCall(MatSpmvCUSPARSESetValues(Gd, g->nnz, g->a, stream));
+    if (coo->no) PetscCall(MatSpmvCUSPARSESetValues(Go, coo->no, oa, stream));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -357,10 +482,11 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
   PetscInt           m = A->rmap->n, *ci, *cj;
   PetscScalar       *cv, *dv = NULL, *oa = NULL;
   PetscCount         n         = 0;
-  PetscBool          transpose = symmetrize, isset, issym, absval = (PetscBool)(scale || filter >= 0), inrange, given;
+  PetscBool          transpose = symmetrize, isset, issym, absval = (PetscBool)(scale || filter >= 0), inrange, keep;
   void              *stream;
   MatInfo            info;
-  PetscLogDouble     t0, t1, t2, t2s, t2a, t3, t4;
+  PetscSF            sf = NULL;
+  PetscLogDouble     t0, t1, t2, t2s, t2a, t3;
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
@@ -400,35 +526,30 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
     PetscCall(PetscLogGpuTimeEnd());
   }
   PetscCall(PetscFree3(ci, cj, cv));
-  PetscCall(PetscTime(&t2s));
-  if (scale) PetscCall(MatSpmvGraphMPIScale(A, &g, &coo, oa, stream));
-  PetscCall(PetscTime(&t2a));
-  {
-    /* the values come down only for PETSc's MatFilter() on the host, as in the one-process graph */
-    const PetscBool        host_values = (PetscBool)(filter >= 0);
-    const MatSpmvDeviceCSR diag = {m, m, g.nnz, g.i, g.j, host_values ? g.a : NULL}, off = {m, coo.ng, coo.no, coo.oi, coo.oj, host_values ? oa : NULL};
-    Mat                    Gd, Go;
-
-    PetscCall(MatSpmvNoInodeBegin(&given)); /* G lives on the device, as the one-process graph does */
-    PetscCall(MatSpmvCreateMPIAIJFromDevice(comm, A->cmap->N, &diag, &off, coo.garray, PETSC_TRUE, stream, G));
-    PetscCall(MatSpmvNoInodeEnd(given));
-    PetscCall(PetscTime(&t3));
-    PetscCall(MatConvert(*G, MATMPIAIJCUSPARSE, MAT_INPLACE_MATRIX, G)); /* PETSc's graph of an aijcusparse copy is aijcusparse */
-    if (!host_values) {
-      PetscCall(MatMPIAIJGetSeqAIJ(*G, &Gd, &Go, NULL));
-      PetscCall(MatSpmvCUSPARSESetValues(Gd, g.nnz, g.a, stream));
-      if (coo.no) PetscCall(MatSpmvCUSPARSESetValues(Go, coo.no, oa, stream));
-    }
-  }
-  PetscCall(MatSpmvDeviceGraphFree(&g));
-  PetscCall(MatSpmvCUDACOODestroy(&coo));
   PetscCall(MatSpmvCUDAFree(dv));
-  PetscCall(MatSpmvCUDAFree(oa));
-  if (symmetrize) PetscCall(MatSetOption(*G, MAT_SYMMETRIC, PETSC_TRUE));
-  else PetscCall(MatPropagateSymmetryOptions(A, *G));
-  PetscCall(PetscTime(&t4));
-  PetscCall(PetscInfo(A, "MatCreateGraph() on the device (MPI): %" PetscInt_FMT " + %" PetscInt_FMT " entries here (%s), %" PetscInt_FMT " ghost columns, %.4f s (diagonal block %.4f, boundary entries gathered %.4f, summed %.4f, scaled %.4f, assembled %.4f, made aijcusparse with its values %.4f)\n", g.nnz,
-                      coo.no, transpose ? "A + A^T" : "A", coo.ng, t4 - t0, t1 - t0, t2 - t1, t2s - t2, t2a - t2s, t3 - t2a, t4 - t3));
+  PetscCall(PetscTime(&t2s));
+  PetscCall(MatSpmvGraphKeepWanted(filter, &keep)); /* on every process or none: the shell's layout is collective */
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &keep, 1, MPI_C_BOOL, MPI_LAND, comm));
+  if (scale || keep) PetscCall(MatSpmvGraphMPIGhostSF(A, &coo, stream, &sf));
+  if (scale) PetscCall(MatSpmvGraphMPIScale(&g, &coo, sf, oa, stream));
+  PetscCall(PetscTime(&t2a));
+  if (keep) {
+    MatSpmvGraphKept k = {g, coo, oa, sf, PETSC_TRUE, (PetscBool)(symmetrize || (isset && issym))};
+
+    PetscCall(MatSpmvGraphKeep(A, &k, G));
+  } else {
+    PetscCall(PetscSFDestroy(&sf));
+    PetscCall(MatSpmvGraphMPIMake(comm, A->cmap->N, &g, &coo, oa, (PetscBool)(filter >= 0), stream, G));
+    PetscCall(MatSpmvDeviceGraphFree(&g));
+    PetscCall(MatSpmvCUDACOODestroy(&coo));
+    PetscCall(MatSpmvCUDAFree(oa));
+    if (symmetrize) PetscCall(MatSetOption(*G, MAT_SYMMETRIC, PETSC_TRUE));
+    else PetscCall(MatPropagateSymmetryOptions(A, *G));
+  }
+  PetscCall(PetscTime(&t3));
+  PetscCall(PetscInfo(A, "MatCreateGraph() on the device (MPI): %" PetscInt_FMT " + %" PetscInt_FMT " entries here (%s), %" PetscInt_FMT " ghost columns, %.4f s (diagonal block %.4f, boundary entries gathered %.4f, summed %.4f, scaled %.4f, %s %.4f)\n", g.nnz,
+                      coo.no, transpose ? "A + A^T" : "A", coo.ng, t3 - t0, t1 - t0, t2 - t1, t2s - t2, t2a - t2s, keep ? "left on the device" : "made aijcusparse on the host with its values", t3 - t2a));
+  if (keep) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatViewFromOptions(*G, NULL, "-mat_graph_view"));
   if (filter >= 0) {
     PetscCall(MatFilter(*G, filter, PETSC_TRUE, PETSC_TRUE)); /* PETSc's, on the graph */
@@ -536,5 +657,77 @@ PetscErrorCode MatSpmvSetGraphOps_MPIAIJSpmv(Mat A, MatSpmvBaseOps *base)
   PetscFunctionBegin;
   if (MatSpmvFormatOnly) PetscFunctionReturn(PETSC_SUCCESS); /* -petscspmv_format_only: aijcusparse's */
   if (base->creategraph) A->ops->creategraph = MatCreateGraph_MPIAIJSpmv;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A graph made inside this pair may be left on the device (a kept graph: MatSpmvGraphMaterialize()) */
+PetscErrorCode MatSpmvGraphDeviceOnlyBegin(PetscBool *prev)
+{
+  PetscFunctionBegin;
+  *prev                  = MatSpmvGraphDeviceOnly;
+  MatSpmvGraphDeviceOnly = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatSpmvGraphDeviceOnlyEnd(PetscBool prev)
+{
+  PetscFunctionBegin;
+  MatSpmvGraphDeviceOnly = prev;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether G is a kept graph, and then its device pattern (parts may be NULL) */
+PetscErrorCode MatSpmvGraphGetDevice(Mat G, MatSpmvGraphDeviceParts *parts, PetscBool *kept)
+{
+  PetscFunctionBegin;
+  *kept = PETSC_FALSE;
+#if defined(MATSPMV_DEVICE_GRAPH)
+  {
+    MatSpmvGraphKept *k;
+
+    PetscCall(MatSpmvGraphKeptGet(G, &k));
+    *kept = (PetscBool) !!k;
+    if (k && parts) {
+      parts->sf     = k->sf;
+      parts->n      = k->g.m;
+      parts->ng     = k->mpi ? k->coo.ng : 0;
+      parts->rstart = G->rmap->rstart;
+      parts->ai     = k->g.i;
+      parts->aj     = k->g.j;
+      parts->bi     = parts->ng ? k->coo.oi : NULL;
+      parts->bj     = parts->ng ? k->coo.oj : NULL;
+    }
+  }
+#else
+  (void)G, (void)parts;
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A kept graph made the host matrix MatCreateGraph() makes otherwise (aijcusparse, MPIAIJCUSPARSE on
+   several processes, values on the device): for a host reader (PETSc's coarsening, its prolongator,
+   HEM). Collective; a graph that is not kept is left as it is */
+PetscErrorCode MatSpmvGraphMaterialize(Mat *G)
+{
+  PetscFunctionBegin;
+#if defined(MATSPMV_DEVICE_GRAPH)
+  {
+    MatSpmvGraphKept *k;
+    Mat               H;
+
+    PetscCall(MatSpmvGraphKeptGet(*G, &k));
+    if (!k) PetscFunctionReturn(PETSC_SUCCESS);
+    if (k->mpi) {
+      void *stream;
+
+      PetscCall(MatSpmvCUDAGetStream(&stream));
+      PetscCall(MatSpmvGraphMPIMake(PetscObjectComm((PetscObject)*G), (*G)->cmap->N, &k->g, &k->coo, k->oa, PETSC_FALSE, stream, &H));
+    } else PetscCall(MatSpmvGraphFromDevice(&k->g, PETSC_FALSE, &H)); /* its device arrays freed there */
+    if (k->symmetric) PetscCall(MatSetOption(H, MAT_SYMMETRIC, PETSC_TRUE));
+    PetscCall(PetscInfo(H, "The graph left on the device made a host matrix (%s) for a host reader\n", ((PetscObject)H)->type_name));
+    PetscCall(MatDestroy(G)); /* the device arrays with it */
+    *G = H;
+  }
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
