@@ -352,7 +352,8 @@ static PetscErrorCode MatSpmvGraphMPIOnDevice(Mat A, PetscInt index_size, PetscB
   PetscCall(PetscLayoutCompare(A->rmap, A->cmap, &same));
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
   *device = PETSC_FALSE;
-  if (bs == 1 && !index_size && same) PetscCall(MatSpmvGraphOnDevice(Ad, 0, device, &why, &nnz));
+  /* blocks whole on each process (the diagonal block collapsed on the device, the off-diagonal entries by block), no strength index */
+  if (!index_size && same && A->rmap->n % bs == 0 && A->rmap->rstart % bs == 0) PetscCall(MatSpmvGraphOnDevice(Ad, 0, device, &why, &nnz));
   PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, device, 1, MPI_C_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -402,18 +403,21 @@ static PetscErrorCode MatSpmvGraphOffDiagonalCOO(Mat A, PetscBool transpose, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The MPI graph's ghost exchange from its ghost columns (coo's garray, on the device): A's rows its
-   roots, the ghosts its leaves */
-static PetscErrorCode MatSpmvGraphMPIGhostSF(Mat A, const MatSpmvCOODevice *coo, void *stream, PetscSF *sf)
+/* The MPI graph's ghost exchange from its ghost columns (coo's garray, on the device): the graph's m
+   local rows its roots, the ghosts its leaves */
+static PetscErrorCode MatSpmvGraphMPIGhostSF(MPI_Comm comm, PetscInt m, const MatSpmvCOODevice *coo, void *stream, PetscSF *sf)
 {
-  PetscInt *garray;
+  PetscInt   *garray;
+  PetscLayout rows;
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc1(PetscMax(coo->ng, 1), &garray)); /* int-sized PetscInt: the device graph's condition */
   PetscCall(MatSpmvCUDACopyToHost(garray, coo->garray, sizeof(int) * (size_t)coo->ng, stream));
   PetscCall(PetscLogGpuToCpu(sizeof(int) * (double)coo->ng));
-  PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)A), sf));
-  PetscCall(PetscSFSetGraphLayout(*sf, A->rmap, coo->ng, NULL, PETSC_COPY_VALUES, garray));
+  PetscCall(PetscLayoutCreateFromSizes(comm, m, PETSC_DECIDE, 1, &rows));
+  PetscCall(PetscSFCreate(comm, sf));
+  PetscCall(PetscSFSetGraphLayout(*sf, rows, coo->ng, NULL, PETSC_COPY_VALUES, garray));
+  PetscCall(PetscLayoutDestroy(&rows));
   PetscCall(PetscFree(garray));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -464,7 +468,8 @@ static PetscErrorCode MatSpmvGraphMPIMake(MPI_Comm comm, PetscInt N, const MatSp
 }
 
 /* The scalar graph of an MPI matrix of ours, PETSc's function's result made another way, on the
-   device but for the boundary: the diagonal block's |Ad| (+ |Ad|^T) by the device graph; the
+   device but for the boundary (blocks of bs > 1 collapsed on the way, each the sum of its entries'
+   |a|): the diagonal block's |Ad| (+ |Ad|^T) by the device graph; the
    off-diagonal entries (with the transposes other processes send, MatSpmvGraphOffDiagonalCOO())
    summed by the device COO assembly, which also finds the graph's ghost map; both blocks scaled there
    (MatSpmvGraphMPIScale()); their patterns then copied once into page-locked host memory for the
@@ -479,7 +484,7 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
   MatSpmvDeviceGraph g;
   MatSpmvGraphKind   kind;
   MatSpmvCOODevice   coo;
-  PetscInt           m = A->rmap->n, *ci, *cj;
+  PetscInt           m = A->rmap->n, bs, mb, *ci, *cj;
   PetscScalar       *cv, *dv = NULL, *oa = NULL;
   PetscCount         n         = 0;
   PetscBool          transpose = symmetrize, isset, issym, absval = (PetscBool)(scale || filter >= 0), inrange, keep;
@@ -490,6 +495,9 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
+  PetscCall(MatGetBlockSize(A, &bs)); /* blocks: collapsed, each the sum of its entries' |a| (MatSpmvGraphMPIOnDevice(): whole on each process) */
+  mb = m / bs;
+  if (bs > 1) absval = PETSC_TRUE;
   PetscCall(MatIsSymmetricKnown(A, &isset, &issym));
   if (isset && issym) transpose = PETSC_FALSE; /* as PETSc's */
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
@@ -504,16 +512,18 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
   PetscCall(MatSpmvCUSPARSEGetValues(Ad, &dcsr.a));
   PetscCall(MatSpmvCUDAGetStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCall(MatSpmvCUDAGraph(&dcsr, 1, kind, &g, stream));
+  PetscCall(MatSpmvCUDAGraph(&dcsr, bs, kind, &g, stream));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(MatSpmvCUSPARSERestoreValues(Ad, &dcsr.a));
   /* the off-diagonal block: its entries (and the transposes) summed and sorted on the device */
   PetscCall(PetscTime(&t1));
   PetscCall(MatSpmvGraphOffDiagonalCOO(A, transpose, absval, &n, &ci, &cj, &cv));
+  if (bs > 1)
+    for (PetscCount k = 0; k < n; k++) ci[k] /= bs, cj[k] /= bs; /* each entry into its block, whose |a| the assembly sums */
   PetscCall(PetscTime(&t2));
   PetscCheck(n < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatCreateGraph(): %" PetscCount_FMT " off-diagonal entries on a process, past the device assembly's int count", n);
   {
-    const MatSpmvCOOEntries e = {n, m, A->rmap->rstart, A->cmap->rstart, A->cmap->rend, A->cmap->N, ci, cj, PETSC_FALSE};
+    const MatSpmvCOOEntries e = {n, mb, A->rmap->rstart / bs, A->cmap->rstart / bs, A->cmap->rend / bs, A->cmap->N / bs, ci, cj, PETSC_FALSE};
 
     PetscCall(PetscLogGpuTimeBegin());
     PetscCall(MatSpmvCUDACOOBuild(&e, &coo, &inrange, stream));
@@ -530,7 +540,7 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
   PetscCall(PetscTime(&t2s));
   PetscCall(MatSpmvGraphKeepWanted(filter, &keep)); /* on every process or none: the shell's layout is collective */
   PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &keep, 1, MPI_C_BOOL, MPI_LAND, comm));
-  if (scale || keep) PetscCall(MatSpmvGraphMPIGhostSF(A, &coo, stream, &sf));
+  if (scale || keep) PetscCall(MatSpmvGraphMPIGhostSF(comm, mb, &coo, stream, &sf));
   if (scale) PetscCall(MatSpmvGraphMPIScale(&g, &coo, sf, oa, stream));
   PetscCall(PetscTime(&t2a));
   if (keep) {
@@ -539,7 +549,7 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
     PetscCall(MatSpmvGraphKeep(A, &k, G));
   } else {
     PetscCall(PetscSFDestroy(&sf));
-    PetscCall(MatSpmvGraphMPIMake(comm, A->cmap->N, &g, &coo, oa, (PetscBool)(filter >= 0), stream, G));
+    PetscCall(MatSpmvGraphMPIMake(comm, A->cmap->N / bs, &g, &coo, oa, (PetscBool)(filter >= 0), stream, G));
     PetscCall(MatSpmvDeviceGraphFree(&g));
     PetscCall(MatSpmvCUDACOODestroy(&coo));
     PetscCall(MatSpmvCUDAFree(oa));
@@ -547,7 +557,7 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
     else PetscCall(MatPropagateSymmetryOptions(A, *G));
   }
   PetscCall(PetscTime(&t3));
-  PetscCall(PetscInfo(A, "MatCreateGraph() on the device (MPI): %" PetscInt_FMT " + %" PetscInt_FMT " entries here (%s), %" PetscInt_FMT " ghost columns, %.4f s (diagonal block %.4f, boundary entries gathered %.4f, summed %.4f, scaled %.4f, %s %.4f)\n", g.nnz,
+  PetscCall(PetscInfo(A, "MatCreateGraph() on the device (MPI): block size %" PetscInt_FMT ", %" PetscInt_FMT " + %" PetscInt_FMT " entries here (%s), %" PetscInt_FMT " ghost columns, %.4f s (diagonal block %.4f, boundary entries gathered %.4f, summed %.4f, scaled %.4f, %s %.4f)\n", bs, g.nnz,
                       coo.no, transpose ? "A + A^T" : "A", coo.ng, t3 - t0, t1 - t0, t2 - t1, t2s - t2, t2a - t2s, keep ? "left on the device" : "made aijcusparse on the host with its values", t3 - t2a));
   if (keep) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatViewFromOptions(*G, NULL, "-mat_graph_view"));
@@ -560,13 +570,13 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
 #endif
 
 /* the MPI graph made above where every process can (*done), else nothing: A itself is the graph
-   when it is neither symmetrized, scaled nor filtered */
+   when it has no blocks and is neither symmetrized, scaled nor filtered */
 static PetscErrorCode MatSpmvGraphMPITryDevice(Mat A, PetscBool symmetrize, PetscBool scale, PetscReal filter, PetscInt index_size, Mat *G, PetscBool *done)
 {
   PetscFunctionBegin;
   *done = PETSC_FALSE;
 #if defined(MATSPMV_DEVICE_GRAPH)
-  if (symmetrize || scale || filter >= 0) PetscCall(MatSpmvGraphMPIOnDevice(A, index_size, done));
+  if (A->rmap->bs > 1 || symmetrize || scale || filter >= 0) PetscCall(MatSpmvGraphMPIOnDevice(A, index_size, done));
   if (*done) PetscCall(MatSpmvGraphMPIFromDevice(A, symmetrize, scale, filter, G));
 #else
   (void)A, (void)symmetrize, (void)scale, (void)filter, (void)index_size, (void)G;
@@ -592,6 +602,12 @@ static PetscErrorCode MatCreateGraph_MPIAIJSpmv(Mat A, PetscBool symmetrize, Pet
   PetscCall(MatGetBlockSize(A, &bs));
   blocks = (PetscBool)(bs > 1 && !index_size && A->rmap->n % bs == 0 && A->cmap->n % bs == 0 && A->rmap->rstart % bs == 0 && A->cmap->rstart % bs == 0);
   PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &blocks, 1, MPI_C_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
+  if (sp->base->cusparse && (blocks || bs == 1)) { /* on the device where every process can (blocks collapsed there too) */
+    PetscBool done;
+
+    PetscCall(MatSpmvGraphMPITryDevice(A, symmetrize, scale, filter, index_size, G, &done));
+    if (done) PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (blocks) { /* collapsed here, then PETSc's function on the scalar graph */
     PetscBool isset, issym;
 
@@ -603,10 +619,6 @@ static PetscErrorCode MatCreateGraph_MPIAIJSpmv(Mat A, PetscBool symmetrize, Pet
     PetscCall(MatDestroy(&B)); /* a reference stays where the graph is B itself */
     if (!symmetrize) PetscCall(MatPropagateSymmetryOptions(A, *G));
   } else if (sp->base->cusparse) {
-    PetscBool done;
-
-    PetscCall(MatSpmvGraphMPITryDevice(A, symmetrize, scale, filter, index_size, G, &done));
-    if (done) PetscFunctionReturn(PETSC_SUCCESS);
     /* so that the graph and GAMG's products with it (the squared graph) are aijcusparse's */
     PetscCall(PetscInfo(A, "MatCreateGraph() by PETSc's function on an aijcusparse copy\n"));
     PetscCall(MatConvert(A, MATMPIAIJCUSPARSE, MAT_INITIAL_MATRIX, &B));
