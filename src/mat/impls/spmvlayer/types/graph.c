@@ -353,7 +353,10 @@ static PetscErrorCode MatSpmvGraphMPIOnDevice(Mat A, PetscInt index_size, PetscB
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
   *device = PETSC_FALSE;
   /* blocks whole on each process (the diagonal block collapsed on the device, the off-diagonal entries by block), no strength index */
-  if (!index_size && same && A->rmap->n % bs == 0 && A->rmap->rstart % bs == 0) PetscCall(MatSpmvGraphOnDevice(Ad, 0, device, &why, &nnz));
+  if (!index_size && same && A->rmap->n % bs == 0 && A->rmap->rstart % bs == 0) {
+    if (A->rmap->n) PetscCall(MatSpmvGraphOnDevice(Ad, 0, device, &why, &nnz));
+    else PetscCall(MatSpmvDeviceCSRUsable(Ad, device)); /* no rows here (KSP ex56 on 2, coarse levels gathered on fewer processes): an empty block, the others decide */
+  }
   PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, device, 1, MPI_C_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -461,7 +464,7 @@ static PetscErrorCode MatSpmvGraphMPIMake(MPI_Comm comm, PetscInt N, const MatSp
   PetscCall(MatConvert(*G, MATMPIAIJCUSPARSE, MAT_INPLACE_MATRIX, G)); /* PETSc's graph of an aijcusparse copy is aijcusparse */
   if (!host_values) {
     PetscCall(MatMPIAIJGetSeqAIJ(*G, &Gd, &Go, NULL));
-    PetscCall(MatSpmvCUSPARSESetValues(Gd, g->nnz, g->a, stream));
+    if (g->nnz) PetscCall(MatSpmvCUSPARSESetValues(Gd, g->nnz, g->a, stream));
     if (coo->no) PetscCall(MatSpmvCUSPARSESetValues(Go, coo->no, oa, stream));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -508,13 +511,21 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
   kind.absval     = absval;
   kind.symmetrize = transpose;
   kind.scale      = PETSC_FALSE;
-  PetscCall(MatSpmvCUSPARSEGetIJ(Ad, &dcsr.i, &dcsr.j));
-  PetscCall(MatSpmvCUSPARSEGetValues(Ad, &dcsr.a));
   PetscCall(MatSpmvCUDAGetStream(&stream));
-  PetscCall(PetscLogGpuTimeBegin());
-  PetscCall(MatSpmvCUDAGraph(&dcsr, bs, kind, &g, stream));
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(MatSpmvCUSPARSERestoreValues(Ad, &dcsr.a));
+  if (m) {
+    PetscCall(MatSpmvCUSPARSEGetIJ(Ad, &dcsr.i, &dcsr.j));
+    PetscCall(MatSpmvCUSPARSEGetValues(Ad, &dcsr.a));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(MatSpmvCUDAGraph(&dcsr, bs, kind, &g, stream));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(MatSpmvCUSPARSERestoreValues(Ad, &dcsr.a));
+  } else { /* no rows here: an empty block (its row offsets one zero) */
+    const int zero = 0;
+
+    PetscCall(PetscMemzero(&g, sizeof(g)));
+    PetscCall(MatSpmvCUDAMalloc((void **)&g.i, sizeof(int)));
+    PetscCall(MatSpmvCUDACopyToDevice(g.i, &zero, sizeof(int), stream));
+  }
   /* the off-diagonal block: its entries (and the transposes) summed and sorted on the device */
   PetscCall(PetscTime(&t1));
   PetscCall(MatSpmvGraphOffDiagonalCOO(A, transpose, absval, &n, &ci, &cj, &cv));
