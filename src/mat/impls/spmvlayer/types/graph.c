@@ -7,9 +7,10 @@
   squared graph is then aijcusparse's device product, and no layout of ours is built for it.
   Block sizes above 1 are collapsed first (the sum of |a| over each block, as PETSc's). Complex
   scalars, a strength index with blocks, a matrix bound to the CPU or without device values take
-  the base's function. MPI matrices of block size 1: on the device but for the off-diagonal entries
-  (process boundaries), gathered on the host; with blocks, collapsed on the host, then PETSc's
-  function (below). The aijcusparse results of our matrices' products (GAMG's
+  the base's function. MPI matrices: on the device but for the off-diagonal entries (process
+  boundaries), gathered on the host, blocks whole on each process collapsed on the way; blocks split
+  between processes collapsed on the host, then PETSc's function (below). GAMG's set-up may ask for
+  the graph to stay on the device (a kept graph, below). The aijcusparse results of our matrices' products (GAMG's
   first coarse operator), sequential or parallel, take the same graphs: PETSc's made theirs on the
   host from a copy of the device values.
 */
