@@ -8,7 +8,8 @@
   device/aggregate.cu), and the tentative prolongator with the coarse near-null space (device/
   tentative.cu, PETSc's formProl0 to the bit; prolongator.c), all on the device where the graph is.
   PETSc's GAMG drives the rest: the strength graph (MatCreateGraph(), which our types make on the
-  device: spmvlayer/types/graph.c), the prolongator's smoothing and the Galerkin products
+  device: spmvlayer/types/graph.c; left there, no host matrix made, where our coarsen and prolongator
+  are its only readers), the prolongator's smoothing and the Galerkin products
   (MatMatMult(), MatPtAP(): our SpGEMM on our types, spmvspgemm/), views and re-typing. The whole
   set-up runs under MatSpmvCUDACatch(): a thrust exception in PETSc's aijcusparse becomes PETSc's error.
   On several processes each process's aggregates hold its own rows, so P0 is its diagonal block; a
