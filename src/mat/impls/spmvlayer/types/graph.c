@@ -88,11 +88,11 @@ static PetscErrorCode MatSpmvGraphFromDevice(MatSpmvDeviceGraph *g, PetscBool ho
    host matrices (PETSc's passes over their rows) and, on several processes, the MPIAIJ's ghost map:
    0.14 s of the 0.63 s of KSP ex45 160^3's GAMG set-up on one H200 went to those */
 typedef struct {
-  MatSpmvDeviceGraph g;              /* the diagonal block (the whole graph on one process) */
-  MatSpmvCOODevice   coo;            /* several processes: the off-diagonal block (oi, oj; its ghost columns garray) */
-  PetscScalar       *oa;             /* and its values */
-  PetscSF            sf;             /* the ghost exchange: the owned rows its roots, the ghosts its leaves */
-  PetscBool          mpi, symmetric; /* symmetric: the graph is known to be (symmetrized, or A's known symmetry) */
+  MatSpmvDeviceGraph g;   /* the diagonal block (the whole graph on one process) */
+  MatSpmvCOODevice   coo; /* several processes: the off-diagonal block (oi, oj; its ghost columns garray) */
+  PetscScalar       *oa;  /* and its values */
+  PetscSF            sf;  /* the ghost exchange: the owned rows its roots, the ghosts its leaves */
+  PetscBool          mpi;
 } MatSpmvGraphKept;
 
 static const char MatSpmvGraphKeptKey[] = "MatSpmvGraphKept";
@@ -149,7 +149,6 @@ static PetscErrorCode MatSpmvGraphKeep(Mat A, MatSpmvGraphKept *k, Mat *G)
   PetscCall(MatCreateShell(PetscObjectComm((PetscObject)A), A->rmap->n / A->rmap->bs, A->rmap->n / A->rmap->bs, PETSC_DETERMINE, PETSC_DETERMINE, NULL, G));
   PetscCall(PetscObjectContainerCompose((PetscObject)*G, MatSpmvGraphKeptKey, kept, MatSpmvGraphKeptDestroy));
   PetscCall(MatShellSetOperation(*G, MATOP_GETINFO, (PetscErrorCodeFn *)MatGetInfo_SpmvGraphKept));
-  if (k->symmetric) PetscCall(MatSetOption(*G, MAT_SYMMETRIC, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -212,15 +211,15 @@ static PetscErrorCode MatSpmvCreateGraph(Mat A, MatSpmvCreateGraphFn base, Petsc
     PetscCall(PetscTime(&t1));
     PetscCall(MatSpmvGraphKeepWanted(filter, &keep));
     if (keep) {
-      MatSpmvGraphKept k = {g, {0}, NULL, NULL, PETSC_FALSE, (PetscBool)(symmetrize || (isset && issym))};
+      MatSpmvGraphKept k = {g, {0}, NULL, NULL, PETSC_FALSE};
 
       PetscCall(MatSpmvGraphKeep(A, &k, G));
     } else PetscCall(MatSpmvGraphFromDevice(&g, (PetscBool)(filter >= 0), G));
     PetscCall(PetscTime(&t2));
     PetscCall(PetscInfo(A, "MatCreateGraph() on the device: %" PetscInt_FMT " rows (block size %" PetscInt_FMT "), %" PetscInt_FMT " entries (%s); device %.4f s, G %s %.4f s\n", g.m, bs, g.nnz, kind.symmetrize ? "A + A^T" : "A", t1 - t0, keep ? "left on the device" : "made on the host", t2 - t1));
-    if (keep) PetscFunctionReturn(PETSC_SUCCESS);
   }
 #endif
+  /* a graph left on the device takes the same options: a host matrix made of it later takes them from it */
   if (symmetrize) PetscCall(MatSetOption(*G, MAT_SYMMETRIC, PETSC_TRUE));
   else PetscCall(MatPropagateSymmetryOptions(A, *G));
   PetscCall(MatViewFromOptions(*G, NULL, "-mat_graph_view"));
@@ -556,7 +555,7 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
   if (scale) PetscCall(MatSpmvGraphMPIScale(&g, &coo, sf, oa, stream));
   PetscCall(PetscTime(&t2a));
   if (keep) {
-    MatSpmvGraphKept k = {g, coo, oa, sf, PETSC_TRUE, (PetscBool)(symmetrize || (isset && issym))};
+    MatSpmvGraphKept k = {g, coo, oa, sf, PETSC_TRUE};
 
     PetscCall(MatSpmvGraphKeep(A, &k, G));
   } else {
@@ -565,13 +564,12 @@ static PetscErrorCode MatSpmvGraphMPIFromDevice(Mat A, PetscBool symmetrize, Pet
     PetscCall(MatSpmvDeviceGraphFree(&g));
     PetscCall(MatSpmvCUDACOODestroy(&coo));
     PetscCall(MatSpmvCUDAFree(oa));
-    if (symmetrize) PetscCall(MatSetOption(*G, MAT_SYMMETRIC, PETSC_TRUE));
-    else PetscCall(MatPropagateSymmetryOptions(A, *G));
   }
+  if (symmetrize) PetscCall(MatSetOption(*G, MAT_SYMMETRIC, PETSC_TRUE)); /* kept or not, as in the one-process graph */
+  else PetscCall(MatPropagateSymmetryOptions(A, *G));
   PetscCall(PetscTime(&t3));
   PetscCall(PetscInfo(A, "MatCreateGraph() on the device (MPI): block size %" PetscInt_FMT ", %" PetscInt_FMT " + %" PetscInt_FMT " entries here (%s), %" PetscInt_FMT " ghost columns, %.4f s (diagonal block %.4f, boundary entries gathered %.4f, summed %.4f, scaled %.4f, %s %.4f)\n", bs, g.nnz,
-                      coo.no, transpose ? "A + A^T" : "A", coo.ng, t3 - t0, t1 - t0, t2 - t1, t2s - t2, t2a - t2s, keep ? "left on the device" : "made aijcusparse on the host with its values", t3 - t2a));
-  if (keep) PetscFunctionReturn(PETSC_SUCCESS);
+                      coo.no, transpose ? "A + A^T" : "A", coo.ng, t3 - t0, t1 - t0, t2 - t1, t2s - t2, t2a - t2s, keep ? "left on the device" : "made aijcusparse on the host", t3 - t2a));
   PetscCall(MatViewFromOptions(*G, NULL, "-mat_graph_view"));
   if (filter >= 0) {
     PetscCall(MatFilter(*G, filter, PETSC_TRUE, PETSC_TRUE)); /* PETSc's, on the graph */
@@ -747,7 +745,7 @@ PetscErrorCode MatSpmvGraphMaterialize(Mat *G)
       PetscCall(MatSpmvCUDAGetStream(&stream));
       PetscCall(MatSpmvGraphMPIMake(PetscObjectComm((PetscObject)*G), (*G)->cmap->N, &k->g, &k->coo, k->oa, PETSC_FALSE, stream, &H));
     } else PetscCall(MatSpmvGraphFromDevice(&k->g, PETSC_FALSE, &H)); /* its device arrays freed there */
-    if (k->symmetric) PetscCall(MatSetOption(H, MAT_SYMMETRIC, PETSC_TRUE));
+    PetscCall(MatPropagateSymmetryOptions(*G, H));                    /* those MatCreateGraph() gave the kept graph */
     PetscCall(PetscInfo(H, "The graph left on the device made a host matrix (%s) for a host reader\n", ((PetscObject)H)->type_name));
     PetscCall(MatDestroy(G)); /* the device arrays with it */
     *G = H;
