@@ -373,25 +373,18 @@ static PetscErrorCode MatCoarsenApply_SpmvMIS(MatCoarsen coarse)
   PetscCall(MatGetLocalSize(G, &n, NULL));
   if (coarse->agg_lists) PetscCall(PetscCDDestroy(coarse->agg_lists));
   PetscCall(PetscCDCreate(n, &coarse->agg_lists));
-  if (kept) {
+  if (kept) mis->ondevice = PETSC_TRUE; /* its pattern is there only */
+  else PetscCall(MatCoarsenSpmvUseDevice(mis, G, mpi, &mis->ondevice));
+  if (kept || mpi) {
     PetscInt nnew = 0;
 
-    mis->ondevice = PETSC_TRUE;
-    PetscCall(MatCoarsenSpmvApplyKept(mis, G, coarse->agg_lists, &nagg, &nnew));
-    if (size > 1) PetscCall(PetscInfo(NULL, "%" PetscInt_FMT " of the %" PetscInt_FMT " aggregates have new roots (rows whose neighbours in aggregates are all on other processes)\n", nnew, nagg));
-  } else if (mpi) {
-    PetscInt nnew;
-
-    PetscCall(MatCoarsenSpmvUseDevice(mis, G, mpi, &mis->ondevice));
-    if (mis->ondevice) PetscCall(MatCoarsenSpmvApplyMPIDevice(mis, G, n, rstart, coarse->agg_lists, &nagg, &nnew));
+    if (kept) PetscCall(MatCoarsenSpmvApplyKept(mis, G, coarse->agg_lists, &nagg, &nnew));
+    else if (mis->ondevice) PetscCall(MatCoarsenSpmvApplyMPIDevice(mis, G, n, rstart, coarse->agg_lists, &nagg, &nnew));
     else PetscCall(MatCoarsenSpmvApplyMPIHost(mis, G, rstart, coarse->agg_lists, &nagg, &nnew));
     /* this process's count (G's -info would print the first process's only) */
-    PetscCall(PetscInfo(NULL, "%" PetscInt_FMT " of the %" PetscInt_FMT " aggregates have new roots (rows whose neighbours in aggregates are all on other processes)\n", nnew, nagg));
-  } else {
-    PetscCall(MatCoarsenSpmvUseDevice(mis, G, mpi, &mis->ondevice));
-    if (mis->ondevice) PetscCall(MatCoarsenSpmvApplyDevice(mis, G, n, rstart, coarse->agg_lists, &nagg));
-    else PetscCall(MatCoarsenSpmvApplyHost(mis, G, rstart, coarse->agg_lists, &nagg));
-  }
+    if (mpi || size > 1) PetscCall(PetscInfo(NULL, "%" PetscInt_FMT " of the %" PetscInt_FMT " aggregates have new roots (rows whose neighbours in aggregates are all on other processes)\n", nnew, nagg));
+  } else if (mis->ondevice) PetscCall(MatCoarsenSpmvApplyDevice(mis, G, n, rstart, coarse->agg_lists, &nagg));
+  else PetscCall(MatCoarsenSpmvApplyHost(mis, G, rstart, coarse->agg_lists, &nagg));
   PetscCall(PetscInfo(G, "%" PetscInt_FMT " aggregates of %" PetscInt_FMT " nodes, independent set at distance %" PetscInt_FMT " (%s)\n", nagg, n, mis->distance, mis->ondevice ? "device" : "host reference"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
