@@ -389,15 +389,12 @@ static PetscErrorCode PCGAMGSpmvTakes(PC pc, PC_GAMG_Spmv *sp, PetscBool *takes)
 }
 
 /* The coarsest level's LU by PETSc's host factorization where the level is small and its values are on
-   the device: both packages factor on the host, and cuSPARSE's then uploads the factors, analyses them
-   and loads its triangular-solve kernels (CUDA's lazy module loading, in the first solve) and solves
-   level by level, where the host's moves the coarse vector each way. KSP ex45 96^3 on an H200 (s279):
-   195 rows, its first solve 0.029 against 0.083 s (numeric 0.002 against 0.050 s, a solve 0.05 against
-   0.39 ms); 6257 rows of a factor 1650 entries a row, a solve 15 against 14 ms: the host's solve takes
-   about 1.4 ns an entry of the factor, cuSPARSE's about 2.2 us a row, so the device wins per solve only
-   where the factor holds more than about 1600 entries a row, near 6000 rows of a 3D problem. Not where the user chose a package for it (PCSetUp_MG()
-   read the options before this) or it is factored already (a set-up again). Newer device values
-   come down at each factorization: aijcusparse keeps inodes off, and PETSc's numeric LU without
+   the device. Both packages factor on the host; cuSPARSE's then uploads and analyses the factors, loads
+   its kernels in the first solve and solves level by level: about 2.2 us a row against the host's
+   1.4 ns an entry of the factor (docs/gamg.md, "The coarsest LU"), so the device's solve wins only past
+   about 1600 entries a row, near 6000 rows of a 3D problem. Not where the user chose a package for it
+   (PCSetUp_MG() read the options before this) or it is factored already (a set-up again). Newer device
+   values come down at each factorization: aijcusparse keeps inodes off, and PETSc's numeric LU without
    them reads A through MatSeqAIJGetArrayRead() */
 static PetscErrorCode PCGAMGSpmvCoarseLUOnHost(PC pc, PC_GAMG_Spmv *sp)
 {
@@ -543,7 +540,7 @@ static PetscErrorCode PCCreate_GAMGSpmv(PC pc)
   sp->use            = PETSC_BOOL3_UNKNOWN;
   sp->prolong        = PETSC_TRUE;
   sp->graphdevice    = PETSC_TRUE;
-  sp->coarsehostrows = 5000; /* below the crossover of PCGAMGSpmvCoarseLUOnHost()'s figures */
+  sp->coarsehostrows = 5000; /* below the crossover PCGAMGSpmvCoarseLUOnHost() describes */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
