@@ -7,13 +7,14 @@ bench/solves.sh --flame keeps (PETSc's -log_view ...:ascii_flamegraph, one .flam
                                       PCSetUp and it has a strength graph and a squared graph or an independent set
                                       (tests/run.sh, on a small GAMG solve)
 
-Each part is PCSetUp's time under the events named (inclusive, seconds); "rest" is what none
-of them holds. A last row, not one of the parts but inside them: the host matrices made from device
-blocks (MatSpmvAIJFromDev: PETSc's passes over each block's rows), the cost that does not shrink with
-more GPUs (docs/gamg.md, "Why two GPUs do not halve the set-up"). "who" says whose code runs the part with PETSc's coarsening: PETSc's host code
-(no matrix type reaches it) or the matrices' operations (ours on level 0, aijcusparse's on
-the coarse levels). With petscspmv's coarsening (-petscspmv_gamg, on by default for its types
-on one process) the MIS and the prolongator lift run on the device and there is no squared graph. docs/results.md ("What no matrix type can reach: GAMG's host floor").
+Each part is PCSetUp's time under the events named (inclusive, seconds); "rest" is what none of them
+holds. A last row, not one of the parts but inside them: the host matrices made from device blocks
+(MatSpmvAIJFromDev: PETSc's passes over each block's rows), the cost that does not shrink with more
+GPUs (docs/gamg.md, "Why two GPUs do not halve the set-up"). "who" says whose code runs the part
+with PETSc's coarsening: PETSc's host code (no matrix type reaches it) or the matrices' operations
+(ours on level 0, aijcusparse's on the coarse levels). With petscspmv's coarsening (-petscspmv_gamg,
+on by default for its types on one process) the MIS and the prolongator lift run on the device and
+there is no squared graph. docs/results.md ("What no matrix type can reach: GAMG's host floor").
 """
 import collections
 import glob
