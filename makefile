@@ -73,7 +73,7 @@ TESTS    = $(BINDIR)/test_matrices $(BINDIR)/test_vectors $(BINDIR)/test_gamg $(
 EXAMPLES = $(BINDIR)/ex1
 BENCH    = $(BINDIR)/spmvbench $(BINDIR)/sorbench $(BINDIR)/spgemmbench $(BINDIR)/hostsamples.so
 STOCK    = $(BINDIR)/ex19 $(BINDIR)/ksp_ex2 $(BINDIR)/ksp_ex10 $(BINDIR)/ksp_ex11 $(BINDIR)/ksp_ex45 $(BINDIR)/ksp_ex56 $(BINDIR)/snes_ex12 $(BINDIR)/snes_ex62 \
-           $(BINDIR)/ksp_ex29 $(BINDIR)/ksp_ex34 $(BINDIR)/snes_ex5 $(BINDIR)/snes_ex48 $(BINDIR)/ts_ex45 $(BINDIR)/ts_adr_ex5
+           $(BINDIR)/ksp_ex29 $(BINDIR)/ksp_ex34 $(BINDIR)/snes_ex5 $(BINDIR)/snes_ex48 $(BINDIR)/ts_ex45 $(BINDIR)/ts_adr_ex5 $(BINDIR)/snes_ex3
 
 all: check-petsc $(LIB) $(TESTS) $(EXAMPLES) $(BENCH) $(STOCK)
 

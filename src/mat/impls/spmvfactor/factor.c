@@ -308,7 +308,7 @@ static PetscErrorCode MatView_SpmvFactor(Mat F, PetscViewer viewer)
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
   if (!ascii) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscViewerASCIIPrintf(viewer, "spmv %s(%" PetscInt_FMT "): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, solved in units of %" PetscInt_FMT " rows without level synchronization, %s\n", F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU", f->fill, f->n, f->nnz, f->unit, f->device ? "on the GPU" : "host reference"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "spmv %s(%" PetscInt_FMT "): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, solved in units of %" PetscInt_FMT " rows without level synchronization, %s\n", F->factortype == MAT_FACTOR_ICC ? "ICC" : "ILU", f->fill, f->n, f->nnz, f->unit, f->device ? "on the GPU" : (f->onhost ? "on the host (-petscspmv_factor_solve: its dependency levels, or asked)" : "host reference")));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  dependency levels of units (taken in level order): %" PetscInt_FMT " in L, %" PetscInt_FMT " in U (%" PetscInt_FMT " units)\n", f->levels[0], f->levels[1], f->nunits));
   if (f->device && (f->tnumeric[MATSPMV_NUMERIC_CUSPARSE] > 0.0 || f->tnumeric[MATSPMV_NUMERIC_HOST] > 0.0))
     PetscCall(PetscViewerASCIIPrintf(viewer, "  numeric factorization, last measured: %.3g ms by the GPU's kernel, %.3g ms by cuSPARSE, %.3g ms on the host and uploaded (0: not tried)\n", 1e3 * f->tnumeric[MATSPMV_NUMERIC_DEVICE], 1e3 * f->tnumeric[MATSPMV_NUMERIC_CUSPARSE], 1e3 * f->tnumeric[MATSPMV_NUMERIC_HOST]));

@@ -7,6 +7,7 @@
 
 const char *const MatSpmvTrsvTypes[]    = {"exact", "jacobi", "isai", "MatSpmvTrsvType", "MATSPMV_TRSV_", NULL};
 const char *const MatSpmvNumericTypes[] = {"auto", "device", "cusparse", "host", "MatSpmvNumericType", "MATSPMV_NUMERIC_", NULL};
+const char *const MatSpmvSolvePlaces[]  = {"auto", "device", "host", "MatSpmvSolvePlace", "MATSPMV_SOLVE_", NULL};
 
 PetscErrorCode MatSpmvFactorReset(Mat_SpmvFactor *f)
 {
@@ -28,6 +29,7 @@ PetscErrorCode MatSpmvFactorReset(Mat_SpmvFactor *f)
   if (f->device) PetscCall(MatSpmvCUDATriDestroy(&f->d));
 #endif
   f->device = PETSC_FALSE;
+  f->onhost = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -52,6 +54,8 @@ PetscErrorCode MatSpmvFactorSetFromOptions(Mat F, PetscInt *unit)
   PetscCall(PetscOptionsBoundedInt("-petscspmv_factor_trsv_sweeps", "Block-Jacobi sweeps per triangle after the block-diagonal solve (-petscspmv_factor_trsv jacobi)", "MATSOLVERSPMVFACTOR", f->sweeps, &f->sweeps, NULL, 0));
   PetscCall(PetscOptionsEnum("-petscspmv_factor_numeric", "Where a factor on the GPU is computed: auto (the fastest measured), device (this package's kernel), cusparse (csrilu02: ILU(0)), or host (then uploaded)", "MATSOLVERSPMVFACTOR", MatSpmvNumericTypes,
                              (PetscEnum)f->numeric, (PetscEnum *)&f->numeric, NULL));
+  PetscCall(PetscOptionsEnum("-petscspmv_factor_solve", "Where the factor of a matrix on the GPU lives: auto (the host where its dependency levels make the GPU's exact solve the slower), device, or host (numeric phase and solves)", "MATSOLVERSPMVFACTOR", MatSpmvSolvePlaces,
+                             (PetscEnum)f->place, (PetscEnum *)&f->place, NULL));
   PetscOptionsEnd();
   PetscCheck(!(F->factortype == MAT_FACTOR_ICC && f->trsv == MATSPMV_TRSV_ISAI), PETSC_COMM_SELF, PETSC_ERR_SUP, "-petscspmv_factor_trsv isai is for ILU: the approximate inverses of L and of U = D L^T are not each other's transposes, and CG needs a symmetric preconditioner; use -petscspmv_factor_trsv jacobi with ICC");
   PetscFunctionReturn(PETSC_SUCCESS);

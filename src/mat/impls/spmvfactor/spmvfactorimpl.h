@@ -88,6 +88,27 @@ typedef enum {
 } MatSpmvNumericType;
 PETSC_INTERN const char *const MatSpmvNumericTypes[]; /* settings.c */
 
+/* where the factor of a matrix on the GPU lives (-petscspmv_factor_solve): auto (the GPU, or the host where
+   a chain of dependency levels makes the GPU's exact solve the slower: MatSpmvFactorChoosePlace()), the
+   GPU, or the host (its numeric phase and solves there, the vectors copied each way) */
+typedef enum {
+  MATSPMV_SOLVE_AUTO,
+  MATSPMV_SOLVE_DEVICE,
+  MATSPMV_SOLVE_HOST
+} MatSpmvSolvePlace;
+PETSC_INTERN const char *const MatSpmvSolvePlaces[]; /* settings.c */
+
+/* the estimates behind auto's place: the GPU's exact solve waits about a microsecond for each level of
+   units, one after the other (SNES ex3's tridiagonal Jacobian of 1M rows, one H200: 0.27 s a solve over 2 x
+   125000 levels); the host's takes a few ns a factor nonzero (PETSc's MatSolve there: 5-10 ms for 3M)
+   and copies both vectors through pageable memory, with a fixed cost for the copies' latencies and
+   the synchronizations they bring (set high: a small factor with few levels stays on the GPU). The
+   host is taken where its estimate is at most half the GPU's */
+#define MATSPMV_DEVICE_SOLVE_SECONDS_PER_LEVEL 1.0e-6
+#define MATSPMV_HOST_SOLVE_SECONDS_PER_NONZERO 3.0e-9
+#define MATSPMV_HOST_SOLVE_SECONDS_PER_ROW     3.2e-9
+#define MATSPMV_HOST_SOLVE_SECONDS             5.0e-5
+
 /* half the least time per factor nonzero a host numeric phase and its upload have taken (8-16 ns on
    TS ADR ex5, SNES ex5 and ex19's ILU(0), one H100 host): a device phase faster than this is kept
    without trying the host */
@@ -105,6 +126,8 @@ typedef struct {
   PetscInt           sweeps;               /* jacobi: sweeps per triangle after the first block-diagonal solve */
   PetscScalar       *a, *idiag, *work, *m; /* the factor on the host (host matrices only), 2 n of room for the sweeps, ISAI's inverses */
   PetscBool          device;
+  MatSpmvSolvePlace  place;       /* -petscspmv_factor_solve */
+  PetscBool          onhost;      /* a matrix on the GPU whose factor auto or the option put on the host */
   MatSpmvNumericType numeric;     /* a factor on the GPU: where its numeric phase runs (-petscspmv_factor_numeric) */
   PetscLogDouble     tnumeric[4]; /* seconds of the last numeric phase at each MatSpmvNumericType but auto (0: not measured) */
   PetscScalar       *pinned;      /* a factor on the GPU factored on the host: its values and inverse pivots (page-locked; a, idiag point into it) */

@@ -140,8 +140,55 @@ static PetscErrorCode MatSpmvFactorCheckInfo(Mat F, IS row, IS col, const MatFac
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A factor of a matrix on the GPU stays there unless its exact solves would be the slower: each level
+   of units waits for the one before, so a chain of dependencies (a 1D problem's, a banded matrix's:
+   SNES ex3's tridiagonal Jacobian, 125000 levels of 8-row units per triangle at 1M rows) takes the GPU
+   0.27 s a solve and its numeric kernel 3.8 s, where PETSc's host factorization and solves took the
+   whole SNESSolve in 0.68 s (one H200). Where auto's estimate of the host's solve, vectors copied each
+   way, is at most half the GPU's, or the host is asked for, the factor becomes a host one: its pattern
+   copied from A's (or the device-made ICC map copied down), then computed and applied by the host
+   reference (host.c). Approximate solves (jacobi, isai) do not wait on levels: they stay. */
+static PetscErrorCode MatSpmvFactorChoosePlace(Mat F)
+{
+  Mat_SpmvFactor *f     = (Mat_SpmvFactor *)F->data;
+  const PetscReal tdev  = MATSPMV_DEVICE_SOLVE_SECONDS_PER_LEVEL * (PetscReal)(f->levels[0] + f->levels[1]);
+  const PetscReal thost = MATSPMV_HOST_SOLVE_SECONDS_PER_NONZERO * (PetscReal)f->nnz + MATSPMV_HOST_SOLVE_SECONDS_PER_ROW * (PetscReal)f->n + MATSPMV_HOST_SOLVE_SECONDS;
+
+  PetscFunctionBegin;
+  if (!f->device || f->place == MATSPMV_SOLVE_DEVICE) PetscFunctionReturn(PETSC_SUCCESS);
+  if (f->place == MATSPMV_SOLVE_AUTO && (f->trsv != MATSPMV_TRSV_EXACT || 2.0 * thost > tdev)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscInfo(F, "The factor on the host (%s): exact solves estimated %.3g ms on the GPU (%" PetscInt_FMT " + %" PetscInt_FMT " levels of units) against %.3g ms on the host\n", f->place == MATSPMV_SOLVE_HOST ? "-petscspmv_factor_solve host" : "its dependency levels", 1e3 * tdev, f->levels[0], f->levels[1], 1e3 * thost));
+  if (f->borrowed) { /* A's pattern, read in place: the host factor keeps its own */
+    const PetscInt *ai = f->i, *aj = f->j;
+
+    f->i = f->j = NULL;
+    f->borrowed = PETSC_FALSE;
+    PetscCall(PetscMalloc1(f->n + 1, &f->i));
+    PetscCall(PetscMalloc1(f->nnz, &f->j));
+    PetscCall(PetscArraycpy(f->i, ai, f->n + 1));
+    PetscCall(PetscArraycpy(f->j, aj, f->nnz));
+  }
+  f->d_ai = f->d_aj = NULL;
+#if defined(PETSC_HAVE_CUDA)
+  if (f->d_vmap) { /* ICC's map made on the device: the host reference gathers A's values through it */
+    int *tmp;
+
+    PetscCall(PetscMalloc1(f->nnz, &tmp));
+    PetscCall(MatSpmvCUDACopyToHost(tmp, f->d_vmap, sizeof(int) * (size_t)f->nnz, NULL));
+    PetscCall(PetscMalloc1(f->nnz, &f->vmap));
+    for (PetscInt k = 0; k < f->nnz; k++) f->vmap[k] = tmp[k];
+    PetscCall(PetscFree(tmp));
+    PetscCall(MatSpmvCUDAFree(f->d_vmap));
+    f->d_vmap = NULL;
+  }
+#endif
+  f->device = PETSC_FALSE;
+  f->onhost = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the factor's pattern in f->i, f->j (rows sorted) is set, in tpattern seconds: diagonal, unit, ranges,
-   level orders, device */
+   level orders, place (MatSpmvFactorChoosePlace()), device */
 static PetscErrorCode MatSpmvFactorSetUp(Mat F, Mat A, PetscLogDouble tpattern)
 {
   Mat_SpmvFactor *f = (Mat_SpmvFactor *)F->data;
@@ -179,6 +226,7 @@ static PetscErrorCode MatSpmvFactorSetUp(Mat F, Mat A, PetscLogDouble tpattern)
   PetscCall(MatSpmvFactorLevels(n, f->i, f->j, f->diag, unit, PETSC_TRUE, PETSC_INT_MAX, level, &f->levels[1]));
   PetscCall(MatSpmvUnitsByLevel(f->nunits, PETSC_TRUE, level, f->levels[1], f->order[1]));
   PetscCall(PetscFree(level));
+  PetscCall(MatSpmvFactorChoosePlace(F));
   PetscCall(PetscTime(&t1));
 #if defined(PETSC_HAVE_CUDA)
   if (f->device) PetscCall(MatSpmvCUDATriCreate(f, n));
