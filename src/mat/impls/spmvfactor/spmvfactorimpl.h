@@ -21,7 +21,8 @@
   that completed them, so nothing is reset between factorizations.
 
   The package's files: factor.c (Mat plumbing, registration), settings.c (options, reset, the hand-over
-  to cuSPARSE's package), symbolic.c (pattern, fill, levels, units, orders), host.c (the host reference),
+  to cuSPARSE's package), symbolic.c (pattern, fill, levels, units, orders, place), host.c (the host reference,
+  also the factor of a matrix on the GPU whose dependency levels put it on the host),
   ilu.cu (the numeric factorization's kernels, and cuSPARSE's csrilu02 as the other device numeric
   phase), trsv.cu (the factor's device arrays and the solves). From the shared layer it
   uses only spmvbase.h (device services, aijcusparse access) and, in its .cu files, spmvkernels.h and spmvsyncfree.h.

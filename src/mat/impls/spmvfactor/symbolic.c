@@ -1,7 +1,8 @@
 /*
   MATSOLVERSPMVFACTOR's symbolic phase (see spmvfactorimpl.h): the factor's pattern (A's, ICC's mirrored upper
   triangle, ILU(k)/ICC(k)'s fill), its diagonal, the unit size, the dependency levels of the units and
-  the orders in which warps take them, and the upload of all of it when the factor lives on the GPU.
+  the orders in which warps take them, where the factor lives (the GPU, or the host where its levels make
+  the GPU's solve the slower), and the upload of all of it when the factor lives on the GPU.
 */
 #include "spmvfactorimpl.h"
 
