@@ -125,7 +125,7 @@ typedef struct {
   PetscInt          *order[2];                  /* units by level in L, in U */
   MatSpmvTrsvType    trsv;
   PetscInt           sweeps;               /* jacobi: sweeps per triangle after the first block-diagonal solve */
-  PetscScalar       *a, *idiag, *work, *m; /* the factor on the host (host matrices only), 2 n of room for the sweeps, ISAI's inverses */
+  PetscScalar       *a, *idiag, *work, *m; /* the factor on the host (host matrices; a factor placed there), 2 n of room for the sweeps, ISAI's inverses */
   PetscBool          device;
   MatSpmvSolvePlace  place;       /* -petscspmv_factor_solve */
   PetscBool          onhost;      /* a matrix on the GPU whose factor auto or the option put on the host */
