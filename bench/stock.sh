@@ -65,6 +65,8 @@ table=(
   "snes12-gamg-3d|1|SNESSolve|snes_ex12 -dm_plex_dim 3 -dm_plex_box_faces 32,32,32 -dm_plex_simplex 0 -petscspace_degree 1 -run_type full -pc_type gamg DM"
   "ts-adr5|1|TSStep|ts_adr_ex5 -da_grid_x 256 -da_grid_y 256 -ts_max_steps 10 DM"                  # TS ARKIMEX, DMDA 2 fields, host-assembled Jacobian
   "ts45|1|TSStep|ts_ex45 -dm_plex_simplex 0 -dm_plex_box_faces 128,128 -temp_petscspace_degree 1 -ts_max_steps 10 DM" # TS, DMPlex FEM heat equation
+  "snes3-chain|1|SNESSolve|snes_ex3 -n 1000000 -nox MATDM"                                        # 1D, tridiagonal Jacobian: an ILU(0) factor that is one chain
+  "ksp2-strip|1|KSPSolve|ksp_ex2 -m 20000 -n 4 MAT"                                                 # a thin strip, GMRES + ILU(0): the factor's place chosen by cost
 )
 [ -n "$cases" ] || cases=$(for e in "${table[@]}"; do echo "${e%%|*}"; done)
 
@@ -78,6 +80,7 @@ cmdline() { # case type -> ranks|event|command
     case $cmd in
     *" DM") mt="-dm_mat_type $2 -dm_vec_type cuda" ;;
     *" MAT") mt="-mat_type $2 -vec_type cuda" ;;
+    *" MATDM") mt="-mat_type $2 -vec_type cuda -dm_vec_type cuda" ;; # a plain matrix, a DMDA's vectors
     *" THI") mt="-thi_mat_type $2 -dm_mat_type $2 -dm_vec_type cuda" ;; # SNES ex48 sets its levels' type from -thi_mat_type
     esac
     cmd=${cmd//@circuit/$out/circuit1157.petsc} # made below by spmvbench's generator
