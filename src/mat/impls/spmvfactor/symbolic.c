@@ -141,6 +141,17 @@ static PetscErrorCode MatSpmvFactorCheckInfo(Mat F, IS row, IS col, const MatFac
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* f->i, f->j: a copy of the pattern ai, aj of f->n rows and f->nnz entries, the factor's own */
+static PetscErrorCode MatSpmvFactorCopyPattern(Mat_SpmvFactor *f, const PetscInt *ai, const PetscInt *aj)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(f->n + 1, &f->i));
+  PetscCall(PetscMalloc1(f->nnz, &f->j));
+  PetscCall(PetscArraycpy(f->i, ai, f->n + 1));
+  PetscCall(PetscArraycpy(f->j, aj, f->nnz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* A factor of a matrix on the GPU stays there unless its exact solves would be the slower: each level
    of units waits for the one before, so a chain of dependencies (a 1D problem's, a banded matrix's:
    SNES ex3's tridiagonal Jacobian, 125000 levels of 8-row units per triangle at 1M rows) takes the GPU
@@ -162,23 +173,14 @@ static PetscErrorCode MatSpmvFactorChoosePlace(Mat F)
   if (f->borrowed) { /* A's pattern, read in place: the host factor keeps its own */
     const PetscInt *ai = f->i, *aj = f->j;
 
-    f->i = f->j = NULL;
+    f->i = f->j = NULL; /* never A's arrays freed by a reset after a failed copy */
     f->borrowed = PETSC_FALSE;
-    PetscCall(PetscMalloc1(f->n + 1, &f->i));
-    PetscCall(PetscMalloc1(f->nnz, &f->j));
-    PetscCall(PetscArraycpy(f->i, ai, f->n + 1));
-    PetscCall(PetscArraycpy(f->j, aj, f->nnz));
+    PetscCall(MatSpmvFactorCopyPattern(f, ai, aj));
   }
   f->d_ai = f->d_aj = NULL;
 #if defined(PETSC_HAVE_CUDA)
   if (f->d_vmap) { /* ICC's map made on the device: the host reference gathers A's values through it */
-    int *tmp;
-
-    PetscCall(PetscMalloc1(f->nnz, &tmp));
-    PetscCall(MatSpmvCUDACopyToHost(tmp, f->d_vmap, sizeof(int) * (size_t)f->nnz, NULL));
-    PetscCall(PetscMalloc1(f->nnz, &f->vmap));
-    for (PetscInt k = 0; k < f->nnz; k++) f->vmap[k] = tmp[k];
-    PetscCall(PetscFree(tmp));
+    PetscCall(MatSpmvCUDADownloadInt(&f->vmap, f->d_vmap, f->nnz));
     PetscCall(MatSpmvCUDAFree(f->d_vmap));
     f->d_vmap = NULL;
   }
@@ -471,10 +473,7 @@ static PetscErrorCode MatSpmvFactorSymbolic(Mat F, Mat A, IS row, IS col, const 
     f->borrowed = PETSC_TRUE;
   } else {
     f->d_ai = f->d_aj = NULL; /* a copy for the host, or with fill */
-    PetscCall(PetscMalloc1(n + 1, &f->i));
-    PetscCall(PetscMalloc1(f->nnz, &f->j));
-    PetscCall(PetscArraycpy(f->i, ai, n + 1));
-    PetscCall(PetscArraycpy(f->j, aj, f->nnz));
+    PetscCall(MatSpmvFactorCopyPattern(f, ai, aj));
   }
   PetscCall(PetscFree(upper));
   if (f->fill) PetscCall(MatSpmvFactorFill(f));
